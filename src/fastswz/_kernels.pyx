@@ -1,0 +1,273 @@
+"""Batch integer loops of fastswz: typed memoryviews in, caller-owned outputs, no validation.
+
+Every public function here is a thin ``def`` that releases the GIL around a ``noexcept nogil``
+loop, so callers may split work across threads. Callers (``fastswz.bulk``) guarantee shapes,
+ranges and dtypes; nothing here raises or allocates.
+"""
+from libc.stdint cimport int64_t, uint64_t, uint32_t
+
+cdef enum:
+    MAX_MODES = 64  # flat rank limit; bulk.py checks it
+
+
+cdef void _layout_offsets(const int64_t[::1] shape, const int64_t[::1] stride, int64_t offset,
+                          int64_t yyy, int shift, int64_t[::1] out) noexcept nogil:
+    # Odometer over the flat modes, first mode fastest (CuTe's colexicographic order): one add
+    # per element instead of a div/mod per mode.
+    cdef Py_ssize_t n = out.shape[0], r = shape.shape[0], i, m
+    cdef int64_t crd[MAX_MODES]
+    cdef int64_t x = offset, s0 = stride[0] if r > 0 else 0, e0 = shape[0] if r > 0 else 1
+    cdef int64_t c0 = 0
+    for m in range(r):
+        crd[m] = 0
+    for i in range(n):
+        out[i] = swizzle_apply(x, yyy, shift) if yyy != 0 else x
+        c0 += 1
+        x += s0
+        if c0 == e0:
+            c0 = 0
+            x -= s0 * e0
+            m = 1
+            while m < r:
+                crd[m] += 1
+                x += stride[m]
+                if crd[m] < shape[m]:
+                    break
+                x -= stride[m] * shape[m]
+                crd[m] = 0
+                m += 1
+
+
+def layout_offsets(const int64_t[::1] shape, const int64_t[::1] stride, int64_t offset,
+                   int64_t yyy, int shift, int64_t[::1] out):
+    """out[i] = swz(offset + L(i)) for i in range(len(out)), L the flat layout shape:stride.
+
+    Caller guarantees: len(shape) == len(stride) <= 64, len(out) == product(shape) >= 0,
+    no int64 overflow; yyy == 0 means no swizzle."""
+    with nogil:
+        _layout_offsets(shape, stride, offset, yyy, shift, out)
+
+
+cdef void _layout_offsets_at(const int64_t[::1] shape, const int64_t[::1] stride, int64_t offset,
+                             int64_t yyy, int shift, const int64_t[::1] idx,
+                             int64_t[::1] out) noexcept nogil:
+    cdef Py_ssize_t n = idx.shape[0], r = shape.shape[0], i, m
+    cdef int64_t q, x
+    for i in range(n):
+        q = idx[i]
+        x = offset
+        for m in range(r):
+            x += (q % shape[m]) * stride[m]
+            q = q // shape[m]
+        out[i] = swizzle_apply(x, yyy, shift) if yyy != 0 else x
+
+
+def layout_offsets_at(const int64_t[::1] shape, const int64_t[::1] stride, int64_t offset,
+                      int64_t yyy, int shift, const int64_t[::1] idx, int64_t[::1] out):
+    """out[i] = swz(offset + L(idx[i])).
+
+    Caller guarantees: 0 <= idx[i] < product(shape), len(out) == len(idx), shapes >= 1."""
+    with nogil:
+        _layout_offsets_at(shape, stride, offset, yyy, shift, idx, out)
+
+
+cdef void _swizzle_offsets(int64_t yyy, int shift, const int64_t[::1] src,
+                           int64_t[::1] out) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(src.shape[0]):
+        out[i] = swizzle_apply(src[i], yyy, shift)
+
+
+def swizzle_offsets(int64_t yyy, int shift, const int64_t[::1] src, int64_t[::1] out):
+    """out[i] = src[i] ^ shiftr(src[i] & yyy, shift).  Caller guarantees: len(out) == len(src)."""
+    with nogil:
+        _swizzle_offsets(yyy, shift, src, out)
+
+
+cdef void _tile_addresses(const uint32_t[::1] row, const uint32_t[::1] col, uint32_t yyy,
+                          int shift, uint32_t post, uint32_t[:, ::1] out) noexcept nogil:
+    # The canonical tile address is separable before the swizzle: row[i] + col[j]. 32-bit
+    # lanes and a branch-free body let the compiler vectorise the inner loop.
+    cdef Py_ssize_t i, j, nr = out.shape[0], nc = out.shape[1]
+    cdef uint32_t r, x
+    cdef uint32_t* o
+    cdef const uint32_t* c = &col[0]
+    for i in range(nr):
+        r = row[i]
+        o = &out[i, 0]
+        for j in range(nc):
+            x = r + c[j]
+            o[j] = (x ^ ((x & yyy) >> shift)) + post
+
+
+def tile_addresses(const uint32_t[::1] row, const uint32_t[::1] col, uint32_t yyy, int shift,
+                   uint32_t post, uint32_t[:, ::1] out):
+    """out[i, j] = swz(row[i] + col[j]) + post, swz(x) = x ^ ((x & yyy) >> shift).
+
+    Caller guarantees: out.shape == (len(row), len(col)), both >= 1; no 32-bit overflow."""
+    with nogil:
+        _tile_addresses(row, col, yyy, shift, post, out)
+
+
+cdef int64_t _tile_coords(const uint32_t[::1] addr, int64_t start, int64_t yyy, int shift,
+                          bint relative, int64_t total, int64_t ebytes,
+                          const int64_t[::1] mshape, const int64_t[::1] mstride,
+                          const int64_t[::1] mmn, const int64_t[::1] mk,
+                          int64_t[::1] out_mn, int64_t[::1] out_k) noexcept nogil:
+    # Undo the swizzle (an involution), then decode the compact tile layout by mixed radix.
+    cdef Py_ssize_t n = addr.shape[0], nm = mshape.shape[0], i, m
+    cdef int64_t a, lin, e, c, im, ik
+    for i in range(n):
+        a = addr[i]
+        if relative:
+            lin = a - start
+            if lin < 0:
+                return i
+            lin = swizzle_apply(lin, yyy, shift)
+        else:
+            lin = swizzle_apply(a, yyy, shift) - start
+        if lin < 0 or lin >= total or lin % ebytes != 0:
+            return i
+        e = lin // ebytes
+        im = 0
+        ik = 0
+        for m in range(nm):
+            c = (e // mstride[m]) % mshape[m]
+            im += c * mmn[m]
+            ik += c * mk[m]
+        out_mn[i] = im
+        out_k[i] = ik
+    return -1
+
+
+def tile_coords(const uint32_t[::1] addr, int64_t start, int64_t yyy, int shift, bint relative,
+                int64_t total, int64_t ebytes, const int64_t[::1] mshape,
+                const int64_t[::1] mstride, const int64_t[::1] mmn, const int64_t[::1] mk,
+                int64_t[::1] out_mn, int64_t[::1] out_k):
+    """Inverse tile map; returns -1, or the index of the first address that is not an element.
+
+    Caller guarantees: modes sorted so that mstride[m] is the element stride of mode m of a
+    compact layout; outputs as long as addr."""
+    cdef int64_t r
+    with nogil:
+        r = _tile_coords(addr, start, yyy, shift, relative, total, ebytes, mshape, mstride,
+                         mmn, mk, out_mn, out_k)
+    return r
+
+
+cdef void _tile_descriptors(const int64_t[::1] row_off, const int64_t[::1] col_off,
+                            const int64_t[::1] stage_start, uint64_t const_bits,
+                            bint relative, uint64_t[:, :, ::1] out) noexcept nogil:
+    cdef Py_ssize_t s, i, j
+    cdef int64_t a, base
+    cdef uint64_t hi
+    for s in range(out.shape[0]):
+        hi = const_bits
+        if relative:
+            # PTX 9.7.15.5.1.2.2: base offset = (pattern start addr >> 7) & 7, bits 49-51.
+            hi = hi | (<uint64_t>((stage_start[s] >> 7) & 7) << 49)
+        for i in range(out.shape[1]):
+            base = stage_start[s] + row_off[i]
+            for j in range(out.shape[2]):
+                a = base + col_off[j]
+                # start_address, bits 0-13: (addr & 0x3FFFF) >> 4.
+                out[s, i, j] = hi | <uint64_t>((a & 0x3FFFF) >> 4)
+
+
+def tile_descriptors(const int64_t[::1] row_off, const int64_t[::1] col_off,
+                     const int64_t[::1] stage_start, uint64_t const_bits, bint relative,
+                     uint64_t[:, :, ::1] out):
+    """out[s, i, j] = const_bits | enc(stage_start[s] + row_off[i] + col_off[j]) [| base_offset].
+
+    Caller guarantees: out.shape == (len(stage_start), len(row_off), len(col_off)); every
+    address in [0, 2**18) and 16-byte aligned."""
+    with nogil:
+        _tile_descriptors(row_off, col_off, stage_start, const_bits, relative, out)
+
+
+cdef inline bint _bad_addr(int64_t v) noexcept nogil:
+    # 14-bit field of 16-byte units: [0, 2**18) and a multiple of 16 (PTX matrix-descriptor-encode).
+    return v < 0 or v >= (1 << 18) or (v & 15) != 0
+
+
+cdef int64_t _pack_smem(const int64_t[::1] start, const int64_t[::1] lbo, const int64_t[::1] sbo,
+                        const int64_t[::1] base, const int64_t[::1] lbo_mode,
+                        const int64_t[::1] layout, const int64_t[::1] step, int layout_lsb,
+                        uint64_t allowed_layouts, bint sm100, uint64_t const_bits,
+                        uint64_t[::1] out) noexcept nogil:
+    # One fused pass: range checks and packing. Returns i * 8 + field of the first bad value
+    # (field 6 = an lbo_mode=1 combination PTX 9.7.16.3.1.2.1 forbids), or -1.
+    cdef Py_ssize_t i, n = out.shape[0]
+    cdef int64_t a, l, s, bo, lm, lt
+    for i in range(n):
+        a = start[i * step[0]]
+        l = lbo[i * step[1]]
+        s = sbo[i * step[2]]
+        bo = base[i * step[3]]
+        lm = lbo_mode[i * step[4]]
+        lt = layout[i * step[5]]
+        if _bad_addr(a):
+            return i * 8
+        if _bad_addr(l):
+            return i * 8 + 1
+        if _bad_addr(s):
+            return i * 8 + 2
+        if bo < 0 or bo > 7:
+            return i * 8 + 3
+        if lm < 0 or lm > 1:
+            return i * 8 + 4
+        if lt < 0 or lt > 7 or ((allowed_layouts >> lt) & 1) == 0:
+            return i * 8 + 5
+        if sm100 and lm == 1 and (lt != 2 or bo != 0):
+            return i * 8 + 6
+        out[i] = (const_bits | <uint64_t>(a >> 4) | (<uint64_t>(l >> 4) << 16)
+                  | (<uint64_t>(s >> 4) << 32) | (<uint64_t>bo << 49) | (<uint64_t>lm << 52)
+                  | (<uint64_t>lt << layout_lsb))
+    return -1
+
+
+def pack_smem(const int64_t[::1] start, const int64_t[::1] lbo, const int64_t[::1] sbo,
+              const int64_t[::1] base, const int64_t[::1] lbo_mode, const int64_t[::1] layout,
+              const int64_t[::1] step, int layout_lsb, uint64_t allowed_layouts, bint sm100,
+              uint64_t const_bits, uint64_t[::1] out):
+    """Pack shared-memory descriptors; returns -1 or i * 8 + field of the first bad value.
+
+    Caller guarantees: step[f] in {0, 1}; each field has len(out) values where step is 1."""
+    cdef int64_t r
+    with nogil:
+        r = _pack_smem(start, lbo, sbo, base, lbo_mode, layout, step, layout_lsb,
+                       allowed_layouts, sm100, const_bits, out)
+    return r
+
+
+cdef int64_t _unpack_fields(const uint64_t[::1] values, const int64_t[::1] lsb,
+                           const int64_t[::1] width, const int64_t[::1] lshift,
+                           const uint64_t[::1] allowed, uint64_t reserved,
+                           int64_t[:, ::1] out) noexcept nogil:
+    cdef Py_ssize_t n = values.shape[0], nf = lsb.shape[0], i, f
+    cdef uint64_t w
+    cdef int64_t v
+    for i in range(n):
+        w = values[i]
+        if w & reserved:
+            return i
+        for f in range(nf):
+            v = field_extract(w, <int>lsb[f], <int>width[f])
+            if allowed[f] != 0 and ((allowed[f] >> v) & 1) == 0:
+                return i
+            out[f, i] = v << lshift[f]
+    return -1
+
+
+def unpack_fields(const uint64_t[::1] values, const int64_t[::1] lsb, const int64_t[::1] width,
+                  const int64_t[::1] lshift, const uint64_t[::1] allowed, uint64_t reserved,
+                  int64_t[:, ::1] out):
+    """out[f, i] = ((values[i] >> lsb[f]) & (2**width[f] - 1)) << lshift[f].
+
+    Returns -1, or the first i whose word sets a ``reserved`` bit or has a field value v with
+    allowed[f] != 0 and bit v of allowed[f] clear. Caller guarantees: out.shape ==
+    (len(lsb), len(values)); width[f] in 1..63 and <= 6 where allowed[f] != 0."""
+    cdef int64_t r
+    with nogil:
+        r = _unpack_fields(values, lsb, width, lshift, allowed, reserved, out)
+    return r

@@ -1,0 +1,435 @@
+"""Canonical tensor-core operand tiles in shared memory.
+
+An :class:`OperandTile` is an MN x K operand (A is M x K, B is N x K) stored as CuTe stores
+it: one swizzle atom (PTX 9.7.15.5.1.2, 9.7.16.3; CUTLASS ``GMMA::Layout_*_Atom`` and
+``UMMA::Layout_*_Atom``) repeated over the tile by ``tile_to_shape``, MN atoms first
+(``order="mn"``, CuTe's default) or K atoms first (``order="k"``, the TMA-box order of
+DeepGEMM and ThunderKittens). Element (mn, k) lives at byte address
+``swz(start + E * L(mn, k))`` where ``L`` is the unswizzled element layout, ``E`` the element
+size and ``swz`` the mode's byte swizzle, applied to the *absolute* address as the hardware and
+CuTe do (NOTES 10, 11).
+
+Geometry, in elements (T = 16 bytes / E, S = swizzle row bytes, W = S / 16):
+
+======  ===========================  =============================================
+major   atom (mn x k)                canonical layout (PTX, u128 units)
+======  ===========================  =============================================
+K       8 x S/E                      ((8,m),(T,2k)) : ((W T, SBO),(1, LBO or T))
+MN      S/E x 8 (x 4 for base32B)    ((T,W,m),(8,k)) : ((1,T,LBO),(W T, SBO))
+======  ===========================  =============================================
+"""
+
+from __future__ import annotations
+
+import operator
+
+from .dtypes import DType, dtype as _dtype
+from .errors import DescriptorFieldError, FastswzTypeError, TileError
+from .modes import SwizzleMode
+
+__all__ = ["OperandTile", "ARCHS", "ORDERS", "SWIZZLE_BASES", "LBO_POLICIES"]
+
+ARCHS = ("sm90", "sm100")
+ORDERS = ("mn", "k")
+#: ``"absolute"``: the swizzle acts on the absolute byte address and base_offset is 0
+#: (CuTe, and what an H100 does, NOTES 10/11). ``"relative"``: the pattern is anchored at the
+#: tile start and base_offset = (start >> 7) & 7 (PTX 9.7.15.5.1.2.2; verified on H100).
+SWIZZLE_BASES = ("absolute", "relative")
+#: Encoding of the unused LBO of K-major swizzled operands: ``"cutlass"`` writes 1 (16 bytes,
+#: CUTLASS and ThunderKittens; PTX "assumed 1"), ``"deepgemm"`` writes 0.
+LBO_POLICIES = ("cutlass", "deepgemm")
+
+SMEM_WINDOW = 1 << 18  # 14-bit fields of 16-byte units address 256 KiB (PTX matrix-descriptor-encode)
+
+
+def _int(name: str, value, minimum: int | None = None) -> int:
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise FastswzTypeError(f"{name}={value!r} must be an int, not {type(value).__name__}")
+    v = operator.index(value)
+    if minimum is not None and v < minimum:
+        raise TileError(f"{name}={v} must be >= {minimum}")
+    return v
+
+
+def _choice(name: str, value, choices) -> str:
+    if not isinstance(value, str):
+        raise FastswzTypeError(f"{name}={value!r} must be one of {list(choices)}, not {type(value).__name__}")
+    v = value.strip()
+    low = {c.lower(): c for c in choices}
+    if v.lower() not in low:
+        raise TileError(f"{name}={value!r} is not one of {list(choices)}")
+    return low[v.lower()]
+
+
+class OperandTile:
+    """An MN x K tensor-core operand tile in a canonical shared-memory layout.
+
+    Parameters
+    ----------
+    dtype : str or DType
+        Element type: ``"f16"``, ``"bf16"``, ``"tf32"``, ``"f32"``, ``"e4m3"``, ``"e5m2"``,
+        ``"s8"``, ``"u8"``.
+    major : {"K", "MN"}
+        Which extent is contiguous in memory. wgmma reads MN-major only for 16-bit types.
+    swizzle : str or SwizzleMode
+        ``"none"`` (interleave), ``"32B"``, ``"64B"``, ``"128B"``, or ``"128B_base32B"`` (sm100,
+        MN-major 32-bit types only).
+    mn, k : int
+        Tile extents in elements; whole swizzle atoms, and K whole 32-byte MMA steps.
+    order : {"mn", "k"}
+        Order in which atoms tile the tile: MN first (CuTe ``tile_to_shape`` default) or K
+        first (TMA box / DeepGEMM). LBO/SBO and the map differ between them.
+    arch : {"sm90", "sm100"}
+        Target: wgmma (sm_90a) or tcgen05 (sm_100a); decides legality and the descriptor.
+
+    Examples
+    --------
+    >>> t = OperandTile("bf16", "K", "128B", 64, 64)
+    >>> str(t.layout)
+    'Sw<3,3,3> o 0 o (64,64):(64,1)'
+    >>> t.lbo_bytes, t.sbo_bytes
+    (16, 1024)
+    >>> hex(int(t.descriptor(start=0x400)))
+    '0x4000004000010040'
+    >>> [hex(d) for d in t.descriptors(start=0x400)[0]]
+    ['0x4000004000010040', '0x4000004000010042', '0x4000004000010044', '0x4000004000010046']
+    >>> int(t.addresses(start=0x400)[3, 10]) == 0x5A4
+    True
+    """
+
+    __slots__ = ("dtype", "major", "swizzle", "mn", "k", "order", "arch", "_g", "_cache")
+
+    def __init__(self, dtype, major, swizzle, mn, k, order="mn", arch="sm90"):
+        dt = _dtype(dtype)
+        major = _choice("major", major, ("K", "MN"))
+        mode = SwizzleMode.parse(swizzle)
+        mn = _int("mn", mn, 1)
+        k = _int("k", k, 1)
+        order = _choice("order", order, ORDERS)
+        arch = _choice("arch", arch, ARCHS)
+        _check_legal(dt, major, mode, arch)
+        bits, width = dt.bits, mode.byte_width
+        if major == "K":
+            amn, ak = 8, width * 8 // bits
+        else:
+            amn, ak = width * 8 // bits, mode.atom_rows
+        if mn % amn:
+            raise TileError(
+                f"mn={mn} is not a whole number of {major}-major {mode} atoms: the atom is "
+                f"{amn} x {ak} {dt} elements (mn x k), so mn must be a multiple of {amn}")
+        if k % ak:
+            raise TileError(
+                f"k={k} is not a whole number of {major}-major {mode} atoms: the atom is "
+                f"{amn} x {ak} {dt} elements (mn x k), so k must be a multiple of {ak}")
+        if k % dt.inst_k:
+            raise TileError(
+                f"k={k} is not a whole number of MMA K steps: one {dt} MMA reads 32 bytes = "
+                f"{dt.inst_k} elements of K, so k must be a multiple of {dt.inst_k}")
+        object.__setattr__(self, "dtype", dt)
+        object.__setattr__(self, "major", major)
+        object.__setattr__(self, "swizzle", mode)
+        object.__setattr__(self, "mn", mn)
+        object.__setattr__(self, "k", k)
+        object.__setattr__(self, "order", order)
+        object.__setattr__(self, "arch", arch)
+        n_mn, n_k = mn // amn, k // ak
+        atom = amn * ak
+        smn, sk = (atom, atom * n_mn) if order == "mn" else (atom * n_k, atom)
+        object.__setattr__(self, "_g", _Geometry(bits // 8, amn, ak, n_mn, n_k, smn, sk, major == "K"))
+        object.__setattr__(self, "_cache", {})
+
+    def __setattr__(self, name, value):
+        raise AttributeError("OperandTile is immutable")
+
+    # -- identity -----------------------------------------------------------------------------
+    def _key(self):
+        return (self.dtype.name, self.major, self.swizzle, self.mn, self.k, self.order, self.arch)
+
+    def __eq__(self, other):
+        return isinstance(other, OperandTile) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return (f"OperandTile({self.dtype.name!r}, {self.major!r}, {self.swizzle.value!r}, "
+                f"{self.mn}, {self.k}, order={self.order!r}, arch={self.arch!r})")
+
+    # -- geometry -------------------------------------------------------------------------------
+    @property
+    def element_bytes(self) -> int:
+        return self._g.ebytes
+
+    @property
+    def inst_k(self) -> int:
+        """Elements of K per MMA step (32 bytes), i.e. per descriptor along K."""
+        return self.dtype.inst_k
+
+    @property
+    def atom_shape(self) -> "tuple[int, int]":
+        """(mn, k) extent of one swizzle atom, in elements."""
+        return (self._g.amn, self._g.ak)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the tile occupies (it is compact: no holes)."""
+        return self.mn * self.k * self._g.ebytes
+
+    @property
+    def atom(self):
+        """The unswizzled element layout of one atom, as a :class:`fastswz.Layout`."""
+        from .layout import Layout
+
+        g = self._g
+        if g.kmajor:
+            return Layout((8, g.ak), (g.ak, 1))
+        return Layout((g.amn, g.ak), (1, g.amn))
+
+    @property
+    def layout(self):
+        """The tile as CuTe builds it, in element units (position-independent form).
+
+        ``tile_to_shape(atom, (mn, k), order)`` composed with the element-unit swizzle (the byte
+        swizzle upcast by the element size, NOTES 1). It gives element offsets from a tile start
+        on the swizzle pattern boundary; :meth:`addresses` handles any start.
+        """
+        if "layout" not in self._cache:
+            from .layout import tile_to_shape
+            from .swizzle import ComposedLayout, Swizzle, upcast
+
+            order = (0, 1) if self.order == "mn" else (1, 0)
+            inner = tile_to_shape(self.atom, (self.mn, self.k), order)
+            sw = upcast(Swizzle(*self.swizzle.swizzle_bits), self._g.ebytes)
+            self._cache["layout"] = ComposedLayout(sw, 0, inner)
+        return self._cache["layout"]
+
+    def row_offsets(self):
+        """Byte offset of row ``mn`` (k = 0) from the tile start, before the swizzle: list of ints."""
+        g = self._g
+        return [g.row(i) * g.ebytes for i in range(self.mn)]
+
+    def col_offsets(self):
+        """Byte offset of column ``k`` (mn = 0) from the tile start, before the swizzle."""
+        g = self._g
+        return [g.col(j) * g.ebytes for j in range(self.k)]
+
+    def offset(self, mn: int, k: int) -> int:
+        """Unswizzled byte offset of element (mn, k) from the tile start (CuTe's layout value)."""
+        g = self._g
+        return (g.row(mn) + g.col(k)) * g.ebytes
+
+    def address(self, mn: int, k: int, start: int = 0, swizzle_base: str = "absolute") -> int:
+        """Byte address of one element: the scalar twin of :meth:`addresses`."""
+        self.check_start(start, swizzle_base, self.nbytes, 1 << 32)
+        if not (0 <= mn < self.mn and 0 <= k < self.k):
+            raise TileError(f"(mn, k)=({mn}, {k}) is outside the {self.mn} x {self.k} tile")
+        b, m, s = self.swizzle.swizzle_bits
+        yyy = ((1 << b) - 1) << (m + s)
+        off = self.offset(mn, k)
+        if swizzle_base == "relative":
+            return start + (off ^ ((off & yyy) >> s))
+        a = start + off
+        return a ^ ((a & yyy) >> s)
+
+    # -- descriptor strides -----------------------------------------------------------------------
+    def strides(self, inst_mn=None, lbo_policy="cutlass") -> "tuple[int, int]":
+        """``(LBO, SBO)`` in bytes for MMA sub-tiles of ``inst_mn`` x ``inst_k`` elements.
+
+        Follows CuTe's ``make_gmma_desc``/``make_umma_desc``: the canonical strides of the
+        sub-tile in 16-byte units; a mode with a single step (one atom along MN, or one 8-row
+        K group) is degenerate and encodes 0 (NOTES 2, 11). K-major swizzled LBO is unused by
+        the hardware: 16 under ``lbo_policy="cutlass"``, 0 under ``"deepgemm"``.
+        """
+        inst_mn = self.check_inst_mn(inst_mn)
+        lbo_policy = _choice("lbo_policy", lbo_policy, LBO_POLICIES)
+        key = ("strides", inst_mn, lbo_policy)
+        if key not in self._cache:
+            self._cache[key] = self._strides(inst_mn, lbo_policy)
+        return self._cache[key]
+
+    def _strides(self, inst_mn, lbo_policy):
+        g, mode = self._g, self.swizzle
+        e = g.ebytes
+        if g.kmajor:
+            # SBO: 8-row group to the next (PTX 9.7.15.5.1.2.1.2). The atom is 8 rows tall.
+            sbo = g.smn * e if inst_mn > 8 else 0
+            if mode.is_swizzled:
+                lbo = 16 if lbo_policy == "cutlass" else 0
+            else:
+                # Interleave: K-adjacent core matrices; an MMA always spans two (32 B of K).
+                lbo = g.sk * e
+            return lbo, sbo
+        mn_step = g.smn * e if inst_mn > g.amn else 0
+        k_step = g.sk * e if self.inst_k > g.ak else 0
+        if mode.is_swizzled:
+            return mn_step, k_step  # LBO along MN atoms, SBO along K row groups
+        return k_step, mn_step  # interleave swaps the roles (PTX 9.7.15.5.1.2.1.1, NOTES 7.2)
+
+    @property
+    def lbo_bytes(self) -> int:
+        """LBO in bytes for one MMA over the whole MN extent (CUTLASS policy)."""
+        return self.strides()[0]
+
+    @property
+    def sbo_bytes(self) -> int:
+        """SBO in bytes for one MMA over the whole MN extent."""
+        return self.strides()[1]
+
+    # -- validation shared by the fast path and the numpy twin ------------------------------------
+    def check_inst_mn(self, inst_mn) -> int:
+        """Validate the MMA's MN extent per descriptor; ``None`` means the whole tile."""
+        if inst_mn is None:
+            inst_mn = self.mn
+        inst_mn = _int("inst_mn", inst_mn, 1)
+        g = self._g
+        if self.mn % inst_mn:
+            raise TileError(f"inst_mn={inst_mn} does not divide the tile's mn={self.mn}")
+        if g.kmajor and inst_mn % 8:
+            raise TileError(
+                f"inst_mn={inst_mn} is not a multiple of 8: K-major canonical layouts are built "
+                f"of 8-row core matrices ((8,m),(T,2k))")
+        if not g.kmajor and inst_mn % g.amn:
+            raise TileError(
+                f"inst_mn={inst_mn} is narrower than / not a multiple of one MN-major "
+                f"{self.swizzle} atom ({g.amn} {self.dtype} elements); the canonical layout "
+                f"((T,W,m),(8,k)) needs a multiple of {g.amn}: use a narrower swizzle or a "
+                f"larger MMA N")
+        return inst_mn
+
+    def check_start(self, start, swizzle_base, span, limit):
+        """Validate a tile start address (16-byte aligned, the tile inside [0, limit))."""
+        start = _int("start", start, 0)
+        _choice("swizzle_base", swizzle_base, SWIZZLE_BASES)
+        if start % 16:
+            raise TileError(
+                f"start=0x{start:x} is not 16-byte aligned: shared-memory matrix addresses are "
+                f"16-byte units (PTX matrix-descriptor-encode); round to 0x{start & ~15:x}")
+        if start + span > limit:
+            raise TileError(
+                f"start=0x{start:x} + {span} bytes ends past 0x{limit:x}"
+                + (": descriptors address the 256 KiB shared window with 14-bit fields; "
+                   "use a start below 0x{:x}".format(max(limit - span, 0))
+                   if limit == SMEM_WINDOW else ": addresses are uint32"))
+        return start
+
+    # -- bulk entry points -----------------------------------------------------------------------
+    def addresses(self, start=0, swizzle_base="absolute", threads=None):
+        """Absolute byte address of every element, as a ``uint32`` array of shape (mn, k).
+
+        See :func:`fastswz.tile_addresses`.
+        """
+        from .bulk import tile_addresses
+
+        return tile_addresses(self, start, swizzle_base, threads)
+
+    def coords(self, addresses, start=0, swizzle_base="absolute"):
+        """Inverse map: ``(mn, k)`` int64 arrays for byte addresses. See :func:`fastswz.tile_coords`."""
+        from .bulk import tile_coords
+
+        return tile_coords(self, addresses, start, swizzle_base)
+
+    def descriptors(self, start=0, inst_mn=None, swizzle_base="absolute", lbo_policy="cutlass",
+                    stages=None, stage_stride=None):
+        """Descriptors of every MMA sub-tile. See :func:`fastswz.tile_descriptors`."""
+        from .bulk import tile_descriptors
+
+        return tile_descriptors(self, start, inst_mn, swizzle_base, lbo_policy, stages, stage_stride)
+
+    def descriptor(self, mn0=0, k0=0, start=0, inst_mn=None, swizzle_base="absolute",
+                   lbo_policy="cutlass"):
+        """The descriptor of the ``inst_mn`` x ``inst_k`` sub-tile whose first element is (mn0, k0).
+
+        Returns a :class:`fastswz.SmemDescriptorSM90` (arch sm90) or
+        :class:`fastswz.SmemDescriptorSM100`; ``int()`` gives the 64-bit value.
+        """
+        plan = self._cache.get((inst_mn, lbo_policy))
+        if plan is None:
+            plan = self._cache[(inst_mn, lbo_policy)] = self._descriptor_plan(inst_mn, lbo_policy)
+        inst_mn, lbo, sbo, cls = plan
+        if type(start) is not int or start & 15 or start < 0 or start + self.nbytes > SMEM_WINDOW:
+            start = self.check_start(start, swizzle_base, self.nbytes, SMEM_WINDOW)
+        if swizzle_base == "absolute":
+            base_offset = 0
+        else:
+            _choice("swizzle_base", swizzle_base, SWIZZLE_BASES)
+            base_offset = (start >> 7) & 7 if self.swizzle.is_swizzled else 0
+        if type(mn0) is not int or type(k0) is not int:
+            mn0, k0 = _int("mn0", mn0), _int("k0", k0)
+        if not (0 <= mn0 < self.mn and mn0 % inst_mn == 0):
+            raise TileError(f"mn0={mn0} must be a multiple of inst_mn={inst_mn} inside mn={self.mn}")
+        if not (0 <= k0 < self.k and k0 % self.dtype.inst_k == 0):
+            raise TileError(f"k0={k0} must be a multiple of inst_k={self.dtype.inst_k} inside k={self.k}")
+        g = self._g
+        addr = start + (g.row(mn0) + g.col(k0)) * g.ebytes
+        return cls._trusted(addr, lbo, sbo, base_offset, self.swizzle)
+
+    def _descriptor_plan(self, inst_mn, lbo_policy):
+        from .descriptor import SmemDescriptorSM90, SmemDescriptorSM100
+
+        inst_mn = self.check_inst_mn(inst_mn)
+        lbo, sbo = self.strides(inst_mn, lbo_policy)
+        check_stride_fields(lbo, sbo)
+        cls = SmemDescriptorSM90 if self.arch == "sm90" else SmemDescriptorSM100
+        return inst_mn, lbo, sbo, cls
+
+
+def check_stride_fields(lbo: int, sbo: int) -> None:
+    """Raise if LBO/SBO do not fit the 14-bit descriptor fields (16-byte units)."""
+    for name, v in (("leading_byte_offset", lbo), ("stride_byte_offset", sbo)):
+        if v >= SMEM_WINDOW:
+            raise DescriptorFieldError(
+                f"{name}=0x{v:x} does not fit the 14-bit field (16-byte units, max 0x3fff0): "
+                f"the tile is too large for one descriptor stride; use a smaller tile or the "
+                f"other tiling order")
+
+
+class _Geometry:
+    """Element-unit geometry of a canonical tile; row(i) + col(j) is CuTe's layout value."""
+
+    __slots__ = ("ebytes", "amn", "ak", "n_mn", "n_k", "smn", "sk", "kmajor")
+
+    def __init__(self, ebytes, amn, ak, n_mn, n_k, smn, sk, kmajor):
+        self.ebytes, self.amn, self.ak = ebytes, amn, ak
+        self.n_mn, self.n_k, self.smn, self.sk, self.kmajor = n_mn, n_k, smn, sk, kmajor
+
+    def row(self, i):
+        q, r = divmod(i, self.amn)
+        return (r * self.ak if self.kmajor else r) + q * self.smn
+
+    def col(self, j):
+        q, r = divmod(j, self.ak)
+        return (r if self.kmajor else r * self.amn) + q * self.sk
+
+    def modes(self):
+        """(shape, element stride, mn multiplier, k multiplier) of the four modes."""
+        if self.kmajor:
+            return [(self.amn, self.ak, 1, 0), (self.n_mn, self.smn, self.amn, 0),
+                    (self.ak, 1, 0, 1), (self.n_k, self.sk, 0, self.ak)]
+        return [(self.amn, 1, 1, 0), (self.n_mn, self.smn, self.amn, 0),
+                (self.ak, self.amn, 0, 1), (self.n_k, self.sk, 0, self.ak)]
+
+
+def _check_legal(dt: DType, major: str, mode: SwizzleMode, arch: str) -> None:
+    # PTX 9.7.15.5.1.2 (wgmma) and 9.7.16 "Valid Combinations of Type-Size, Major-ness and
+    # Swizzling" (tcgen05); CUTLASS static-asserts that 128B_base32B is never K-major.
+    if arch == "sm90":
+        if mode is SwizzleMode.B128_BASE32B:
+            raise TileError("swizzle=128B_base32B exists only on sm100 (tcgen05); use arch='sm100' or 128B")
+        if not dt.sm90:
+            raise TileError(f"dtype={dt} is not a wgmma (sm90) shared-memory operand type; use arch='sm100'")
+        if major == "MN" and not dt.mn_major_sm90:
+            raise TileError(
+                f"major='MN' with dtype={dt} is not allowed on sm90: wgmma transposes only "
+                f".f16/.bf16 operands (PTX 9.7.15.5.1.2); store it K-major")
+        return
+    if mode is SwizzleMode.B128_BASE32B and major == "K":
+        raise TileError(
+            "swizzle=128B_base32B is not a K-major mode: the PTX swizzle-atom table has no K-major "
+            "32-byte-atomicity atom and CUTLASS rejects it; use 128B for K-major")
+    if major == "MN" and dt.bits == 32 and mode is not SwizzleMode.B128_BASE32B:
+        raise TileError(
+            f"major='MN' with 32-bit dtype={dt} on sm100 requires swizzle='128B_base32B' "
+            f"(PTX tcgen05 valid combinations), got {mode}")
+    if major == "MN" and dt.bits != 32 and mode is SwizzleMode.B128_BASE32B:
+        raise TileError(
+            f"swizzle=128B_base32B is only for MN-major 32-bit types on sm100, not {dt}; use 128B")
