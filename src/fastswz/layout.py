@@ -1703,22 +1703,29 @@ class _Parser:
                 self.error("',' or ')'")
         return self.int_()
 
-    def layout(self):
+    def layout_parts(self):
+        self.skip()
         start = self.pos
         shape = self.inttuple()
+        stride = None
         if self.peek(":"):
             self.pos += 1
             stride = self.inttuple()
-        else:
-            stride = None
+        return start, shape, stride
+
+    def build(self, start, shape, stride):
         try:
-            return Layout(shape, stride), (stride is None and type(shape) is int)
+            return Layout(shape, stride)
         except LayoutError as e:
             raise ParseError(f"cannot parse {self.text!r}: the layout at position {start} is invalid: {e}") from None
+
+    def layout(self):
+        return self.build(*self.layout_parts())
 
     def swizzle(self):
         from fastswz.swizzle import Swizzle
 
+        self.skip()
         start = self.pos
         self.expect("Sw")
         self.expect("<")
@@ -1740,19 +1747,19 @@ class _Parser:
         elif self.peek("(") or self.peek("_") or self.peek("-") or (
             self.pos < len(self.text) and self.text[self.pos].isdigit()
         ):
-            fn, _ = self.layout()
+            fn = self.layout()
         else:
             self.error("a layout such as (8,64):(64,1) or a swizzle such as Sw<3,4,3>")
         if self.peek("o"):
             self.pos += 1
-            self.skip()
-            inner, bare_int = self.layout()
+            start, shape, stride = self.layout_parts()
             offset = 0
-            if bare_int and self.peek("o"):
+            if stride is None and type(shape) is int and self.peek("o"):
+                # "A o 16 o B": a bare int followed by another "o" is the offset
                 self.pos += 1
-                self.skip()
-                offset = inner.shape
-                inner, _ = self.layout()
+                offset = shape
+                start, shape, stride = self.layout_parts()
+            inner = self.build(start, shape, stride)
             from fastswz.swizzle import ComposedLayout
 
             self.done()
