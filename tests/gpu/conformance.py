@@ -579,6 +579,11 @@ def run_case(case: Case, fsw, backend, model: CpuBackend) -> dict:
                 r.update(outcome="skipped-oob", detail=why, **{"pass": True})
             res["launches"].append(r)
             continue
+        if INFLIGHT:  # what the worker was doing, should the launch take the process down
+            with open(INFLIGHT, "w") as f:
+                json.dump({"cid": case.cid, "variant": ln.variant,
+                           "a_desc": [hex(int(x)) for x in ln.a_desc],
+                           "b_desc": [hex(int(x)) for x in ln.b_desc]}, f)
         try:
             d, _ = backend.run(ln)
         except CudaError:
@@ -609,6 +614,9 @@ def run_case(case: Case, fsw, backend, model: CpuBackend) -> dict:
 # --------------------------------------------------------------------------------------------
 # running (in-process, or in worker processes so a CUDA fault cannot take the suite down)
 
+INFLIGHT = None  # worker: path of the "launch in flight" note (see run_isolated)
+
+
 def import_fastswz():
     import fastswz  # noqa: F401
     return fastswz
@@ -626,6 +634,8 @@ def run_inprocess(cases, backend, start, jsonl, model=None):
 
 
 def worker_main(ns):
+    global INFLIGHT
+    INFLIGHT = ns.jsonl + ".inflight"
     cases = select(build_cases(ns.quick), ns)
     backend = GpuBackend(ns.lib) if ns.backend == "gpu" else CpuBackend()
     try:
@@ -663,6 +673,14 @@ def run_isolated(ns, cases, jsonl):
         # The worker stopped before finishing: the case it was on crashed it.
         bad = cases[nxt]
         why = "timeout" if proc.returncode in (None, -9) else f"worker exit {proc.returncode}"
+        inflight = None
+        try:
+            with open(jsonl + ".inflight") as f:
+                inflight = json.load(f)
+        except (OSError, ValueError):
+            pass
+        if inflight and inflight.get("cid") == bad.cid:
+            why += f" during launch {inflight['variant']}: A {inflight['a_desc']} B {inflight['b_desc']}"
         with open(jsonl, "a") as f:
             f.write(json.dumps({"cid": bad.cid, "group": bad.group, "probe": bad.probe,
                                 "index": nxt, "ok": False, "error": f"crashed ({why})",
@@ -803,6 +821,8 @@ def main(argv=None) -> int:
     else:
         run_inprocess(cases, backend, 0, jsonl)
     results = sorted(_read(jsonl), key=lambda r: r["index"])
+    if os.path.exists(jsonl + ".inflight"):
+        os.remove(jsonl + ".inflight")
     text, ok = summarize(results, info, ns, time.time() - t0)
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write(text + "\n")
