@@ -1,0 +1,248 @@
+"""Pure-numpy twins of every array function in :mod:`fastswz` (the test oracle).
+
+Each function has the signature of its fast counterpart in :mod:`fastswz.bulk` and raises the
+same errors (the argument checks are shared), but computes its answer a different way, written
+to be read against CuTe rather than to be fast:
+
+* addresses come from evaluating the tile's CuTe layout (``tile_to_shape`` of the atom) by
+  coordinate and applying the byte swizzle to the address (``cute/swizzle.hpp``,
+  ``cute/pointer_swizzle.hpp``);
+* LBO/SBO come from CuTe's own procedure (``make_gmma_desc`` in
+  ``cute/atom/mma_traits_sm90_gmma.hpp``): recast the MMA sub-tile to 128-bit units,
+  ``logical_divide`` it by the canonical core-matrix tile and read the strides;
+* the inverse map sorts the forward map;
+* descriptor fields are shifted and or-ed with numpy (``cute/arch/mma_sm90_desc.hpp``,
+  ``cute/arch/mma_sm100_desc.hpp``).
+
+Benchmarks use these as the baseline; tests hold the fast path equal to them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .bulk import (LAYOUT_CODES, SMEM_LIMITS, _SMEM_NAMES, coords_args, coords_error,
+                   descriptor_plan, flat_layout, indices_arg, int_array, outer_check,
+                   smem_field_error, smem_pack_args, threads_arg, unpack_error)
+from .descriptor import SM90_FIELDS, SM90_RESERVED, SM100_FIELDS, SM100_RESERVED
+from .errors import DescriptorFieldError, FastswzTypeError, LayoutError
+from .layout import Layout, flatten, logical_divide, composition, upcast
+
+__all__ = ["evaluate", "swizzle_offsets", "tile_addresses", "tile_coords", "tile_descriptors",
+           "pack_smem_descriptors", "unpack_smem_descriptors", "cute_strides"]
+
+
+def _swz(x, yyy, shift):
+    if yyy == 0:
+        return x
+    return x ^ ((x & yyy) >> shift if shift >= 0 else (x & yyy) << -shift)
+
+
+def _crd_offsets(coord, shape, stride):
+    """Vectorised CuTe crd2idx of one mode: a flat coordinate array into a nested mode."""
+    shapes, strides = flatten(shape), flatten(stride)
+    shapes = (shapes,) if isinstance(shapes, int) else shapes
+    strides = (strides,) if isinstance(strides, int) else strides
+    out = np.zeros(coord.shape, dtype=np.int64)
+    q = coord.astype(np.int64)
+    for s, d in zip(shapes, strides):
+        out += (q % s) * d
+        q = q // s
+    return out
+
+
+def evaluate(layout, indices=None):
+    """Twin of :func:`fastswz.evaluate`: idx2crd/crd2idx with numpy divmods."""
+    shape, stride, offset, yyy, shift, outer = flat_layout(layout)
+    n = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    idx = np.arange(n, dtype=np.int64) if indices is None else indices_arg(indices, n).astype(np.int64)
+    out = offset + _crd_offsets(idx, shape, stride)
+    out = _swz(out, yyy, shift)
+    if outer is not None:
+        outer_check(outer, out)
+        out = evaluate(outer, out)
+    return out
+
+
+def swizzle_offsets(swizzle, offsets):
+    """Twin of :func:`fastswz.swizzle_offsets`."""
+    from .swizzle import Swizzle
+
+    if not isinstance(swizzle, Swizzle):
+        raise FastswzTypeError(f"swizzle must be a Swizzle, not {type(swizzle).__name__}")
+    arr = int_array("offsets", offsets).astype(np.int64)
+    return _swz(arr, swizzle.yyy_msk, swizzle.shift)
+
+
+def _byte_swizzle(tile):
+    b, m, s = tile.swizzle.swizzle_bits
+    return ((1 << b) - 1) << (m + s), s
+
+
+def _unswizzled_offsets(tile):
+    """E * L(mn, k) for every element, L the tile's CuTe layout (tile_to_shape of the atom)."""
+    inner = tile.layout.inner
+    f = _crd_offsets(np.arange(tile.mn), inner.shape[0], inner.stride[0])
+    g = _crd_offsets(np.arange(tile.k), inner.shape[1], inner.stride[1])
+    return (f[:, None] + g[None, :]) * tile.element_bytes
+
+
+def tile_addresses(tile, start=0, swizzle_base="absolute", threads=None):
+    """Twin of :func:`fastswz.tile_addresses` (``threads`` is checked, then ignored)."""
+    threads_arg(threads)
+    start = tile.check_start(start, swizzle_base, tile.nbytes, 1 << 32)
+    yyy, s = _byte_swizzle(tile)
+    off = _unswizzled_offsets(tile)
+    if swizzle_base.strip().lower() == "relative":
+        return (start + _swz(off, yyy, s)).astype(np.uint32)
+    return _swz(start + off, yyy, s).astype(np.uint32)
+
+
+def tile_coords(tile, addresses, start=0, swizzle_base="absolute"):
+    """Twin of :func:`fastswz.tile_coords`: look addresses up in the sorted forward map."""
+    start = tile.check_start(start, swizzle_base, tile.nbytes, 1 << 32)
+    arr = coords_args(addresses)
+    fwd = tile_addresses(tile, start, swizzle_base).astype(np.int64).ravel()
+    order = np.argsort(fwd, kind="stable")
+    sorted_fwd = fwd[order]
+    flat = arr.ravel().astype(np.int64)
+    pos = np.clip(np.searchsorted(sorted_fwd, flat), 0, sorted_fwd.size - 1)
+    ok = sorted_fwd[pos] == flat
+    if not ok.all():
+        raise coords_error(tile, flat, int(np.flatnonzero(~ok)[0]), start)
+    hit = order[pos]
+    return (hit // tile.k).reshape(arr.shape), (hit % tile.k).reshape(arr.shape)
+
+
+def cute_strides(tile, inst_mn, lbo_policy="cutlass"):
+    """(LBO, SBO) in bytes by CuTe's make_gmma_desc/make_umma_desc procedure.
+
+    Recast the first MMA sub-tile to u128 units, ``logical_divide`` it by the canonical tile
+    (K-major (8, 2); MN-major (W, 8), or (8, 4) for 128B_base32B) and read the strides; a
+    rest mode of extent 1 has stride 0 after the divide, which is what CuTe encodes.
+    """
+    mode = tile.swizzle
+    sub = composition(tile.layout.inner, (Layout(inst_mn, 1), Layout(tile.inst_k, 1)))
+    u128 = upcast(sub, 16 // tile.element_bytes)
+    if tile.major == "K":
+        canon = logical_divide(u128, (Layout(8, 1), Layout(2, 1)))
+        (w, sbo), (k_chunk, _) = _pairs(canon)
+        _expect(tile, "stride<0,0>", w, mode.byte_width // 16)
+        if not mode.is_swizzled:
+            return k_chunk * 16, sbo * 16  # LBO: the two K core matrices, stride<1,0>
+        _expect(tile, "stride<1,0>", k_chunk, 1)
+        return (16 if lbo_policy == "cutlass" else 0), sbo * 16
+    w = 8 if mode.atomicity == 32 else mode.byte_width // 16
+    canon = logical_divide(u128, (Layout(w, 1), Layout(mode.atom_rows, 1)))
+    (one, mn_step), (wk, k_step) = _pairs(canon)
+    if mode.is_swizzled:
+        _expect(tile, "stride<0,0>", one, 1)
+        _expect(tile, "stride<1,0>", wk, w)
+        return mn_step * 16, k_step * 16
+    _expect(tile, "stride<1,0>", wk, 1 if w == 1 else w)
+    return k_step * 16, mn_step * 16
+
+
+def _pairs(canon):
+    out = []
+    for m in range(2):
+        sh, st = canon.shape[m], canon.stride[m]
+        first = st[0] if isinstance(st, tuple) else st
+        rest = st[1] if isinstance(st, tuple) and len(st) > 1 else 0
+        if isinstance(sh, tuple) and len(sh) > 1 and sh[1] == 1:
+            rest = 0
+        if isinstance(first, tuple) or isinstance(rest, tuple):
+            rest = flatten(rest)[0] if isinstance(rest, tuple) else rest
+            first = flatten(first)[0] if isinstance(first, tuple) else first
+        out.append((first, rest))
+    return out
+
+
+def _expect(tile, what, got, want):
+    if got != want:
+        raise LayoutError(f"not a canonical {tile.major}-major {tile.swizzle} layout: expected {what} == {want}, got {got}")
+
+
+def tile_descriptors(tile, start=0, inst_mn=None, swizzle_base="absolute", lbo_policy="cutlass",
+                     stages=None, stage_stride=None):
+    """Twin of :func:`fastswz.tile_descriptors`."""
+    inst_mn, _lbo, _sbo, starts, staged, relative = descriptor_plan(
+        tile, start, inst_mn, swizzle_base, lbo_policy, stages, stage_stride)
+    lbo, sbo = cute_strides(tile, inst_mn, lbo_policy)
+    inner = tile.layout.inner
+    mn0 = np.arange(0, tile.mn, inst_mn)
+    k0 = np.arange(0, tile.k, tile.inst_k)
+    sub = (_crd_offsets(mn0, inner.shape[0], inner.stride[0])[:, None]
+           + _crd_offsets(k0, inner.shape[1], inner.stride[1])[None, :]) * tile.element_bytes
+    starts = np.array(starts, dtype=np.int64)[:, None, None]
+    addr = starts + sub[None]
+    base = ((starts >> 7) & 7) if relative else np.zeros_like(starts)
+    code = tile.swizzle.layout_type(tile.arch)
+    fields = {"start_address": addr, "leading_byte_offset": lbo, "stride_byte_offset": sbo,
+              "base_offset": base, "layout_type": code, "lbo_mode": 0}
+    if tile.arch == "sm100":
+        fields["version"] = 1
+    out = _pack(SM90_FIELDS if tile.arch == "sm90" else SM100_FIELDS, fields)
+    out = np.broadcast_to(out, addr.shape).copy()
+    return out if staged else out[0]
+
+
+def _pack(spec, fields):
+    out = np.uint64(0)
+    for name, lsb, width, lshift in spec:
+        v = np.asarray(fields[name], dtype=np.int64)
+        enc = ((v & ((1 << 18) - 1)) >> lshift) if lshift else v
+        out = out | (enc.astype(np.uint64) << np.uint64(lsb))
+    return out
+
+
+def pack_smem_descriptors(arch, start_address, leading_byte_offset, stride_byte_offset,
+                          base_offset=0, layout_type="none", lbo_mode=0):
+    """Twin of :func:`fastswz.pack_smem_descriptors`."""
+    fields, shape = smem_pack_args(arch, dict(zip(_SMEM_NAMES, (
+        start_address, leading_byte_offset, stride_byte_offset, base_offset, lbo_mode, layout_type))))
+    full = {k: np.broadcast_to(v, shape).ravel() for k, v in fields.items()}
+    bad = []
+    for name in _SMEM_NAMES:
+        v = full[name]
+        if name == "layout_type":
+            bad.append(~np.isin(v, LAYOUT_CODES[arch]))
+        else:
+            lo, hi, align = SMEM_LIMITS[name]
+            bad.append((v < lo) | (v > hi) | (v % align != 0))
+    combo = (full["lbo_mode"] == 1) & ((full["layout_type"] != 2) | (full["base_offset"] != 0))
+    bad.append(combo if arch == "sm100" else np.zeros_like(combo))
+    badm = np.stack(bad) if full["start_address"].size else np.zeros((7, 0), bool)
+    if badm.any():
+        i = int(np.flatnonzero(badm.any(axis=0))[0])
+        f = int(np.flatnonzero(badm[:, i])[0])
+        name = "lbo_mode_combination" if f == 6 else _SMEM_NAMES[f]
+        raise smem_field_error(arch, name, i, int(full[_SMEM_NAMES[min(f, 5)]][i]))
+    full["version"] = 1
+    spec = SM90_FIELDS if arch == "sm90" else SM100_FIELDS
+    out = _pack(spec, full)
+    return np.broadcast_to(out, (int(np.prod(shape, dtype=np.int64)),)).reshape(shape).astype(np.uint64)
+
+
+def unpack_smem_descriptors(arch, values, strict=True):
+    """Twin of :func:`fastswz.unpack_smem_descriptors`."""
+    if arch not in ("sm90", "sm100"):
+        raise DescriptorFieldError(f"arch={arch!r} is not one of ['sm90', 'sm100']")
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "iu" and arr.dtype != object:
+        raise FastswzTypeError(f"values must be an integer array, not dtype {arr.dtype}")
+    if arr.dtype.kind == "i" and arr.size and int(arr.min()) < 0:
+        raise DescriptorFieldError("values must be non-negative 64-bit descriptors")
+    v = arr.astype(np.uint64)
+    spec = SM90_FIELDS if arch == "sm90" else SM100_FIELDS
+    out = {name: (((v >> np.uint64(lsb)) & np.uint64((1 << width) - 1)).astype(np.int64) << lshift)
+           for name, lsb, width, lshift in spec}
+    if strict:
+        bad = (v & np.uint64(SM90_RESERVED if arch == "sm90" else SM100_RESERVED)) != 0
+        bad |= ~np.isin(out["layout_type"], LAYOUT_CODES[arch])
+        if arch == "sm100":
+            bad |= out["version"] != 1
+        if bad.any():
+            i = int(np.flatnonzero(bad.ravel())[0])
+            raise unpack_error(arch, int(v.ravel()[i]), i)
+    return out
