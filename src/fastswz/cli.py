@@ -1,0 +1,154 @@
+"""Command line: a thin argparse shell over the public API (``fastswz`` / ``python -m fastswz``).
+
+Bad input exits with status 2 and a one-line message; nothing here computes what the API
+does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from .descriptor import InstrDescriptorSM100, decode
+from .errors import FastswzError
+from .tile import ARCHS, LBO_POLICIES, ORDERS, SWIZZLE_BASES, OperandTile
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer (decimal or 0x hex)") from None
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="fastswz",
+        description="Swizzled shared-memory address maps and wgmma/tcgen05 descriptors.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    t = sub.add_parser("tile", help="layout, LBO/SBO and the descriptor grid of an operand tile",
+                       description="Print the CuTe layout, LBO/SBO, base offset and the descriptor "
+                                   "of every MMA sub-tile (MN blocks x 32-byte K blocks).")
+    t.add_argument("--dtype", required=True, help="f16 bf16 tf32 f32 e4m3 e5m2 s8 u8")
+    t.add_argument("--major", required=True, choices=["K", "MN"])
+    t.add_argument("--swizzle", required=True, help="none (interleave), 32B, 64B, 128B, 128B_base32B")
+    t.add_argument("--mn", required=True, type=_int, help="MN extent in elements")
+    t.add_argument("--k", required=True, type=_int, help="K extent in elements")
+    t.add_argument("--order", default="mn", choices=ORDERS,
+                   help="atom tiling order: mn = CuTe tile_to_shape default, k = TMA box / DeepGEMM")
+    t.add_argument("--arch", default="sm90", choices=ARCHS)
+    t.add_argument("--start", default=0, type=_int, help="shared-window byte address of the tile")
+    t.add_argument("--inst-mn", default=None, type=_int,
+                   help="MN extent of one MMA (64 for a wgmma A operand, N for B); default: whole tile")
+    t.add_argument("--swizzle-base", default="absolute", choices=SWIZZLE_BASES,
+                   help="absolute: swizzle the absolute address, base_offset 0 (CuTe); "
+                        "relative: pattern anchored at the start, base_offset = (start>>7)&7 (PTX)")
+    t.add_argument("--lbo-policy", default="cutlass", choices=LBO_POLICIES,
+                   help="K-major swizzled LBO field: cutlass 1, deepgemm 0")
+    t.add_argument("--stages", default=None, type=_int, help="pipeline stages (needs --stage-stride)")
+    t.add_argument("--stage-stride", default=None, type=_int, help="bytes between stage starts")
+    t.add_argument("--addresses", metavar="FILE.npy",
+                   help="also write the byte address of every element as a (mn, k) uint32 .npy")
+    t.add_argument("--json", action="store_true", help="print one JSON object")
+
+    d = sub.add_parser("decode", help="decode a descriptor into its fields",
+                       description="Decode a 64-bit shared-memory descriptor or a 32-bit tcgen05 "
+                                   "instruction descriptor and print every field.")
+    d.add_argument("value", type=_int)
+    d.add_argument("--arch", default="sm90", choices=["sm90", "sm100", "instr"])
+    d.add_argument("--kind", default=None, choices=["f16", "tf32", "f8f6f4", "i8"],
+                   help="instruction kind, when the format codes are ambiguous (f16 vs f8f6f4)")
+    d.add_argument("--lenient", action="store_true", help="accept set reserved bits")
+    d.add_argument("--json", action="store_true")
+
+    i = sub.add_parser("instr", help="pack a tcgen05 instruction descriptor",
+                       description="Pack a kind::f16/tf32/f8f6f4/i8 tcgen05 instruction descriptor.")
+    i.add_argument("--kind", required=True, choices=["f16", "tf32", "f8f6f4", "i8"])
+    i.add_argument("--a", required=True, dest="a_dtype", help="A type")
+    i.add_argument("--b", required=True, dest="b_dtype", help="B type")
+    i.add_argument("--d", required=True, dest="d_dtype", choices=["f16", "f32", "s32"], help="accumulator")
+    i.add_argument("--m", required=True, type=_int)
+    i.add_argument("--n", required=True, type=_int)
+    i.add_argument("--a-major", default="K", choices=["K", "MN"])
+    i.add_argument("--b-major", default="K", choices=["K", "MN"])
+    i.add_argument("--negate-a", action="store_true")
+    i.add_argument("--negate-b", action="store_true")
+    i.add_argument("--saturate", action="store_true")
+    i.add_argument("--json", action="store_true")
+    return p
+
+
+def _tile(args) -> str:
+    tile = OperandTile(args.dtype, args.major, args.swizzle, args.mn, args.k, args.order, args.arch)
+    desc = tile.descriptors(args.start, args.inst_mn, args.swizzle_base, args.lbo_policy,
+                            args.stages, args.stage_stride)
+    first = tile.descriptor(0, 0, args.start, args.inst_mn, args.swizzle_base, args.lbo_policy)
+    if args.addresses:
+        np.save(args.addresses, tile.addresses(args.start, args.swizzle_base))
+    hexes = np.vectorize(lambda v: f"0x{int(v):016x}", otypes=[object])(desc).tolist() if desc.size else []
+    if args.json:
+        return json.dumps({
+            "dtype": tile.dtype.name, "major": tile.major, "swizzle": tile.swizzle.value,
+            "mn": tile.mn, "k": tile.k, "order": tile.order, "arch": tile.arch,
+            "start": args.start, "inst_mn": args.inst_mn or tile.mn, "inst_k": tile.inst_k,
+            "swizzle_base": args.swizzle_base, "lbo_policy": args.lbo_policy,
+            "layout": str(tile.layout), "lbo_bytes": first.leading_byte_offset,
+            "sbo_bytes": first.stride_byte_offset, "base_offset": first.base_offset,
+            "layout_type": tile.swizzle.layout_type(tile.arch), "descriptors": hexes})
+    lines = [
+        f"tile         {tile.dtype} {tile.major}-major {tile.swizzle}, {tile.mn} x {tile.k}, "
+        f"order {tile.order}, {tile.arch}",
+        f"layout       {tile.layout}",
+        f"atom         {tile.atom_shape[0]} x {tile.atom_shape[1]} elements ({tile.swizzle.atom_bytes} B)",
+        f"LBO          {first.leading_byte_offset} bytes (field {first.leading_byte_offset >> 4})",
+        f"SBO          {first.stride_byte_offset} bytes (field {first.stride_byte_offset >> 4})",
+        f"base_offset  {first.base_offset} ({args.swizzle_base})",
+        f"start        0x{args.start:x}, {tile.nbytes} bytes",
+        f"descriptors  {args.inst_mn or tile.mn} x {tile.inst_k} per MMA "
+        f"({'stages x ' if args.stages else ''}MN blocks x 32-byte K blocks):",
+    ]
+    grids = hexes if args.stages else [hexes]
+    for s, grid in enumerate(grids):
+        for b, row in enumerate(grid):
+            tag = (f"stage {s} " if args.stages else "") + f"mn {b * (args.inst_mn or tile.mn)}"
+            lines.append(f"  {tag:<14} " + " ".join(row))
+    return "\n".join(lines)
+
+
+def _decode(args) -> str:
+    d = decode(args.value, args.arch, args.kind, strict=not args.lenient)
+    if args.json:
+        f = {k: (v.value if hasattr(v, "value") and not isinstance(v, int) else v) for k, v in d.fields().items()}
+        return json.dumps({"arch": args.arch, "value": str(d), **f})
+    return d.table()
+
+
+def _instr(args) -> str:
+    d = InstrDescriptorSM100(args.kind, args.a_dtype, args.b_dtype, args.d_dtype, args.m, args.n,
+                             args.a_major, args.b_major, args.negate_a, args.negate_b, args.saturate)
+    if args.json:
+        return json.dumps({"value": str(d), "runtime_operand": f"0x{d.runtime_operand:016x}", **d.fields()})
+    return d.table()
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``fastswz`` command."""
+    args = _parser().parse_args(argv)
+    try:
+        out = {"tile": _tile, "decode": _decode, "instr": _instr}[args.cmd](args)
+    except FastswzError as exc:
+        print(f"fastswz: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"fastswz: error: {exc}", file=sys.stderr)
+        return 2
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
