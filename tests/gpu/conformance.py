@@ -15,6 +15,8 @@ and, for a subset, negative controls that MUST give a wrong D (else the suite fa
 harness that cannot see a wrong descriptor proves nothing):
   neg-swap-A/B      LBO and SBO exchanged, on an operand whose LBO the hardware reads
   neg-swizzle-A/B   layout_type field set to another swizzle mode
+and one more positive control where PTX says a field is ignored:
+  lbo-ignored-A/B   K-major swizzled operand with LBO field 0x3FFF (PTX: "not used")
 
 Backends: ``gpu`` (ctypes, the real H100) and ``cpu``: an emulator of the descriptor semantics
 as PTX documents them (canonical layouts, PTX ISA 9.7.15.5.1.2, with the swizzle applied to the
@@ -147,6 +149,11 @@ def swap_lbo_sbo(descs: np.ndarray) -> np.ndarray:
     sbo = (d >> np.uint64(32)) & np.uint64(0x3FFF)
     keep = d & ~((np.uint64(0x3FFF) << np.uint64(16)) | (np.uint64(0x3FFF) << np.uint64(32)))
     return keep | (sbo << np.uint64(16)) | (lbo << np.uint64(32))
+
+
+def set_lbo(descs: np.ndarray, field: int) -> np.ndarray:
+    d = descs.astype(np.uint64) & ~(np.uint64(0x3FFF) << np.uint64(16))
+    return d | (np.uint64(field & 0x3FFF) << np.uint64(16))
 
 
 def set_layout_type(descs: np.ndarray, layout_type: int) -> np.ndarray:
@@ -527,6 +534,11 @@ def make_launches(case: Case, fsw, base: int, smem_bytes: int) -> tuple[list[Lau
             wrong = SWIZZLES[WRONG_SWIZZLE[case.swizzle]][1]
             launches += launch(f"neg-swizzle-{name}", other_a, other_b, False,
                                **mk(set_layout_type(op.descs, wrong)))
+            if op.major == "K" and case.swizzle != "none":
+                # PTX: K-major swizzled LBO is "not used, assumed to be 1"; fastswz leaves it a
+                # policy (cutlass 1 / deepgemm 0). An all-ones LBO field must change nothing.
+                launches += launch(f"lbo-ignored-{name}", other_a, other_b, True,
+                                   **mk(set_lbo(op.descs, 0x3FFF)))
     return launches, meta
 
 

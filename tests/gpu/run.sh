@@ -4,7 +4,9 @@
 #   results table (results.md), every launch (results.jsonl) and this log to $OUT if set,
 #   else to tests/gpu/results/.
 # Usage (from anywhere):  bash tests/gpu/run.sh [extra conformance.py args, e.g. --quick]
-# Environment: FSW_BACKEND=cpu runs the harness against the CPU emulator instead (no GPU, no
+# Environment: FSW_SRC=DIR installs fastswz from DIR instead of this checkout (e.g. a
+# `git archive` snapshot of one commit, carried to the GPU machine so that edits in progress in
+# the checkout cannot change what is measured); FSW_BACKEND=cpu runs the harness against the CPU emulator instead (no GPU, no
 # nvcc needed): the same steps, for rehearsing this script on a machine without a GPU.
 # Exit status: conformance.py's (0 pass, 1 a case or negative control failed, 2 setup error),
 # or 3 when fastswz or the library could not be built.
@@ -30,13 +32,15 @@ if compgen -G "$repo/.whl/*.whl" >/dev/null; then
   export PYTHONPATH="$work/site${PYTHONPATH:+:$PYTHONPATH}"
 fi
 
-# 2. fastswz from this checkout (non-editable, into its own folder).
+# 2. fastswz from this checkout, or FSW_SRC (non-editable, into its own folder).
+src="${FSW_SRC:-$repo}"
+echo "fastswz source: $src $(cat "$src/.commit" 2>/dev/null || true)"
 rm -rf "$work/pkg"
 if ! python3 -m pip install -q --no-build-isolation --no-deps --no-index --no-cache-dir \
-      --target "$work/pkg" "$repo"; then
+      --target "$work/pkg" "$src"; then
   echo "pip install failed; falling back to an in-place build_ext"
-  (cd "$repo" && python3 setup.py -q build_ext --inplace) || exit 3
-  export PYTHONPATH="$repo/src:$PYTHONPATH"
+  (cd "$src" && python3 setup.py -q build_ext --inplace) || exit 3
+  export PYTHONPATH="$src/src:$PYTHONPATH"
 else
   export PYTHONPATH="$work/pkg:$PYTHONPATH"
 fi
