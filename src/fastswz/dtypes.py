@@ -79,6 +79,10 @@ DTYPES: "dict[str, DType]" = {
         _t("e5m2", 8, "f8f6f4", 1, True, False),
         _t("u8", 8, "i8", 0, True, False),
         _t("s8", 8, "i8", 1, True, False),
+        # kind::f8f6f4 sub-byte types (tcgen05 only), format codes of PTX 9.7.16.4.2.
+        _t("e2m3", 6, "f8f6f4", 3, False, False),
+        _t("e3m2", 6, "f8f6f4", 4, False, False),
+        _t("e2m1", 4, "f8f6f4", 5, False, False),
     )
 }
 
@@ -89,6 +93,9 @@ _ALIASES = {
     "float_e4m3": "e4m3", "fp8_e4m3": "e4m3", "float8_e4m3fn": "e4m3", "float_e4m3_t": "e4m3",
     "float_e5m2": "e5m2", "fp8_e5m2": "e5m2", "float8_e5m2": "e5m2", "float_e5m2_t": "e5m2",
     "int8": "s8", "int8_t": "s8", "uint8": "u8", "uint8_t": "u8",
+    "float_e2m1": "e2m1", "fp4": "e2m1", "float4_e2m1fn": "e2m1", "float_e2m1_t": "e2m1",
+    "float_e2m3": "e2m3", "float6_e2m3fn": "e2m3", "float_e2m3_t": "e2m3",
+    "float_e3m2": "e3m2", "float6_e3m2fn": "e3m2", "float_e3m2_t": "e3m2",
 }
 
 

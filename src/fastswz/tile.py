@@ -108,6 +108,11 @@ class OperandTile:
         order = _choice("order", order, ORDERS)
         arch = _choice("arch", arch, ARCHS)
         _check_legal(dt, major, mode, arch)
+        if dt.bits < 8:
+            raise TileError(
+                f"dtype={dt} is a sub-byte type: operand tiles hold 8-, 16- and 32-bit elements "
+                f"(store 4/6-bit kind::f8f6f4 data unpacked, one element per byte, as dtype='u8' "
+                f"geometry); sub-byte tiles are not implemented yet")
         bits, width = dt.bits, mode.byte_width
         if major == "K":
             amn, ak = 8, width * 8 // bits
