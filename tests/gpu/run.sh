@@ -6,7 +6,8 @@
 # Usage (from anywhere):  bash tests/gpu/run.sh [extra conformance.py args, e.g. --quick]
 # Environment: FSW_SRC=DIR installs fastswz from DIR instead of this checkout (e.g. a
 # `git archive` snapshot of one commit, carried to the GPU machine so that edits in progress in
-# the checkout cannot change what is measured); FSW_BACKEND=cpu runs the harness against the CPU emulator instead (no GPU, no
+# the checkout cannot change what is measured); FSW_PREBUILT=DIR, a fastswz package built elsewhere,
+# used only if building here fails; FSW_BACKEND=cpu runs the harness against the CPU emulator instead (no GPU, no
 # nvcc needed): the same steps, for rehearsing this script on a machine without a GPU.
 # Exit status: conformance.py's (0 pass, 1 a case or negative control failed, 2 setup error),
 # or 3 when fastswz or the library could not be built.
@@ -20,7 +21,10 @@ exec > >(tee "$out/log.txt") 2>&1
 export PYTHONUNBUFFERED=1
 cd "$repo"
 echo "== $(date -u '+%Y-%m-%d %H:%M:%S UTC')  repo $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+if command -v nvidia-smi >/dev/null; then
+  nvidia-smi | head -12
+  nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv
+fi
 command -v nvcc >/dev/null && nvcc --version | tail -2
 python3 --version
 
@@ -39,8 +43,16 @@ rm -rf "$work/pkg"
 if ! python3 -m pip install -q --no-build-isolation --no-deps --no-index --no-cache-dir \
       --target "$work/pkg" "$src"; then
   echo "pip install failed; falling back to an in-place build_ext"
-  (cd "$src" && python3 setup.py -q build_ext --inplace) || exit 3
-  export PYTHONPATH="$src/src:$PYTHONPATH"
+  if (cd "$src" && python3 setup.py -q build_ext --inplace); then
+    export PYTHONPATH="$src/src:$PYTHONPATH"
+  elif [ -n "${FSW_PREBUILT:-}" ] && [ -d "$FSW_PREBUILT/fastswz" ]; then
+    # Last resort: a fastswz package built elsewhere for this Python (same minor version),
+    # carried along for the case that this machine cannot compile the Cython core.
+    echo "build_ext failed too; using the prebuilt package in $FSW_PREBUILT"
+    export PYTHONPATH="$FSW_PREBUILT:$PYTHONPATH"
+  else
+    exit 3
+  fi
 else
   export PYTHONPATH="$work/pkg:$PYTHONPATH"
 fi
