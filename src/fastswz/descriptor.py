@@ -388,6 +388,11 @@ class InstrDescriptorSM100:
             if v not in ("K", "MN"):
                 raise DescriptorFieldError(f"{name}={v!r} must be 'K' or 'MN'")
             setattr(self, name, v)
+        for name, major, t in (("a_major", self.a_major, self.a_dtype), ("b_major", self.b_major, self.b_dtype)):
+            if major == "MN" and _dtype(t).bits < 8:
+                raise DescriptorFieldError(
+                    f"{name}='MN' with {t}: 4- and 6-bit operands are K-major only (PTX tcgen05 "
+                    f"valid combinations of type size and major-ness); use {name}='K'")
         self.negate_a, self.negate_b = bool(negate_a), bool(negate_b)
         self.saturate, self.sparse = bool(saturate), bool(sparse)
         if kind == "i8" and (self.negate_a or self.negate_b):

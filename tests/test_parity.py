@@ -1,0 +1,203 @@
+"""The Cython core against its pure-numpy twin (fastswz.reference), bottleneck-style.
+
+Every array function is paired with its twin; each pair runs over a grid of cases and must give
+exactly equal integers, and on bad input both must raise the same exception type.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import fastswz
+from fastswz import OperandTile, reference
+
+DTYPES = ["f16", "bf16", "tf32", "e4m3", "s8"]
+SWIZZLES = ["none", "32B", "64B", "128B", "128B_base32B"]
+
+
+def _tiles():
+    out = []
+    for arch, dt, major, sw, order in itertools.product(("sm90", "sm100"), DTYPES, ("K", "MN"),
+                                                        SWIZZLES, ("mn", "k")):
+        for mn, k in ((64, 64), (128, 32), (256, 128), (192, 96)):
+            try:
+                out.append(OperandTile(dt, major, sw, mn, k, order, arch))
+            except fastswz.TileError:
+                pass
+    return out
+
+
+TILES = _tiles()
+STARTS = [0, 0x400, 0x480, 0x410, 0x2300]
+
+
+def test_grid_is_not_empty():
+    assert len(TILES) > 250
+
+
+@pytest.mark.parametrize("tile", TILES, ids=repr)
+def test_tile_addresses_and_coords(tile):
+    for start, base in itertools.product(STARTS, ("absolute", "relative")):
+        fast = fastswz.tile_addresses(tile, start, base)
+        slow = reference.tile_addresses(tile, start, base)
+        assert fast.dtype == slow.dtype == np.uint32
+        np.testing.assert_array_equal(fast, slow)
+        probe = fast[::7, ::5]
+        for a, b in zip(fastswz.tile_coords(tile, probe, start, base),
+                        reference.tile_coords(tile, probe, start, base)):
+            np.testing.assert_array_equal(a, b)
+        mn, k = fastswz.tile_coords(tile, fast, start, base)
+        np.testing.assert_array_equal(mn, np.arange(tile.mn)[:, None].repeat(tile.k, 1))
+        np.testing.assert_array_equal(k, np.arange(tile.k)[None, :].repeat(tile.mn, 0))
+
+
+@pytest.mark.parametrize("tile", TILES, ids=repr)
+def test_tile_descriptors(tile):
+    insts = {tile.mn} | {i for i in (8, 16, 64, 128, 256) if tile.mn % i == 0}
+    for inst in sorted(insts):
+        try:
+            tile.check_inst_mn(inst)
+        except fastswz.TileError:
+            with pytest.raises(fastswz.TileError):
+                reference.tile_descriptors(tile, 0, inst)
+            continue
+        for start, base, policy in itertools.product(STARTS, ("absolute", "relative"),
+                                                     ("cutlass", "deepgemm")):
+            fast = fastswz.tile_descriptors(tile, start, inst, base, policy)
+            slow = reference.tile_descriptors(tile, start, inst, base, policy)
+            np.testing.assert_array_equal(fast, slow)
+            first = tile.descriptor(0, 0, start, inst, base, policy)
+            assert int(first) == int(fast[0, 0])
+        stride = (tile.nbytes + 0x3FF) & ~0x3FF
+        if 0x400 + 3 * stride <= 1 << 18:
+            fast = fastswz.tile_descriptors(tile, 0x400, inst, "relative", stages=3, stage_stride=stride)
+            slow = reference.tile_descriptors(tile, 0x400, inst, "relative", stages=3, stage_stride=stride)
+            assert fast.shape[0] == 3
+            np.testing.assert_array_equal(fast, slow)
+
+
+LAYOUTS = [
+    "(8,64):(64,1)", "Sw<3,4,3> o 0 o (8,64):(64,1)", "((2,4),(4,(2,8))):((1,16),(2,(64,128)))",
+    "Sw<2,5,2> o 7 o ((4,8),(2,16)):((256,1),(8,32))", "(3,(5,7)):(-1,(40,3))", "Sw<1,1,-2> o (16,4):(1,16)",
+    "7:3", "(1,1):(0,0)",
+]
+
+
+@pytest.mark.parametrize("text", LAYOUTS)
+def test_evaluate(text):
+    L = fastswz.parse(text)
+    np.testing.assert_array_equal(fastswz.evaluate(L), reference.evaluate(L))
+    n = fastswz.size(L)
+    idx = np.random.default_rng(0).integers(0, n, size=(3, 5))
+    np.testing.assert_array_equal(fastswz.evaluate(L, idx), reference.evaluate(L, idx))
+    assert fastswz.evaluate(L).tolist() == [L(i) for i in range(n)]
+
+
+@pytest.mark.parametrize("bms", [(0, 4, 3), (3, 4, 3), (2, 5, 2), (1, 2, 3), (2, 3, -3), (3, 0, 3)])
+def test_swizzle_offsets(bms):
+    sw = fastswz.Swizzle(*bms)
+    x = np.random.default_rng(1).integers(-(1 << 40), 1 << 40, size=1000)
+    fast = fastswz.swizzle_offsets(sw, x)
+    np.testing.assert_array_equal(fast, reference.swizzle_offsets(sw, x))
+    assert fast[:50].tolist() == [sw(int(v)) for v in x[:50]]
+    np.testing.assert_array_equal(fastswz.swizzle_offsets(sw, fast), x)  # involution
+
+
+@pytest.mark.parametrize("arch", ["sm90", "sm100"])
+def test_pack_unpack_smem(arch):
+    rng = np.random.default_rng(2)
+    n = 5000
+    start = rng.integers(0, 1 << 14, n) << 4
+    lbo = rng.integers(0, 1 << 14, n) << 4
+    sbo = rng.integers(0, 1 << 14, n) << 4
+    base = rng.integers(0, 8, n)
+    codes = np.array(fastswz.bulk.LAYOUT_CODES[arch])[rng.integers(0, len(fastswz.bulk.LAYOUT_CODES[arch]), n)]
+    fast = fastswz.pack_smem_descriptors(arch, start, lbo, sbo, base, codes)
+    slow = reference.pack_smem_descriptors(arch, start, lbo, sbo, base, codes)
+    np.testing.assert_array_equal(fast, slow)
+    cls = fastswz.SmemDescriptorSM90 if arch == "sm90" else fastswz.SmemDescriptorSM100
+    for i in range(0, n, 997):
+        mode = fastswz.SwizzleMode.from_layout_type(int(codes[i]), arch)
+        assert int(cls(int(start[i]), int(lbo[i]), int(sbo[i]), int(base[i]), layout_type=mode)) == int(fast[i])
+    f1 = fastswz.unpack_smem_descriptors(arch, fast)
+    f2 = reference.unpack_smem_descriptors(arch, fast)
+    for name in f1:
+        np.testing.assert_array_equal(f1[name], f2[name])
+    np.testing.assert_array_equal(f1["start_address"], start)
+    np.testing.assert_array_equal(f1["layout_type"], codes)
+    # broadcasting of scalar fields, and a 2-D shape
+    g = fastswz.pack_smem_descriptors(arch, start.reshape(50, 100), 16, 1024, 0, "128B")
+    np.testing.assert_array_equal(g, reference.pack_smem_descriptors(arch, start.reshape(50, 100), 16, 1024, 0, "128B"))
+    assert g.shape == (50, 100)
+
+
+def test_sm100_lbo_mode_pack():
+    v = fastswz.pack_smem_descriptors("sm100", [0x400], [0x880], 1024, 0, "128B", lbo_mode=1)
+    assert int(v[0]) == int(fastswz.SmemDescriptorSM100(0x400, 0x880, 1024, 0, 1, "128B"))
+    np.testing.assert_array_equal(v, reference.pack_smem_descriptors("sm100", [0x400], [0x880], 1024, 0, "128B", 1))
+
+
+# -- both implementations raise the same errors -------------------------------------------------------
+T = OperandTile("bf16", "K", "128B", 64, 64)
+BAD_CALLS = [
+    ("tile_addresses", (T, 0x408)),
+    ("tile_addresses", (T, -16)),
+    ("tile_addresses", (T, 0, "sideways")),
+    ("tile_addresses", (T, 0, "absolute", 0)),
+    ("tile_addresses", (T, 1.5)),
+    ("tile_coords", (T, [0x401], 0x400)),
+    ("tile_coords", (T, [0x400 + T.nbytes], 0x400)),
+    ("tile_coords", (T, [-1], 0)),
+    ("tile_coords", (T, [1.0], 0)),
+    ("tile_descriptors", (T, 1 << 18)),
+    ("tile_descriptors", (T, 0, 12)),
+    ("tile_descriptors", (T, 0, 64, "absolute", "triton")),
+    ("tile_descriptors", (T, 0, 64, "absolute", "cutlass", 2)),
+    ("tile_descriptors", (T, 0, 64, "absolute", "cutlass", 2, 100)),
+    ("tile_descriptors", (T, 0x3F000, 64, "absolute", "cutlass", 4, 0x2000)),
+    ("pack_smem_descriptors", ("sm90", [0x400, 0x408], 16, 1024)),
+    ("pack_smem_descriptors", ("sm90", 0x400, 1 << 18, 1024)),
+    ("pack_smem_descriptors", ("sm90", 0x400, 16, 1024, 8)),
+    ("pack_smem_descriptors", ("sm90", 0x400, 16, 1024, 0, "128B_base32B")),
+    ("pack_smem_descriptors", ("sm100", 0x400, 16, 1024, 0, [3])),
+    ("pack_smem_descriptors", ("sm100", 0x400, 16, 1024, 1, "128B", 1)),
+    ("pack_smem_descriptors", ("sm90", 0x400, 16, 1024, 0, "none", 1)),
+    ("pack_smem_descriptors", ("sm80", 0x400, 16, 1024)),
+    ("pack_smem_descriptors", ("sm90", [0x400, 0x410], [16, 32, 48], 1024)),
+    ("pack_smem_descriptors", ("sm90", [0.5], 16, 1024)),
+    ("unpack_smem_descriptors", ("sm90", [0x4000004000010040 | (1 << 14)])),
+    ("unpack_smem_descriptors", ("sm100", [0x4000004000010040])),
+    ("unpack_smem_descriptors", ("sm100", [0x6000404000010040])),
+    ("unpack_smem_descriptors", ("sm90", [-1])),
+    ("unpack_smem_descriptors", ("sm90", [1.0])),
+    ("evaluate", (fastswz.Layout(8, 1), [8])),
+    ("evaluate", (fastswz.Layout(8, 1), [0.5])),
+    ("evaluate", ("(8,1)",)),
+    ("swizzle_offsets", (fastswz.Swizzle(3, 4, 3), [1.5])),
+    ("swizzle_offsets", ((3, 4, 3), [1])),
+]
+
+
+@pytest.mark.parametrize("name, args", BAD_CALLS, ids=[f"{n}{i}" for i, (n, _) in enumerate(BAD_CALLS)])
+def test_same_errors(name, args):
+    with pytest.raises(fastswz.FastswzError) as fast:
+        getattr(fastswz, name)(*args)
+    with pytest.raises(fastswz.FastswzError) as slow:
+        getattr(reference, name)(*args)
+    assert type(fast.value) is type(slow.value)
+    assert str(fast.value) == str(slow.value)
+
+
+def test_errors_leave_no_partial_output():
+    out = np.zeros(3, dtype=np.uint64)
+    with pytest.raises(fastswz.DescriptorFieldError, match=r"stride_byte_offset\[2\]"):
+        out[:] = fastswz.pack_smem_descriptors("sm90", 0x400, 16, [1024, 2048, 7])
+    assert not out.any()
+
+
+def test_threads_give_identical_results():
+    t = OperandTile("bf16", "MN", "64B", 512, 256)
+    one = fastswz.tile_addresses(t, 0x400)
+    for threads in (2, 3, 8, 1000):
+        np.testing.assert_array_equal(fastswz.tile_addresses(t, 0x400, threads=threads), one)
