@@ -194,7 +194,7 @@ def evaluate(layout, indices=None):
     --------
     >>> from fastswz import parse
     >>> evaluate(parse("Sw<1,1,1> o 0 o (2,4):(4,1)")).tolist()
-    [0, 4, 1, 5, 2, 6, 3, 7]
+    [0, 6, 1, 7, 2, 4, 3, 5]
     """
     shape, stride, offset, yyy, shift, outer = flat_layout(layout)
     n = 1
