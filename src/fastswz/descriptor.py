@@ -79,11 +79,11 @@ def _byte_field(name, value, limit=1 << 18):
     v = _int(name, value)
     if v < 0 or v >= limit:
         raise DescriptorFieldError(
-            f"{name}=0x{v:x} does not fit the 14-bit field (16-byte units, max 0x3fff0); "
+            f"{name}={v:#x} does not fit the 14-bit field (16-byte units, max 0x3fff0); "
             f"shared-memory addresses and offsets are below 256 KiB")
     if v & 15:
         raise DescriptorFieldError(
-            f"{name}=0x{v:x} is not a multiple of 16: the field stores 16-byte units (4 LSB dropped); "
+            f"{name}={v:#x} is not a multiple of 16: the field stores 16-byte units (4 LSB dropped); "
             f"align it to 0x{v & ~15:x} or 0x{(v + 15) & ~15:x}")
     return v
 
