@@ -1,0 +1,230 @@
+"""Run the fastswz benchmark suite in timed mode and print one ratio table.
+
+Usage::
+
+    python benchmarks/report.py                 # full ladder, 1e3 .. 1.6e7 elements (~15 min)
+    python benchmarks/report.py --quick         # CI: small ladder, few rounds (< 3 min on 2 cores)
+    python benchmarks/report.py --json PATH     # where the pytest-benchmark JSON goes
+    python benchmarks/report.py --from-json PATH   # only print the table of an earlier run
+
+The JSON (pytest-benchmark's ``--benchmark-json``) goes to ``.benchmarks/latest.json`` unless
+``--json`` says otherwise (``.benchmarks/`` is git-ignored). pytest's own output goes to the
+same path with ``.log`` appended. The exit status is pytest's: non-zero only when a benchmark
+errors or a result differs from the numpy twin; a missed timing target never fails the run.
+
+Every time in the table is the *minimum* over rounds of pytest-benchmark's per-round mean (the
+best estimate of the cost on a machine shared with other work). Columns, per operation and size:
+
+* ``twin``, ``core``: time of ``fastswz.reference.f`` and of ``fastswz.f``;
+* ``twin/core``: the speedup of the core over the numpy twin (bottleneck's "speed");
+* ``core elem/s``: elements produced per second by the core;
+* ``core/SoL``: core throughput / speed-of-light throughput (``out.fill(1)`` into a preallocated
+  output of the result's dtype and size); ``/SoL+alloc`` the same against
+  ``np.empty(...).fill(1)``, which also pays for a fresh output as the API does;
+* ``2 thr``: one-thread core time / two-thread core time (``threads=2``);
+* ``others``: the pycute-style Python loop and the CuTe C++ peer, as time and core-time ratio;
+* ``targets``: PASS/MISS against the targets of issue 4 (see ``TARGETS``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_JSON = ROOT / ".benchmarks" / "latest.json"
+
+#: The targets, checked on one run's ratios.
+TWIN_MIN_N = 10**6          # array ops at >= 1e6 elements ...
+TWIN_SPEEDUP = 10.0         # ... run >= 10x faster than the numpy twin
+SOL_FRACTION = 0.35         # tile address map out of cache: >= 0.35x speed of light
+THREADS_N = 16 * 10**6      # tile_addresses at >= 1.6e7 elements ...
+THREADS_SPEEDUP = 1.6       # ... on 2 threads >= 1.6x one thread,
+AT_SOL = 0.8                # ... unless one thread already runs at >= 0.8x speed of light
+SCALAR_MAX_S = 2e-6         # one descriptor / one decode <= 2 us
+TARGETS = f"""targets: array ops at n >= 1e6: twin/core >= {TWIN_SPEEDUP:g}x; tile_addresses with an
+output larger than the last-level cache: core/SoL >= {SOL_FRACTION}; tile_addresses at n >= 1.6e7:
+2-thread speedup >= {THREADS_SPEEDUP}x or core/SoL >= {AT_SOL}; scalar descriptor/decode <= 2 us."""
+
+TWIN_OPS = ("tile_addresses", "tile_coords", "evaluate", "evaluate_at", "swizzle_offsets",
+            "pack_smem_descriptors", "unpack_smem_descriptors")
+
+
+def llc_bytes() -> int:
+    """Size of the largest CPU cache (sysfs), default 32 MiB."""
+    best = 0
+    for p in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"):
+        txt = p.read_text().strip()
+        mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(txt[-1:], 1)
+        try:
+            best = max(best, int(txt.rstrip("KMG")) * mult)
+        except ValueError:
+            pass
+    return best or 32 << 20
+
+
+def cpu_model() -> str:
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    except OSError:
+        return platform.processor() or "unknown CPU"
+    info = dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
+    model = info.get("Model name", "").strip() or platform.processor()
+    return f"{model}, {os.cpu_count()} logical CPUs"
+
+
+def fmt_time(s):
+    if s is None:
+        return "-"
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
+        if s >= scale:
+            return f"{s / scale:.3g} {unit}"
+    return f"{s / 1e-9:.3g} ns"
+
+
+def fmt_rate(x):
+    if x is None:
+        return "-"
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if x >= scale:
+            return f"{x / scale:.3g}{unit}"
+    return f"{x:.3g}"
+
+
+def fmt_ratio(x, digits=3):
+    return "-" if x is None else f"{x:.{digits}g}x"
+
+
+def run_suite(json_path: Path, quick: bool, extra) -> int:
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    timing = (["--benchmark-min-rounds=3", "--benchmark-max-time=0.05"] if quick else
+              ["--benchmark-min-rounds=5", "--benchmark-max-time=0.5"])
+    cmd = [sys.executable, "-m", "pytest", str(ROOT / "benchmarks"), "-p", "no:cacheprovider",
+           "-q", "--benchmark-only", "--benchmark-quiet", "--benchmark-disable-gc",
+           "--benchmark-group-by=group", "--benchmark-sort=name", f"--benchmark-json={json_path}",
+           f"--fastswz-sizes={'quick' if quick else 'full'}", *timing, *extra]
+    log = json_path.with_name(json_path.name + ".log")
+    print(f"running: {' '.join(cmd[1:])}\n(pytest output -> {log})", file=sys.stderr, flush=True)
+    with open(log, "w") as fh:
+        proc = subprocess.run(cmd, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
+    tail = log.read_text().splitlines()[-25:]
+    if proc.returncode != 0:
+        print("\n".join(tail), file=sys.stderr)
+    else:
+        print(tail[-1] if tail else "", file=sys.stderr)
+    return proc.returncode
+
+
+def load_rows(json_path: Path):
+    data = json.loads(json_path.read_text())
+    groups = defaultdict(dict)
+    for b in data["benchmarks"]:
+        info = b["extra_info"]
+        groups[(info["op"], info["n"])][info["impl"]] = dict(
+            min=b["stats"]["min"], median=b["stats"]["median"], rounds=b["stats"]["rounds"],
+            out_bytes=info.get("out_bytes", 0))
+    return data, groups
+
+
+def _base(op):
+    return op.split("[", 1)[0]
+
+
+def table(groups, llc):
+    head = ["op", "n", "twin", "core", "twin/core", "core elem/s", "core/SoL", "/SoL+alloc",
+            "2 thr", "others", "targets"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    misses = []
+    for (op, n) in sorted(groups, key=lambda k: (_base(k[0]) not in TWIN_OPS, _base(k[0]), k[0], k[1])):
+        rows = groups[(op, n)]
+        t = {k: v["min"] for k, v in rows.items()}
+        core = t.get("core")
+        scalar = core is None and n == 1
+        if scalar:
+            for impl, s in sorted(t.items()):
+                ok = s <= SCALAR_MAX_S
+                verdict = f"{'PASS' if ok else 'MISS'} <= 2 us"
+                if not ok:
+                    misses.append(f"{op}: {impl} {fmt_time(s)} > 2 us")
+                lines.append(f"| {op}: {impl} | 1 | - | {fmt_time(s)} | - | {fmt_rate(1 / s)} | - | - "
+                             f"| - | - | {verdict} |")
+            continue
+        twin, sol, sola, t2 = t.get("twin"), t.get("sol"), t.get("sol_alloc"), t.get("core_t2")
+        r_twin = twin / core if twin and core else None
+        r_sol = sol / core if sol and core else None
+        r_sola = sola / core if sola and core else None
+        r_t2 = core / t2 if t2 and core else None
+        others = []
+        if "py_loop" in t:
+            others.append(f"py loop {fmt_time(t['py_loop'])} ({t['py_loop'] / core:.0f}x core)")
+        if "cute_cpp" in t:
+            others.append(f"CuTe C++ {fmt_time(t['cute_cpp'])} ({t['cute_cpp'] / core:.2g}x core)")
+        verdicts = []
+        out_bytes = rows.get("core", {}).get("out_bytes", 0)
+        if _base(op) in TWIN_OPS and n >= TWIN_MIN_N and r_twin is not None:
+            verdicts.append(_verdict(r_twin >= TWIN_SPEEDUP, f"twin>={TWIN_SPEEDUP:g}x", op, n,
+                                     f"twin/core {r_twin:.3g}x", misses))
+        if _base(op) == "tile_addresses" and out_bytes > llc and r_sol is not None:
+            verdicts.append(_verdict(r_sol >= SOL_FRACTION, f"SoL>={SOL_FRACTION}", op, n,
+                                     f"core/SoL {r_sol:.3g}", misses))
+        if _base(op) == "tile_addresses" and n >= THREADS_N and r_t2 is not None:
+            ok = r_t2 >= THREADS_SPEEDUP or (r_sol or 0) >= AT_SOL
+            verdicts.append(_verdict(ok, f"2thr>={THREADS_SPEEDUP}x", op, n,
+                                     f"2-thread speedup {r_t2:.3g}x, core/SoL {r_sol:.3g}", misses))
+        lines.append(
+            f"| {op} | {n} | {fmt_time(twin)} | {fmt_time(core)} | {fmt_ratio(r_twin)} "
+            f"| {fmt_rate(n / core) if core else '-'} | {fmt_ratio(r_sol, 2)} | {fmt_ratio(r_sola, 2)} "
+            f"| {fmt_ratio(r_t2, 2)} | {'; '.join(others) or '-'} | {'; '.join(verdicts) or '-'} |")
+    return lines, misses
+
+
+def _verdict(ok, label, op, n, detail, misses):
+    if not ok:
+        misses.append(f"{op} n={n}: {detail} ({label})")
+    return f"{'PASS' if ok else 'MISS'} {label}"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true",
+                    help="small sizes, few rounds (CI; about 3 minutes on 2 cores)")
+    ap.add_argument("--json", type=Path, default=DEFAULT_JSON,
+                    help=f"pytest-benchmark JSON output (default {DEFAULT_JSON.relative_to(ROOT)})")
+    ap.add_argument("--from-json", type=Path, help="print the table of an earlier run; run nothing")
+    ap.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
+    args = ap.parse_args(argv)
+    rc = 0
+    json_path = args.from_json or args.json
+    load0 = os.getloadavg()[0]
+    if args.from_json is None:
+        rc = run_suite(args.json, args.quick, args.pytest_args)
+        if not args.json.is_file():
+            print(f"no results at {args.json}", file=sys.stderr)
+            return rc or 1
+    data, groups = load_rows(json_path)
+    when = data.get("datetime") or _dt.datetime.now(_dt.timezone.utc).isoformat()
+    mi = data.get("machine_info", {})
+    print(f"fastswz benchmarks, {when[:19]} UTC; {cpu_model()}; last-level cache "
+          f"{llc_bytes() >> 20} MiB; Python {mi.get('python_version', platform.python_version())}; "
+          f"load average at start {load0:.2f}, at end {os.getloadavg()[0]:.2f}; JSON {json_path}")
+    lines, misses = table(groups, llc_bytes())
+    print("\n".join(lines))
+    print(TARGETS)
+    if misses:
+        print(f"{len(misses)} missed target(s):")
+        print("\n".join(f"  MISS {m}" for m in misses))
+    else:
+        print("all targets met")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
