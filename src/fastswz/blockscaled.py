@@ -218,7 +218,8 @@ class InstrDescriptorBlockScaled:
         self.negate_a, self.negate_b, self.sparse = bool(negate_a), bool(negate_b), bool(sparse)
         k_size = _int("k_size", k_size)
         if k_size not in (0, 1):
-            raise DescriptorFieldError(f"k_size={k_size} is out of range: the 1-bit field holds 0 (K=64) or 1 (K=96)")
+            raise DescriptorFieldError(
+                f"k_size={k_size} is out of range: the 1-bit field holds 0 (K=64) or 1 (K=96); use 0 or 1")
         if k_size and kind == "mxf8f6f4":
             raise DescriptorFieldError(
                 "k_size=1 is not allowed for kind::mxf8f6f4: bit 31 is reserved there (K is always 32 "
@@ -234,7 +235,7 @@ class InstrDescriptorBlockScaled:
     def _sf_id(self, name, value):
         v = _int(name, value)
         if not 0 <= v <= 3:
-            raise DescriptorFieldError(f"{name}={v} is out of range: the 2-bit field holds 0..3")
+            raise DescriptorFieldError(f"{name}={v} is out of range: the 2-bit field holds 0..3; use 0..3")
         if self.kind == "mxf8f6f4":
             return v                      # scale_vec::1X: byte offset 0..3 (PTX 9.7.16.10.7.2.1)
         if self.sf_dtype == "ue4m3" and not self.k_size:
@@ -355,7 +356,9 @@ class InstrDescriptorBlockScaled:
         if v >= 1 << 32 and v & 0xFFFFFFFF == 0 and v < 1 << 64:
             v >>= 32
         if not 0 <= v < 1 << 32:
-            raise DescriptorFieldError(f"value={v:#x} is not a 32-bit instruction descriptor")
+            raise DescriptorFieldError(
+                f"value={v:#x} is not a 32-bit instruction descriptor: use 0 <= value < 2**32, or a "
+                f"64-bit runtime operand with the descriptor in the upper half")
         if strict and v & BLOCK_SCALED_RESERVED:
             raise DescriptorFieldError(
                 f"value=0x{v:08x} sets reserved bits 0x{v & BLOCK_SCALED_RESERVED:08x} (0-1, 3, 6) of the "
@@ -367,7 +370,8 @@ class InstrDescriptorBlockScaled:
             if f[field] not in names:
                 raise DescriptorFieldError(
                     f"value=0x{v:08x}: {field} code {f[field]} is not a kind::{kind} type "
-                    f"(codes {dict(sorted((c, n) for c, n in names.items()))})")
+                    f"(codes {dict(sorted(names.items()))}); use a value with one of those codes or "
+                    f"another kind")
         return cls(kind, names[f["a_format"]], names[f["b_format"]], "f32",
                    "ue8m0" if f["scale_format"] else "ue4m3", f["m"] << 4, f["n"] << 3,
                    "MN" if f["a_major"] else "K", "MN" if f["b_major"] else "K",
