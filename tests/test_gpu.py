@@ -188,9 +188,6 @@ def test_harness_catches_a_wrong_map(conf, how):
     assert {"full", "A~ref", "ref~B"} <= bad, bad
 
 
-@pytest.mark.xfail(reason="fastswz accepts swizzle_base='relative' with a start that is not a "
-                   "multiple of 128 B, and its map then disagrees with its descriptor on an H100 "
-                   "(docs/CONFORMANCE.md, finding 4); remove this mark once the core rejects it")
 @pytest.mark.parametrize("swizzle", ["32B", "64B", "128B"])
 def test_relative_swizzle_base_needs_a_128B_aligned_start(conf, swizzle):
     """The H100 reads exactly what the model says on every launch of the 2026-11-22 run, so the

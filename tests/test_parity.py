@@ -32,13 +32,29 @@ TILES = _tiles()
 STARTS = [0, 0x400, 0x480, 0x410, 0x2300]
 
 
+def _start_bases(tile):
+    """Every start with the CuTe convention; the relative one only on 128-byte lines (else it raises)."""
+    out = [(s, "absolute") for s in STARTS]
+    for s in STARTS:
+        if s % 128 == 0 or not tile.swizzle.is_swizzled:
+            out.append((s, "relative"))
+        else:
+            with pytest.raises(fastswz.TileError, match="128-byte line"):
+                fastswz.tile_addresses(tile, s, "relative")
+            with pytest.raises(fastswz.TileError, match="128-byte line"):
+                reference.tile_descriptors(tile, s, None, "relative")
+            with pytest.raises(fastswz.TileError, match="128-byte line"):
+                tile.descriptor(0, 0, s, None, "relative")
+    return out
+
+
 def test_grid_is_not_empty():
     assert len(TILES) > 250
 
 
 @pytest.mark.parametrize("tile", TILES, ids=repr)
 def test_tile_addresses_and_coords(tile):
-    for start, base in itertools.product(STARTS, ("absolute", "relative")):
+    for start, base in _start_bases(tile):
         fast = fastswz.tile_addresses(tile, start, base)
         slow = reference.tile_addresses(tile, start, base)
         assert fast.dtype == slow.dtype == np.uint32
@@ -62,8 +78,7 @@ def test_tile_descriptors(tile):
             with pytest.raises(fastswz.TileError):
                 reference.tile_descriptors(tile, 0, inst)
             continue
-        for start, base, policy in itertools.product(STARTS, ("absolute", "relative"),
-                                                     ("cutlass", "deepgemm")):
+        for (start, base), policy in itertools.product(_start_bases(tile), ("cutlass", "deepgemm")):
             fast = fastswz.tile_descriptors(tile, start, inst, base, policy)
             slow = reference.tile_descriptors(tile, start, inst, base, policy)
             np.testing.assert_array_equal(fast, slow)
@@ -146,6 +161,8 @@ BAD_CALLS = [
     ("tile_addresses", (T, 0, "sideways")),
     ("tile_addresses", (T, 0, "absolute", 0)),
     ("tile_addresses", (T, 1.5)),
+    ("tile_addresses", (T, 0x430, "relative")),
+    ("tile_descriptors", (T, 0x410, 64, "relative")),
     ("tile_coords", (T, [0x401], 0x400)),
     ("tile_coords", (T, [0x400 + T.nbytes], 0x400)),
     ("tile_coords", (T, [-1], 0)),

@@ -110,7 +110,7 @@ def tile_addresses(const uint32_t[::1] row, const uint32_t[::1] col, uint32_t yy
 
 
 cdef int64_t _tile_coords(const uint32_t[::1] addr, int64_t start, int64_t yyy, int shift,
-                          bint relative, int64_t total, int64_t ebytes,
+                          bint relative, int64_t total, int64_t ebits,
                           const int64_t[::1] mshape, const int64_t[::1] mstride,
                           const int64_t[::1] mmn, const int64_t[::1] mk,
                           int64_t[::1] out_mn, int64_t[::1] out_k) noexcept nogil:
@@ -126,9 +126,10 @@ cdef int64_t _tile_coords(const uint32_t[::1] addr, int64_t start, int64_t yyy, 
             lin = swizzle_apply(lin, yyy, shift)
         else:
             lin = swizzle_apply(a, yyy, shift) - start
-        if lin < 0 or lin >= total or lin % ebytes != 0:
+        # Packed 4-bit tiles: a byte holds two elements; it maps to the even (low-nibble) one.
+        if lin < 0 or lin >= total or (lin * 8) % ebits != 0:
             return i
-        e = lin // ebytes
+        e = (lin * 8) // ebits
         im = 0
         ik = 0
         for m in range(nm):
@@ -141,7 +142,7 @@ cdef int64_t _tile_coords(const uint32_t[::1] addr, int64_t start, int64_t yyy, 
 
 
 def tile_coords(const uint32_t[::1] addr, int64_t start, int64_t yyy, int shift, bint relative,
-                int64_t total, int64_t ebytes, const int64_t[::1] mshape,
+                int64_t total, int64_t ebits, const int64_t[::1] mshape,
                 const int64_t[::1] mstride, const int64_t[::1] mmn, const int64_t[::1] mk,
                 int64_t[::1] out_mn, int64_t[::1] out_k):
     """Inverse tile map; returns -1, or the index of the first address that is not an element.
@@ -150,7 +151,7 @@ def tile_coords(const uint32_t[::1] addr, int64_t start, int64_t yyy, int shift,
     compact layout; outputs as long as addr."""
     cdef int64_t r
     with nogil:
-        r = _tile_coords(addr, start, yyy, shift, relative, total, ebytes, mshape, mstride,
+        r = _tile_coords(addr, start, yyy, shift, relative, total, ebits, mshape, mstride,
                          mmn, mk, out_mn, out_k)
     return r
 

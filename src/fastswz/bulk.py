@@ -114,7 +114,7 @@ def stages_arg(tile, start, stages, stage_stride):
 
 def descriptor_const_bits(tile, lbo, sbo):
     mode = tile.swizzle
-    if tile.arch == "sm90":
+    if tile.desc_arch == "sm90":
         return (lbo >> 4) << 16 | (sbo >> 4) << 32 | mode.sm90_layout_type << 62
     return (lbo >> 4) << 16 | (sbo >> 4) << 32 | 1 << 46 | mode.sm100_layout_type << 61
 
@@ -250,7 +250,7 @@ def _tile_rows_cols(tile):
         else:
             row = (i % g.amn) + (i // g.amn) * g.smn
             col = (j % g.ak) * g.amn + (j // g.ak) * g.sk
-        cached = tile._cache["rowcol"] = (row * g.ebytes, col * g.ebytes)
+        cached = tile._cache["rowcol"] = ((row * g.ebits) >> 3, (col * g.ebits) >> 3)
     return cached
 
 
@@ -336,7 +336,7 @@ def tile_coords(tile, addresses, start=0, swizzle_base="absolute"):
     yyy = ((1 << b) - 1) << (mm + s)
     out_mn = np.empty(flat.shape[0], dtype=np.int64)
     out_k = np.empty(flat.shape[0], dtype=np.int64)
-    bad = _kernels.tile_coords(flat, start, yyy, s, relative, tile.nbytes, tile.element_bytes,
+    bad = _kernels.tile_coords(flat, start, yyy, s, relative, tile.nbytes, tile.element_bits,
                                cols[0], cols[1], cols[2], cols[3], out_mn, out_k)
     if bad >= 0:
         raise coords_error(tile, flat, bad, start)
@@ -376,12 +376,27 @@ def tile_descriptors(tile, start=0, inst_mn=None, swizzle_base="absolute", lbo_p
     inst_mn, lbo, sbo, starts, staged, relative = descriptor_plan(
         tile, start, inst_mn, swizzle_base, lbo_policy, stages, stage_stride)
     g = tile._g
-    row_off = np.array([g.row(b) * g.ebytes for b in range(0, tile.mn, inst_mn)], dtype=np.int64)
-    col_off = np.array([g.col(j) * g.ebytes for j in range(0, tile.k, tile.inst_k)], dtype=np.int64)
+    row_off = np.array([g.bytes(g.row(b)) for b in range(0, tile.mn, inst_mn)], dtype=np.int64)
+    col_off = np.array([g.bytes(g.col(j)) for j in range(0, tile.k, tile.inst_k)], dtype=np.int64)
     out = np.empty((len(starts), row_off.shape[0], col_off.shape[0]), dtype=np.uint64)
     _kernels.tile_descriptors(row_off, col_off, np.array(starts, dtype=np.int64),
                               descriptor_const_bits(tile, lbo, sbo), relative, out)
+    if tile._split_k:
+        _split_k_blocks(tile, inst_mn, starts, relative, out)
     return out if staged else out[0]
+
+
+def _split_k_blocks(tile, inst_mn, starts, relative, out):
+    """Rewrite the 48-byte K blocks that cross a 128-byte row: lbo_mode 1, LBO = chunk 2's address."""
+    for j, k0 in enumerate(range(0, tile.k, tile.inst_k)):
+        for s, start in enumerate(starts):
+            base = ((start >> 7) & 7) if relative else 0
+            for b, mn0 in enumerate(range(0, tile.mn, inst_mn)):
+                chunk2 = tile.k_split(mn0, k0, start, base)
+                if chunk2 is None:
+                    break
+                w = int(out[s, b, j]) & ~(0x3FFF << 16)
+                out[s, b, j] = w | ((chunk2 >> 4) << 16) | (1 << 52)
 
 
 # -- descriptor fields ---------------------------------------------------------------------------

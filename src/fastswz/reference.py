@@ -84,7 +84,7 @@ def _unswizzled_offsets(tile):
     inner = tile.layout.inner
     f = _crd_offsets(np.arange(tile.mn), inner.shape[0], inner.stride[0])
     g = _crd_offsets(np.arange(tile.k), inner.shape[1], inner.stride[1])
-    return (f[:, None] + g[None, :]) * tile.element_bytes
+    return ((f[:, None] + g[None, :]) * tile.element_bits) >> 3
 
 
 def tile_addresses(tile, start=0, swizzle_base="absolute", threads=None):
@@ -123,9 +123,10 @@ def cute_strides(tile, inst_mn, lbo_policy="cutlass"):
     """
     mode = tile.swizzle
     sub = composition(tile.layout.inner, (Layout(inst_mn, 1), Layout(tile.inst_k, 1)))
-    u128 = upcast(sub, 16 // tile.element_bytes)
+    u128 = upcast(sub, 128 // tile.element_bits)
     if tile.major == "K":
-        canon = logical_divide(u128, (Layout(8, 1), Layout(2, 1)))
+        chunks = tile.inst_k * tile.element_bits // 128  # 2, or 3 for 48-byte K = 96 blocks
+        canon = logical_divide(u128, (Layout(8, 1), Layout(chunks, 1)))
         (w, sbo), (k_chunk, _) = _pairs(canon)
         _expect(tile, "stride<0,0>", w, mode.byte_width // 16)
         if not mode.is_swizzled:
@@ -170,19 +171,36 @@ def tile_descriptors(tile, start=0, inst_mn=None, swizzle_base="absolute", lbo_p
         tile, start, inst_mn, swizzle_base, lbo_policy, stages, stage_stride)
     lbo, sbo = cute_strides(tile, inst_mn, lbo_policy)
     inner = tile.layout.inner
+    bits = tile.element_bits
     mn0 = np.arange(0, tile.mn, inst_mn)
     k0 = np.arange(0, tile.k, tile.inst_k)
-    sub = (_crd_offsets(mn0, inner.shape[0], inner.stride[0])[:, None]
-           + _crd_offsets(k0, inner.shape[1], inner.stride[1])[None, :]) * tile.element_bytes
+    row = _crd_offsets(mn0, inner.shape[0], inner.stride[0])
+    sub = ((row[:, None] + _crd_offsets(k0, inner.shape[1], inner.stride[1])[None, :]) * bits) >> 3
     starts = np.array(starts, dtype=np.int64)[:, None, None]
     addr = starts + sub[None]
     base = ((starts >> 7) & 7) if relative else np.zeros_like(starts)
-    code = tile.swizzle.layout_type(tile.arch)
+    lbo = np.full(addr.shape, lbo, dtype=np.int64)
+    lbo_mode = np.zeros(addr.shape, dtype=np.int64)
+    if tile.inst_k * bits == 384 and tile.swizzle.byte_width == 128 and tile.swizzle.is_swizzled:
+        # PTX 9.7.16.3.1.2: a 48-byte K block crossing a 128-byte row continues at the first k
+        # whose byte offset is a row start; that chunk's absolute address goes in the LBO field.
+        kk = np.arange(tile.k)
+        kbytes = (_crd_offsets(kk, inner.shape[1], inner.stride[1]) * bits) >> 3
+        for j, k in enumerate(k0):
+            cross = [c for c in range(k + 1, k + tile.inst_k) if kbytes[c] % 128 == 0]
+            if not cross:
+                continue
+            tile.k_split(0, int(k), int(starts[0, 0, 0]), int(base[0, 0, 0]))  # same checks, same errors
+            for s in range(starts.shape[0]):
+                tile.k_split(0, int(k), int(starts[s, 0, 0]), int(base[s, 0, 0]))
+            lbo[:, :, j] = starts[:, :, 0] + ((row[None, :] * bits) >> 3) + kbytes[cross[0]]
+            lbo_mode[:, :, j] = 1
+    code = tile.swizzle.layout_type(tile.desc_arch)
     fields = {"start_address": addr, "leading_byte_offset": lbo, "stride_byte_offset": sbo,
-              "base_offset": base, "layout_type": code, "lbo_mode": 0}
-    if tile.arch == "sm100":
+              "base_offset": base, "layout_type": code, "lbo_mode": lbo_mode}
+    if tile.desc_arch == "sm100":
         fields["version"] = 1
-    out = _pack(SM90_FIELDS if tile.arch == "sm90" else SM100_FIELDS, fields)
+    out = _pack(SM90_FIELDS if tile.desc_arch == "sm90" else SM100_FIELDS, fields)
     out = np.broadcast_to(out, addr.shape).copy()
     return out if staged else out[0]
 

@@ -29,7 +29,9 @@ from .modes import SwizzleMode
 
 __all__ = ["OperandTile", "ARCHS", "ORDERS", "SWIZZLE_BASES", "LBO_POLICIES"]
 
-ARCHS = ("sm90", "sm100")
+#: sm103 is sm100 (same tcgen05 descriptors) plus the absolute-address LBO mode, which the PTX
+#: ISA supports on sm_103a only (9.7.16.3.1.2).
+ARCHS = ("sm90", "sm100", "sm103")
 ORDERS = ("mn", "k")
 #: ``"absolute"``: the swizzle acts on the absolute byte address and base_offset is 0
 #: (CuTe, and what an H100 does, NOTES 10/11). ``"relative"``: the pattern is anchored at the
@@ -79,8 +81,18 @@ class OperandTile:
     order : {"mn", "k"}
         Order in which atoms tile the tile: MN first (CuTe ``tile_to_shape`` default) or K
         first (TMA box / DeepGEMM). LBO/SBO and the map differ between them.
-    arch : {"sm90", "sm100"}
-        Target: wgmma (sm_90a) or tcgen05 (sm_100a); decides legality and the descriptor.
+    arch : {"sm90", "sm100", "sm103"}
+        Target: wgmma (sm_90a) or tcgen05 (sm_100a; sm_103a adds the absolute-address LBO mode);
+        decides legality and the descriptor.
+    packed : bool, keyword-only
+        Sub-byte types only. ``False`` (default): one element per byte, the form kind::f8f6f4
+        reads (CUTLASS ``*_unpacksmem_t``). ``True``: 4-bit e2m1 packed two per byte, the form
+        kind::mxf4 / mxf4nvf4 read; byte maps then hold the byte of each element, the low nibble
+        for even k and the high nibble for odd k.
+    inst_k : int, keyword-only
+        Elements of K per MMA (per descriptor). Default 32 bytes' worth; ``96`` for packed e2m1
+        (kind::mxf4 K = 96, 48-byte blocks: a block that would cross a 128-byte swizzle row is
+        split with the absolute-address LBO mode, sm_103a only).
 
     Examples
     --------
@@ -97,9 +109,11 @@ class OperandTile:
     True
     """
 
-    __slots__ = ("dtype", "major", "swizzle", "mn", "k", "order", "arch", "_g", "_cache")
+    __slots__ = ("dtype", "major", "swizzle", "mn", "k", "order", "arch", "packed", "inst_k", "_g",
+                 "_cache")
 
-    def __init__(self, dtype, major, swizzle, mn, k, order="mn", arch="sm90"):
+    def __init__(self, dtype, major, swizzle, mn, k, order="mn", arch="sm90", *, packed=False,
+                 inst_k=None):
         dt = _dtype(dtype)
         major = _choice("major", major, ("K", "MN"))
         mode = SwizzleMode.parse(swizzle)
@@ -108,12 +122,9 @@ class OperandTile:
         order = _choice("order", order, ORDERS)
         arch = _choice("arch", arch, ARCHS)
         _check_legal(dt, major, mode, arch)
-        if dt.bits < 8:
-            raise TileError(
-                f"dtype={dt} is a sub-byte type: operand tiles hold 8-, 16- and 32-bit elements "
-                f"(store 4/6-bit kind::f8f6f4 data unpacked, one element per byte, as dtype='u8' "
-                f"geometry); sub-byte tiles are not implemented yet")
-        bits, width = dt.bits, mode.byte_width
+        bits = _storage_bits(dt, packed)
+        inst_k = _inst_k(dt, bits, mode, major, inst_k)
+        width = mode.byte_width
         if major == "K":
             amn, ak = 8, width * 8 // bits
         else:
@@ -126,10 +137,10 @@ class OperandTile:
             raise TileError(
                 f"k={k} is not a whole number of {major}-major {mode} atoms: the atom is "
                 f"{amn} x {ak} {dt} elements (mn x k), so k must be a multiple of {ak}")
-        if k % dt.inst_k:
+        if k % inst_k:
             raise TileError(
-                f"k={k} is not a whole number of MMA K steps: one {dt} MMA reads 32 bytes = "
-                f"{dt.inst_k} elements of K, so k must be a multiple of {dt.inst_k}")
+                f"k={k} is not a whole number of MMA K steps: one {dt} MMA reads "
+                f"{inst_k * bits // 8} bytes = {inst_k} elements of K, so k must be a multiple of {inst_k}")
         object.__setattr__(self, "dtype", dt)
         object.__setattr__(self, "major", major)
         object.__setattr__(self, "swizzle", mode)
@@ -137,10 +148,12 @@ class OperandTile:
         object.__setattr__(self, "k", k)
         object.__setattr__(self, "order", order)
         object.__setattr__(self, "arch", arch)
+        object.__setattr__(self, "packed", bool(packed))
+        object.__setattr__(self, "inst_k", inst_k)
         n_mn, n_k = mn // amn, k // ak
         atom = amn * ak
         smn, sk = (atom, atom * n_mn) if order == "mn" else (atom * n_k, atom)
-        object.__setattr__(self, "_g", _Geometry(bits // 8, amn, ak, n_mn, n_k, smn, sk, major == "K"))
+        object.__setattr__(self, "_g", _Geometry(bits, amn, ak, n_mn, n_k, smn, sk, major == "K"))
         object.__setattr__(self, "_cache", {})
 
     def __setattr__(self, name, value):
@@ -148,7 +161,8 @@ class OperandTile:
 
     # -- identity -----------------------------------------------------------------------------
     def _key(self):
-        return (self.dtype.name, self.major, self.swizzle, self.mn, self.k, self.order, self.arch)
+        return (self.dtype.name, self.major, self.swizzle, self.mn, self.k, self.order, self.arch,
+                self.packed, self.inst_k)
 
     def __eq__(self, other):
         return isinstance(other, OperandTile) and self._key() == other._key()
@@ -157,18 +171,29 @@ class OperandTile:
         return hash(self._key())
 
     def __repr__(self):
+        extra = ", packed=True" if self.packed else ""
+        if self.inst_k != 256 // self._g.ebits:
+            extra += f", inst_k={self.inst_k}"
         return (f"OperandTile({self.dtype.name!r}, {self.major!r}, {self.swizzle.value!r}, "
-                f"{self.mn}, {self.k}, order={self.order!r}, arch={self.arch!r})")
+                f"{self.mn}, {self.k}, order={self.order!r}, arch={self.arch!r}{extra})")
 
     # -- geometry -------------------------------------------------------------------------------
     @property
-    def element_bytes(self) -> int:
-        return self._g.ebytes
+    def element_bits(self) -> int:
+        """Bits one element occupies in shared memory (8 for unpacked sub-byte types)."""
+        return self._g.ebits
 
     @property
-    def inst_k(self) -> int:
-        """Elements of K per MMA step (32 bytes), i.e. per descriptor along K."""
-        return self.dtype.inst_k
+    def element_bytes(self) -> int:
+        """Bytes per element; raises for packed 4-bit tiles, whose elements share bytes."""
+        if self._g.ebits < 8:
+            raise TileError(f"{self!r} packs two elements per byte; use element_bits")
+        return self._g.ebits // 8
+
+    @property
+    def desc_arch(self) -> str:
+        """Descriptor format: "sm90" (wgmma) or "sm100" (tcgen05, also for sm103)."""
+        return "sm90" if self.arch == "sm90" else "sm100"
 
     @property
     def atom_shape(self) -> "tuple[int, int]":
@@ -178,7 +203,7 @@ class OperandTile:
     @property
     def nbytes(self) -> int:
         """Bytes the tile occupies (it is compact: no holes)."""
-        return self.mn * self.k * self._g.ebytes
+        return self.mn * self.k * self._g.ebits // 8
 
     @property
     def atom(self):
@@ -200,28 +225,30 @@ class OperandTile:
         """
         if "layout" not in self._cache:
             from .layout import tile_to_shape
-            from .swizzle import ComposedLayout, Swizzle, upcast
+            from .swizzle import ComposedLayout, Swizzle, recast
 
             order = (0, 1) if self.order == "mn" else (1, 0)
             inner = tile_to_shape(self.atom, (self.mn, self.k), order)
-            sw = upcast(Swizzle(*self.swizzle.swizzle_bits), self._g.ebytes)
+            sw = recast(Swizzle(*self.swizzle.swizzle_bits), 8, self._g.ebits)
             self._cache["layout"] = ComposedLayout(sw, 0, inner)
         return self._cache["layout"]
 
     def row_offsets(self):
         """Byte offset of row ``mn`` (k = 0) from the tile start, before the swizzle: list of ints."""
         g = self._g
-        return [g.row(i) * g.ebytes for i in range(self.mn)]
+        return [g.bytes(g.row(i)) for i in range(self.mn)]
 
     def col_offsets(self):
         """Byte offset of column ``k`` (mn = 0) from the tile start, before the swizzle."""
         g = self._g
-        return [g.col(j) * g.ebytes for j in range(self.k)]
+        return [g.bytes(g.col(j)) for j in range(self.k)]
 
     def offset(self, mn: int, k: int) -> int:
-        """Unswizzled byte offset of element (mn, k) from the tile start (CuTe's layout value)."""
+        """Unswizzled byte offset of element (mn, k) from the tile start (CuTe's layout value).
+
+        For packed 4-bit tiles: the byte holding the element (low nibble for even k)."""
         g = self._g
-        return (g.row(mn) + g.col(k)) * g.ebytes
+        return g.bytes(g.row(mn) + g.col(k))
 
     def address(self, mn: int, k: int, start: int = 0, swizzle_base: str = "absolute") -> int:
         """Byte address of one element: the scalar twin of :meth:`addresses`."""
@@ -254,7 +281,7 @@ class OperandTile:
 
     def _strides(self, inst_mn, lbo_policy):
         g, mode = self._g, self.swizzle
-        e = g.ebytes
+        e = g.ebits / 8  # exact: every stride below is a whole number of 16-byte chunks
         if g.kmajor:
             # SBO: 8-row group to the next (PTX 9.7.15.5.1.2.1.2). The atom is 8 rows tall.
             sbo = g.smn * e if inst_mn > 8 else 0
@@ -263,9 +290,10 @@ class OperandTile:
             else:
                 # Interleave: K-adjacent core matrices; an MMA always spans two (32 B of K).
                 lbo = g.sk * e
-            return lbo, sbo
+            return int(lbo), int(sbo)
         mn_step = g.smn * e if inst_mn > g.amn else 0
         k_step = g.sk * e if self.inst_k > g.ak else 0
+        mn_step, k_step = int(mn_step), int(k_step)
         if mode.is_swizzled:
             return mn_step, k_step  # LBO along MN atoms, SBO along K row groups
         return k_step, mn_step  # interleave swaps the roles (PTX 9.7.15.5.1.2.1.1, NOTES 7.2)
@@ -304,7 +332,13 @@ class OperandTile:
     def check_start(self, start, swizzle_base, span, limit):
         """Validate a tile start address (16-byte aligned, the tile inside [0, limit))."""
         start = _int("start", start, 0)
-        _choice("swizzle_base", swizzle_base, SWIZZLE_BASES)
+        base = _choice("swizzle_base", swizzle_base, SWIZZLE_BASES)
+        if base == "relative" and self.swizzle.is_swizzled and start % 128:
+            raise TileError(
+                f"start=0x{start:x} with swizzle_base='relative' is not on a 128-byte line: "
+                f"base_offset can shift the swizzle pattern only by whole 128-byte lines (seen on "
+                f"H100, docs/CONFORMANCE.md); use swizzle_base='absolute' (any 16-byte-aligned "
+                f"start) or a start that is a multiple of 128 such as 0x{start & ~127:x}")
         if start % 16:
             raise TileError(
                 f"start=0x{start:x} is not 16-byte aligned: shared-memory matrix addresses are "
@@ -356,17 +390,49 @@ class OperandTile:
         if swizzle_base == "absolute":
             base_offset = 0
         else:
-            _choice("swizzle_base", swizzle_base, SWIZZLE_BASES)
+            start = self.check_start(start, swizzle_base, self.nbytes, SMEM_WINDOW)
             base_offset = (start >> 7) & 7 if self.swizzle.is_swizzled else 0
         if type(mn0) is not int or type(k0) is not int:
             mn0, k0 = _int("mn0", mn0), _int("k0", k0)
         if not (0 <= mn0 < self.mn and mn0 % inst_mn == 0):
             raise TileError(f"mn0={mn0} must be a multiple of inst_mn={inst_mn} inside mn={self.mn}")
-        if not (0 <= k0 < self.k and k0 % self.dtype.inst_k == 0):
-            raise TileError(f"k0={k0} must be a multiple of inst_k={self.dtype.inst_k} inside k={self.k}")
+        if not (0 <= k0 < self.k and k0 % self.inst_k == 0):
+            raise TileError(f"k0={k0} must be a multiple of inst_k={self.inst_k} inside k={self.k}")
         g = self._g
-        addr = start + (g.row(mn0) + g.col(k0)) * g.ebytes
+        addr = start + g.bytes(g.row(mn0) + g.col(k0))
+        if self._split_k:
+            chunk2 = self.k_split(mn0, k0, start, base_offset)
+            if chunk2 is not None:
+                return cls._trusted(addr, chunk2, sbo, 0, self.swizzle, 1)
         return cls._trusted(addr, lbo, sbo, base_offset, self.swizzle)
+
+    @property
+    def _split_k(self):
+        return self.inst_k * self._g.ebits == 384 and self.swizzle is SwizzleMode.B128
+
+    def k_split(self, mn0, k0, start, base_offset=0):
+        """Absolute address of the second chunk of a 48-byte K block that crosses a 128-byte row.
+
+        ``None`` when the block at (mn0, k0) fits its row. PTX 9.7.16.3.1.2: the chunk after the
+        row boundary is where K continues, the first row of the next K atom; the descriptor's
+        LBO field then holds that absolute address (lbo_mode = 1), which needs sm_103a, the
+        128B swizzle, K-major and base_offset 0.
+        """
+        g = self._g
+        row_byte = g.bytes(k0 % g.ak)
+        if row_byte + 48 <= 128:
+            return None
+        if self.arch != "sm103":
+            raise TileError(
+                f"the 48-byte K block at k0={k0} crosses a 128-byte swizzle row; splitting it needs "
+                f"the absolute-address LBO mode (descriptor bit 52), which PTX supports on sm_103a "
+                f"only: use arch='sm103', or inst_k=64")
+        if base_offset:
+            raise TileError(
+                f"the split K block at k0={k0} needs base_offset 0 (PTX 9.7.16.3.1.2.1); use "
+                f"swizzle_base='absolute' or a start on the 1024-byte pattern boundary")
+        nxt = (k0 // g.ak + 1) * g.ak
+        return start + g.bytes(g.row(mn0) + g.col(nxt))
 
     def _descriptor_plan(self, inst_mn, lbo_policy):
         from .descriptor import SmemDescriptorSM90, SmemDescriptorSM100
@@ -391,11 +457,14 @@ def check_stride_fields(lbo: int, sbo: int) -> None:
 class _Geometry:
     """Element-unit geometry of a canonical tile; row(i) + col(j) is CuTe's layout value."""
 
-    __slots__ = ("ebytes", "amn", "ak", "n_mn", "n_k", "smn", "sk", "kmajor")
+    __slots__ = ("ebits", "amn", "ak", "n_mn", "n_k", "smn", "sk", "kmajor")
 
-    def __init__(self, ebytes, amn, ak, n_mn, n_k, smn, sk, kmajor):
-        self.ebytes, self.amn, self.ak = ebytes, amn, ak
+    def __init__(self, ebits, amn, ak, n_mn, n_k, smn, sk, kmajor):
+        self.ebits, self.amn, self.ak = ebits, amn, ak
         self.n_mn, self.n_k, self.smn, self.sk, self.kmajor = n_mn, n_k, smn, sk, kmajor
+
+    def bytes(self, elems):
+        return elems * self.ebits >> 3
 
     def row(self, i):
         q, r = divmod(i, self.amn)
@@ -414,6 +483,41 @@ class _Geometry:
                 (self.ak, self.amn, 0, 1), (self.n_k, self.sk, 0, self.ak)]
 
 
+def _storage_bits(dt: DType, packed) -> int:
+    if not isinstance(packed, bool):
+        raise FastswzTypeError(f"packed={packed!r} must be True or False")
+    if dt.bits >= 8:
+        if packed:
+            raise TileError(f"packed=True applies to 4-bit types; dtype={dt} is {dt.bits}-bit")
+        return dt.bits
+    if not packed:
+        return 8  # kind::f8f6f4 reads 4/6-bit types unpacked, one per byte (PTX 9.7.16)
+    if dt.bits != 4:
+        raise TileError(
+            f"packed=True with dtype={dt}: no tcgen05 kind reads packed 6-bit data from shared "
+            f"memory; use packed=False (one element per byte, kind::f8f6f4)")
+    return 4
+
+
+def _inst_k(dt: DType, bits: int, mode: SwizzleMode, major: str, inst_k) -> int:
+    default = 256 // bits
+    if inst_k is None or (not isinstance(inst_k, bool) and hasattr(inst_k, "__index__")
+                          and operator.index(inst_k) == default):
+        return default
+    inst_k = _int("inst_k", inst_k, 1)
+    if bits != 4 or inst_k != 96:
+        raise TileError(
+            f"inst_k={inst_k} is not an MMA K for {dt} ({bits}-bit in shared memory): every MMA "
+            f"reads 32 bytes = {default} elements, except kind::mxf4 K = 96 on packed e2m1 "
+            f"(packed=True, inst_k=96)")
+    if mode not in (SwizzleMode.NONE, SwizzleMode.B128):
+        raise TileError(
+            f"inst_k=96 with swizzle={mode}: a 48-byte K block does not fit a {mode.byte_width}-byte "
+            f"swizzle row, and the absolute-address LBO mode that splits it exists for 128B only "
+            f"(PTX 9.7.16.3.1.2.1); use 128B or none")
+    return inst_k
+
+
 def _check_legal(dt: DType, major: str, mode: SwizzleMode, arch: str) -> None:
     # PTX 9.7.15.5.1.2 (wgmma) and 9.7.16 "Valid Combinations of Type-Size, Major-ness and
     # Swizzling" (tcgen05); CUTLASS static-asserts that 128B_base32B is never K-major.
@@ -427,6 +531,10 @@ def _check_legal(dt: DType, major: str, mode: SwizzleMode, arch: str) -> None:
                 f"major='MN' with dtype={dt} is not allowed on sm90: wgmma transposes only "
                 f".f16/.bf16 operands (PTX 9.7.15.5.1.2); store it K-major")
         return
+    if dt.bits < 8 and major == "MN":
+        raise TileError(
+            f"major='MN' with dtype={dt}: 4- and 6-bit operands are K-major only on tcgen05 (PTX "
+            f"valid combinations of type size and major-ness); store it K-major")
     if mode is SwizzleMode.B128_BASE32B and major == "K":
         raise TileError(
             "swizzle=128B_base32B is not a K-major mode: the PTX swizzle-atom table has no K-major "
