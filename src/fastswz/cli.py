@@ -33,7 +33,7 @@ def _parser() -> argparse.ArgumentParser:
     t = sub.add_parser("tile", help="layout, LBO/SBO and the descriptor grid of an operand tile",
                        description="Print the CuTe layout, LBO/SBO, base offset and the descriptor "
                                    "of every MMA sub-tile (MN blocks x 32-byte K blocks).")
-    t.add_argument("--dtype", required=True, help="f16 bf16 tf32 f32 e4m3 e5m2 s8 u8")
+    t.add_argument("--dtype", required=True, help="f16 bf16 tf32 f32 e4m3 e5m2 s8 u8; sm100: e2m1 e2m3 e3m2")
     t.add_argument("--major", required=True, choices=["K", "MN"])
     t.add_argument("--swizzle", required=True, help="none (interleave), 32B, 64B, 128B, 128B_base32B")
     t.add_argument("--mn", required=True, type=_int, help="MN extent in elements")
@@ -42,6 +42,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="atom tiling order: mn = CuTe tile_to_shape default, k = TMA box / DeepGEMM")
     t.add_argument("--arch", default="sm90", choices=ARCHS)
     t.add_argument("--start", default=0, type=_int, help="shared-window byte address of the tile")
+    t.add_argument("--packed", action="store_true",
+                   help="4-bit e2m1 packed two per byte (kind::mxf4); default: sub-byte types one per byte")
+    t.add_argument("--inst-k", default=None, type=_int,
+                   help="elements of K per MMA (default 32 bytes' worth; 96 for packed e2m1 K=96)")
     t.add_argument("--inst-mn", default=None, type=_int,
                    help="MN extent of one MMA (64 for a wgmma A operand, N for B); default: whole tile")
     t.add_argument("--swizzle-base", default="absolute", choices=SWIZZLE_BASES,
@@ -59,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
                        description="Decode a 64-bit shared-memory descriptor or a 32-bit tcgen05 "
                                    "instruction descriptor and print every field.")
     d.add_argument("value", type=_int)
-    d.add_argument("--arch", default="sm90", choices=["sm90", "sm100", "instr"])
+    d.add_argument("--arch", default="sm90", choices=["sm90", "sm100", "sm103", "instr"])
     d.add_argument("--kind", default=None, choices=["f16", "tf32", "f8f6f4", "i8"],
                    help="instruction kind, when the format codes are ambiguous (f16 vs f8f6f4)")
     d.add_argument("--lenient", action="store_true", help="accept set reserved bits")
@@ -83,7 +87,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _tile(args) -> str:
-    tile = OperandTile(args.dtype, args.major, args.swizzle, args.mn, args.k, args.order, args.arch)
+    tile = OperandTile(args.dtype, args.major, args.swizzle, args.mn, args.k, args.order, args.arch,
+                       packed=args.packed, inst_k=args.inst_k)
     desc = tile.descriptors(args.start, args.inst_mn, args.swizzle_base, args.lbo_policy,
                             args.stages, args.stage_stride)
     first = tile.descriptor(0, 0, args.start, args.inst_mn, args.swizzle_base, args.lbo_policy)

@@ -517,9 +517,9 @@ def decode(value, arch="sm90", kind=None, strict=True):
     Parameters
     ----------
     value : int
-    arch : {"sm90", "sm100", "instr"}
-        wgmma matrix descriptor, tcgen05 shared-memory descriptor, or tcgen05 instruction
-        descriptor.
+    arch : {"sm90", "sm100", "sm103", "instr"}
+        wgmma matrix descriptor, tcgen05 shared-memory descriptor (sm100 and sm103 share it), or
+        tcgen05 instruction descriptor.
     kind : str, optional
         For ``arch="instr"``: the MMA kind when the format codes are ambiguous.
 
@@ -532,8 +532,8 @@ def decode(value, arch="sm90", kind=None, strict=True):
     """
     if arch == "sm90":
         return SmemDescriptorSM90.unpack(value, strict)
-    if arch == "sm100":
+    if arch in ("sm100", "sm103"):
         return SmemDescriptorSM100.unpack(value, strict)
     if arch == "instr":
         return InstrDescriptorSM100.unpack(value, kind, strict)
-    raise DescriptorFieldError(f"arch={arch!r} is not one of ['sm90', 'sm100', 'instr']")
+    raise DescriptorFieldError(f"arch={arch!r} is not one of ['sm90', 'sm100', 'sm103', 'instr']")

@@ -185,9 +185,10 @@ def tile_descriptors(tile, start=0, inst_mn=None, swizzle_base="absolute", lbo_p
         # PTX 9.7.16.3.1.2: a 48-byte K block crossing a 128-byte row continues at the first k
         # whose byte offset is a row start; that chunk's absolute address goes in the LBO field.
         kk = np.arange(tile.k)
-        kbytes = (_crd_offsets(kk, inner.shape[1], inner.stride[1]) * bits) >> 3
+        kbits = _crd_offsets(kk, inner.shape[1], inner.stride[1]) * bits
+        kbytes = kbits >> 3
         for j, k in enumerate(k0):
-            cross = [c for c in range(k + 1, k + tile.inst_k) if kbytes[c] % 128 == 0]
+            cross = [c for c in range(k + 1, k + tile.inst_k) if kbits[c] % 1024 == 0]
             if not cross:
                 continue
             tile.k_split(0, int(k), int(starts[0, 0, 0]), int(base[0, 0, 0]))  # same checks, same errors
