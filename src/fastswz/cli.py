@@ -114,7 +114,8 @@ def _tile(args) -> str:
         f"base_offset  {first.base_offset} ({args.swizzle_base})",
         f"start        0x{args.start:x}, {tile.nbytes} bytes",
         f"descriptors  {args.inst_mn or tile.mn} x {tile.inst_k} per MMA "
-        f"({'stages x ' if args.stages else ''}MN blocks x 32-byte K blocks):",
+        f"({'stages x ' if args.stages else ''}MN blocks x "
+        f"{tile.inst_k * tile.element_bits // 8}-byte K blocks):",
     ]
     grids = hexes if args.stages else [hexes]
     for s, grid in enumerate(grids):
