@@ -594,8 +594,12 @@ def test_algebra_errors():
         composition(L((4, 3), (1, 5)), L(2, 6))
     with pytest.raises(LayoutError, match="shape divisibility"):
         composition(L((4, 6), (1, 5)), L(6, 1))
-    # CuTe's weak condition: a stride below the extent is fine even if it does not divide it
-    assert composition(L((4, 3), (1, 5)), L(2, 3)) == L(2, 3)
+    # CuTe 4.2 accepts this (stride 2 < extent 3) and returns (2,2):(1,2), which maps 3 to 3
+    # where a(b(3)) = a(3) = 10; fastswz keeps the strong condition and refuses.
+    with pytest.raises(LayoutError, match="stride divisibility"):
+        composition(L((3, 4), (1, 10)), L((2, 2), (1, 2)))
+    # an extent-1 mode maps only 0, so its stride needs no condition (CuTe refuses it)
+    assert composition(L((3, 1), (0, 1)), L((2, 1), (1, 4))) == L((2, 1), (0, 2))
     # CuTe 4.2 rejects this at compile time (Stride Divisibility Condition)
     with pytest.raises(LayoutError):
         logical_product(L((2, 2), (4, 1)), L((4, 3), (3, 1)))

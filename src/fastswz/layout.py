@@ -11,7 +11,9 @@ Where this module differs from CUTLASS's pycute (listed so nobody "fixes" it bac
 
 * ``composition`` flattens the left layout like CuTe's ``coalesce_x``, so values past the
   left layout's domain follow its natural extension; a tuple tiler drops the left modes it does
-  not name (CuTe ``composition(Layout, Tiler)``).
+  not name (CuTe ``composition(Layout, Tiler)``). It checks the strong divisibility condition
+  (pycute's) rather than CuTe's weaker one, which lets wrong results through; it skips the
+  check for extent-1 modes, which CuTe and pycute reject.
 * ``logical_product(L, n)`` means ``L x n:1`` (pycute divides by mistake).
 * ``complement(L)`` defaults its cotarget to ``cosize(filter(L))`` (CuTe), and ``logical_divide``
   uses ``shape(coalesce(L))`` as the cotarget (CuTe), not ``size(L)``.
@@ -944,12 +946,16 @@ def _compose_int(ls, ld, rs, rd):
     rest_s, rest_d = rs, rd
     for cs, cd in zip(ls[:-1], ld[:-1]):
         ad = abs(rest_d)
-        if ad % cs != 0 and ad >= cs:
+        next_shape = -(-cs // ad)
+        # The strong stride condition (one of the two divides the other). CuTe 4.2 checks only
+        # "a multiple of cs, or below cs" and then returns layouts that are not a o b:
+        # (3,4):(1,10) o (2,2):(1,2) gives (2,2):(1,2), which maps 3 to 3 instead of a(3) = 10.
+        # A size-1 rest maps only 0 and needs no condition (CuTe asserts anyway).
+        if rest_s != 1 and ad % cs != 0 and cs % ad != 0:
             raise LayoutError(
                 f"composition: stride divisibility condition violated: stride {rest_d} of the right "
-                f"layout must be a multiple of, or less than, the left extent {cs}"
+                f"layout and the left extent {cs} must divide one another"
             )
-        next_shape = -(-cs // ad)
         next_stride = -(-ad // cs) * (1 if rest_d > 0 else -1)
         if next_shape == 1 or rest_s == 1:
             rest_d = next_stride
