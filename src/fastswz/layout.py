@@ -512,7 +512,12 @@ def has_none(a):
 
 def _congruent(a, b):
     if type(a) is tuple:
-        return type(b) is tuple and len(a) == len(b) and all(_congruent(x, y) for x, y in zip(a, b))
+        if type(b) is not tuple or len(a) != len(b):
+            return False
+        for x, y in zip(a, b):
+            if (type(x) is tuple or type(y) is tuple) and not _congruent(x, y):
+                return False
+        return True
     return type(b) is not tuple
 
 
@@ -579,6 +584,45 @@ def _fmt(t):
 # ---------------------------------------------------------------------------------------------
 
 
+def _walk(x, name, leaves):
+    """_norm that also collects the leaves; the all-int cases take no detour."""
+    t = type(x)
+    if t is int:
+        leaves.append(x)
+        return x
+    if t is tuple:
+        for e in x:
+            if type(e) is not int:
+                return tuple([_walk(e, name, leaves) for e in x])
+        leaves.extend(x)
+        return x
+    x = _norm(x, name)
+    leaves.extend(_flatten(x))
+    return x
+
+
+class _NotExact(Exception):
+    """Internal: a coordinate that the fast path does not handle."""
+
+
+def _crd2idx_exact(crd, shape, stride):
+    # Fast path of crd2idx for coordinates made only of Python ints that match the shape's
+    # nesting; anything else goes to the careful path (which normalises and reports errors).
+    if type(crd) is tuple:
+        if type(shape) is not tuple or len(crd) != len(shape):
+            raise _NotExact
+        r = 0
+        for c, s, d in zip(crd, shape, stride):
+            if type(c) is int and type(s) is int:
+                r += c * d
+            else:
+                r += _crd2idx_exact(c, s, d)
+        return r
+    if type(crd) is int:
+        return crd * stride if type(shape) is int else _crd2idx(crd, shape, stride)
+    raise _NotExact
+
+
 def _check_shape(shape):
     for s in _flatten(shape):
         if s < 1:
@@ -615,30 +659,36 @@ class Layout:
     (512, 512, 2)
     """
 
-    __slots__ = ("shape", "stride", "_head", "_last", "_hash")
+    __slots__ = ("shape", "stride", "_head", "_last")
 
     def __init__(self, shape, stride=None):
-        shape = _norm(shape, "shape")
-        _check_shape(shape)
+        leaves = []
+        shape = _walk(shape, "shape", leaves)
+        if leaves and min(leaves) < 1:
+            _check_shape(shape)
         if stride is None:
             stride = _prefix_product(shape)
         else:
-            stride = _norm(stride, "stride")
-            if not _congruent(shape, stride):
+            n = len(leaves)
+            stride = _walk(stride, "stride", leaves)
+            # equal leaf counts and equal flat-ness is the common case; anything else gets the
+            # full recursive check
+            if len(leaves) != 2 * n or not _congruent(shape, stride):
                 raise LayoutError(
                     f"stride {_fmt(stride)} is not congruent with shape {_fmt(shape)}: "
                     "give the stride the same nesting (one stride per extent)"
                 )
-        fs = _flatten(shape)
-        fd = _flatten(stride)
         setattr_ = object.__setattr__
         setattr_(self, "shape", shape)
         setattr_(self, "stride", stride)
-        # Flattened (extent, stride) pairs for the fast int path of __call__: splitting a flat
-        # index over a nested shape equals splitting it over the flattened shape.
-        setattr_(self, "_head", tuple(zip(fs[:-1], fd[:-1])))
-        setattr_(self, "_last", fd[-1] if fd else 0)
-        setattr_(self, "_hash", None)
+
+    def _flat_cache(self):
+        # Flattened (extent, stride) pairs for the int path of __call__, built on first use:
+        # splitting a flat index over a nested shape equals splitting it over the flat shape.
+        fs = _flatten(self.shape)
+        fd = _flatten(self.stride)
+        object.__setattr__(self, "_head", tuple(zip(fs[:-1], fd[:-1])))
+        object.__setattr__(self, "_last", fd[-1] if fd else 0)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"Layout is immutable (tried to set {name!r}); build a new Layout")
@@ -655,22 +705,25 @@ class Layout:
         return self.shape == other.shape and self.stride == other.stride
 
     def __hash__(self):
-        h = self._hash
-        if h is None:
-            h = hash(("Layout", self.shape, self.stride))
-            object.__setattr__(self, "_hash", h)
-        return h
+        return hash((self.shape, self.stride))
 
     def __call__(self, *crd):
         if len(crd) == 1:
             c = crd[0]
             if type(c) is not int:
-                if type(c) is tuple or c is None:
+                if type(c) is tuple:
                     return self._call_coord(c)
+                if c is None:
+                    return self  # CuTe: layout(_) is the layout
                 c = _norm(c, "crd")
             # include/cute/stride.hpp crd2idx(int, shape, stride), on the flattened modes
+            try:
+                head = self._head
+            except AttributeError:
+                self._flat_cache()
+                head = self._head
             r = 0
-            for s, d in self._head:
+            for s, d in head:
                 c, m = divmod(c, s)
                 r += m * d
             return r + c * self._last
@@ -679,6 +732,11 @@ class Layout:
         return self._call_coord(crd)
 
     def _call_coord(self, crd):
+        try:
+            return _crd2idx_exact(crd, self.shape, self.stride)
+        except _NotExact:
+            pass
+        # numpy ints, None (slicing) or a coordinate that does not match: the careful path
         crd = _norm(crd, "crd", allow_none=True)
         if _has_none(crd):
             return Layout(slice_(crd, self.shape), slice_(crd, self.stride))
