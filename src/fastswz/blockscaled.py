@@ -2,7 +2,7 @@
 
 A block-scaled ``tcgen05.mma`` computes ``(A * scale_A) @ (B * scale_B) + D`` with the scale
 factors in tensor memory. Its 32-bit instruction descriptor reuses the kind::f16 layout but gives
-the D-format bits to the scale-factor B id, bit 23 to the scale type, bit 29-30 to the
+the D-format bits to the scale-factor B id, bit 23 to the scale type, bits 29-30 to the
 scale-factor A id and bit 31 to the K size::
 
     bit  31 30 29 28..24 23 22....17 16 15 14 13 12..10 9..7 6 5 4 3 2 1 0
