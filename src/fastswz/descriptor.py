@@ -10,6 +10,7 @@ Address and offset fields hold **bytes**; packing stores ``(bytes & 0x3FFFF) >> 
 from __future__ import annotations
 
 import operator
+from operator import itemgetter
 
 from .dtypes import DTYPES, DType, dtype as _dtype
 from .errors import DescriptorFieldError, FastswzTypeError
@@ -99,10 +100,15 @@ def _hexw(v, bits):
     return f"0x{v:0{bits // 4}x}"
 
 
-class _SmemDescriptor:
-    """Shared behaviour of the two shared-memory descriptors."""
+class _SmemDescriptor(tuple):
+    """Shared behaviour of the two shared-memory descriptors.
+
+    A descriptor is an immutable tuple of its fields in ``NAMES`` order (cheap to build on the
+    hot path of ``OperandTile.descriptor``), compared by type and value.
+    """
 
     __slots__ = ()
+    NAMES: tuple = ()
     FIELDS: tuple = ()
     RESERVED = 0
     arch = ""
@@ -119,17 +125,23 @@ class _SmemDescriptor:
     __index__ = __int__
 
     def __eq__(self, other):
-        return type(other) is type(self) and self.fields() == other.fields()
+        return type(other) is type(self) and tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self == other
 
     def __hash__(self):
-        return hash((type(self).__name__, self._pack()))
+        return tuple.__hash__(self)
+
+    def __getnewargs__(self):
+        return tuple(self)
 
     def __str__(self):
         return _hexw(self._pack(), 64)
 
     def fields(self) -> dict:
         """The fields as a dict (layout_type as a :class:`SwizzleMode`)."""
-        return {name: getattr(self, name) for name in self.__slots__}
+        return dict(zip(self.NAMES, self))
 
     def __repr__(self):
         args = ", ".join(
@@ -216,38 +228,50 @@ class SmemDescriptorSM90(_SmemDescriptor):
     True
     """
 
-    __slots__ = ("start_address", "leading_byte_offset", "stride_byte_offset", "base_offset",
-                 "layout_type")
+    __slots__ = ()
+    NAMES = ("start_address", "leading_byte_offset", "stride_byte_offset", "base_offset",
+             "layout_type")
+    start_address = property(itemgetter(0), doc="Matrix start address, bytes.")
+    leading_byte_offset = property(itemgetter(1), doc="LBO, bytes.")
+    stride_byte_offset = property(itemgetter(2), doc="SBO, bytes.")
+    base_offset = property(itemgetter(3), doc="Pattern base offset, 0..7.")
+    layout_type = property(itemgetter(4), doc="Swizzle mode (SwizzleMode).")
     FIELDS = SM90_FIELDS
     RESERVED = SM90_RESERVED
     arch = "sm90"
     title = "wgmma matrix descriptor (sm90)"
 
-    def __init__(self, start_address=0, leading_byte_offset=0, stride_byte_offset=0,
-                 base_offset=0, layout_type="none"):
+    def __new__(cls, start_address=0, leading_byte_offset=0, stride_byte_offset=0,
+                base_offset=0, layout_type="none"):
         mode = SwizzleMode.parse(layout_type)
         mode.sm90_layout_type  # raises for 128B_base32B
-        self.start_address = _byte_field("start_address", start_address)
-        self.leading_byte_offset = _byte_field("leading_byte_offset", leading_byte_offset)
-        self.stride_byte_offset = _byte_field("stride_byte_offset", stride_byte_offset)
-        self.base_offset = _small("base_offset", base_offset, 7)
-        self.layout_type = mode
+        return tuple.__new__(cls, (
+            _byte_field("start_address", start_address),
+            _byte_field("leading_byte_offset", leading_byte_offset),
+            _byte_field("stride_byte_offset", stride_byte_offset),
+            _small("base_offset", base_offset, 7), mode))
 
     @classmethod
     def _trusted(cls, start, lbo, sbo, base_offset, mode):
         # Values already validated by OperandTile: skip the checks on this hot path.
-        d = object.__new__(cls)
-        d.start_address, d.leading_byte_offset, d.stride_byte_offset = start, lbo, sbo
-        d.base_offset, d.layout_type = base_offset, mode
-        return d
+        return tuple.__new__(cls, (start, lbo, sbo, base_offset, mode))
 
     @classmethod
     def unpack(cls, value, strict=True) -> "SmemDescriptorSM90":
         """Decode a 64-bit value. ``strict`` rejects set reserved bits (the hardware ignores them)."""
-        f = cls._split(value, strict)
-        f["layout_type"] = SwizzleMode.from_layout_type(f["layout_type"], "sm90")
-        return cls._trusted(f["start_address"], f["leading_byte_offset"], f["stride_byte_offset"],
-                            f["base_offset"], f["layout_type"])
+        if type(value) is not int or value >> 64 or value < 0 or (strict and value & SM90_RESERVED):
+            cls._split(value, strict)  # raises the specific error (or normalises a numpy int)
+            value = int(value)
+        # Field positions: SM90_FIELDS (PTX 9.7.15.5.1.2.2); every 2-bit layout code is defined.
+        return tuple.__new__(cls, ((value & 0x3FFF) << 4, (value >> 12) & 0x3FFF0,
+                                   (value >> 28) & 0x3FFF0, (value >> 49) & 7,
+                                   _SM90_MODES[value >> 62]))
+
+    def _pack(self):
+        # SM90_FIELDS, written out: int() of a descriptor sits on autotuners' hot paths.
+        start, lbo, sbo, base, mode = self
+        return ((start >> 4) | (lbo >> 4) << 16 | (sbo >> 4) << 32 | base << 49
+                | _SM90_CODE[mode] << 62)
 
 
 class SmemDescriptorSM100(_SmemDescriptor):
@@ -266,43 +290,52 @@ class SmemDescriptorSM100(_SmemDescriptor):
     <SwizzleMode.B128_BASE32B: '128B_base32B'>
     """
 
-    __slots__ = ("start_address", "leading_byte_offset", "stride_byte_offset", "base_offset",
-                 "lbo_mode", "layout_type", "version")
+    __slots__ = ()
+    NAMES = ("start_address", "leading_byte_offset", "stride_byte_offset", "base_offset",
+             "lbo_mode", "layout_type", "version")
+    start_address = property(itemgetter(0), doc="Matrix start address, bytes.")
+    leading_byte_offset = property(itemgetter(1), doc="LBO bytes, or (lbo_mode 1) an absolute address.")
+    stride_byte_offset = property(itemgetter(2), doc="SBO, bytes.")
+    base_offset = property(itemgetter(3), doc="Pattern base offset, 0..7.")
+    lbo_mode = property(itemgetter(4), doc="0 relative LBO, 1 absolute address.")
+    layout_type = property(itemgetter(5), doc="Swizzle mode (SwizzleMode).")
+    version = property(itemgetter(6), doc="Always 1 (bits 46-48 = 0b001).")
     FIELDS = SM100_FIELDS
     RESERVED = SM100_RESERVED
     arch = "sm100"
     title = "tcgen05 shared-memory descriptor (sm100)"
 
-    def __init__(self, start_address=0, leading_byte_offset=0, stride_byte_offset=0,
-                 base_offset=0, lbo_mode=0, layout_type="none", version=1):
+    def __new__(cls, start_address=0, leading_byte_offset=0, stride_byte_offset=0,
+                base_offset=0, lbo_mode=0, layout_type="none", version=1):
         mode = SwizzleMode.parse(layout_type)
-        self.start_address = _byte_field("start_address", start_address)
-        self.leading_byte_offset = _byte_field("leading_byte_offset", leading_byte_offset)
-        self.stride_byte_offset = _byte_field("stride_byte_offset", stride_byte_offset)
-        self.base_offset = _small("base_offset", base_offset, 7)
-        self.lbo_mode = _small("lbo_mode", lbo_mode, 1)
+        fields = (_byte_field("start_address", start_address),
+                  _byte_field("leading_byte_offset", leading_byte_offset),
+                  _byte_field("stride_byte_offset", stride_byte_offset),
+                  _small("base_offset", base_offset, 7), _small("lbo_mode", lbo_mode, 1), mode, 1)
         if _int("version", version) != 1:
             raise DescriptorFieldError(
                 f"version={version} is not allowed: tcgen05 descriptors have the fixed value 0b001 "
                 f"in bits 46-48 (PTX 9.7.16.4.1); omit it")
-        self.version = 1
-        self.layout_type = mode
-        if self.lbo_mode:
+        if fields[4]:
             # PTX 9.7.16.3.1.2.1 restrictions on the absolute-address LBO mode.
             if mode is not SwizzleMode.B128:
                 raise DescriptorFieldError(
                     f"lbo_mode=1 requires layout_type=128B (16-byte atomicity), got {mode.value} "
                     f"(PTX 9.7.16.3.1.2.1)")
-            if self.base_offset:
+            if fields[3]:
                 raise DescriptorFieldError(
-                    f"lbo_mode=1 requires base_offset=0, got {self.base_offset} (PTX 9.7.16.3.1.2.1)")
+                    f"lbo_mode=1 requires base_offset=0, got {fields[3]} (PTX 9.7.16.3.1.2.1)")
+        return tuple.__new__(cls, fields)
 
     @classmethod
     def _trusted(cls, start, lbo, sbo, base_offset, mode, lbo_mode=0):
-        d = object.__new__(cls)
-        d.start_address, d.leading_byte_offset, d.stride_byte_offset = start, lbo, sbo
-        d.base_offset, d.lbo_mode, d.layout_type, d.version = base_offset, lbo_mode, mode, 1
-        return d
+        return tuple.__new__(cls, (start, lbo, sbo, base_offset, lbo_mode, mode, 1))
+
+    def _pack(self):
+        # SM100_FIELDS, written out (see SmemDescriptorSM90._pack).
+        start, lbo, sbo, base, lbo_mode, mode, _ = self
+        return ((start >> 4) | (lbo >> 4) << 16 | (sbo >> 4) << 32 | 1 << 46 | base << 49
+                | lbo_mode << 52 | _SM100_CODE[mode] << 61)
 
     @classmethod
     def unpack(cls, value, strict=True) -> "SmemDescriptorSM100":
@@ -316,6 +349,11 @@ class SmemDescriptorSM100(_SmemDescriptor):
         return cls(f["start_address"], f["leading_byte_offset"], f["stride_byte_offset"],
                    f["base_offset"], f["lbo_mode"], mode)
 
+
+# Lookup tables derived once from SwizzleMode (the encodings themselves live only there).
+_SM90_MODES = tuple(SwizzleMode.from_layout_type(c, "sm90") for c in range(4))
+_SM90_CODE = {m: c for c, m in enumerate(_SM90_MODES)}
+_SM100_CODE = {m: m.sm100_layout_type for m in SwizzleMode}
 
 # -- instruction descriptor ---------------------------------------------------------------------
 KINDS = ("f16", "tf32", "f8f6f4", "i8")

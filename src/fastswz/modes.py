@@ -14,6 +14,9 @@ from .errors import DescriptorFieldError, FastswzTypeError
 
 __all__ = ["SwizzleMode"]
 
+# Inverse of SwizzleMode.layout_type per architecture, derived from the enum on first use.
+_FROM_CODE: "dict[str, dict[int, SwizzleMode]]" = {}
+
 _ALIASES = {
     "none": "none", "interleave": "none", "inter": "none", "no": "none", "0": "none",
     "32b": "32B", "sw32": "32B", "b32": "32B",
@@ -149,11 +152,14 @@ class SwizzleMode(enum.Enum):
     @classmethod
     def from_layout_type(cls, code: int, arch: str) -> "SwizzleMode":
         """Inverse of :meth:`layout_type`; raises for codes the hardware does not define."""
-        for mode in cls:
-            if arch == "sm90" and mode is cls.B128_BASE32B:
-                continue
-            if mode.layout_type(arch) == code:
-                return mode
+        table = _FROM_CODE.get(arch)
+        if table is None:
+            table = _FROM_CODE[arch] = {
+                m.layout_type(arch): m for m in cls
+                if not (arch == "sm90" and m is cls.B128_BASE32B)}
+        mode = table.get(code)
+        if mode is not None:
+            return mode
         width = 2 if arch == "sm90" else 3
         valid = sorted(m.layout_type(arch) for m in cls
                        if not (arch == "sm90" and m is cls.B128_BASE32B))

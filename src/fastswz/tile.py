@@ -381,11 +381,14 @@ class OperandTile:
         Returns a :class:`fastswz.SmemDescriptorSM90` (arch sm90) or
         :class:`fastswz.SmemDescriptorSM100`; ``int()`` gives the 64-bit value.
         """
+        # Hot path (autotuners call this millions of times): the per-tile work is cached in a
+        # plan, the common arguments are checked with cheap tests and only fall through to the
+        # full validators when something looks wrong.
         plan = self._cache.get((inst_mn, lbo_policy))
         if plan is None:
             plan = self._cache[(inst_mn, lbo_policy)] = self._descriptor_plan(inst_mn, lbo_policy)
-        inst_mn, lbo, sbo, cls = plan
-        if type(start) is not int or start & 15 or start < 0 or start + self.nbytes > SMEM_WINDOW:
+        inst_mn, lbo, sbo, cls, split, last_start, amn, rm, smn, ak, cm, sk, ebits = plan
+        if type(start) is not int or start & 15 or start < 0 or start > last_start:
             start = self.check_start(start, swizzle_base, self.nbytes, SMEM_WINDOW)
         if swizzle_base == "absolute":
             base_offset = 0
@@ -394,13 +397,12 @@ class OperandTile:
             base_offset = (start >> 7) & 7 if self.swizzle.is_swizzled else 0
         if type(mn0) is not int or type(k0) is not int:
             mn0, k0 = _int("mn0", mn0), _int("k0", k0)
-        if not (0 <= mn0 < self.mn and mn0 % inst_mn == 0):
+        if mn0 % inst_mn or not 0 <= mn0 < self.mn:
             raise TileError(f"mn0={mn0} must be a multiple of inst_mn={inst_mn} inside mn={self.mn}")
-        if not (0 <= k0 < self.k and k0 % self.inst_k == 0):
+        if k0 % self.inst_k or not 0 <= k0 < self.k:
             raise TileError(f"k0={k0} must be a multiple of inst_k={self.inst_k} inside k={self.k}")
-        g = self._g
-        addr = start + g.bytes(g.row(mn0) + g.col(k0))
-        if self._split_k:
+        addr = start + ((mn0 % amn * rm + mn0 // amn * smn + k0 % ak * cm + k0 // ak * sk) * ebits >> 3)
+        if split:
             chunk2 = self.k_split(mn0, k0, start, base_offset)
             if chunk2 is not None:
                 return cls._trusted(addr, chunk2, sbo, 0, self.swizzle, 1)
@@ -441,7 +443,10 @@ class OperandTile:
         lbo, sbo = self.strides(inst_mn, lbo_policy)
         check_stride_fields(lbo, sbo)
         cls = SmemDescriptorSM90 if self.arch == "sm90" else SmemDescriptorSM100
-        return inst_mn, lbo, sbo, cls
+        g = self._g
+        rm, cm = (g.ak, 1) if g.kmajor else (1, g.amn)
+        return (inst_mn, lbo, sbo, cls, self._split_k, SMEM_WINDOW - self.nbytes,
+                g.amn, rm, g.smn, g.ak, cm, g.sk, g.ebits)
 
 
 def check_stride_fields(lbo: int, sbo: int) -> None:
