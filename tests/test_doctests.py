@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 MODULES = ["fastswz.modes", "fastswz.dtypes", "fastswz.tile", "fastswz.descriptor", "fastswz.bulk",
-           "fastswz.layout", "fastswz.swizzle", "fastswz.reference", "fastswz.errors"]
+           "fastswz.layout", "fastswz.swizzle", "fastswz.reference", "fastswz.errors", "fastswz.blockscaled"]
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -23,7 +23,7 @@ def test_public_names_have_doctests():
 
     missing = []
     for name in ["OperandTile", "SwizzleMode", "SmemDescriptorSM90", "SmemDescriptorSM100",
-                 "InstrDescriptorSM100", "decode", "evaluate", "swizzle_offsets", "tile_addresses",
+                 "InstrDescriptorSM100", "InstrDescriptorBlockScaled", "decode", "evaluate", "swizzle_offsets", "tile_addresses",
                  "tile_coords", "tile_descriptors", "pack_smem_descriptors", "unpack_smem_descriptors",
                  "Layout", "Swizzle", "ComposedLayout", "parse", "dtype"]:
         doc = getattr(fastswz, name).__doc__ or ""

@@ -7,6 +7,7 @@ unpack the 64-bit shared-memory descriptors and the tcgen05 instruction descript
 functions run in a Cython core, with pure-numpy twins in :mod:`fastswz.reference`.
 """
 
+from .blockscaled import InstrDescriptorBlockScaled
 from .bulk import (evaluate, pack_smem_descriptors, swizzle_offsets, tile_addresses, tile_coords,
                    tile_descriptors, unpack_smem_descriptors)
 from .descriptor import InstrDescriptorSM100, SmemDescriptorSM90, SmemDescriptorSM100, decode
@@ -29,7 +30,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "OperandTile", "SwizzleMode", "DType", "DTYPES", "dtype",
-    "SmemDescriptorSM90", "SmemDescriptorSM100", "InstrDescriptorSM100", "decode",
+    "SmemDescriptorSM90", "SmemDescriptorSM100", "InstrDescriptorSM100", "InstrDescriptorBlockScaled",
+    "decode",
     "evaluate", "swizzle_offsets", "tile_addresses", "tile_coords", "tile_descriptors",
     "pack_smem_descriptors", "unpack_smem_descriptors",
     "Layout", "Swizzle", "ComposedLayout", "make_composed_layout", "parse",

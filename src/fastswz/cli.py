@@ -12,8 +12,9 @@ import sys
 
 import numpy as np
 
-from .descriptor import InstrDescriptorSM100, decode
-from .errors import FastswzError
+from .blockscaled import BLOCK_SCALED_KINDS, InstrDescriptorBlockScaled
+from .descriptor import KINDS, InstrDescriptorSM100, decode
+from .errors import DescriptorFieldError, FastswzError
 from .tile import ARCHS, LBO_POLICIES, ORDERS, SWIZZLE_BASES, OperandTile
 
 
@@ -63,15 +64,18 @@ def _parser() -> argparse.ArgumentParser:
                        description="Decode a 64-bit shared-memory descriptor or a 32-bit tcgen05 "
                                    "instruction descriptor and print every field.")
     d.add_argument("value", type=_int)
-    d.add_argument("--arch", default="sm90", choices=["sm90", "sm100", "sm103", "instr"])
-    d.add_argument("--kind", default=None, choices=["f16", "tf32", "f8f6f4", "i8"],
-                   help="instruction kind, when the format codes are ambiguous (f16 vs f8f6f4)")
+    d.add_argument("--arch", default="sm90", choices=["sm90", "sm100", "sm103", "instr", "instr_bs"],
+                   help="instr_bs: block-scaled instruction descriptor, kind inferred where unambiguous")
+    d.add_argument("--kind", default=None, choices=[*KINDS, *BLOCK_SCALED_KINDS],
+                   help="instruction kind, when the format codes are ambiguous (f16 vs f8f6f4, "
+                        "mxf8f6f4 vs mxf4); with --arch instr a block-scaled kind selects that layout")
     d.add_argument("--lenient", action="store_true", help="accept set reserved bits")
     d.add_argument("--json", action="store_true")
 
     i = sub.add_parser("instr", help="pack a tcgen05 instruction descriptor",
-                       description="Pack a kind::f16/tf32/f8f6f4/i8 tcgen05 instruction descriptor.")
-    i.add_argument("--kind", required=True, choices=["f16", "tf32", "f8f6f4", "i8"])
+                       description="Pack a tcgen05 instruction descriptor: kind::f16/tf32/f8f6f4/i8, "
+                                   "or block-scaled kind::mxf8f6f4/mxf4/mxf4nvf4.")
+    i.add_argument("--kind", required=True, choices=[*KINDS, *BLOCK_SCALED_KINDS])
     i.add_argument("--a", required=True, dest="a_dtype", help="A type")
     i.add_argument("--b", required=True, dest="b_dtype", help="B type")
     i.add_argument("--d", required=True, dest="d_dtype", choices=["f16", "f32", "s32"], help="accumulator")
@@ -82,6 +86,11 @@ def _parser() -> argparse.ArgumentParser:
     i.add_argument("--negate-a", action="store_true")
     i.add_argument("--negate-b", action="store_true")
     i.add_argument("--saturate", action="store_true")
+    bs = i.add_argument_group("block-scaled kinds (mxf8f6f4, mxf4, mxf4nvf4)")
+    bs.add_argument("--sf", dest="sf_dtype", default=None, help="scale-factor type: ue8m0 or ue4m3")
+    bs.add_argument("--a-sf-id", default=0, type=_int, help="scale-factor A id (0..3)")
+    bs.add_argument("--b-sf-id", default=0, type=_int, help="scale-factor B id (0..3)")
+    bs.add_argument("--k96", action="store_true", help="K = 96 (k_size = 1; mxf4 kinds, sm_103a)")
     i.add_argument("--json", action="store_true")
     return p
 
@@ -134,8 +143,22 @@ def _decode(args) -> str:
 
 
 def _instr(args) -> str:
-    d = InstrDescriptorSM100(args.kind, args.a_dtype, args.b_dtype, args.d_dtype, args.m, args.n,
-                             args.a_major, args.b_major, args.negate_a, args.negate_b, args.saturate)
+    if args.kind in BLOCK_SCALED_KINDS:
+        if args.saturate:
+            raise DescriptorFieldError(f"--saturate applies to kind::i8 only, not kind::{args.kind}")
+        if args.sf_dtype is None:
+            raise DescriptorFieldError(f"kind::{args.kind} needs --sf (scale-factor type: ue8m0, or "
+                                       f"ue4m3 for kind::mxf4nvf4)")
+        d = InstrDescriptorBlockScaled(args.kind, args.a_dtype, args.b_dtype, args.d_dtype,
+                                       args.sf_dtype, args.m, args.n, args.a_major, args.b_major,
+                                       args.negate_a, args.negate_b, args.a_sf_id, args.b_sf_id,
+                                       int(args.k96))
+    else:
+        if args.sf_dtype is not None or args.a_sf_id or args.b_sf_id or args.k96:
+            raise DescriptorFieldError(f"--sf, --a-sf-id, --b-sf-id and --k96 apply to the block-scaled "
+                                       f"kinds only, not kind::{args.kind}")
+        d = InstrDescriptorSM100(args.kind, args.a_dtype, args.b_dtype, args.d_dtype, args.m, args.n,
+                                 args.a_major, args.b_major, args.negate_a, args.negate_b, args.saturate)
     if args.json:
         return json.dumps({"value": str(d), "runtime_operand": f"0x{d.runtime_operand:016x}", **d.fields()})
     return d.table()

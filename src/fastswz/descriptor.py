@@ -12,6 +12,7 @@ from __future__ import annotations
 import operator
 from operator import itemgetter
 
+from .blockscaled import BLOCK_SCALED_KINDS, InstrDescriptorBlockScaled
 from .dtypes import DTYPES, DType, dtype as _dtype
 from .errors import DescriptorFieldError, FastswzTypeError
 from .modes import SwizzleMode
@@ -555,11 +556,13 @@ def decode(value, arch="sm90", kind=None, strict=True):
     Parameters
     ----------
     value : int
-    arch : {"sm90", "sm100", "sm103", "instr"}
-        wgmma matrix descriptor, tcgen05 shared-memory descriptor (sm100 and sm103 share it), or
-        tcgen05 instruction descriptor.
+    arch : {"sm90", "sm100", "sm103", "instr", "instr_bs"}
+        wgmma matrix descriptor, tcgen05 shared-memory descriptor (sm100 and sm103 share it),
+        tcgen05 instruction descriptor, or its block-scaled variant (``instr_bs``; also
+        ``instr`` with a block-scaled ``kind``).
     kind : str, optional
-        For ``arch="instr"``: the MMA kind when the format codes are ambiguous.
+        For the instruction descriptors: the MMA kind when the format codes are ambiguous
+        (``f16``/``tf32``/``f8f6f4``/``i8``, or ``mxf8f6f4``/``mxf4``/``mxf4nvf4``).
 
     Examples
     --------
@@ -573,5 +576,10 @@ def decode(value, arch="sm90", kind=None, strict=True):
     if arch in ("sm100", "sm103"):
         return SmemDescriptorSM100.unpack(value, strict)
     if arch == "instr":
+        if kind in BLOCK_SCALED_KINDS:
+            return InstrDescriptorBlockScaled.unpack(value, kind, strict)
         return InstrDescriptorSM100.unpack(value, kind, strict)
-    raise DescriptorFieldError(f"arch={arch!r} is not one of ['sm90', 'sm100', 'sm103', 'instr']")
+    if arch == "instr_bs":
+        return InstrDescriptorBlockScaled.unpack(value, kind, strict)
+    raise DescriptorFieldError(
+        f"arch={arch!r} is not one of ['sm90', 'sm100', 'sm103', 'instr', 'instr_bs']")
