@@ -5,7 +5,8 @@ Usage::
     python benchmarks/report.py                 # full ladder, 1e3 .. 1.6e7 elements (~15 min)
     python benchmarks/report.py --quick         # CI: small ladder, few rounds (< 3 min on 2 cores)
     python benchmarks/report.py --json PATH     # where the pytest-benchmark JSON goes
-    python benchmarks/report.py --from-json PATH   # only print the table of an earlier run
+    python benchmarks/report.py --from-json PATH [PATH ...]  # only print the table (merged)
+    python benchmarks/report.py -- -k tile_addresses         # extra pytest arguments after --
 
 The JSON (pytest-benchmark's ``--benchmark-json``) goes to ``.benchmarks/latest.json`` unless
 ``--json`` says otherwise (``.benchmarks/`` is git-ignored). pytest's own output goes to the
@@ -122,10 +123,15 @@ def run_suite(json_path: Path, quick: bool, extra) -> int:
     return proc.returncode
 
 
-def load_rows(json_path: Path):
-    data = json.loads(json_path.read_text())
+def load_rows(json_paths):
+    """Merge the rows of one or more pytest-benchmark JSON files (later files win)."""
     groups = defaultdict(dict)
-    for b in data["benchmarks"]:
+    data = {}
+    benches = []
+    for path in json_paths:
+        data = json.loads(Path(path).read_text())
+        benches += data["benchmarks"]
+    for b in benches:
         info = b["extra_info"]
         groups[(info["op"], info["n"])][info["impl"]] = dict(
             min=b["stats"]["min"], median=b["stats"]["median"], rounds=b["stats"]["rounds"],
@@ -198,24 +204,35 @@ def main(argv=None) -> int:
                     help="small sizes, few rounds (CI; about 3 minutes on 2 cores)")
     ap.add_argument("--json", type=Path, default=DEFAULT_JSON,
                     help=f"pytest-benchmark JSON output (default {DEFAULT_JSON.relative_to(ROOT)})")
-    ap.add_argument("--from-json", type=Path, help="print the table of an earlier run; run nothing")
+    ap.add_argument("--from-json", type=Path, nargs="+",
+                    help="print the table of earlier run(s), merged; run nothing")
     ap.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     args = ap.parse_args(argv)
     rc = 0
-    json_path = args.from_json or args.json
-    load0 = os.getloadavg()[0]
+    json_paths = args.from_json or [args.json]
     if args.from_json is None:
+        load0 = os.getloadavg()
         rc = run_suite(args.json, args.quick, args.pytest_args)
         if not args.json.is_file():
             print(f"no results at {args.json}", file=sys.stderr)
             return rc or 1
-    data, groups = load_rows(json_path)
+        # Record what the table header needs, so --from-json can print it elsewhere.
+        data = json.loads(args.json.read_text())
+        data["fastswz"] = dict(cpu=cpu_model(), llc_bytes=llc_bytes(), loadavg_start=load0,
+                               loadavg_end=os.getloadavg(), quick=args.quick,
+                               command=" ".join(["python", "benchmarks/report.py", *(argv or sys.argv[1:])]))
+        args.json.write_text(json.dumps(data, indent=1))
+    data, groups = load_rows(json_paths)
+    meta = data.get("fastswz", {})
     when = data.get("datetime") or _dt.datetime.now(_dt.timezone.utc).isoformat()
     mi = data.get("machine_info", {})
-    print(f"fastswz benchmarks, {when[:19]} UTC; {cpu_model()}; last-level cache "
-          f"{llc_bytes() >> 20} MiB; Python {mi.get('python_version', platform.python_version())}; "
-          f"load average at start {load0:.2f}, at end {os.getloadavg()[0]:.2f}; JSON {json_path}")
-    lines, misses = table(groups, llc_bytes())
+    llc = meta.get("llc_bytes") or llc_bytes()
+    load = (f"load average (1 min) {meta['loadavg_start'][0]:.2f} at start, "
+            f"{meta['loadavg_end'][0]:.2f} at end" if "loadavg_start" in meta else "load average not recorded")
+    print(f"fastswz benchmarks, {when[:19]} UTC; {meta.get('cpu') or cpu_model()}; last-level cache "
+          f"{llc >> 20} MiB; Python {mi.get('python_version', platform.python_version())}; {load}; "
+          f"command: {meta.get('command', '?')}; JSON {', '.join(map(str, json_paths))}")
+    lines, misses = table(groups, llc)
     print("\n".join(lines))
     print(TARGETS)
     if misses:
