@@ -1492,13 +1492,14 @@ def tile_to_shape(block, target_shape, order=None):
     """Repeat ``block`` until it covers ``target_shape`` (atoms along mode 0 first by default).
 
     ``product_shape = target / block`` (every block extent must divide the target extent);
-    the result is ``coalesce(blocked_product(block, make_ordered_layout(product_shape, order)),
-    product_shape)``. A ComposedLayout keeps its outer function and offset.
+    the result is ``blocked_product(block, make_ordered_layout(product_shape, order))``, as in
+    CuTe 4.x (CuTe 3.x also coalesced it by ``product_shape``: the same function, printed
+    shorter). A ComposedLayout keeps its outer function and offset.
 
     Examples
     --------
     >>> print(tile_to_shape(Layout((8, 64), (64, 1)), (64, 64)))
-    (64,64):(64,1)
+    ((8,8),(64,1)):((64,512),(1,0))
     >>> print(tile_to_shape(Layout((8, 64), (64, 1)), (16, 128), (1, 0)))
     ((8,2),(64,2)):((64,1024),(1,512))
     """
@@ -1528,7 +1529,17 @@ def tile_to_shape(block, target_shape, order=None):
             )
     product_shape = tuple(t // b for b, t in zip(bs, ts)) if type(target) is tuple else ts[0] // bs[0]
     tiles = make_ordered_layout(product_shape, order)
-    return coalesce(blocked_product(padded, tiles), product_shape)
+    # CuTe 4.x returns the blocked product as is (3.x coalesced it by product_shape); printing
+    # the same form is what lets a user diff fastswz's output against CuTe's print(). With the
+    # static tile shapes kernels use, CuTe's compact strides give every extent-1 mode stride 0.
+    result = blocked_product(padded, tiles)
+    return Layout(result.shape, _zero_unit_strides(result.shape, result.stride))
+
+
+def _zero_unit_strides(shape, stride):
+    if type(shape) is tuple:
+        return tuple(_zero_unit_strides(s, d) for s, d in zip(shape, stride))
+    return 0 if shape == 1 else stride
 
 
 # ---------------------------------------------------------------------------------------------

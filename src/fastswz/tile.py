@@ -98,7 +98,7 @@ class OperandTile:
     --------
     >>> t = OperandTile("bf16", "K", "128B", 64, 64)
     >>> str(t.layout)
-    'Sw<3,3,3> o 0 o (64,64):(64,1)'
+    'Sw<3,3,3> o 0 o ((8,8),(64,1)):((64,512),(1,0))'
     >>> t.lbo_bytes, t.sbo_bytes
     (16, 1024)
     >>> hex(int(t.descriptor(start=0x400)))
