@@ -234,7 +234,8 @@ def test_composed_algebra_acts_on_inner():
     assert lay_mod.filter(c).inner == lay_mod.filter(K_ATOM)
     assert lay_mod.complement(c, 1024) == lay_mod.complement(K_ATOM, 1024)
     t = lay_mod.tile_to_shape(c, (64, 64))
-    assert str(t) == "Sw<3,3,3> o 0 o (64,64):(64,1)"
+    # host-compiled CuTe 4.2 prints Sw<3,3,3> o _0 o ((_8,_8),(_64,_1)):((_64,_512),(_1,_0))
+    assert str(t) == "Sw<3,3,3> o 0 o ((8,8),(64,1)):((64,512),(1,0))"
     for m, k in itertools.product(range(0, 64, 7), range(64)):
         assert t(m, k) == sw(lay_mod.tile_to_shape(K_ATOM, (64, 64))(m, k))
     p = lay_mod.logical_product(c, 2)

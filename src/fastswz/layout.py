@@ -116,6 +116,12 @@ def _as_layout(x, name):
     return Layout(_norm(x, name))
 
 
+def _is_layout(x):
+    # The name test also accepts this module's Layout when the file has been imported a second
+    # time (pytest --doctest-modules with --import-mode=importlib does that).
+    return isinstance(x, Layout) or (type(x).__name__ == "Layout" and hasattr(x, "stride"))
+
+
 def _is_composed(x):
     # swizzle.py imports this module, so ComposedLayout is recognised by its attribute instead of
     # by isinstance (no import cycle).

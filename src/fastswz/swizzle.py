@@ -176,9 +176,9 @@ class ComposedLayout:
     __slots__ = ("outer", "offset", "inner")
 
     def __init__(self, outer, offset, inner):
-        if not isinstance(outer, (Swizzle, Layout)):
+        if not (isinstance(outer, Swizzle) or _L._is_layout(outer)):
             raise FastswzTypeError(f"outer={outer!r} must be a Swizzle or a Layout")
-        if not isinstance(inner, Layout):
+        if not _L._is_layout(inner):
             raise FastswzTypeError(f"inner={inner!r} must be a Layout")
         offset = _int(offset, "offset")
         set_ = object.__setattr__
@@ -197,7 +197,7 @@ class ComposedLayout:
 
     def _with_inner(self, inner):
         # layout_composed.hpp: the layout algebra acts on the inner layout and keeps A and O
-        if not isinstance(inner, Layout):
+        if not _L._is_layout(inner):
             return inner
         return ComposedLayout(self.outer, self.offset, inner)
 
