@@ -20,6 +20,17 @@ Where this module differs from CUTLASS's pycute (listed so nobody "fixes" it bac
 * ``slice_(None, t)`` returns ``t`` itself at the top level (CuTe), so ``L(None) == L``.
 * Shapes must be positive; numpy integers are accepted and become Python ints; bools and
   floats raise :class:`~fastswz.errors.FastswzTypeError`.
+
+Where it differs from CuTe 4.2 (each checked by host-compiling CuTe):
+
+* Default strides are ``prefix_product(shape)``, CuTe's rule for dynamic ints; CuTe gives a
+  *static* extent-1 mode stride 0 (``make_layout((8,1))`` prints ``(_8,_1):(_1,_0)``).
+  ``tile_to_shape`` zeroes those strides in its result so that it prints as CuTe's does.
+* ``make_ordered_layout`` ranks equal order values left to right, so the result stays compact;
+  CuTe gives equal static orders equal strides.
+* ``composition`` keeps the strong divisibility condition (see above).
+* ``None`` at a terminal of a divide/product tiler gives an empty tile ``1:0`` for that mode
+  (pycute's ``hier_unzip``); CuTe has no such case.
 """
 
 from __future__ import annotations
@@ -677,8 +688,7 @@ class Layout:
         else:
             n = len(leaves)
             stride = _walk(stride, "stride", leaves)
-            # equal leaf counts and equal flat-ness is the common case; anything else gets the
-            # full recursive check
+            # a different leaf count settles it at once; otherwise compare the nesting
             if len(leaves) != 2 * n or not _congruent(shape, stride):
                 raise LayoutError(
                     f"stride {_fmt(stride)} is not congruent with shape {_fmt(shape)}: "
@@ -750,8 +760,7 @@ class Layout:
 
     def __getitem__(self, i):
         if type(self.shape) is tuple:
-            if isinstance(i, slice):
-                return Layout(self.shape[i], self.stride[i])
+            # an int gives mode i; a slice gives the layout of those modes
             return Layout(self.shape[i], self.stride[i])
         if i in (0, -1):
             return self
@@ -1526,7 +1535,7 @@ def tile_to_shape(block, target_shape, order=None):
         padded = block
         block_shape = block.size()
     target_shape = _product_each(target)
-    bs, ts = (block_shape, target_shape) if r > 1 or type(target) is tuple else ((block_shape,), (target_shape,))
+    bs, ts = (block_shape, target_shape) if type(target) is tuple else ((block_shape,), (target_shape,))
     for b, t in zip(bs, ts):
         if t % b != 0:
             raise LayoutError(
