@@ -84,7 +84,7 @@ def test_pack_unpack(bench, benchmark, case):
     if impl in ("twin", "core"):
         mod = bench.reference if impl == "twin" else fastswz
         if pack:
-            got = bench.run(benchmark, mod.pack_smem_descriptors, arch, **inp, **kw)
+            got = bench.run(benchmark, mod.pack_smem_descriptors, arch, kwargs=inp, **kw)
         else:
             got = bench.run(benchmark, mod.unpack_smem_descriptors, arch, inp, **kw)
     elif impl == "py_loop" and pack:
@@ -135,9 +135,9 @@ def test_tile_descriptors(bench, benchmark, case):
         return
     rk = dict(op=op, n=n, impl=impl, out_bytes=want.nbytes)
     if impl == "twin":
-        got = bench.run(benchmark, bench.reference.tile_descriptors, tile, **kw, **rk)
+        got = bench.run(benchmark, bench.reference.tile_descriptors, tile, kwargs=kw, **rk)
     elif impl == "core":
-        got = bench.run(benchmark, fastswz.tile_descriptors, tile, **kw, **rk)
+        got = bench.run(benchmark, fastswz.tile_descriptors, tile, kwargs=kw, **rk)
     elif impl == "py_loop":
         starts = [kw["start"] + s * (kw["stage_stride"] or 0) for s in range(kw["stages"] or 1)]
         mn0s = range(0, tile.mn, kw["inst_mn"])

@@ -93,9 +93,9 @@ def test_tile_addresses(bench, benchmark, case):
     elif impl == "core":
         got = bench.run(benchmark, fastswz.tile_addresses, tile, START, impl=impl, **kw)
     elif impl == "core_t2":
-        got = bench.run(benchmark, fastswz.tile_addresses, tile, START, threads=2, impl=impl,
-                        **kw)
-        benchmark.extra_info["threads"] = 2
+        got = bench.run(benchmark, fastswz.tile_addresses, tile, START, impl=impl,
+                        kwargs=dict(threads=2), **kw)
+        assert benchmark.extra_info["threads"] == 2
     elif impl == "py_loop":
         mn, kk = tile.mn, tile.k
         address = tile.address

@@ -77,9 +77,12 @@ class Bench:
         return reference
 
     @staticmethod
-    def run(benchmark, fn, *args, op, n, impl, out_bytes, threads=1, **kwargs):
+    def run(benchmark, fn, *args, op, n, impl, out_bytes, kwargs=None):
+        """Time ``fn(*args, **kwargs)`` as row ``impl`` of group ``f"{op} n={n}"``."""
+        kwargs = kwargs or {}
         benchmark.group = f"{op} n={n}"
-        benchmark.extra_info.update(op=op, n=int(n), impl=impl, threads=int(threads),
+        benchmark.extra_info.update(op=op, n=int(n), impl=impl,
+                                    threads=int(kwargs.get("threads") or 1),
                                     out_bytes=int(out_bytes))
         if impl in SLOW_IMPLS and n >= SLOW_N:
             # Seconds per call: a fixed 3 rounds of one call instead of the calibrated minimum.
