@@ -2,6 +2,7 @@
 
 import itertools
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -692,3 +693,54 @@ def test_parse_str_roundtrip_exhaustive_small():
             lay = L(shape, build(shape))
             assert parse(str(lay)) == lay
             assert eval(repr(lay)) == lay
+
+
+# ---------------------------------------------------------------------------------------------
+# Random round trips: parse(str(x)) == x and eval(repr(x)) == x
+# ---------------------------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from fastswz.swizzle import ComposedLayout, Swizzle  # noqa: E402
+
+_int_tuples = st.recursive(
+    st.integers(1, 64), lambda inner: st.lists(inner, min_size=0, max_size=3).map(tuple), max_leaves=8
+)
+
+
+@st.composite
+def _layouts(draw):
+    shape = draw(_int_tuples)
+    flat = flatten(shape)
+    strides = iter(draw(st.lists(st.integers(-100, 10**6), min_size=len(flat), max_size=len(flat))))
+
+    def build(s):
+        return tuple(build(e) for e in s) if isinstance(s, tuple) else next(strides)
+
+    return L(shape, build(shape))
+
+
+@st.composite
+def _swizzles(draw):
+    b = draw(st.integers(0, 5))
+    s = draw(st.integers(b, 8)) * draw(st.sampled_from([1, -1]))
+    return Swizzle(b, draw(st.integers(0, 8)), s)
+
+
+_objects = st.one_of(
+    _layouts(),
+    _swizzles(),
+    st.builds(ComposedLayout, st.one_of(_swizzles(), _layouts()), st.integers(-(10**6), 10**6), _layouts()),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_objects)
+def test_random_objects_roundtrip_through_str_and_repr(obj):
+    assert parse(str(obj)) == obj
+    assert eval(repr(obj)) == obj
+    assert hash(parse(str(obj))) == hash(obj)
+    # CuTe's static spelling parses to the same object
+    if isinstance(obj, Layout):
+        assert parse(re.sub(r"(-?\d+)", r"_\1", str(obj))) == obj

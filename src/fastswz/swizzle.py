@@ -203,7 +203,13 @@ class ComposedLayout:
 
     @property
     def shape(self):
-        """Shape of the inner layout."""
+        """Shape of the inner layout.
+
+        Examples
+        --------
+        >>> ComposedLayout(Swizzle(3, 4, 3), 0, Layout((8, 64), (64, 1))).shape
+        (8, 64)
+        """
         return self.inner.shape
 
     def size(self):
@@ -227,11 +233,23 @@ class ComposedLayout:
         return self.inner.cosize()
 
     def rank(self):
-        """Rank of the inner layout."""
+        """Rank of the inner layout.
+
+        Examples
+        --------
+        >>> ComposedLayout(Swizzle(3, 4, 3), 0, Layout(((8, 8), 64))).rank()
+        2
+        """
         return len(self.inner)
 
     def depth(self):
-        """Depth of the inner layout."""
+        """Depth of the inner layout.
+
+        Examples
+        --------
+        >>> ComposedLayout(Swizzle(3, 4, 3), 0, Layout(((8, 8), 64))).depth()
+        2
+        """
         return self.inner.depth()
 
     def __len__(self):
