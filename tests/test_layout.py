@@ -599,6 +599,12 @@ def test_algebra_errors():
     # where a(b(3)) = a(3) = 10; fastswz keeps the strong condition and refuses.
     with pytest.raises(LayoutError, match="stride divisibility"):
         composition(L((3, 4), (1, 10)), L((2, 2), (1, 2)))
+    # ... but for a single-mode right layout that ends inside the mode CuTe's weak condition is
+    # exact, and accepted
+    assert composition(L((4, 3), (1, 5)), L(2, 3)) == L(2, 3)
+    assert composition(L((3, 1), (0, 1)), L((2,), (2,))) == L((2,), (0,))
+    with pytest.raises(LayoutError, match="stride divisibility"):
+        composition(L((4, 3), (1, 5)), L(3, 3))  # 6 would run past the first mode
     # an extent-1 mode maps only 0, so its stride needs no condition (CuTe refuses it)
     assert composition(L((3, 1), (0, 1)), L((2, 1), (1, 4))) == L((2, 1), (0, 2))
     # CuTe 4.2 rejects this at compile time (Stride Divisibility Condition)

@@ -11,9 +11,9 @@ Where this module differs from CUTLASS's pycute (listed so nobody "fixes" it bac
 
 * ``composition`` flattens the left layout like CuTe's ``coalesce_x``, so values past the
   left layout's domain follow its natural extension; a tuple tiler drops the left modes it does
-  not name (CuTe ``composition(Layout, Tiler)``). It checks the strong divisibility condition
-  (pycute's) rather than CuTe's weaker one, which lets wrong results through; it skips the
-  check for extent-1 modes, which CuTe and pycute reject.
+  not name (CuTe ``composition(Layout, Tiler)``). It takes CuTe's weak stride condition only
+  where it is exact (a single-mode right layout) and pycute's strong one otherwise, and skips
+  the check for extent-1 modes, which CuTe and pycute reject.
 * ``logical_product(L, n)`` means ``L x n:1`` (pycute divides by mistake).
 * ``complement(L)`` defaults its cotarget to ``cosize(filter(L))`` (CuTe), and ``logical_divide``
   uses ``shape(coalesce(L))`` as the cotarget (CuTe), not ``size(L)``.
@@ -28,7 +28,8 @@ Where it differs from CuTe 4.2 (each checked by host-compiling CuTe):
   ``tile_to_shape`` zeroes those strides in its result so that it prints as CuTe's does.
 * ``make_ordered_layout`` ranks equal order values left to right, so the result stays compact;
   CuTe gives equal static orders equal strides.
-* ``composition`` keeps the strong divisibility condition (see above).
+* ``composition`` refuses the weak-condition cases where CuTe's result is not ``a o b`` (see
+  above).
 * ``None`` at a terminal of a divide/product tiler gives an empty tile ``1:0`` for that mode
   (pycute's ``hier_unzip``); CuTe has no such case.
 """
@@ -1009,7 +1010,7 @@ def _coalesce_x(layout):
     return shapes, strides
 
 
-def _compose_int(ls, ld, rs, rd):
+def _compose_int(ls, ld, rs, rd, single=True):
     # include/cute/layout.hpp (detail::composition_impl), RHS integral
     if rd == 0:
         return Layout(rs, 0)
@@ -1020,11 +1021,12 @@ def _compose_int(ls, ld, rs, rd):
     for cs, cd in zip(ls[:-1], ld[:-1]):
         ad = abs(rest_d)
         next_shape = -(-cs // ad)
-        # The strong stride condition (one of the two divides the other). CuTe 4.2 checks only
-        # "a multiple of cs, or below cs" and then returns layouts that are not a o b:
-        # (3,4):(1,10) o (2,2):(1,2) gives (2,2):(1,2), which maps 3 to 3 instead of a(3) = 10.
-        # A size-1 rest maps only 0 and needs no condition (CuTe asserts anyway).
-        if rest_s != 1 and ad % cs != 0 and cs % ad != 0:
+        # Stride condition. CuTe 4.2 accepts "a multiple of cs, or below cs", but a stride below
+        # cs that does not divide it is exact only when b is a single mode that ends inside this
+        # mode of a; otherwise the modes of b no longer add up: (3,4):(1,10) o (2,2):(1,2)
+        # gives CuTe (2,2):(1,2), which maps 3 to 3 instead of a(3) = 10. A size-1 rest maps
+        # only 0 and needs no condition (CuTe asserts anyway).
+        if rest_s != 1 and ad % cs != 0 and cs % ad != 0 and not (single and ad < cs and rest_s <= next_shape):
             raise LayoutError(
                 f"composition: stride divisibility condition violated: stride {rest_d} of the right "
                 f"layout and the left extent {cs} must divide one another"
@@ -1051,11 +1053,11 @@ def _compose_int(ls, ld, rs, rd):
     return _from_lists(res_s, res_d)
 
 
-def _compose_tree(ls, ld, rs, rd):
+def _compose_tree(ls, ld, rs, rd, single):
     # right-distributivity over the modes of the RHS
     if type(rs) is tuple:
-        return make_layout(*[_compose_tree(ls, ld, s, d) for s, d in zip(rs, rd)]) if rs else Layout((), ())
-    return _compose_int(ls, ld, rs, rd)
+        return make_layout(*[_compose_tree(ls, ld, s, d, single) for s, d in zip(rs, rd)]) if rs else Layout((), ())
+    return _compose_int(ls, ld, rs, rd, single)
 
 
 def composition(a, b):
@@ -1085,7 +1087,8 @@ def composition(a, b):
         return a
     if isinstance(b, Layout):
         ls, ld = _coalesce_x(a)
-        return _compose_tree(ls, ld, b.shape, b.stride)
+        single = sum(1 for s in _flatten(b.shape) if s != 1) <= 1
+        return _compose_tree(ls, ld, b.shape, b.stride, single)
     if _is_composed(b):
         if b.offset != 0 or _is_swizzle(b.outer):
             raise LayoutError(
