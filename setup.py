@@ -14,6 +14,6 @@ DIRECTIVES = {
     "embedsignature": True,
     "freethreading_compatible": True,
 }
-ext = Extension("fastswz._kernels", ["src/fastswz/_kernels.pyx"],
+ext = Extension("fastswz._kernels", ["src/fastswz/_kernels.pyx"], include_dirs=["src/fastswz"],
                 extra_compile_args=["-O3"] + (["-O0", "-g"] if DEBUG else []))
 setup(ext_modules=cythonize([ext], compiler_directives=DIRECTIVES))

@@ -213,6 +213,28 @@ def test_errors_leave_no_partial_output():
     assert not out.any()
 
 
+def test_out_argument_is_filled_and_checked():
+    t = OperandTile("bf16", "K", "64B", 64, 64)
+    for impl in (fastswz.tile_addresses, reference.tile_addresses):
+        buf = np.zeros((64, 64), dtype=np.uint32)
+        assert impl(t, 0x400, out=buf) is buf
+        np.testing.assert_array_equal(buf, fastswz.tile_addresses(t, 0x400))
+        for bad, err in ((np.zeros((64, 64), np.int64), fastswz.FastswzTypeError),
+                         (np.zeros((64, 32), np.uint32), fastswz.TileError),
+                         (np.zeros((64, 128), np.uint32)[:, ::2], fastswz.TileError),
+                         ([[0] * 64] * 64, fastswz.FastswzTypeError)):
+            with pytest.raises(err):
+                impl(t, 0x400, out=bad)
+        ro = np.zeros((64, 64), np.uint32)
+        ro.flags.writeable = False
+        with pytest.raises(fastswz.TileError, match="writeable"):
+            impl(t, 0x400, out=ro)
+        bad_start = np.zeros((64, 64), np.uint32)
+        with pytest.raises(fastswz.TileError):
+            impl(t, 0x408, out=bad_start)
+        assert not bad_start.any()  # nothing written on error
+
+
 def test_threads_give_identical_results():
     t = OperandTile("bf16", "MN", "64B", 512, 256)
     one = fastswz.tile_addresses(t, 0x400)

@@ -84,20 +84,10 @@ def swizzle_offsets(int64_t yyy, int shift, const int64_t[::1] src, int64_t[::1]
         _swizzle_offsets(yyy, shift, src, out)
 
 
-cdef void _tile_addresses(const uint32_t[::1] row, const uint32_t[::1] col, uint32_t yyy,
-                          int shift, uint32_t post, uint32_t[:, ::1] out) noexcept nogil:
-    # The canonical tile address is separable before the swizzle: row[i] + col[j]. 32-bit
-    # lanes and a branch-free body let the compiler vectorise the inner loop.
-    cdef Py_ssize_t i, j, nr = out.shape[0], nc = out.shape[1]
-    cdef uint32_t r, x
-    cdef uint32_t* o
-    cdef const uint32_t* c = &col[0]
-    for i in range(nr):
-        r = row[i]
-        o = &out[i, 0]
-        for j in range(nc):
-            x = r + c[j]
-            o[j] = (x ^ ((x & yyy) >> shift)) + post
+cdef extern from "_simd.h" nogil:
+    # One C loop, built per ISA (AVX-512 / AVX2 / baseline) and chosen at load time.
+    void fsw_tile_addresses(const uint32_t* row, const uint32_t* col, uint32_t yyy, int shift,
+                            uint32_t post, uint32_t* out, Py_ssize_t nr, Py_ssize_t nc)
 
 
 def tile_addresses(const uint32_t[::1] row, const uint32_t[::1] col, uint32_t yyy, int shift,
@@ -106,7 +96,8 @@ def tile_addresses(const uint32_t[::1] row, const uint32_t[::1] col, uint32_t yy
 
     Caller guarantees: out.shape == (len(row), len(col)), both >= 1; no 32-bit overflow."""
     with nogil:
-        _tile_addresses(row, col, yyy, shift, post, out)
+        fsw_tile_addresses(&row[0], &col[0], yyy, shift, post, &out[0, 0], out.shape[0],
+                           out.shape[1])
 
 
 cdef int64_t _tile_coords(const uint32_t[::1] addr, int64_t start, int64_t yyy, int shift,

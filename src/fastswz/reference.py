@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .bulk import (LAYOUT_CODES, SMEM_LIMITS, _SMEM_NAMES, coords_args, coords_error,
-                   descriptor_plan, flat_layout, indices_arg, int_array, outer_check,
+                   descriptor_plan, flat_layout, indices_arg, int_array, out_arg, outer_check,
                    smem_field_error, smem_pack_args, threads_arg, unpack_error)
 from .descriptor import SM90_FIELDS, SM90_RESERVED, SM100_FIELDS, SM100_RESERVED
 from .errors import DescriptorFieldError, FastswzTypeError, LayoutError
@@ -87,15 +87,22 @@ def _unswizzled_offsets(tile):
     return ((f[:, None] + g[None, :]) * tile.element_bits) >> 3
 
 
-def tile_addresses(tile, start=0, swizzle_base="absolute", threads=None):
+def tile_addresses(tile, start=0, swizzle_base="absolute", threads=None, out=None):
     """Twin of :func:`fastswz.tile_addresses` (``threads`` is checked, then ignored)."""
     threads_arg(threads)
     start = tile.check_start(start, swizzle_base, tile.nbytes, 1 << 32)
+    if out is not None:
+        out_arg(out, (tile.mn, tile.k), np.uint32)
     yyy, s = _byte_swizzle(tile)
     off = _unswizzled_offsets(tile)
     if swizzle_base.strip().lower() == "relative":
-        return (start + _swz(off, yyy, s)).astype(np.uint32)
-    return _swz(start + off, yyy, s).astype(np.uint32)
+        res = (start + _swz(off, yyy, s)).astype(np.uint32)
+    else:
+        res = _swz(start + off, yyy, s).astype(np.uint32)
+    if out is None:
+        return res
+    out[...] = res
+    return out
 
 
 def tile_coords(tile, addresses, start=0, swizzle_base="absolute"):

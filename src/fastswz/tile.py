@@ -352,14 +352,14 @@ class OperandTile:
         return start
 
     # -- bulk entry points -----------------------------------------------------------------------
-    def addresses(self, start=0, swizzle_base="absolute", threads=None):
+    def addresses(self, start=0, swizzle_base="absolute", threads=None, out=None):
         """Absolute byte address of every element, as a ``uint32`` array of shape (mn, k).
 
         See :func:`fastswz.tile_addresses`.
         """
         from .bulk import tile_addresses
 
-        return tile_addresses(self, start, swizzle_base, threads)
+        return tile_addresses(self, start, swizzle_base, threads, out)
 
     def coords(self, addresses, start=0, swizzle_base="absolute"):
         """Inverse map: ``(mn, k)`` int64 arrays for byte addresses. See :func:`fastswz.tile_coords`."""
