@@ -41,3 +41,17 @@ def test_readme_tour():
     for i, text in enumerate(blocks):
         runner.run(parser.get_doctest(text, {}, f"README[{i}]", "README.md", 0))
     assert runner.failures == 0
+
+
+def test_readme_cli_transcript(capsys):
+    """Every ``$ fastswz ...`` transcript in the README prints exactly what the CLI prints."""
+    import shlex
+
+    from fastswz.cli import main
+
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    blocks = re.findall(r"```\n\$ (fastswz [^\n]*)\n(.*?)```", readme.read_text(), re.S)
+    assert blocks, "README has no CLI transcript"
+    for command, expected in blocks:
+        assert main(shlex.split(command)[1:]) == 0
+        assert capsys.readouterr().out == expected
