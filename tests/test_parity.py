@@ -193,6 +193,15 @@ BAD_CALLS = [
     ("evaluate", ("(8,1)",)),
     ("swizzle_offsets", (fastswz.Swizzle(3, 4, 3), [1.5])),
     ("swizzle_offsets", ((3, 4, 3), [1])),
+    ("tile_configs", ("bf16", "K", "128B", [64, -64], 64)),
+    ("tile_configs", ("bf16", "K", "128B", [64, 128], [64, 64, 64])),
+    ("tile_configs", ("bf16", "K", "128B", 64, 64, "mn", "sm90", None, 8)),
+    ("tile_configs", ("bf16", "K", "96B", 64, 64)),
+    ("tile_configs", ("bf16", "X", "128B", 64, 64)),
+    ("tile_configs", ("bf17", "K", "128B", 64, 64)),
+    ("tile_configs", (3, "K", "128B", 64, 64)),
+    ("tile_configs", ("bf16", "K", "128B", 64.0, 64)),
+    ("tile_configs", ("bf16", "K", "128B", 64, 64, "mn", "sm90", None, 0, "triton")),
 ]
 
 
@@ -211,6 +220,43 @@ def test_errors_leave_no_partial_output():
     with pytest.raises(fastswz.DescriptorFieldError, match=r"stride_byte_offset\[2\]"):
         out[:] = fastswz.pack_smem_descriptors("sm90", 0x400, 16, [1024, 2048, 7])
     assert not out.any()
+
+
+CONFIG_SPACE = dict(
+    dtype=np.array(["bf16", "tf32", "e4m3", "s8", "f16", "e2m1", "f32"])[:, None, None, None, None],
+    major=np.array(["K", "MN"])[None, :, None, None, None],
+    swizzle=np.array(["none", "32B", "64B", "128B", "128B_base32B"])[None, None, :, None, None],
+    mn=np.array([8, 16, 60, 64, 128, 256, 4096])[None, None, None, :, None],
+    k=np.array([8, 16, 32, 64, 96, 128, 512, 8192])[None, None, None, None, :])
+
+
+@pytest.mark.parametrize("arch", ["sm90", "sm100"])
+@pytest.mark.parametrize("order", ["mn", "k"])
+@pytest.mark.parametrize("inst_mn", [None, 8, 64])
+def test_tile_configs(arch, order, inst_mn):
+    fast = fastswz.tile_configs(**CONFIG_SPACE, order=order, arch=arch, inst_mn=inst_mn, start=0x400)
+    slow = reference.tile_configs(**CONFIG_SPACE, order=order, arch=arch, inst_mn=inst_mn, start=0x400)
+    assert set(fast) == set(slow) == {"error", "lbo_bytes", "sbo_bytes", "nbytes", "descriptor"}
+    for name in fast:
+        np.testing.assert_array_equal(fast[name], slow[name], err_msg=name)
+    assert fast["error"].shape == (7, 2, 5, 7, 8)
+    # every error code but "does not fit" paths shows up somewhere in this space
+    assert {0, 1, 2, 3, 8} <= set(np.unique(fast["error"]).tolist())
+
+
+def test_tile_configs_codes_and_mixed_categoricals():
+    r = fastswz.tile_configs(["bf16", "bf16", "tf32", "bf16", "bf16"], ["K", "K", "MN", "K", "K"],
+                             "128B", [64, 60, 64, 4096, 64], [64, 64, 64, 8192, 64],
+                             inst_mn=[64, 64, 64, 4096, 48], start=0x400)
+    assert [fastswz.CONFIG_ERRORS[e] for e in r["error"]] == [
+        "", "mn is not a whole number of swizzle atoms",
+        "dtype / major / swizzle is not allowed on this architecture",
+        "start + tile bytes ends past the 256 KiB shared window",
+        "inst_mn does not divide mn"]
+    t = OperandTile("bf16", "K", "128B", 64, 64)
+    assert int(r["descriptor"][0]) == int(t.descriptor(0, 0, 0x400, 64))
+    big = fastswz.tile_configs("bf16", "MN", "128B", 4096, 8192, "k", inst_mn=128)
+    assert fastswz.CONFIG_ERRORS[int(big["error"])] == "LBO or SBO does not fit the 14-bit descriptor field"
 
 
 def test_out_argument_is_filled_and_checked():

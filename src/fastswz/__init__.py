@@ -8,8 +8,8 @@ functions run in a Cython core, with pure-numpy twins in :mod:`fastswz.reference
 """
 
 from .blockscaled import InstrDescriptorBlockScaled
-from .bulk import (evaluate, pack_smem_descriptors, swizzle_offsets, tile_addresses, tile_coords,
-                   tile_descriptors, unpack_smem_descriptors)
+from .bulk import (CONFIG_ERRORS, evaluate, pack_smem_descriptors, swizzle_offsets, tile_addresses,
+                   tile_configs, tile_coords, tile_descriptors, unpack_smem_descriptors)
 from .descriptor import InstrDescriptorSM100, SmemDescriptorSM90, SmemDescriptorSM100, decode
 from .dtypes import DTYPES, DType, dtype
 from .errors import (DescriptorFieldError, FastswzError, FastswzTypeError, LayoutError,
@@ -33,7 +33,7 @@ __all__ = [
     "SmemDescriptorSM90", "SmemDescriptorSM100", "InstrDescriptorSM100", "InstrDescriptorBlockScaled",
     "decode",
     "evaluate", "swizzle_offsets", "tile_addresses", "tile_coords", "tile_descriptors",
-    "pack_smem_descriptors", "unpack_smem_descriptors",
+    "pack_smem_descriptors", "unpack_smem_descriptors", "tile_configs", "CONFIG_ERRORS",
     "Layout", "Swizzle", "ComposedLayout", "make_composed_layout", "parse",
     "FastswzError", "FastswzTypeError", "LayoutError", "ParseError", "TileError",
     "DescriptorFieldError",

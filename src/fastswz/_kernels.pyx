@@ -4,7 +4,7 @@ Every public function here is a thin ``def`` that releases the GIL around a ``no
 loop, so callers may split work across threads. Callers (``fastswz.bulk``) guarantee shapes,
 ranges and dtypes; nothing here raises or allocates.
 """
-from libc.stdint cimport int64_t, uint64_t, uint32_t
+from libc.stdint cimport int8_t, int64_t, uint64_t, uint32_t
 
 cdef enum:
     MAX_MODES = 64  # flat rank limit; bulk.py checks it
@@ -263,3 +263,91 @@ def unpack_fields(const uint64_t[::1] values, const int64_t[::1] lsb, const int6
     with nogil:
         r = _unpack_fields(values, lsb, width, lshift, allowed, reserved, out)
     return r
+
+
+cdef void _tile_configs(const int64_t[::1] ebits, const int64_t[::1] kmajor,
+                        const int64_t[::1] width, const int64_t[::1] rows,
+                        const int64_t[::1] mn, const int64_t[::1] k, const int64_t[::1] korder,
+                        const int64_t[::1] inst_mn, const int64_t[::1] swizzled,
+                        const uint64_t[::1] hi_bits, int64_t start, int64_t window, int64_t lbo_k,
+                        int8_t[::1] err, int64_t[::1] lbo_out, int64_t[::1] sbo_out,
+                        int64_t[::1] nbytes_out, uint64_t[::1] desc_out) noexcept nogil:
+    # The closed form of OperandTile's geometry and strides, one configuration per i (every
+    # array has len(err) entries). err codes: see bulk.CONFIG_ERRORS.
+    cdef Py_ssize_t i, n = err.shape[0]
+    cdef int64_t eb, amn, ak, nmn, nk, atom, smn, sk, inst_k, im, lbo, sbo, nbytes
+    for i in range(n):
+        err[i] = 0
+        lbo_out[i] = 0
+        sbo_out[i] = 0
+        nbytes_out[i] = 0
+        desc_out[i] = 0
+        eb = ebits[i]
+        if kmajor[i]:
+            amn = 8
+            ak = width[i] * 8 // eb
+        else:
+            amn = width[i] * 8 // eb
+            ak = rows[i]
+        inst_k = 256 // eb
+        im = inst_mn[i] if inst_mn[i] > 0 else mn[i]
+        if mn[i] % amn:
+            err[i] = 1
+            continue
+        if k[i] % ak:
+            err[i] = 2
+            continue
+        if k[i] % inst_k:
+            err[i] = 3
+            continue
+        if im > mn[i] or mn[i] % im:
+            err[i] = 4
+            continue
+        if (kmajor[i] and im % 8) or (not kmajor[i] and im % amn):
+            err[i] = 5
+            continue
+        nmn = mn[i] // amn
+        nk = k[i] // ak
+        atom = amn * ak
+        if korder[i]:
+            smn = atom * nk
+            sk = atom
+        else:
+            smn = atom
+            sk = atom * nmn
+        if kmajor[i]:
+            sbo = smn * eb // 8 if im > 8 else 0
+            lbo = lbo_k if swizzled[i] else sk * eb // 8
+        else:
+            lbo = smn * eb // 8 if im > amn else 0
+            sbo = sk * eb // 8 if inst_k > ak else 0
+            if not swizzled[i]:
+                lbo, sbo = sbo, lbo
+        if lbo >= (1 << 18) or sbo >= (1 << 18):
+            err[i] = 6
+            continue
+        nbytes = mn[i] * k[i] * eb // 8
+        nbytes_out[i] = nbytes
+        lbo_out[i] = lbo
+        sbo_out[i] = sbo
+        if start + nbytes > window:
+            err[i] = 7
+            continue
+        desc_out[i] = (hi_bits[i] | <uint64_t>((start & 0x3FFFF) >> 4)
+                       | (<uint64_t>(lbo >> 4) << 16) | (<uint64_t>(sbo >> 4) << 32))
+
+
+def tile_configs(const int64_t[::1] ebits, const int64_t[::1] kmajor, const int64_t[::1] width,
+                 const int64_t[::1] rows, const int64_t[::1] mn, const int64_t[::1] k,
+                 const int64_t[::1] korder, const int64_t[::1] inst_mn,
+                 const int64_t[::1] swizzled, const uint64_t[::1] hi_bits, int64_t start,
+                 int64_t window, int64_t lbo_k, int8_t[::1] err, int64_t[::1] lbo_out,
+                 int64_t[::1] sbo_out, int64_t[::1] nbytes_out, uint64_t[::1] desc_out):
+    """Geometry, LBO/SBO and first descriptor of many canonical tiles at once.
+
+    Caller guarantees: every array has len(err) entries; ebits in {4, 8, 16, 32} with width*8
+    divisible by it; mn, k >= 1; inst_mn >= 0 (0: the whole mn); hi_bits hold the layout type
+    (and the sm100 version bit) already shifted into place."""
+    with nogil:
+        _tile_configs(ebits, kmajor, width, rows, mn, k, korder, inst_mn, swizzled, hi_bits,
+                      start, window, lbo_k, err, lbo_out, sbo_out, nbytes_out, desc_out)

@@ -18,7 +18,7 @@ from .modes import SwizzleMode
 from .tile import SMEM_WINDOW, LBO_POLICIES, _choice, check_stride_fields
 
 __all__ = ["evaluate", "swizzle_offsets", "tile_addresses", "tile_coords", "tile_descriptors",
-           "pack_smem_descriptors", "unpack_smem_descriptors"]
+           "pack_smem_descriptors", "unpack_smem_descriptors", "tile_configs", "CONFIG_ERRORS"]
 
 _I64_LIMIT = 1 << 62
 
@@ -508,3 +508,130 @@ def unpack_error(arch, value, index):
     except DescriptorFieldError as exc:
         return DescriptorFieldError(f"values[{index}]: {exc}")
     return DescriptorFieldError(f"values[{index}]=0x{value:016x} is not a valid {arch} descriptor")
+
+
+# -- configuration spaces ------------------------------------------------------------------------
+#: Meaning of the ``error`` codes :func:`tile_configs` returns (0 = a legal configuration).
+CONFIG_ERRORS = (
+    "",
+    "mn is not a whole number of swizzle atoms",
+    "k is not a whole number of swizzle atoms",
+    "k is not a whole number of 32-byte MMA K steps",
+    "inst_mn does not divide mn",
+    "inst_mn is not a multiple of 8 rows (K-major) or of the MN atom width (MN-major)",
+    "LBO or SBO does not fit the 14-bit descriptor field",
+    "start + tile bytes ends past the 256 KiB shared window",
+    "dtype / major / swizzle is not allowed on this architecture",
+)
+
+
+def config_args(dtype, major, swizzle, mn, k, order, arch, inst_mn, start, lbo_policy):
+    """Broadcast and validate tile_configs' arguments (shared with the numpy twin)."""
+    from .tile import _int
+
+    start = _int("start", start, 0)
+    if start % 16:
+        raise TileError(f"start=0x{start:x} is not 16-byte aligned")
+    _choice("lbo_policy", lbo_policy, LBO_POLICIES)
+    cats = {name: np.asarray(v) for name, v in
+            (("dtype", dtype), ("major", major), ("swizzle", swizzle), ("order", order), ("arch", arch))}
+    for name, a in cats.items():
+        if a.dtype.kind not in "UO":
+            raise FastswzTypeError(f"{name} must be a string or an array of strings, not dtype {a.dtype}")
+    nums = {"mn": int_array("mn", mn), "k": int_array("k", k),
+            "inst_mn": int_array("inst_mn", 0 if inst_mn is None else inst_mn)}
+    for name, a in nums.items():
+        lo = 0 if name == "inst_mn" else 1
+        if a.size and int(a.min()) < lo:
+            raise TileError(f"{name} holds {int(a.min())}; it must be >= {lo}"
+                            + (" (0 or None: the whole mn)" if name == "inst_mn" else ""))
+        if a.size and int(a.max()) >= 1 << 31:
+            raise TileError(f"{name} holds {int(a.max())}; it must be < 2**31")
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in (*cats.values(), *nums.values())))
+    except ValueError:
+        raise TileError("configuration arrays do not broadcast together: " + ", ".join(
+            f"{n}{a.shape}" for n, a in (*cats.items(), *nums.items()))) from None
+    return cats, nums, shape, start
+
+
+def tile_configs(dtype, major, swizzle, mn, k, order="mn", arch="sm90", inst_mn=None, start=0,
+                 lbo_policy="cutlass"):
+    """Evaluate a whole space of canonical tile configurations at once (autotuners).
+
+    Every argument broadcasts (strings or arrays of strings for the categorical ones). Each
+    configuration is what ``OperandTile(dtype, major, swizzle, mn, k, order, arch)`` with
+    ``inst_mn`` would give; sub-byte types are taken unpacked (one element per byte).
+
+    Returns
+    -------
+    dict of arrays shaped like the broadcast arguments: ``error`` (int8, an index into
+    :data:`CONFIG_ERRORS`, 0 = legal), ``lbo_bytes``, ``sbo_bytes``, ``nbytes`` (int64) and
+    ``descriptor`` (uint64: the first sub-tile's descriptor at ``start``, CuTe conventions).
+    Illegal configurations hold 0 in every field but ``error``.
+
+    Examples
+    --------
+    >>> r = tile_configs("bf16", "K", ["32B", "64B", "128B"], [[64], [128]], 64, inst_mn=64)
+    >>> r["sbo_bytes"].tolist()
+    [[256, 512, 1024], [256, 512, 1024]]
+    >>> hex(int(r["descriptor"][0, 2])), int(tile_configs("bf16", "K", "128B", 60, 64)["error"])
+    ('0x4000004000010000', 1)
+    """
+    from .dtypes import dtype as lookup
+    from .tile import _check_legal, _storage_bits
+
+    cats, nums, shape, start = config_args(dtype, major, swizzle, mn, k, order, arch, inst_mn,
+                                           start, lbo_policy)
+    n = int(np.prod(shape, dtype=np.int64))
+    codes, keys = [], []
+    for name, a in cats.items():
+        uniq, inv = np.unique(np.broadcast_to(a, shape).ravel().astype(str), return_inverse=True)
+        keys.append(uniq)
+        codes.append(inv.astype(np.int64))
+    combo = np.zeros(n, dtype=np.int64)
+    for inv, uniq in zip(codes, keys):
+        combo = combo * len(uniq) + inv
+    uniq_combo, combo_inv = np.unique(combo, return_inverse=True)
+    props = np.zeros((len(uniq_combo), 7), dtype=np.int64)  # ebits kmajor width rows korder swz legal
+    his = np.zeros(len(uniq_combo), dtype=np.uint64)  # layout type (+ sm100 version bit), in place
+    for c, value in enumerate(uniq_combo):
+        idx = []
+        for uniq in reversed(keys):
+            value, r = divmod(int(value), len(uniq))
+            idx.append(str(uniq[r]))
+        dname, mname, sname, oname, aname = reversed(idx)
+        dt = lookup(dname)
+        mjr = _choice("major", mname, ("K", "MN"))
+        mode = SwizzleMode.parse(sname)
+        ordr = _choice("order", oname, ("mn", "k"))
+        arc = _choice("arch", aname, ("sm90", "sm100", "sm103"))
+        try:
+            _check_legal(dt, mjr, mode, arc)
+            legal = 1
+        except TileError:
+            legal = 0
+        code = mode.layout_type("sm90" if arc == "sm90" else "sm100") if legal else 0
+        hi = code << 62 if arc == "sm90" else (code << 61 | 1 << 46)
+        props[c] = (_storage_bits(dt, False), mjr == "K", mode.byte_width, mode.atom_rows,
+                    ordr == "k", mode.is_swizzled, legal)
+        his[c] = hi
+    per = props[combo_inv]
+    col = [np.ascontiguousarray(per[:, j]) for j in range(6)] + [his[combo_inv]]
+    flat = {name: np.ascontiguousarray(np.broadcast_to(a, shape).ravel(), dtype=np.int64)
+            for name, a in nums.items()}
+    err = np.empty(n, dtype=np.int8)
+    out = {"lbo_bytes": np.empty(n, np.int64), "sbo_bytes": np.empty(n, np.int64),
+           "nbytes": np.empty(n, np.int64), "descriptor": np.empty(n, np.uint64)}
+    _kernels.tile_configs(col[0], col[1], col[2], col[3], flat["mn"], flat["k"], col[4],
+                          flat["inst_mn"], col[5], col[6], start, SMEM_WINDOW,
+                          16 if lbo_policy.strip().lower() == "cutlass" else 0, err,
+                          out["lbo_bytes"], out["sbo_bytes"], out["nbytes"], out["descriptor"])
+    illegal = per[:, 6] == 0
+    if illegal.any():
+        err[illegal] = 8
+        for a in out.values():
+            a[illegal] = 0
+    res = {"error": err.reshape(shape)}
+    res.update({name: a.reshape(shape) for name, a in out.items()})
+    return res

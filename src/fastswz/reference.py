@@ -29,7 +29,7 @@ from .errors import DescriptorFieldError, FastswzTypeError, LayoutError
 from .layout import Layout, flatten, logical_divide, composition, upcast
 
 __all__ = ["evaluate", "swizzle_offsets", "tile_addresses", "tile_coords", "tile_descriptors",
-           "pack_smem_descriptors", "unpack_smem_descriptors", "cute_strides"]
+           "pack_smem_descriptors", "unpack_smem_descriptors", "tile_configs", "cute_strides"]
 
 
 def _swz(x, yyy, shift):
@@ -272,3 +272,59 @@ def unpack_smem_descriptors(arch, values, strict=True):
             i = int(np.flatnonzero(bad.ravel())[0])
             raise unpack_error(arch, int(v.ravel()[i]), i)
     return out
+
+
+def tile_configs(dtype, major, swizzle, mn, k, order="mn", arch="sm90", inst_mn=None, start=0,
+                 lbo_policy="cutlass"):
+    """Twin of :func:`fastswz.tile_configs`: one :class:`OperandTile` per configuration."""
+    from .bulk import config_args
+    from .errors import DescriptorFieldError, TileError
+    from .tile import OperandTile, _check_legal, _choice, check_stride_fields
+    from .dtypes import dtype as lookup
+    from .modes import SwizzleMode
+
+    cats, nums, shape, start = config_args(dtype, major, swizzle, mn, k, order, arch, inst_mn,
+                                           start, lbo_policy)
+    full = {n: np.broadcast_to(a, shape).ravel() for n, a in {**cats, **nums}.items()}
+    size = int(np.prod(shape, dtype=np.int64))
+    res = {"error": np.zeros(size, np.int8), "lbo_bytes": np.zeros(size, np.int64),
+           "sbo_bytes": np.zeros(size, np.int64), "nbytes": np.zeros(size, np.int64),
+           "descriptor": np.zeros(size, np.uint64)}
+    for i in range(size):
+        d, m, s, o, a = (str(full[n][i]) for n in ("dtype", "major", "swizzle", "order", "arch"))
+        cmn, ck, cinst = int(full["mn"][i]), int(full["k"][i]), int(full["inst_mn"][i]) or None
+        names = (lookup(d), _choice("major", m, ("K", "MN")), SwizzleMode.parse(s),
+                 _choice("arch", a, ("sm90", "sm100", "sm103")))
+        _choice("order", o, ("mn", "k"))
+        try:
+            _check_legal(*names)
+        except TileError:
+            res["error"][i] = 8
+            continue
+        # The same checks in the order the constructor and descriptor() apply them.
+        atom = OperandTile(d, m, s, 1024, 1024, o, a)  # a probe: every atom divides 1024
+        amn, ak = atom.atom_shape
+        code = (1 if cmn % amn else 2 if ck % ak else 3 if ck % atom.inst_k else
+                4 if cinst is not None and (cinst > cmn or cmn % cinst) else 0)
+        if code:
+            res["error"][i] = code
+            continue
+        tile = OperandTile(d, m, s, cmn, ck, o, a)
+        try:
+            tile.check_inst_mn(cinst)
+        except TileError:
+            res["error"][i] = 5
+            continue
+        try:
+            lbo, sbo = tile.strides(cinst, lbo_policy)
+            check_stride_fields(lbo, sbo)
+        except DescriptorFieldError:
+            res["error"][i] = 6
+            continue
+        res["lbo_bytes"][i], res["sbo_bytes"][i], res["nbytes"][i] = lbo, sbo, tile.nbytes
+        try:
+            res["descriptor"][i] = int(tile.descriptor(0, 0, start, cinst, "absolute", lbo_policy))
+        except TileError:
+            res["error"][i] = 7
+    return {n: v.reshape(shape) for n, v in res.items()}
+
