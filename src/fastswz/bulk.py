@@ -584,14 +584,18 @@ def tile_configs(dtype, major, swizzle, mn, k, order="mn", arch="sm90", inst_mn=
     cats, nums, shape, start = config_args(dtype, major, swizzle, mn, k, order, arch, inst_mn,
                                            start, lbo_policy)
     n = int(np.prod(shape, dtype=np.int64))
-    codes, keys = [], []
-    for name, a in cats.items():
-        uniq, inv = np.unique(np.broadcast_to(a, shape).ravel().astype(str), return_inverse=True)
+    # Factorise the categorical arguments (few distinct values, possibly millions of entries):
+    # the per-combination work below runs once per distinct (dtype, major, swizzle, order, arch).
+    keys, combo = [], None
+    for a in cats.values():
+        a = a.astype(str)
+        uniq = np.array(sorted(set(a.ravel().tolist())))
         keys.append(uniq)
-        codes.append(inv.astype(np.int64))
-    combo = np.zeros(n, dtype=np.int64)
-    for inv, uniq in zip(codes, keys):
-        combo = combo * len(uniq) + inv
+        if len(uniq) > 1:
+            inv = np.broadcast_to(np.searchsorted(uniq, a), shape).ravel().astype(np.int64)
+            combo = inv if combo is None else combo * len(uniq) + inv
+    if combo is None:
+        combo = np.zeros(n, dtype=np.int64)
     uniq_combo, combo_inv = np.unique(combo, return_inverse=True)
     props = np.zeros((len(uniq_combo), 7), dtype=np.int64)  # ebits kmajor width rows korder swz legal
     his = np.zeros(len(uniq_combo), dtype=np.uint64)  # layout type (+ sm100 version bit), in place
