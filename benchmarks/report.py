@@ -8,7 +8,8 @@ Usage::
     python benchmarks/report.py --from-json PATH [PATH ...]  # only print the table (merged)
     python benchmarks/report.py -- -k tile_addresses         # extra pytest arguments after --
 
-The JSON (pytest-benchmark's ``--benchmark-json``) goes to ``.benchmarks/latest.json`` unless
+The JSON (pytest-benchmark's ``--benchmark-json``, per-round samples dropped, the CPU, load
+average and command added under ``"fastswz"``) goes to ``.benchmarks/latest.json`` unless
 ``--json`` says otherwise (``.benchmarks/`` is git-ignored). pytest's own output goes to the
 same path with ``.log`` appended. The exit status is pytest's: non-zero only when a benchmark
 errors or a result differs from the numpy twin; a missed timing target never fails the run.
@@ -218,6 +219,8 @@ def main(argv=None) -> int:
             return rc or 1
         # Record what the table header needs, so --from-json can print it elsewhere.
         data = json.loads(args.json.read_text())
+        for b in data["benchmarks"]:  # per-round samples: megabytes; the stats stay
+            b["stats"].pop("data", None)
         data["fastswz"] = dict(cpu=cpu_model(), llc_bytes=llc_bytes(), loadavg_start=load0,
                                loadavg_end=os.getloadavg(), quick=args.quick,
                                command=" ".join(["python", "benchmarks/report.py", *(argv or sys.argv[1:])]))
