@@ -6,6 +6,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fastswz.errors import FastswzError, FastswzTypeError, LayoutError, ParseError
 from fastswz.layout import (
@@ -56,6 +58,7 @@ from fastswz.layout import (
     zipped_divide,
     zipped_product,
 )
+from fastswz.swizzle import ComposedLayout, Swizzle
 
 L = Layout
 K_SW128_BF16 = L((8, 64), (64, 1))
@@ -72,7 +75,13 @@ def values(layout):
 
 
 def test_int_tuple_helpers():
-    assert is_int(3) and is_int(np.int32(3)) and not is_int(True) and not is_int(3.0) and not is_int((3,))
+    assert (
+        is_int(3)
+        and is_int(np.int32(3))
+        and not is_int(True)
+        and not is_int(3.0)
+        and not is_int((3,))
+    )
     assert is_tuple(()) and not is_tuple(3)
     assert flatten(((2, 3), (4, (5, 6)))) == (2, 3, 4, 5, 6)
     assert flatten(7) == (7,)
@@ -93,7 +102,11 @@ def test_int_tuple_helpers():
     assert elem_scale((2, 3), (4, (5, 6))) == (8, 90)
     assert depth(8) == 0 and depth((8, 64)) == 1 and depth(((8, 8), 64)) == 2 and depth(()) == 1
     assert rank(8) == 1 and rank((8, (2, 2))) == 2 and rank(()) == 0
-    assert congruent((2, (3, 4)), (1, (5, 6))) and not congruent(8, (8,)) and not congruent((1, 2), (1, 2, 3))
+    assert (
+        congruent((2, (3, 4)), (1, (5, 6)))
+        and not congruent(8, (8,))
+        and not congruent((1, 2), (1, 2, 3))
+    )
     assert has_none((1, (None, 2))) and not has_none((1, 2)) and has_none(None)
 
 
@@ -328,7 +341,10 @@ CUTE_CASES = [
     (lambda: composition(L(20, 2), L((4, 5), (1, 4))), "(4,5):(2,8)"),
     (lambda: composition(L((4, 1), (1, 0)), L(8, 1)), "(4,2):(1,0)"),
     (lambda: composition(K_SW128_BF16, (4, 16)), "(4,16):(64,1)"),
-    (lambda: composition(L((12, (4, 8)), (59, (13, 1))), (L(3, 4), L(8, 2))), "(3,(2,4)):(236,(26,1))"),
+    (
+        lambda: composition(L((12, (4, 8)), (59, (13, 1))), (L(3, 4), L(8, 2))),
+        "(3,(2,4)):(236,(26,1))",
+    ),
     (lambda: composition(L((8, 8), (8, 1)), L((2, 4), (-1, 2))), "(2,4):(-8,16)"),
     (lambda: composition(L((4, 8), (1, 4)), (2,)), "(2):(1)"),
     (lambda: complement(L(4, 2), 24), "(2,3):(1,8)"),
@@ -362,11 +378,17 @@ CUTE_CASES = [
         lambda: zipped_divide(L((9, (4, 8)), (59, (13, 1))), (L(3, 3), L((2, 4), (1, 8)))),
         "((3,(2,4)),(3,(2,2))):((177,(13,2)),(59,(26,1)))",
     ),
-    (lambda: zipped_divide(L((4, 8, 2), (16, 1, 64)), (2, (4,))), "((2,(4)),(2,(2),2)):((16,(1)),(32,(4),64))"),
+    (
+        lambda: zipped_divide(L((4, 8, 2), (16, 1, 64)), (2, (4,))),
+        "((2,(4)),(2,(2),2)):((16,(1)),(32,(4),64))",
+    ),
     (lambda: logical_product(L((2, 2), (4, 1)), L(6, 1)), "((2,2),(2,3)):((4,1),(2,8))"),
     (lambda: logical_product(L(4, 1), 2), "(4,2):(1,4)"),
     (lambda: logical_product(L((2, 5), (5, 1)), (3, 4)), "((2,3),(5,4)):((5,1),(1,5))"),
-    (lambda: zipped_product(L((2, 5), (5, 1)), (L(3, 5), L(4, 6))), "((2,5),(3,4)):((5,1),(10,30))"),
+    (
+        lambda: zipped_product(L((2, 5), (5, 1)), (L(3, 5), L(4, 6))),
+        "((2,5),(3,4)):((5,1),(10,30))",
+    ),
     (lambda: zipped_product(L((2, 2)), (3, 4)), "((2,2),(3,(2,2))):((1,2),(2,(1,4)))"),
     (lambda: tiled_product(L((2, 2), (1, 2)), L((3, 4), (1, 3))), "((2,2),3,4):((1,2),4,12)"),
     (lambda: flat_product(L((2, 2), (1, 2)), L((3, 4), (1, 3))), "(2,2,3,4):(1,2,4,12)"),
@@ -452,7 +474,11 @@ def test_coalesce_and_filter_keep_the_function(lay):
 
 @pytest.mark.parametrize("lay", SMALL, ids=str)
 def test_composition_whole_domain(lay):
-    for b in (L(size(lay)), L((2, size(lay) // 2), (size(lay) // 2, 1)) if size(lay) % 2 == 0 else L(1, 0), 1):
+    for b in (
+        L(size(lay)),
+        L((2, size(lay) // 2), (size(lay) // 2, 1)) if size(lay) % 2 == 0 else L(1, 0),
+        1,
+    ):
         b = b if isinstance(b, Layout) else L(b)
         try:
             r = composition(lay, b)
@@ -466,7 +492,9 @@ def _injective(lay):
     return len(set(v)) == len(v)
 
 
-@pytest.mark.parametrize("lay", [x for x in SMALL if all(d >= 0 for d in flatten(x.stride))], ids=str)
+@pytest.mark.parametrize(
+    "lay", [x for x in SMALL if all(d >= 0 for d in flatten(x.stride))], ids=str
+)
 def test_complement_is_disjoint_and_ordered(lay):
     f = filter(lay)
     if not _injective(f):
@@ -520,18 +548,31 @@ def test_divide_family_whole_domain(lay, tiler):
 def test_logical_product_by_int_means_int_colon_1():
     # pycute's bug: logical_product(L, n) divided instead of multiplying
     assert logical_product(L(4, 1), 2) == logical_product(L(4, 1), L(2, 1)) == L((4, 2), (1, 4))
-    assert logical_product(L((2, 2), (1, 2)), (3, None)) == make_layout(logical_product(L(2), L(3)), L(2, 2))
+    assert logical_product(L((2, 2), (1, 2)), (3, None)) == make_layout(
+        logical_product(L(2), L(3)), L(2, 2)
+    )
     assert logical_product(L(4), None) == L(4)
 
 
 @pytest.mark.parametrize(
     "block, tiler",
-    [(L((2, 2), (1, 2)), L((2, 3))), (L((2, 2), (2, 1)), L(4)), (L(4), L((2, 2), (2, 1))), (L((8, 64), (64, 1)), L((8, 1)))],
+    [
+        (L((2, 2), (1, 2)), L((2, 3))),
+        (L((2, 2), (2, 1)), L(4)),
+        (L(4), L((2, 2), (2, 1))),
+        (L((8, 64), (64, 1)), L((8, 1))),
+    ],
     ids=str,
 )
 def test_products_tile_the_codomain(block, tiler):
-    for prod in (blocked_product(block, tiler), raked_product(block, tiler), zipped_product(block, tiler),
-                 tiled_product(block, tiler), flat_product(block, tiler), logical_product(block, tiler)):
+    for prod in (
+        blocked_product(block, tiler),
+        raked_product(block, tiler),
+        zipped_product(block, tiler),
+        tiled_product(block, tiler),
+        flat_product(block, tiler),
+        logical_product(block, tiler),
+    ):
         assert size(prod) == size(block) * size(tiler)
         assert sorted(values(prod)) == list(range(size(prod)))
 
@@ -558,7 +599,9 @@ def test_tile_to_shape_checks():
         tile_to_shape(L((2, 2, 2)), (4, 4))
 
 
-@pytest.mark.parametrize("lay", [K_SW128_BF16, L((64, 8), (1, 64)), L((8, (2, 4)), (8, (1, 64)))], ids=str)
+@pytest.mark.parametrize(
+    "lay", [K_SW128_BF16, L((64, 8), (1, 64)), L((8, (2, 4)), (8, (1, 64)))], ids=str
+)
 @pytest.mark.parametrize("n", [1, 2, 4, 8])
 def test_upcast_downcast_roundtrip(lay, n):
     down = downcast(lay, n)
@@ -686,17 +729,21 @@ def test_parse_rejects_non_str():
         parse(b"8:1")
 
 
+def _unflatten(flat, like):
+    it = iter(flat)
+
+    def build(s):
+        return tuple(build(e) for e in s) if isinstance(s, tuple) else next(it)
+
+    return build(like)
+
+
 def test_parse_str_roundtrip_exhaustive_small():
     shapes = [1, 3, (2,), (2, 3), ((2, 2), 3), (2, (3, (1, 4)))]
     for shape in shapes:
         n = len(flatten(shape))
         for strides in itertools.product((0, 1, -2, 7), repeat=n):
-            it = iter(strides)
-
-            def build(s):
-                return tuple(build(e) for e in s) if isinstance(s, tuple) else next(it)
-
-            lay = L(shape, build(shape))
+            lay = L(shape, _unflatten(strides, shape))
             assert parse(str(lay)) == lay
             assert eval(repr(lay)) == lay
 
@@ -705,13 +752,10 @@ def test_parse_str_roundtrip_exhaustive_small():
 # Random round trips: parse(str(x)) == x and eval(repr(x)) == x
 # ---------------------------------------------------------------------------------------------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from fastswz.swizzle import ComposedLayout, Swizzle  # noqa: E402
-
 _int_tuples = st.recursive(
-    st.integers(1, 64), lambda inner: st.lists(inner, min_size=0, max_size=3).map(tuple), max_leaves=8
+    st.integers(1, 64),
+    lambda inner: st.lists(inner, min_size=0, max_size=3).map(tuple),
+    max_leaves=8,
 )
 
 
@@ -737,7 +781,9 @@ def _swizzles(draw):
 _objects = st.one_of(
     _layouts(),
     _swizzles(),
-    st.builds(ComposedLayout, st.one_of(_swizzles(), _layouts()), st.integers(-(10**6), 10**6), _layouts()),
+    st.builds(
+        ComposedLayout, st.one_of(_swizzles(), _layouts()), st.integers(-(10**6), 10**6), _layouts()
+    ),
 )
 
 

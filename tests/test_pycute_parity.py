@@ -24,22 +24,32 @@ import os
 
 import pytest
 
-pycute = pytest.importorskip("pycute", reason="needs CUTLASS's pycute (pip install --no-deps nvidia-cutlass)")
-if not (hasattr(pycute, "Layout") and hasattr(pycute, "logical_divide") and hasattr(pycute, "complement")):
+pycute = pytest.importorskip(
+    "pycute", reason="needs CUTLASS's pycute (pip install --no-deps nvidia-cutlass)"
+)
+if not (
+    hasattr(pycute, "Layout")
+    and hasattr(pycute, "logical_divide")
+    and hasattr(pycute, "complement")
+):
     pytest.skip(
         "the installed 'pycute' is not CUTLASS's (that one ships in nvidia-cutlass; the PyPI project "
         "named pycute is unrelated)",
         allow_module_level=True,
     )
-if not os.path.isdir(os.path.join(os.path.dirname(os.path.dirname(pycute.__file__)), "cutlass_library")):
-    pytest.skip("pycute does not live next to cutlass_library, so it is not the nvidia-cutlass one",
-                allow_module_level=True)
+if not os.path.isdir(
+    os.path.join(os.path.dirname(os.path.dirname(pycute.__file__)), "cutlass_library")
+):
+    pytest.skip(
+        "pycute does not live next to cutlass_library, so it is not the nvidia-cutlass one",
+        allow_module_level=True,
+    )
 
-from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
-from fastswz import layout as fl  # noqa: E402
-from fastswz.errors import LayoutError  # noqa: E402
+from fastswz import layout as fl
+from fastswz.errors import LayoutError
 
 P = pycute
 # ~80 examples per property keeps the module near 20 s on two cores
@@ -148,7 +158,9 @@ def pycute_is_wrong(theirs, expected_size, fn=None):
     (e.g. (2,2):(1,4) o 3:1 gives 2:1); fastswz refuses those, like CuTe."""
     if P.size(theirs) != expected_size:
         return True
-    return fn is not None and values(theirs, expected_size) != [fn(i) for i in domain(expected_size)]
+    return fn is not None and values(theirs, expected_size) != [
+        fn(i) for i in domain(expected_size)
+    ]
 
 
 def both(fn_ours, fn_theirs):
@@ -233,14 +245,18 @@ def test_composition(a, data):
     # b: a compact-ish layout that stays inside a's domain most of the time
     b = data.draw(ordered_layouts(shape=data.draw(shapes(max_depth=2, max_rank=3)), zeros=True))
     assume(b.cosize() <= 4 * a.size())
-    ours, theirs = both(lambda: fl.composition(a, b), lambda: P.composition(to_pycute(a), to_pycute(b)))
+    ours, theirs = both(
+        lambda: fl.composition(a, b), lambda: P.composition(to_pycute(a), to_pycute(b))
+    )
     if isinstance(ours, Exception):
         # fastswz refuses only where the divisibility conditions fail, and pycute's are stricter;
         # past a's domain pycute extends a as coalesce(a) does (trailing size-1 modes and their
         # strides dropped), CuTe as a's last stride does, so there CuTe (and fastswz) may refuse
         # where pycute answers.
-        assert isinstance(theirs, Exception) or b.cosize() > a.size() or pycute_is_wrong(
-            theirs, b.size(), lambda i: a(b(i))
+        assert (
+            isinstance(theirs, Exception)
+            or b.cosize() > a.size()
+            or pycute_is_wrong(theirs, b.size(), lambda i: a(b(i)))
         ), f"fastswz refused {a} o {b}, pycute gave {theirs}"
         return
     if b.cosize() <= a.size():
@@ -259,7 +275,9 @@ def test_composition_by_tuple_tiler(a, data):
         data.draw(st.sampled_from([None, 1] + [d for d in (2, 4, 8) if m.size() % d == 0]))
         for m in a
     )
-    ours, theirs = both(lambda: fl.composition(a, tiler), lambda: P.composition(to_pycute(a), tiler))
+    ours, theirs = both(
+        lambda: fl.composition(a, tiler), lambda: P.composition(to_pycute(a), tiler)
+    )
     if isinstance(ours, Exception):
         expected = fl.product(tuple(m.size() if t is None else t for m, t in zip(a, tiler)))
         assert isinstance(theirs, Exception) or pycute_is_wrong(theirs, expected), (ours, theirs)
@@ -337,7 +355,11 @@ def divide_cases(draw):
         if kind == "int":
             tiler.append(d)
         else:
-            tiler.append(fl.Layout(d, draw(st.sampled_from([1, 1, 2]))) if m.size() % (d * 2) == 0 else fl.Layout(d))
+            tiler.append(
+                fl.Layout(d, draw(st.sampled_from([1, 1, 2])))
+                if m.size() % (d * 2) == 0
+                else fl.Layout(d)
+            )
     return lay, tuple(tiler)
 
 
@@ -351,16 +373,21 @@ def test_divides(case):
         (fl.zipped_divide, P.zipped_divide),
         (fl.tiled_divide, P.tiled_divide),
     ]:
-        ours, theirs = both(lambda: ours_fn(lay, tiler), lambda: theirs_fn(pl, pt))
+        ours, theirs = both(lambda f=ours_fn: f(lay, tiler), lambda f=theirs_fn: f(pl, pt))
         if isinstance(theirs, Exception) and not isinstance(ours, Exception):
             # pycute asserts divisibility even for an extent-1 tiler mode; fastswz's answer must
             # still be a rearrangement of the layout
-            assert ours.size() == lay.size() and sorted(values(ours, lay.size())) == sorted(values(lay))
+            assert ours.size() == lay.size() and sorted(values(ours, lay.size())) == sorted(
+                values(lay)
+            )
             continue
         if isinstance(ours, Exception):
             # a tiler whose stride does not fit the layout: CuTe refuses (divisibility); pycute
             # refuses too or answers with a layout of the wrong size
-            assert isinstance(theirs, Exception) or pycute_is_wrong(theirs, lay.size()), (ours, theirs)
+            assert isinstance(theirs, Exception) or pycute_is_wrong(theirs, lay.size()), (
+                ours,
+                theirs,
+            )
             continue
         if ours_fn is fl.tiled_divide and len(ours[1:]) == 1 and isinstance(ours.shape[1], tuple):
             # CuTe keeps a rank-1 rest mode whole; pycute unpacks its 1-tuple
@@ -373,11 +400,15 @@ def test_divides(case):
 def product_cases(draw):
     block = draw(ordered_layouts(shape=draw(shapes(max_depth=2, max_rank=3)), gaps=False))
     if draw(st.booleans()):
-        tiler = draw(ordered_layouts(shape=draw(shapes(max_depth=2, max_rank=2)), zeros=False, gaps=False))
+        tiler = draw(
+            ordered_layouts(shape=draw(shapes(max_depth=2, max_rank=2)), zeros=False, gaps=False)
+        )
     else:
         k = draw(st.integers(1, len(block)))
         tiler = tuple(fl.Layout(draw(st.sampled_from([1, 2, 3, 4]))) for _ in range(k))
-    total = block.size() * (tiler.size() if isinstance(tiler, fl.Layout) else fl.product(tuple(t.size() for t in tiler)))
+    total = block.size() * (
+        tiler.size() if isinstance(tiler, fl.Layout) else fl.product(tuple(t.size() for t in tiler))
+    )
     assume(total <= MAX_SIZE)
     return block, tiler
 
@@ -387,18 +418,23 @@ def product_cases(draw):
 def test_products(case):
     block, tiler = case
     pb, pt = to_pycute(block), to_pycute(tiler)
-    expected = block.size() * (tiler.size() if isinstance(tiler, fl.Layout) else fl.product(tuple(t.size() for t in tiler)))
+    expected = block.size() * (
+        tiler.size() if isinstance(tiler, fl.Layout) else fl.product(tuple(t.size() for t in tiler))
+    )
     for ours_fn, theirs_fn in [
         (fl.logical_product, P.logical_product),
         (fl.zipped_product, P.zipped_product),
         (fl.tiled_product, P.tiled_product),
     ]:
-        ours, theirs = both(lambda: ours_fn(block, tiler), lambda: theirs_fn(pb, pt))
+        ours, theirs = both(lambda f=ours_fn: f(block, tiler), lambda f=theirs_fn: f(pb, pt))
         if isinstance(ours, Exception) or isinstance(theirs, Exception):
             # a tiler the block's complement cannot be composed with: CuTe refuses (shape
             # divisibility); pycute may answer with a layout of the wrong size
             assert isinstance(ours, Exception), (ours, theirs)
-            assert isinstance(theirs, Exception) or pycute_is_wrong(theirs, expected), (ours, theirs)
+            assert isinstance(theirs, Exception) or pycute_is_wrong(theirs, expected), (
+                ours,
+                theirs,
+            )
             continue
         if ours_fn is fl.tiled_product and len(ours[1:]) == 1 and isinstance(ours.shape[1], tuple):
             assert values(ours) == values(theirs, P.size(theirs))

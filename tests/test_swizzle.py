@@ -28,7 +28,7 @@ def reference_swizzle(b, m, s, x):
 ALL_SMALL = [(b, m, s) for b in range(4) for m in range(6) for s in range(-5, 6) if abs(s) >= b]
 
 
-@pytest.mark.parametrize("bms", ALL_SMALL, ids=lambda t: "Sw<%d,%d,%d>" % t)
+@pytest.mark.parametrize("bms", ALL_SMALL, ids=lambda t: f"Sw<{t[0]},{t[1]},{t[2]}>")
 def test_swizzle_is_an_involutive_bijection_matching_the_bit_definition(bms):
     sw = Swizzle(*bms)
     n = sw.size()
@@ -114,7 +114,9 @@ def test_swizzle_validation(args, match):
     assert isinstance(info.value, ValueError) and isinstance(info.value, FastswzError)
 
 
-@pytest.mark.parametrize("args, name", [((3.0, 4, 3), "B"), ((3, True, 3), "M"), ((3, 4, "3"), "S"), ((3, 4, (3,)), "S")])
+@pytest.mark.parametrize(
+    "args, name", [((3.0, 4, 3), "B"), ((3, True, 3), "M"), ((3, 4, "3"), "S"), ((3, 4, (3,)), "S")]
+)
 def test_swizzle_type_errors(args, name):
     with pytest.raises(FastswzTypeError, match=rf"^{name}="):
         Swizzle(*args)
@@ -175,7 +177,13 @@ def test_unit_change_needs_power_of_two(bad):
 
 def test_composed_layout_evaluates_outer_of_offset_plus_inner():
     c = ComposedLayout(Swizzle(3, 3, 3), 0, K_ATOM)
-    assert c.shape == (8, 64) and c.size() == 512 and c.cosize() == 512 and len(c) == 2 and c.rank() == 2
+    assert (
+        c.shape == (8, 64)
+        and c.size() == 512
+        and c.cosize() == 512
+        and len(c) == 2
+        and c.rank() == 2
+    )
     assert c.depth() == 1 and size(c) == 512 and lay_mod.rank(c) == 2 and lay_mod.depth(c) == 1
     sw = Swizzle(3, 3, 3)
     for m, k in itertools.product(range(8), range(64)):
@@ -226,7 +234,9 @@ def test_composed_algebra_acts_on_inner():
     # CuTe 4.2: logical_divide keeps A and O and divides B
     d = lay_mod.logical_divide(c, (2, 16))
     assert str(d) == "Sw<3,3,3> o 0 o ((2,4),(16,4)):((64,128),(1,16))"
-    assert lay_mod.composition(c, (4, 16)) == ComposedLayout(sw, 0, lay_mod.composition(K_ATOM, (4, 16)))
+    assert lay_mod.composition(c, (4, 16)) == ComposedLayout(
+        sw, 0, lay_mod.composition(K_ATOM, (4, 16))
+    )
     assert lay_mod.zipped_divide(c, (2, 16)).inner == lay_mod.zipped_divide(K_ATOM, (2, 16))
     assert lay_mod.tiled_divide(c, (2, 16)).inner == lay_mod.tiled_divide(K_ATOM, (2, 16))
     assert lay_mod.flat_divide(c, (2, 16)).inner == lay_mod.flat_divide(K_ATOM, (2, 16))

@@ -46,6 +46,7 @@ from fastswz.errors import FastswzTypeError, LayoutError, ParseError
 
 __all__ = [
     "Layout",
+    "blocked_product",
     "ceil_div",
     "coalesce",
     "complement",
@@ -69,7 +70,6 @@ __all__ = [
     "left_inverse",
     "logical_divide",
     "logical_product",
-    "blocked_product",
     "make_layout",
     "make_ordered_layout",
     "max_common_layout",
@@ -77,8 +77,8 @@ __all__ = [
     "parse",
     "prefix_product",
     "product",
-    "rank",
     "raked_product",
+    "rank",
     "recast",
     "right_inverse",
     "shape_div",
@@ -178,6 +178,7 @@ def is_int(x):
     >>> is_int(3), is_int((3,)), is_int(True)
     (True, False, False)
     """
+    # include/cute/numeric/integral_constant.hpp (is_integral); pycute's is_int also refuses bool
     if type(x) is int:
         return True
     if isinstance(x, bool) or type(x).__name__ == "bool_":
@@ -197,6 +198,7 @@ def is_tuple(x):
     >>> is_tuple((8, 64)), is_tuple(8)
     (True, False)
     """
+    # include/cute/container/tuple.hpp (is_tuple)
     return isinstance(x, tuple)
 
 
@@ -249,7 +251,9 @@ def product(a):
 
 def _check_same_rank(a, b, what):
     if len(a) != len(b):
-        raise LayoutError(f"{what}: mismatched ranks, {_fmt(a)} has {len(a)} modes and {_fmt(b)} has {len(b)}")
+        raise LayoutError(
+            f"{what}: mismatched ranks, {_fmt(a)} has {len(a)} modes and {_fmt(b)} has {len(b)}"
+        )
 
 
 def _inner_product(a, b):
@@ -415,7 +419,9 @@ def idx2crd(idx, shape, stride=None):
     shape = _norm(shape, "shape")
     stride = _prefix_product(shape) if stride is None else _norm(stride, "stride")
     if not _congruent(shape, stride):
-        raise LayoutError(f"idx2crd: shape {_fmt(shape)} and stride {_fmt(stride)} are not congruent")
+        raise LayoutError(
+            f"idx2crd: shape {_fmt(shape)} and stride {_fmt(stride)} are not congruent"
+        )
     return _idx2crd(_norm(idx, "idx"), shape, stride)
 
 
@@ -424,7 +430,9 @@ def _crd2idx(crd, shape, stride):
         crd = 0
     if type(crd) is tuple:
         if type(shape) is not tuple:
-            raise LayoutError(f"crd2idx: coordinate {_fmt(crd)} does not match the int shape {shape}")
+            raise LayoutError(
+                f"crd2idx: coordinate {_fmt(crd)} does not match the int shape {shape}"
+            )
         if len(crd) != len(shape):
             raise LayoutError(
                 f"crd2idx: coordinate {_fmt(crd)} has {len(crd)} modes but shape {_fmt(shape)} has {len(shape)}"
@@ -459,7 +467,9 @@ def crd2idx(crd, shape, stride=None):
     shape = _norm(shape, "shape")
     stride = _prefix_product(shape) if stride is None else _norm(stride, "stride")
     if not _congruent(shape, stride):
-        raise LayoutError(f"crd2idx: shape {_fmt(shape)} and stride {_fmt(stride)} are not congruent")
+        raise LayoutError(
+            f"crd2idx: shape {_fmt(shape)} and stride {_fmt(stride)} are not congruent"
+        )
     return _crd2idx(_norm(crd, "crd", allow_none=True), shape, stride)
 
 
@@ -489,7 +499,9 @@ def _crd2crd(crd, dst, src):
                 for c, d, s in zip(crd, dst, src if type(src) is tuple else (None,) * len(crd))
             )
         if src is None:
-            raise LayoutError(f"crd2crd: tuple coordinate {_fmt(crd)} into int shape {dst} needs src_shape")
+            raise LayoutError(
+                f"crd2crd: tuple coordinate {_fmt(crd)} into int shape {dst} needs src_shape"
+            )
         return _crd2idx(crd, src, _prefix_product(src))
     if type(dst) is tuple:
         return _idx2crd(crd, dst, _prefix_product(dst))
@@ -546,6 +558,7 @@ def has_none(a):
     >>> has_none((1, (None, 2))), has_none((1, 2))
     (True, False)
     """
+    # include/cute/underscore.hpp (has_underscore), None standing for _
     return _has_none(a)
 
 
@@ -698,7 +711,7 @@ class Layout:
     (512, 512, 2)
     """
 
-    __slots__ = ("shape", "stride", "_head", "_last")
+    __slots__ = ("_head", "_last", "shape", "stride")
 
     def __init__(self, shape, stride=None):
         leaves = []
@@ -814,7 +827,9 @@ class Layout:
         23
         """
         # include/cute/layout.hpp (coshape/cosize)
-        return sum((s - 1) * abs(d) for s, d in zip(_flatten(self.shape), _flatten(self.stride))) + 1
+        return (
+            sum((s - 1) * abs(d) for s, d in zip(_flatten(self.shape), _flatten(self.stride))) + 1
+        )
 
     def rank(self):
         """Number of top-level modes.
@@ -886,6 +901,7 @@ def size(x):
     >>> size(Layout((8, 64))), size((2, (3, 4)))
     (512, 24)
     """
+    # include/cute/layout.hpp (size), int_tuple.hpp (size of an IntTuple)
     if isinstance(x, Layout) or _is_composed(x):
         return x.size()
     return _product(_norm(x, "x"))
@@ -899,6 +915,7 @@ def cosize(x):
     >>> cosize(Layout((8, 64), (64, 1)))
     512
     """
+    # include/cute/layout.hpp (cosize), layout_composed.hpp (cosize of layout_b)
     if isinstance(x, Layout) or _is_composed(x):
         return x.cosize()
     return _as_layout(x, "x").cosize()
@@ -974,7 +991,7 @@ def _by_mode(fn, layout, tiler, what, keep_rest):
         )
     out = [fn(m, t) for m, t in zip(modes, tiler)]
     if keep_rest:
-        out.extend(modes[len(tiler):])
+        out.extend(modes[len(tiler) :])
     return make_layout(*out) if out else Layout((), ())
 
 
@@ -1047,7 +1064,12 @@ def _compose_int(ls, ld, rs, rd, single=True):
         # mode of a; otherwise the modes of b no longer add up: (3,4):(1,10) o (2,2):(1,2)
         # gives CuTe (2,2):(1,2), which maps 3 to 3 instead of a(3) = 10. A size-1 rest maps
         # only 0 and needs no condition (CuTe asserts anyway).
-        if rest_s != 1 and ad % cs != 0 and cs % ad != 0 and not (single and ad < cs and rest_s <= next_shape):
+        if (
+            rest_s != 1
+            and ad % cs != 0
+            and cs % ad != 0
+            and not (single and ad < cs and rest_s <= next_shape)
+        ):
             raise LayoutError(
                 f"composition: stride divisibility condition violated: stride {rest_d} of the right "
                 f"layout and the left extent {cs} must divide one another"
@@ -1077,7 +1099,11 @@ def _compose_int(ls, ld, rs, rd, single=True):
 def _compose_tree(ls, ld, rs, rd, single):
     # right-distributivity over the modes of the RHS
     if type(rs) is tuple:
-        return make_layout(*[_compose_tree(ls, ld, s, d, single) for s, d in zip(rs, rd)]) if rs else Layout((), ())
+        return (
+            make_layout(*[_compose_tree(ls, ld, s, d, single) for s, d in zip(rs, rd)])
+            if rs
+            else Layout((), ())
+        )
     return _compose_int(ls, ld, rs, rd, single)
 
 
@@ -1162,7 +1188,9 @@ def complement(layout, cotarget=None):
     shapes = [s for s, _ in pairs]
     strides = [d for _, d in pairs]
     if any(d < 0 for d in strides):
-        raise LayoutError(f"complement: layout {layout} has a negative stride; complement needs strides >= 0")
+        raise LayoutError(
+            f"complement: layout {layout} has a negative stride; complement needs strides >= 0"
+        )
     res_s, res_d = [], [1]
     while True:
         i = strides.index(min(strides))
@@ -1289,7 +1317,7 @@ def _zip2_by(L, guide):
         modes = _modes(L)
         split = [_zip2_by(m, g) for m, g in zip(modes, guide)]
         first = make_layout(*[s[0] for s in split])
-        second = make_layout(*[s[1] for s in split], *modes[len(guide):])
+        second = make_layout(*[s[1] for s in split], *modes[len(guide) :])
         return make_layout(first, second)
     if guide is None:
         # pycute's hier_unzip: an untiled mode contributes an empty tile
@@ -1477,7 +1505,9 @@ def _order_strides(shape, order, starts, pos):
     # column-major strides that start at that terminal's precomputed start.
     if type(order) is tuple:
         if type(shape) is not tuple or len(shape) != len(order):
-            raise LayoutError(f"make_ordered_layout: order {_fmt(order)} does not match the shape {_fmt(shape)}")
+            raise LayoutError(
+                f"make_ordered_layout: order {_fmt(order)} does not match the shape {_fmt(shape)}"
+            )
         return tuple(_order_strides(s, o, starts, pos) for s, o in zip(shape, order))
     i = pos[0]
     pos[0] += 1
@@ -1487,7 +1517,9 @@ def _order_strides(shape, order, starts, pos):
 def _order_terminals(shape, order, out):
     if type(order) is tuple:
         if type(shape) is not tuple or len(shape) != len(order):
-            raise LayoutError(f"make_ordered_layout: order {_fmt(order)} does not match the shape {_fmt(shape)}")
+            raise LayoutError(
+                f"make_ordered_layout: order {_fmt(order)} does not match the shape {_fmt(shape)}"
+            )
         for s, o in zip(shape, order):
             _order_terminals(s, o, out)
     else:
@@ -1559,14 +1591,18 @@ def tile_to_shape(block, target_shape, order=None):
         padded = block
         block_shape = block.size()
     target_shape = _product_each(target)
-    bs, ts = (block_shape, target_shape) if type(target) is tuple else ((block_shape,), (target_shape,))
+    bs, ts = (
+        (block_shape, target_shape) if type(target) is tuple else ((block_shape,), (target_shape,))
+    )
     for b, t in zip(bs, ts):
         if t % b != 0:
             raise LayoutError(
                 f"tile_to_shape: block shape {_fmt(block_shape)} does not divide the target shape "
                 f"{_fmt(target_shape)} ({t} % {b} != 0)"
             )
-    product_shape = tuple(t // b for b, t in zip(bs, ts)) if type(target) is tuple else ts[0] // bs[0]
+    product_shape = (
+        tuple(t // b for b, t in zip(bs, ts)) if type(target) is tuple else ts[0] // bs[0]
+    )
     tiles = make_ordered_layout(product_shape, order)
     # CuTe 4.x returns the blocked product as is (3.x coalesced it by product_shape); printing
     # the same form is what lets a user diff fastswz's output against CuTe's print(). With the
@@ -1601,7 +1637,9 @@ def _upcast_tree(shape, stride, n):
         return shape, 0
     a = abs(stride)
     if a % n != 0 and n % a != 0:
-        raise LayoutError(f"upcast: stride {stride} and factor {n} violate the divisibility condition (one must divide the other)")
+        raise LayoutError(
+            f"upcast: stride {stride} and factor {n} violate the divisibility condition (one must divide the other)"
+        )
     sign = 1 if stride > 0 else -1
     return -(-shape // -(-n // a)), sign * -(-a // n)
 
@@ -1654,7 +1692,9 @@ def downcast(layout, n):
     n = _check_factor(n)
     layout = _as_layout(layout, "layout")
     if not any(abs(d) == 1 for d in _flatten(layout.stride)):
-        raise LayoutError(f"downcast: layout {layout} has no stride-1 mode, so its elements cannot be split")
+        raise LayoutError(
+            f"downcast: layout {layout} has no stride-1 mode, so its elements cannot be split"
+        )
     return Layout(*_downcast_tree(layout.shape, layout.stride, n))
 
 
@@ -1705,7 +1745,9 @@ def slice_and_offset(crd, layout):
         return type(layout)(layout.outer, layout.offset + off, sub), 0
     layout = _as_layout(layout, "layout")
     crd = _norm(crd, "crd", allow_none=True)
-    return Layout(slice_(crd, layout.shape), slice_(crd, layout.stride)), _crd2idx(crd, layout.shape, layout.stride)
+    return Layout(slice_(crd, layout.shape), slice_(crd, layout.stride)), _crd2idx(
+        crd, layout.shape, layout.stride
+    )
 
 
 def max_common_layout(a, b):
@@ -1766,8 +1808,10 @@ class _Parser:
 
     def error(self, expected, pos=None):
         pos = self.pos if pos is None else pos
-        found = repr(self.text[pos:pos + 10]) if pos < len(self.text) else "end of text"
-        raise ParseError(f"cannot parse {self.text!r}: at position {pos} expected {expected}, found {found}")
+        found = repr(self.text[pos : pos + 10]) if pos < len(self.text) else "end of text"
+        raise ParseError(
+            f"cannot parse {self.text!r}: at position {pos} expected {expected}, found {found}"
+        )
 
     def skip(self):
         t, p = self.text, self.pos
@@ -1831,7 +1875,9 @@ class _Parser:
         try:
             return Layout(shape, stride)
         except LayoutError as e:
-            raise ParseError(f"cannot parse {self.text!r}: the layout at position {start} is invalid: {e}") from None
+            raise ParseError(
+                f"cannot parse {self.text!r}: the layout at position {start} is invalid: {e}"
+            ) from None
 
     def layout(self):
         return self.build(*self.layout_parts())
@@ -1852,14 +1898,19 @@ class _Parser:
         try:
             return Swizzle(b, m, s)
         except LayoutError as e:
-            raise ParseError(f"cannot parse {self.text!r}: the swizzle at position {start} is invalid: {e}") from None
+            raise ParseError(
+                f"cannot parse {self.text!r}: the swizzle at position {start} is invalid: {e}"
+            ) from None
 
     def parse(self):
         self.skip()
         if self.peek("Sw"):
             fn = self.swizzle()
-        elif self.peek("(") or self.peek("_") or self.peek("-") or (
-            self.pos < len(self.text) and self.text[self.pos].isdigit()
+        elif (
+            self.peek("(")
+            or self.peek("_")
+            or self.peek("-")
+            or (self.pos < len(self.text) and self.text[self.pos].isdigit())
         ):
             fn = self.layout()
         else:
@@ -1908,6 +1959,8 @@ def parse(text):
     >>> parse("Sw<3,4,3> o (8,64):(64,1)")
     ComposedLayout(Swizzle(3, 4, 3), 0, Layout((8, 64), (64, 1)))
     """
+    # The inverse of CuTe's printers: include/cute/layout.hpp (print), swizzle.hpp (print),
+    # layout_composed.hpp (print); static ints print there as _8.
     if not isinstance(text, str):
         raise FastswzTypeError(f"text={text!r} must be a str")
     return _Parser(text).parse()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from fastswz import layout as _L
 from fastswz.errors import FastswzTypeError, LayoutError
-from fastswz.layout import Layout
+from fastswz.layout import Layout  # noqa: F401 - the doctests build layouts
 
 __all__ = ["ComposedLayout", "Swizzle", "downcast", "make_composed_layout", "recast", "upcast"]
 
@@ -61,7 +61,7 @@ class Swizzle:
     '0x5a4'
     """
 
-    __slots__ = ("bits", "base", "shift", "yyy_msk", "zzz_msk")
+    __slots__ = ("base", "bits", "shift", "yyy_msk", "zzz_msk")
 
     def __init__(self, B, M, S):
         B = _int(B, "B")
@@ -73,7 +73,9 @@ class Swizzle:
         if M < 0:
             raise LayoutError(f"Swizzle M={M} must be >= 0 (M is the number of low bits kept)")
         if abs(S) < B:
-            raise LayoutError(f"Swizzle S={S} must satisfy |S| >= B={B}, so the two bit fields do not overlap")
+            raise LayoutError(
+                f"Swizzle S={S} must satisfy |S| >= B={B}, so the two bit fields do not overlap"
+            )
         msk = (1 << B) - 1
         set_ = object.__setattr__
         set_(self, "bits", B)
@@ -173,7 +175,7 @@ class ComposedLayout:
     Sw<3,4,3> o 0 o 64:1
     """
 
-    __slots__ = ("outer", "offset", "inner")
+    __slots__ = ("inner", "offset", "outer")
 
     def __init__(self, outer, offset, inner):
         if not (isinstance(outer, Swizzle) or _L._is_layout(outer)):
@@ -274,7 +276,9 @@ class ComposedLayout:
     def __eq__(self, other):
         if type(other) is not ComposedLayout:
             return NotImplemented
-        return self.outer == other.outer and self.offset == other.offset and self.inner == other.inner
+        return (
+            self.outer == other.outer and self.offset == other.offset and self.inner == other.inner
+        )
 
     def __hash__(self):
         return hash(("ComposedLayout", self.outer, self.offset, self.inner))
@@ -294,6 +298,7 @@ def make_composed_layout(outer, offset, inner):
     >>> print(make_composed_layout(Swizzle(2, 4, 3), 0, Layout((8, 32), (32, 1))))
     Sw<2,4,3> o 0 o (8,32):(32,1)
     """
+    # include/cute/layout_composed.hpp (make_composed_layout)
     return ComposedLayout(outer, offset, inner)
 
 
@@ -334,7 +339,9 @@ def upcast(x, n):
             return Swizzle(x.bits, m, x.shift)
         return Swizzle(max(x.bits + m, 0), 0, x.shift)
     if _L._is_composed(x):
-        return ComposedLayout(upcast(x.outer, n), _upcast_offset(x.offset, _L._check_factor(n)), upcast(x.inner, n))
+        return ComposedLayout(
+            upcast(x.outer, n), _upcast_offset(x.offset, _L._check_factor(n)), upcast(x.inner, n)
+        )
     return _L.upcast(x, n)
 
 
@@ -352,7 +359,9 @@ def downcast(x, n):
     if _L._is_swizzle(x):
         return Swizzle(x.bits, x.base + _log2(n), x.shift)
     if _L._is_composed(x):
-        return ComposedLayout(downcast(x.outer, n), x.offset * _L._check_factor(n), downcast(x.inner, n))
+        return ComposedLayout(
+            downcast(x.outer, n), x.offset * _L._check_factor(n), downcast(x.inner, n)
+        )
     return _L.downcast(x, n)
 
 
@@ -364,4 +373,5 @@ def recast(x, old_bits, new_bits):
     >>> recast(Swizzle(3, 4, 3), 8, 16)
     Swizzle(3, 3, 3)
     """
+    # include/cute/swizzle_layout.hpp (recast_layout), layout_composed.hpp (recast_layout)
     return _L.recast(x, old_bits, new_bits)
