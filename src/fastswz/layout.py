@@ -1113,7 +1113,7 @@ def composition(a, b):
     ``b`` may be a Layout, an int ``n`` (meaning ``n:1``), ``None`` (identity), or a tuple tiler
     applied mode by mode (modes of ``a`` that the tiler does not name are dropped, as in CuTe).
     ``a`` may be a ComposedLayout (the inner layout is composed) or a Swizzle (the result is
-    ``ComposedLayout(a, 0, b)``).
+    ``ComposedLayout(a, 0, b)``, or ``b`` itself for a 0-bit swizzle, as in CuTe).
 
     Examples
     --------
@@ -1128,7 +1128,9 @@ def composition(a, b):
     if _is_swizzle(a):
         from fastswz.swizzle import ComposedLayout
 
-        return ComposedLayout(a, 0, _as_layout(b, "b"))
+        b = _as_layout(b, "b")
+        # swizzle_layout.hpp: a swizzle of 0 bits is the identity, so CuTe returns b itself
+        return b if a.bits == 0 else ComposedLayout(a, 0, b)
     a = _as_layout(a, "a")
     if b is None:
         return a
