@@ -13,11 +13,19 @@ Known, deliberate differences (each tested against CuTe semantics instead of pyc
   size (``(2,2):(1,4) o 3:1`` gives ``2:1``); fastswz refuses like CuTe. pycute checks the stride
   condition on extent-1 modes too, where it does not matter; fastswz does not. Where exactly one
   side refuses, the other side's answer is checked to be wrong (pycute) or right (fastswz).
-* ``right_inverse`` of a layout whose sorted strides have a gap: pycute stops at the gap, CuTe
-  skips the mode and continues. Both are right inverses; only layouts without gaps are compared.
+* ``composition`` past ``a``'s domain: pycute extends ``a`` as ``coalesce(a)`` does (trailing
+  extent-1 modes and their strides dropped), CuTe by ``a``'s last stride; values are compared
+  only inside ``a``'s domain.
+* ``right_inverse`` of a layout whose sorted strides have a gap or a stride 0: pycute stops
+  there, CuTe skips the mode and continues. Both are right inverses (checked); only layouts
+  without gaps or zeros are compared exactly.
 * ``complement`` defaults its cotarget to 1 in pycute and to ``cosize`` in CuTe; the tests pass it.
 * ``L(None)``: pycute wraps the layout in a 1-tuple, CuTe returns it unchanged; coordinates drawn
   here always fix at least one mode.
+* Strides of extent-1 modes are compared as 0: they never change a value, and CuTe (static
+  compact rule, or the stride that extends the layout) and pycute (its coalesce writes 0) pick
+  different ones. ``tiled_divide``/``tiled_product`` keep a rank-1 rest mode whole (CuTe) where
+  pycute unpacks it; those are compared by value.
 """
 
 import os
