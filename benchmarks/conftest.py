@@ -9,6 +9,8 @@ impl       what is timed
 twin       ``fastswz.reference.f``: the pure-numpy twin (the oracle)
 core       ``fastswz.f``: the Cython core
 core_t2    ``fastswz.f(..., threads=2)`` where ``f`` takes ``threads=``
+core_out   ``fastswz.f(..., out=buf)`` with ``buf`` reused across calls (``core_t2_out``: and
+           ``threads=2``), where ``f`` takes ``out=``
 sol        speed of light: ``out.fill(1)`` on a preallocated array of the result's dtype/shape
 sol_alloc  ``np.empty(shape, dtype).fill(1)``: the same plus a fresh allocation, which every
            API that returns a new array pays (page faults on first touch)
