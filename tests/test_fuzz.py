@@ -272,10 +272,11 @@ def _check_layout_object(obj, name):
 
 
 def _known_evaluate_bug(obj):
-    # KNOWN BUG 9: a stride beyond int64 on an extent-1 mode passes flat_layout's reach check
-    # and overflows numpy's int64 conversion.
+    # KNOWN BUG 9: an extent or stride beyond int64 that flat_layout's reach check lets through
+    # (extent 1, or stride 0) overflows numpy's int64 conversion.
     inner = obj.inner if isinstance(obj, fastswz.ComposedLayout) else obj
-    return any(not -2**63 <= d < 2**63 for d in fastswz.flatten(inner.stride))
+    return any(not -2**63 <= d < 2**63
+               for d in fastswz.flatten(inner.stride) + fastswz.flatten(inner.shape))
 
 
 def _check_evaluate(obj, data):
@@ -961,12 +962,15 @@ def test_bug8_numpy_array_for_string_choice(fn):
     _raises_fastswz(fn)
 
 
-@pytest.mark.xfail(strict=True, raises=OverflowError,
-                   reason="bug 9: evaluate lets numpy's OverflowError out for a stride beyond "
-                          "int64 on an extent-1 mode (the reach check counts it as 0)")
-@pytest.mark.parametrize("indices", [None, [0]], ids=["domain", "indices"])
-def test_bug9_evaluate_stride_beyond_int64(indices):
-    _raises_fastswz(fastswz.evaluate, fastswz.Layout(1, 2**70), indices)
+@pytest.mark.xfail(strict=True, raises=(OverflowError, ValueError),
+                   reason="bug 9: evaluate lets numpy's OverflowError / ValueError out for an "
+                          "extent or stride beyond int64 that the reach check counts as 0")
+@pytest.mark.parametrize("layout,indices", [
+    (fastswz.Layout(1, 2**70), None), (fastswz.Layout(1, 2**70), [0]),
+    (fastswz.Layout(2**70, 0), [0]), (fastswz.Layout((2**40, 2**40), (0, 0)), None),
+], ids=["stride-domain", "stride-indices", "extent-indices", "size-domain"])
+def test_bug9_evaluate_beyond_int64(layout, indices):
+    _raises_fastswz(fastswz.evaluate, layout, indices)
 
 
 @pytest.mark.xfail(strict=True, reason="bug 10: OperandTile.address compares swizzle_base with "
