@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import operator
 
+from ._bits import TABLE_HEADER, pack_raw, split_raw, table_rows
 from .dtypes import DTYPES, DType, dtype as _dtype
 from .errors import DescriptorFieldError, FastswzError, FastswzTypeError
 
@@ -275,11 +276,7 @@ class InstrDescriptorBlockScaled:
     @property
     def value(self) -> int:
         """The packed 32-bit descriptor."""
-        raw = self._raw()
-        v = 0
-        for name, lsb, _, _ in BLOCK_SCALED_FIELDS:
-            v |= raw[name] << lsb
-        return v
+        return pack_raw(self._raw(), BLOCK_SCALED_FIELDS)
 
     def __int__(self):
         return self.value
@@ -330,10 +327,8 @@ class InstrDescriptorBlockScaled:
             "k_size": f"K = {self.k}" + (" (bit reserved)" if self.kind == "mxf8f6f4" else ""),
         }
         rows = [f"{self.title} {self} (kind::{self.kind}, D f32)",
-                f"{'bits':<7} {'field':<20} {'raw':>7}  meaning"]
-        for name, lsb, width, _ in BLOCK_SCALED_FIELDS:
-            rows.append(f"{f'{lsb}-{lsb + width - 1}':<7} {name:<20} {raw[name]:>7}  {meaning.get(name, '')}")
-        return "\n".join(rows)
+                TABLE_HEADER]
+        return "\n".join(rows + table_rows(raw, BLOCK_SCALED_FIELDS, meaning))
 
     @classmethod
     def unpack(cls, value, kind=None, strict=True) -> "InstrDescriptorBlockScaled":
@@ -363,7 +358,7 @@ class InstrDescriptorBlockScaled:
             raise DescriptorFieldError(
                 f"value=0x{v:08x} sets reserved bits 0x{v & BLOCK_SCALED_RESERVED:08x} (0-1, 3, 6) of the "
                 f"block-scaled descriptor; they must be 0 (pass strict=False to ignore them)")
-        f = {name: (v >> lsb) & ((1 << width) - 1) for name, lsb, width, _ in BLOCK_SCALED_FIELDS}
+        f = split_raw(v, BLOCK_SCALED_FIELDS)
         kind = _infer_kind(v, f) if kind is None else _kind(kind)
         names = {code: name for name, code in _TYPES[kind].items()}
         for field in ("a_format", "b_format"):

@@ -473,13 +473,7 @@ def unpack_smem_descriptors(arch, values, strict=True):
     >>> int(f["stride_byte_offset"][0]), int(f["layout_type"][0])
     (1024, 1)
     """
-    if arch not in ("sm90", "sm100"):
-        raise DescriptorFieldError(f"arch={arch!r} is not one of ['sm90', 'sm100']")
-    arr = np.asarray(values)
-    if arr.dtype.kind not in "iu" and arr.dtype != object:
-        raise FastswzTypeError(f"values must be an integer array, not dtype {arr.dtype}")
-    if arr.dtype.kind == "i" and arr.size and int(arr.min()) < 0:
-        raise DescriptorFieldError("values must be non-negative 64-bit descriptors")
+    arr = unpack_args(arch, values)
     flat = np.ascontiguousarray(arr.ravel(), dtype=np.uint64)
     spec = SM90_FIELDS if arch == "sm90" else SM100_FIELDS
     reserved = SM90_RESERVED if arch == "sm90" else SM100_RESERVED
@@ -498,6 +492,18 @@ def unpack_smem_descriptors(arch, values, strict=True):
     if bad >= 0:
         raise unpack_error(arch, int(flat[bad]), bad)
     return {name: out[f].reshape(arr.shape) for f, (name, *_rest) in enumerate(spec)}
+
+
+def unpack_args(arch, values):
+    """Validate unpack_smem_descriptors' arguments (shared with the numpy twin)."""
+    if arch not in ("sm90", "sm100"):
+        raise DescriptorFieldError(f"arch={arch!r} is not one of ['sm90', 'sm100']")
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "iu" and arr.dtype != object:
+        raise FastswzTypeError(f"values must be an integer array, not dtype {arr.dtype}")
+    if arr.dtype.kind == "i" and arr.size and int(arr.min()) < 0:
+        raise DescriptorFieldError("values must be non-negative 64-bit descriptors")
+    return arr
 
 
 def unpack_error(arch, value, index):

@@ -12,8 +12,9 @@ from __future__ import annotations
 import operator
 from operator import itemgetter
 
+from ._bits import TABLE_HEADER, pack_raw, split_raw, table_rows
 from .blockscaled import BLOCK_SCALED_KINDS, InstrDescriptorBlockScaled
-from .dtypes import DTYPES, DType, dtype as _dtype
+from .dtypes import DTYPES, dtype as _dtype
 from .errors import DescriptorFieldError, FastswzTypeError
 from .modes import SwizzleMode
 
@@ -165,17 +166,13 @@ class _SmemDescriptor(tuple):
                 for name, _, _, lshift in self.FIELDS}
 
     def _pack(self):
-        raw = self._raw()
-        v = 0
-        for name, lsb, _, _ in self.FIELDS:
-            v |= raw[name] << lsb
-        return v
+        return pack_raw(self._raw(), self.FIELDS)
 
     def table(self) -> str:
         """A field table: bits, field, raw field value, meaning."""
         raw = self._raw()
         rows = [f"{self.title} {_hexw(self._pack(), 64)}",
-                f"{'bits':<7} {'field':<20} {'raw':>7}  meaning"]
+                TABLE_HEADER]
         for name, lsb, width, lshift in self.FIELDS:
             val = getattr(self, name)
             if lshift:
@@ -457,11 +454,8 @@ class InstrDescriptorSM100:
 
     @property
     def value(self) -> int:
-        raw = self._raw()
-        v = 0
-        for name, lsb, _, _ in INSTR_FIELDS:
-            v |= raw[name] << lsb
-        return v
+        """The packed 32-bit descriptor."""
+        return pack_raw(self._raw(), INSTR_FIELDS)
 
     def __int__(self):
         return self.value
@@ -491,13 +485,11 @@ class InstrDescriptorSM100:
     def table(self) -> str:
         raw = self._raw()
         rows = [f"{self.title} {_hexw(self.value, 32)} (kind::{self.kind})",
-                f"{'bits':<7} {'field':<20} {'raw':>7}  meaning"]
+                TABLE_HEADER]
         meaning = {"d_format": self.d_dtype, "a_format": self.a_dtype, "b_format": self.b_dtype,
                    "a_major": self.a_major + "-major", "b_major": self.b_major + "-major",
                    "n": f"N = {self.n}", "m": f"M = {self.m}", "max_shift": f"shift {self.max_shift}"}
-        for name, lsb, width, _ in INSTR_FIELDS:
-            rows.append(f"{f'{lsb}-{lsb + width - 1}':<7} {name:<20} {raw[name]:>7}  {meaning.get(name, '')}")
-        return "\n".join(rows)
+        return "\n".join(rows + table_rows(raw, INSTR_FIELDS, meaning))
 
     @classmethod
     def unpack(cls, value, kind=None, strict=True) -> "InstrDescriptorSM100":
@@ -516,7 +508,7 @@ class InstrDescriptorSM100:
             raise DescriptorFieldError(
                 f"value=0x{v:08x} sets reserved bits 0x{v & INSTR_RESERVED:08x} (6, 23, 29); "
                 f"they must be 0 (block-scaled kinds use them; pass strict=False to ignore)")
-        f = {name: ((v >> lsb) & ((1 << width) - 1)) for name, lsb, width, _ in INSTR_FIELDS}
+        f = split_raw(v, INSTR_FIELDS)
         dnames = {c: n for n, c in _D_FORMATS.items()}
         if f["d_format"] not in dnames:
             raise DescriptorFieldError(f"value=0x{v:08x}: d_format code {f['d_format']} is undefined (F16 0, F32 1, S32 2)")

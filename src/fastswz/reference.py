@@ -23,9 +23,9 @@ import numpy as np
 
 from .bulk import (LAYOUT_CODES, SMEM_LIMITS, _SMEM_NAMES, coords_args, coords_error,
                    descriptor_plan, flat_layout, indices_arg, int_array, out_arg, outer_check,
-                   smem_field_error, smem_pack_args, threads_arg, unpack_error)
+                   smem_field_error, smem_pack_args, threads_arg, unpack_args, unpack_error)
 from .descriptor import SM90_FIELDS, SM90_RESERVED, SM100_FIELDS, SM100_RESERVED
-from .errors import DescriptorFieldError, FastswzTypeError, LayoutError
+from .errors import FastswzTypeError, LayoutError
 from .layout import Layout, flatten, logical_divide, composition, upcast
 
 __all__ = ["evaluate", "swizzle_offsets", "tile_addresses", "tile_coords", "tile_descriptors",
@@ -252,14 +252,7 @@ def pack_smem_descriptors(arch, start_address, leading_byte_offset, stride_byte_
 
 def unpack_smem_descriptors(arch, values, strict=True):
     """Twin of :func:`fastswz.unpack_smem_descriptors`."""
-    if arch not in ("sm90", "sm100"):
-        raise DescriptorFieldError(f"arch={arch!r} is not one of ['sm90', 'sm100']")
-    arr = np.asarray(values)
-    if arr.dtype.kind not in "iu" and arr.dtype != object:
-        raise FastswzTypeError(f"values must be an integer array, not dtype {arr.dtype}")
-    if arr.dtype.kind == "i" and arr.size and int(arr.min()) < 0:
-        raise DescriptorFieldError("values must be non-negative 64-bit descriptors")
-    v = arr.astype(np.uint64)
+    v = unpack_args(arch, values).astype(np.uint64)
     spec = SM90_FIELDS if arch == "sm90" else SM100_FIELDS
     out = {name: (((v >> np.uint64(lsb)) & np.uint64((1 << width) - 1)).astype(np.int64) << lshift)
            for name, lsb, width, lshift in spec}
