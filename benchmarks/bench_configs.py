@@ -35,7 +35,8 @@ def space(bench, n):
     r = bench.rng("tile_configs", n)
     return dict(dtype=r.choice(DTYPES, n), major=r.choice(["K", "MN"], n),
                 swizzle=r.choice(["none", "32B", "64B", "128B"], n),
-                mn=r.integers(1, 33, n, dtype=np.int64) * 8, k=r.integers(1, 33, n, dtype=np.int64) * 16,
+                mn=r.integers(1, 33, n, dtype=np.int64) * 8,
+                k=r.integers(1, 33, n, dtype=np.int64) * 16,
                 arch=r.choice(["sm90", "sm100"], n), inst_mn=r.choice([0, 64, 128], n))
 
 
@@ -51,7 +52,8 @@ def _case(bench, n):
             hit = (args, None, bench.reference.tile_configs(**args))
         else:
             pick = np.sort(bench.rng("tile_configs sample", n).choice(n, SAMPLE, replace=False))
-            hit = (args, pick, bench.reference.tile_configs(**{k: v[pick] for k, v in args.items()}))
+            sample = {k: v[pick] for k, v in args.items()}
+            hit = (args, pick, bench.reference.tile_configs(**sample))
         _CACHE[n] = hit
     return hit
 

@@ -28,7 +28,8 @@ def cases(name, mode):
         for op in ("pack_smem_descriptors[sm90]", "pack_smem_descriptors[sm100]",
                    "unpack_smem_descriptors[sm90]", "unpack_smem_descriptors[sm100]"):
             for n in sizes:
-                impls = ["twin", "core", "sol", "sol_alloc"] + (["py_loop"] if n == sizes[0] else [])
+                impls = ["twin", "core", "sol", "sol_alloc"]
+                impls += ["py_loop"] if n == sizes[0] else []
                 out += [(op, n, impl) for impl in impls]
     elif name == "test_tile_descriptors":
         for n in DESC_TILES:

@@ -12,6 +12,7 @@ that is a diagnostic, not an API. Every time is the minimum of ``--repeat`` runs
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import threading
 import time
@@ -67,16 +68,18 @@ def main(argv=None):
         out = np.empty(shape, np.uint32)
         out.reshape(-1)[::page] = 0  # one store per 4 KiB page: the page-fault cost alone
 
+    fresh = functools.partial(np.empty, shape, np.uint32)
     rows = [
         ("sol: out.fill(1), preallocated", best(lambda: pre.fill(1), rep)),
         ("sol_alloc: np.empty(...).fill(1)", best(lambda: np.empty(shape, np.uint32).fill(1), rep)),
         ("first touch of a fresh output (1 store per 4 KiB)", best(touch, rep)),
         ("kernel into preallocated output, 1 thread", best(lambda: kernel(pre), rep)),
         ("kernel into preallocated output, 2 threads", best(lambda: kernel2(pre), rep)),
-        ("kernel into a fresh np.empty, 1 thread", best(lambda: kernel(np.empty(shape, np.uint32)), rep)),
-        ("kernel into a fresh np.empty, 2 threads", best(lambda: kernel2(np.empty(shape, np.uint32)), rep)),
+        ("kernel into a fresh np.empty, 1 thread", best(lambda: kernel(fresh()), rep)),
+        ("kernel into a fresh np.empty, 2 threads", best(lambda: kernel2(fresh()), rep)),
         ("fastswz.tile_addresses(tile)", best(lambda: fastswz.tile_addresses(tile), rep)),
-        ("fastswz.tile_addresses(tile, threads=2)", best(lambda: fastswz.tile_addresses(tile, threads=2), rep)),
+        ("fastswz.tile_addresses(tile, threads=2)",
+         best(lambda: fastswz.tile_addresses(tile, threads=2), rep)),
     ]
     n = side * side
     sol = rows[0][1]

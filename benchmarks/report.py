@@ -159,7 +159,8 @@ def table(groups, llc):
             twin_rate[op] = (n, rows["twin"]["min"] / n)
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     misses = []
-    for (op, n) in sorted(groups, key=lambda k: (_base(k[0]) not in TWIN_OPS, _base(k[0]), k[0], k[1])):
+    order = sorted(groups, key=lambda k: (_base(k[0]) not in TWIN_OPS, _base(k[0]), k[0], k[1]))
+    for (op, n) in order:
         rows = groups[(op, n)]
         t = {k: v["min"] for k, v in rows.items()}
         core = t.get("core")
@@ -170,8 +171,8 @@ def table(groups, llc):
                 verdict = f"{'PASS' if ok else 'MISS'} <= 2 us"
                 if not ok:
                     misses.append(f"{op}: {impl} {fmt_time(s)} > 2 us")
-                lines.append(f"| {op}: {impl} | 1 | - | {fmt_time(s)} | - | {fmt_rate(1 / s)} | - | - "
-                             f"| - | - | - | - | {verdict} |")
+                lines.append(f"| {op}: {impl} | 1 | - | {fmt_time(s)} | - | {fmt_rate(1 / s)} "
+                             f"| - | - | - | - | - | - | {verdict} |")
             continue
         twin, sol, sola, t2 = t.get("twin"), t.get("sol"), t.get("sol_alloc"), t.get("core_t2")
         c_out, t2_out = t.get("core_out"), t.get("core_t2_out")
@@ -214,7 +215,8 @@ def table(groups, llc):
         lines.append(
             f"| {op} | {n} | {'~' if est else ''}{fmt_time(twin)} | {fmt_time(core)} "
             f"| {'~' if est else ''}{fmt_ratio(r_twin)} "
-            f"| {fmt_rate(n / core) if core else '-'} | {fmt_ratio(r_sol, 2)} | {fmt_ratio(r_sola, 2)} "
+            f"| {fmt_rate(n / core) if core else '-'} | {fmt_ratio(r_sol, 2)} "
+            f"| {fmt_ratio(r_sola, 2)} "
             f"| {fmt_ratio(r_t2, 2)} | {fmt_ratio(r_sol_out, 2)} | {fmt_ratio(r_t2_out, 2)} "
             f"| {'; '.join(others) or '-'} | {'; '.join(verdicts) or '-'} |")
     return lines, misses
@@ -251,7 +253,8 @@ def main(argv=None) -> int:
             b["stats"].pop("data", None)
         data["fastswz"] = dict(cpu=cpu_model(), llc_bytes=llc_bytes(), loadavg_start=load0,
                                loadavg_end=os.getloadavg(), quick=args.quick,
-                               command=" ".join(["python", "benchmarks/report.py", *(argv or sys.argv[1:])]))
+                               command=" ".join(["python", "benchmarks/report.py",
+                                                 *(argv or sys.argv[1:])]))
         args.json.write_text(json.dumps(data, indent=1))
     data, groups = load_rows(json_paths)
     meta = data.get("fastswz", {})
@@ -259,9 +262,10 @@ def main(argv=None) -> int:
     mi = data.get("machine_info", {})
     llc = meta.get("llc_bytes") or llc_bytes()
     load = (f"load average (1 min) {meta['loadavg_start'][0]:.2f} at start, "
-            f"{meta['loadavg_end'][0]:.2f} at end" if "loadavg_start" in meta else "load average not recorded")
-    print(f"fastswz benchmarks, {when[:19]} UTC; {meta.get('cpu') or cpu_model()}; last-level cache "
-          f"{llc >> 20} MiB; Python {mi.get('python_version', platform.python_version())}; {load}; "
+            f"{meta['loadavg_end'][0]:.2f} at end" if "loadavg_start" in meta
+            else "load average not recorded")
+    print(f"fastswz benchmarks, {when[:19]} UTC; {meta.get('cpu') or cpu_model()}; "
+          f"last-level cache {llc >> 20} MiB; Python {mi.get('python_version', platform.python_version())}; {load}; "
           f"command: {meta.get('command', '?')}; JSON {', '.join(map(str, json_paths))}")
     lines, misses = table(groups, llc)
     print("\n".join(lines))
