@@ -265,7 +265,8 @@ def main(argv=None) -> int:
             f"{meta['loadavg_end'][0]:.2f} at end" if "loadavg_start" in meta
             else "load average not recorded")
     print(f"fastswz benchmarks, {when[:19]} UTC; {meta.get('cpu') or cpu_model()}; "
-          f"last-level cache {llc >> 20} MiB; Python {mi.get('python_version', platform.python_version())}; {load}; "
+          f"last-level cache {llc >> 20} MiB; "
+          f"Python {mi.get('python_version', platform.python_version())}; {load}; "
           f"command: {meta.get('command', '?')}; JSON {', '.join(map(str, json_paths))}")
     lines, misses = table(groups, llc)
     print("\n".join(lines))
