@@ -282,7 +282,7 @@ def test_out_argument_is_filled_and_checked():
 
 
 def test_threads_give_identical_results():
-    t = OperandTile("bf16", "MN", "64B", 512, 256)
+    t = OperandTile("bf16", "MN", "64B", 2048, 1024)  # 2**21 elements: up to 8 chunks
     one = fastswz.tile_addresses(t, 0x400)
     for threads in (2, 3, 8, 1000):
         np.testing.assert_array_equal(fastswz.tile_addresses(t, 0x400, threads=threads), one)

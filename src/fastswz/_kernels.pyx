@@ -9,6 +9,13 @@ from libc.stdint cimport int8_t, int64_t, uint64_t, uint32_t
 cdef enum:
     MAX_MODES = 64  # flat rank limit; bulk.py checks it
 
+cdef extern from "_simd.h" nogil:
+    # C loops built per ISA (AVX-512 / AVX2 / baseline) and chosen at load time.
+    void fsw_tile_addresses(const uint32_t* row, const uint32_t* col, uint32_t yyy, int shift,
+                            uint32_t post, uint32_t* out, Py_ssize_t nr, Py_ssize_t nc)
+    void fsw_swizzle_offsets(const int64_t* src, int64_t yyy, int shift, int64_t* out,
+                             Py_ssize_t n)
+
 
 cdef void _layout_offsets(const int64_t[::1] shape, const int64_t[::1] stride, int64_t offset,
                           int64_t yyy, int shift, int64_t[::1] out) noexcept nogil:
@@ -48,11 +55,37 @@ def layout_offsets(const int64_t[::1] shape, const int64_t[::1] stride, int64_t 
         _layout_offsets(shape, stride, offset, yyy, shift, out)
 
 
+cdef inline int _log2_or_neg(int64_t v) noexcept nogil:
+    # log2(v) for a power of two, else -1.
+    cdef int k = 0
+    if v <= 0 or (v & (v - 1)) != 0:
+        return -1
+    while (<int64_t>1 << k) != v:
+        k += 1
+    return k
+
+
 cdef void _layout_offsets_at(const int64_t[::1] shape, const int64_t[::1] stride, int64_t offset,
                              int64_t yyy, int shift, const int64_t[::1] idx,
                              int64_t[::1] out) noexcept nogil:
     cdef Py_ssize_t n = idx.shape[0], r = shape.shape[0], i, m
     cdef int64_t q, x
+    cdef int lg[MAX_MODES]
+    cdef bint pow2 = True
+    for m in range(r):
+        lg[m] = _log2_or_neg(shape[m])
+        pow2 = pow2 and lg[m] >= 0
+    if pow2:
+        # Power-of-two extents (the common case for tiles): idx2crd by shifts and masks, not
+        # one division and one remainder per mode.
+        for i in range(n):
+            q = idx[i]
+            x = offset
+            for m in range(r):
+                x += (q & (shape[m] - 1)) * stride[m]
+                q = q >> lg[m]
+            out[i] = swizzle_apply(x, yyy, shift) if yyy != 0 else x
+        return
     for i in range(n):
         q = idx[i]
         x = offset
@@ -71,23 +104,14 @@ def layout_offsets_at(const int64_t[::1] shape, const int64_t[::1] stride, int64
         _layout_offsets_at(shape, stride, offset, yyy, shift, idx, out)
 
 
-cdef void _swizzle_offsets(int64_t yyy, int shift, const int64_t[::1] src,
-                           int64_t[::1] out) noexcept nogil:
-    cdef Py_ssize_t i
-    for i in range(src.shape[0]):
-        out[i] = swizzle_apply(src[i], yyy, shift)
-
-
 def swizzle_offsets(int64_t yyy, int shift, const int64_t[::1] src, int64_t[::1] out):
     """out[i] = src[i] ^ shiftr(src[i] & yyy, shift).  Caller guarantees: len(out) == len(src)."""
+    if src.shape[0] == 0:
+        return
     with nogil:
-        _swizzle_offsets(yyy, shift, src, out)
+        fsw_swizzle_offsets(&src[0], yyy, shift, &out[0], src.shape[0])
 
 
-cdef extern from "_simd.h" nogil:
-    # One C loop, built per ISA (AVX-512 / AVX2 / baseline) and chosen at load time.
-    void fsw_tile_addresses(const uint32_t* row, const uint32_t* col, uint32_t yyy, int shift,
-                            uint32_t post, uint32_t* out, Py_ssize_t nr, Py_ssize_t nc)
 
 
 def tile_addresses(const uint32_t[::1] row, const uint32_t[::1] col, uint32_t yyy, int shift,
@@ -108,6 +132,15 @@ cdef int64_t _tile_coords(const uint32_t[::1] addr, int64_t start, int64_t yyy, 
     # Undo the swizzle (an involution), then decode the compact tile layout by mixed radix.
     cdef Py_ssize_t n = addr.shape[0], nm = mshape.shape[0], i, m
     cdef int64_t a, lin, e, c, im, ik
+    cdef int lg_e = _log2_or_neg(ebits)
+    cdef int sh[MAX_MODES]
+    cdef int64_t mask[MAX_MODES]
+    cdef bint pow2 = lg_e >= 0
+    for m in range(nm):
+        sh[m] = _log2_or_neg(mstride[m])
+        # the last (largest-stride) mode needs no mask: e < total bounds it
+        mask[m] = mshape[m] - 1 if m < nm - 1 else -1
+        pow2 = pow2 and sh[m] >= 0 and (m == nm - 1 or _log2_or_neg(mshape[m]) >= 0)
     for i in range(n):
         a = addr[i]
         if relative:
@@ -118,15 +151,22 @@ cdef int64_t _tile_coords(const uint32_t[::1] addr, int64_t start, int64_t yyy, 
         else:
             lin = swizzle_apply(a, yyy, shift) - start
         # Packed 4-bit tiles: a byte holds two elements; it maps to the even (low-nibble) one.
-        if lin < 0 or lin >= total or (lin * 8) % ebits != 0:
+        if lin < 0 or lin >= total or ((lin << 3) & (ebits - 1)) != 0:
             return i
-        e = (lin * 8) // ebits
         im = 0
         ik = 0
-        for m in range(nm):
-            c = (e // mstride[m]) % mshape[m]
-            im += c * mmn[m]
-            ik += c * mk[m]
+        if pow2:
+            e = (lin << 3) >> lg_e
+            for m in range(nm):
+                c = (e >> sh[m]) & mask[m]
+                im += c * mmn[m]
+                ik += c * mk[m]
+        else:
+            e = (lin * 8) // ebits
+            for m in range(nm):
+                c = (e // mstride[m]) % mshape[m]
+                im += c * mmn[m]
+                ik += c * mk[m]
         out_mn[i] = im
         out_k[i] = ik
     return -1
@@ -182,39 +222,62 @@ cdef inline bint _bad_addr(int64_t v) noexcept nogil:
     return v < 0 or v >= (1 << 18) or (v & 15) != 0
 
 
+cdef inline int64_t _smem_bad(int64_t a, int64_t l, int64_t s, int64_t bo, int64_t lm, int64_t lt,
+                              uint64_t allowed_layouts, bint sm100) noexcept nogil:
+    # 0, or 1 + the index of the first field that breaks its rule (6: the lbo_mode=1
+    # combination PTX 9.7.16.3.1.2.1 forbids).
+    if _bad_addr(a):
+        return 1
+    if _bad_addr(l):
+        return 2
+    if _bad_addr(s):
+        return 3
+    if bo < 0 or bo > 7:
+        return 4
+    if lm < 0 or lm > 1:
+        return 5
+    if lt < 0 or lt > 7 or ((allowed_layouts >> lt) & 1) == 0:
+        return 6
+    if sm100 and lm == 1 and (lt != 2 or bo != 0):
+        return 7
+    return 0
+
+
 cdef int64_t _pack_smem(const int64_t[::1] start, const int64_t[::1] lbo, const int64_t[::1] sbo,
                         const int64_t[::1] base, const int64_t[::1] lbo_mode,
                         const int64_t[::1] layout, const int64_t[::1] step, int layout_lsb,
                         uint64_t allowed_layouts, bint sm100, uint64_t const_bits,
                         uint64_t[::1] out) noexcept nogil:
-    # One fused pass: range checks and packing. Returns i * 8 + field of the first bad value
-    # (field 6 = an lbo_mode=1 combination PTX 9.7.16.3.1.2.1 forbids), or -1.
+    # One branch-free pass packs and ORs the range checks together; only when something is
+    # wrong does a second pass find the first bad value. Returns i * 8 + field, or -1.
     cdef Py_ssize_t i, n = out.shape[0]
+    cdef Py_ssize_t s0 = step[0], s1 = step[1], s2 = step[2], s3 = step[3], s4 = step[4], s5 = step[5]
     cdef int64_t a, l, s, bo, lm, lt
+    cdef uint64_t bad = 0
+    cdef uint64_t lay_ok = allowed_layouts
     for i in range(n):
-        a = start[i * step[0]]
-        l = lbo[i * step[1]]
-        s = sbo[i * step[2]]
-        bo = base[i * step[3]]
-        lm = lbo_mode[i * step[4]]
-        lt = layout[i * step[5]]
-        if _bad_addr(a):
-            return i * 8
-        if _bad_addr(l):
-            return i * 8 + 1
-        if _bad_addr(s):
-            return i * 8 + 2
-        if bo < 0 or bo > 7:
-            return i * 8 + 3
-        if lm < 0 or lm > 1:
-            return i * 8 + 4
-        if lt < 0 or lt > 7 or ((allowed_layouts >> lt) & 1) == 0:
-            return i * 8 + 5
-        if sm100 and lm == 1 and (lt != 2 or bo != 0):
-            return i * 8 + 6
+        a = start[i * s0]
+        l = lbo[i * s1]
+        s = sbo[i * s2]
+        bo = base[i * s3]
+        lm = lbo_mode[i * s4]
+        lt = layout[i * s5]
+        bad |= (<uint64_t>(a | l | s) >> 18) | <uint64_t>((a | l | s) & 15)
+        bad |= (<uint64_t>bo >> 3) | (<uint64_t>lm >> 1) | (<uint64_t>lt >> 3)
+        bad |= ((lay_ok >> (lt & 7)) & 1) ^ 1
+        if sm100:
+            bad |= <uint64_t>(lm & ((lt != 2) | (bo != 0)))
         out[i] = (const_bits | <uint64_t>(a >> 4) | (<uint64_t>(l >> 4) << 16)
                   | (<uint64_t>(s >> 4) << 32) | (<uint64_t>bo << 49) | (<uint64_t>lm << 52)
                   | (<uint64_t>lt << layout_lsb))
+    if bad == 0:
+        return -1
+    cdef int64_t f
+    for i in range(n):
+        f = _smem_bad(start[i * s0], lbo[i * s1], sbo[i * s2], base[i * s3], lbo_mode[i * s4],
+                      layout[i * s5], allowed_layouts, sm100)
+        if f:
+            return i * 8 + f - 1
     return -1
 
 
@@ -236,18 +299,38 @@ cdef int64_t _unpack_fields(const uint64_t[::1] values, const int64_t[::1] lsb,
                            const int64_t[::1] width, const int64_t[::1] lshift,
                            const uint64_t[::1] allowed, uint64_t reserved,
                            int64_t[:, ::1] out) noexcept nogil:
+    # A branch-free validity pass, then one tight loop per field (one output stream at a
+    # time); the first bad word is searched for only when the validity pass saw one.
     cdef Py_ssize_t n = values.shape[0], nf = lsb.shape[0], i, f
-    cdef uint64_t w
-    cdef int64_t v
+    cdef uint64_t w, bad = 0, mask, ok
+    cdef int lo
+    cdef int64_t sh
+    cdef int64_t* o
     for i in range(n):
-        w = values[i]
-        if w & reserved:
-            return i
-        for f in range(nf):
-            v = field_extract(w, <int>lsb[f], <int>width[f])
-            if allowed[f] != 0 and ((allowed[f] >> v) & 1) == 0:
+        bad |= values[i] & reserved
+    for f in range(nf):
+        ok = allowed[f]
+        if ok != 0:
+            lo = <int>lsb[f]
+            mask = (<uint64_t>1 << width[f]) - 1
+            for i in range(n):
+                bad |= ((ok >> ((values[i] >> lo) & mask)) & 1) ^ 1
+    if bad:
+        for i in range(n):
+            w = values[i]
+            if w & reserved:
                 return i
-            out[f, i] = v << lshift[f]
+            for f in range(nf):
+                ok = allowed[f]
+                if ok != 0 and ((ok >> field_extract(w, <int>lsb[f], <int>width[f])) & 1) == 0:
+                    return i
+    for f in range(nf):
+        lo = <int>lsb[f]
+        mask = (<uint64_t>1 << width[f]) - 1
+        sh = lshift[f]
+        o = &out[f, 0] if n > 0 else NULL
+        for i in range(n):
+            o[i] = <int64_t>((values[i] >> lo) & mask) << sh
     return -1
 
 

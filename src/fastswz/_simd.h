@@ -1,6 +1,6 @@
-/* The tile-address loop, compiled once per x86-64 ISA level and picked at load time.
+/* The hottest loops, compiled once per x86-64 ISA level and picked at load time.
  *
- * Cython cannot attach target attributes, so this one loop lives in C. GCC's target_clones
+ * Cython cannot attach target attributes, so these loops live in C. GCC's target_clones
  * builds an AVX-512, an AVX2 and a baseline body and an ifunc resolver selects one per CPU
  * when the extension is loaded: a default-flags wheel gets the -march=native speed without
  * failing on older CPUs. Elsewhere (clang, macOS, other ISAs) it is the plain loop.
@@ -29,6 +29,19 @@ FSW_CLONES void fsw_tile_addresses(const uint32_t *__restrict row, const uint32_
             const uint32_t x = r + col[j];
             o[j] = (x ^ ((x & yyy) >> shift)) + post;
         }
+    }
+}
+
+/* CuTe Swizzle<B,M,S> over an int64 array: x ^ shiftr(x & yyy, S), a negative S shifting left. */
+FSW_CLONES void fsw_swizzle_offsets(const int64_t *__restrict src, int64_t yyy, int shift,
+                                    int64_t *__restrict out, ptrdiff_t n)
+{
+    if (shift >= 0) {
+        for (ptrdiff_t i = 0; i < n; ++i)
+            out[i] = src[i] ^ ((src[i] & yyy) >> shift);
+    } else {
+        for (ptrdiff_t i = 0; i < n; ++i)
+            out[i] = src[i] ^ (int64_t)((uint64_t)(src[i] & yyy) << -shift);
     }
 }
 

@@ -254,9 +254,21 @@ def _tile_rows_cols(tile):
     return cached
 
 
-def _split_rows(n, threads):
-    threads = max(1, min(threads, n))
-    bounds = [n * t // threads for t in range(threads + 1)]
+_POOL = None
+_MIN_PER_THREAD = 1 << 18  # elements: below this a thread costs more than it saves (BENCHMARKS.md)
+
+
+def _pool():
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=32, thread_name_prefix="fastswz")
+    return _POOL
+
+
+def _split_rows(nrows, ncols, threads):
+    """Row ranges for ``threads`` workers, at least _MIN_PER_THREAD elements each."""
+    threads = max(1, min(threads, nrows, (nrows * ncols) // _MIN_PER_THREAD))
+    bounds = [nrows * t // threads for t in range(threads + 1)]
     return [(bounds[t], bounds[t + 1]) for t in range(threads) if bounds[t] < bounds[t + 1]]
 
 
@@ -281,7 +293,8 @@ def tile_addresses(tile, start=0, swizzle_base="absolute", threads=None, out=Non
     ``swizzle_base="absolute"`` (default, CuTe and the hardware): ``swz(start + offset)``.
     ``"relative"``: ``start + swz(offset)``, the pattern anchored at the tile start (pair it
     with descriptors of the same convention, which carry base_offset).
-    ``threads`` splits the rows across that many threads (the kernel releases the GIL).
+    ``threads`` splits the rows across up to that many threads (the kernel releases the GIL;
+    each thread gets at least 2**18 elements, so small maps stay on the calling thread).
     ``out``: an optional C-contiguous uint32 (mn, k) array to fill and return; reusing one
     across calls saves the page faults of a fresh allocation, which cost more than the loop.
     For packed 4-bit tiles each entry is the byte holding the element: the low nibble for
@@ -304,13 +317,12 @@ def tile_addresses(tile, start=0, swizzle_base="absolute", threads=None, out=Non
     col32 = col.astype(np.uint32)
     post = start if relative else 0
     out = out_arg(out, (tile.mn, tile.k), np.uint32)
-    if threads == 1:
+    chunks = _split_rows(tile.mn, tile.k, threads)
+    if len(chunks) == 1:
         _kernels.tile_addresses(row32, col32, yyy, s, post, out)
     else:
-        with ThreadPoolExecutor(threads) as pool:
-            list(pool.map(lambda ab: _kernels.tile_addresses(
-                row32[ab[0]:ab[1]], col32, yyy, s, post, out[ab[0]:ab[1]]),
-                _split_rows(tile.mn, threads)))
+        list(_pool().map(lambda ab: _kernels.tile_addresses(
+            row32[ab[0]:ab[1]], col32, yyy, s, post, out[ab[0]:ab[1]]), chunks))
     return out
 
 

@@ -338,6 +338,15 @@ class SmemDescriptorSM100(_SmemDescriptor):
     @classmethod
     def unpack(cls, value, strict=True) -> "SmemDescriptorSM100":
         """Decode a 64-bit value; rejects invalid layout codes and a wrong version field."""
+        if type(value) is int and 0 <= value < 1 << 64 and not (strict and value & SM100_RESERVED):
+            # Fast path for well-formed values (SM100_FIELDS written out); anything odd falls
+            # through to the checks below, which name the problem.
+            mode = _SM100_MODES.get(value >> 61)
+            base, lbo_mode = (value >> 49) & 7, (value >> 52) & 1
+            if ((value >> 46) & 7) == 1 and mode is not None and not (
+                    lbo_mode and (mode is not SwizzleMode.B128 or base)):
+                return tuple.__new__(cls, ((value & 0x3FFF) << 4, (value >> 12) & 0x3FFF0,
+                                           (value >> 28) & 0x3FFF0, base, lbo_mode, mode, 1))
         f = cls._split(value, strict)
         if f["version"] != 1:
             raise DescriptorFieldError(
@@ -352,6 +361,7 @@ class SmemDescriptorSM100(_SmemDescriptor):
 _SM90_MODES = tuple(SwizzleMode.from_layout_type(c, "sm90") for c in range(4))
 _SM90_CODE = {m: c for c, m in enumerate(_SM90_MODES)}
 _SM100_CODE = {m: m.sm100_layout_type for m in SwizzleMode}
+_SM100_MODES = {c: m for m, c in _SM100_CODE.items()}
 
 # -- instruction descriptor ---------------------------------------------------------------------
 KINDS = ("f16", "tf32", "f8f6f4", "i8")
