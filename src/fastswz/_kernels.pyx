@@ -301,20 +301,25 @@ cdef int64_t _unpack_fields(const uint64_t[::1] values, const int64_t[::1] lsb,
                            int64_t[:, ::1] out) noexcept nogil:
     # A branch-free validity pass, then one tight loop per field (one output stream at a
     # time); the first bad word is searched for only when the validity pass saw one.
-    cdef Py_ssize_t n = values.shape[0], nf = lsb.shape[0], i, f
+    cdef Py_ssize_t n = values.shape[0], nf = lsb.shape[0], i, f, nchk = 0
     cdef uint64_t w, bad = 0, mask, ok
     cdef int lo
     cdef int64_t sh
     cdef int64_t* o
-    for i in range(n):
-        bad |= values[i] & reserved
+    cdef int chk_lo[MAX_MODES]
+    cdef uint64_t chk_mask[MAX_MODES]
+    cdef uint64_t chk_ok[MAX_MODES]
     for f in range(nf):
-        ok = allowed[f]
-        if ok != 0:
-            lo = <int>lsb[f]
-            mask = (<uint64_t>1 << width[f]) - 1
-            for i in range(n):
-                bad |= ((ok >> ((values[i] >> lo) & mask)) & 1) ^ 1
+        if allowed[f] != 0:
+            chk_lo[nchk] = <int>lsb[f]
+            chk_mask[nchk] = (<uint64_t>1 << width[f]) - 1
+            chk_ok[nchk] = allowed[f]
+            nchk += 1
+    for i in range(n):
+        w = values[i]
+        bad |= w & reserved
+        for f in range(nchk):
+            bad |= ((chk_ok[f] >> ((w >> chk_lo[f]) & chk_mask[f])) & 1) ^ 1
     if bad:
         for i in range(n):
             w = values[i]
