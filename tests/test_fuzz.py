@@ -96,8 +96,11 @@ def assert_same(fast, slow, where="result"):
         assert type(fast) is type(slow) and fast == slow, f"{where}: {fast!r} != twin {slow!r}"
 
 
-def twins(name, fast, slow, *args, **kwargs):
-    """The fuzz property for a fast function and its numpy twin; returns the fast outcome."""
+def twins(name, fast, slow, *args, known=None, **kwargs):
+    """The fuzz property for a fast function and its numpy twin; returns the fast outcome.
+
+    ``known(fast_exc, twin_exc)`` may excuse a difference of messages that a known bug explains.
+    """
     before = _snapshot(args, kwargs)
     ok, res = call(name, fast, *args, **kwargs)
     for arr, copy in before:
@@ -114,8 +117,9 @@ def twins(name, fast, slow, *args, **kwargs):
     if ok:
         assert_same(res, res_twin, name)
     else:
-        assert type(res) is type(res_twin), (res, res_twin)
-        assert str(res) == str(res_twin), (str(res), str(res_twin))
+        if not (known and known(res, res_twin)):
+            assert type(res) is type(res_twin), (res, res_twin)
+            assert str(res) == str(res_twin), (str(res), str(res_twin))
     return ok, res
 
 
@@ -185,9 +189,10 @@ def bad_arrays(object_arrays=True):
         hnp.arrays(hnp.timedelta64_dtypes(), st.integers(1, 3)),
         st.just(np.zeros(2, dtype=[("a", "i8")])),
         st.lists(st.floats(allow_nan=True) | st.booleans(), max_size=3),
-        st.sampled_from([1.5, "16", b"16", None, 1j, np.float32(2.0), np.bool_(True)]),
+        st.sampled_from([1.5, "16", b"16", 1j, np.float32(2.0), np.bool_(True)]),
     ]
     if object_arrays:
+        kinds.append(st.none())
         leaf = st.integers(-2**70, 2**70) | JUNK
         kinds.append(st.lists(leaf, min_size=1, max_size=4).map(
             lambda xs: np.array(xs + [object()], dtype=object)[:-1]))
@@ -384,9 +389,9 @@ EXTENT_ARG = (st.sampled_from([8, 16, 32, 64, 128, 256, 24, 48, 96, 192]) | st.i
               | st.sampled_from([2**20, 2**40, np.int64(64)]) | JUNK)
 ORDER_ARG = st.sampled_from(["mn", "k", "MN", "x"]) | JUNK
 ARCH_ARG = st.sampled_from(["sm90", "sm100", "sm103", "SM90", "sm80"]) | JUNK
-START_ARG = (st.sampled_from([0, 0x400, 0x480, 0x410, 0x2300, 8, -16, 2**18, 2**32, 2**64])
-             | st.integers(0, 2**18).map(lambda x: x & ~15) | st.integers(0, 2**12).map(lambda x: x << 7)
-             | JUNK)
+VALID_START = st.integers(0, 2**11).map(lambda x: x << 7) | st.integers(0, 2**14).map(lambda x: x << 4)
+START_ARG = (VALID_START | VALID_START | VALID_START
+             | st.sampled_from([0, 0x400, 0x480, 0x410, 0x2300, 8, -16, 2**18, 2**32, 2**64]) | JUNK)
 BASE_ARG = st.sampled_from(["absolute", "relative", "RELATIVE ", "abs"]) | JUNK
 POLICY_ARG = st.sampled_from(["cutlass", "deepgemm", "x"]) | JUNK
 INST_MN_ARG = st.none() | st.sampled_from([8, 16, 32, 64, 128, 256, 0, -8, 24]) | JUNK
@@ -397,6 +402,15 @@ INST_K_ARG = st.sampled_from([None, None, None, 96, 32, 64, 0, np.int64(96), 1.5
 
 @st.composite
 def tile_args(draw):
+    """OperandTile arguments: half drawn from the legal names and extents, half hostile."""
+    if draw(st.booleans()):
+        ext = st.sampled_from([8, 16, 32, 64, 96, 128, 192, 256, 512])
+        return (draw(st.sampled_from(sorted(fastswz.DTYPES))), draw(st.sampled_from(["K", "MN"])),
+                draw(st.sampled_from(["none", "32B", "64B", "128B", "128B_base32B"])), draw(ext),
+                draw(ext), draw(st.sampled_from(["mn", "k"])),
+                draw(st.sampled_from(["sm90", "sm100", "sm103"]))), {
+                    "packed": draw(st.sampled_from([False, True])),
+                    "inst_k": draw(st.sampled_from([None, None, 96]))}
     return (draw(DTYPE_ARG), draw(MAJOR_ARG), draw(SWIZZLE_ARG), draw(EXTENT_ARG), draw(EXTENT_ARG),
             draw(ORDER_ARG), draw(ARCH_ARG)), {"packed": draw(PACKED_ARG), "inst_k": draw(INST_K_ARG)}
 
@@ -546,6 +560,15 @@ def config_arg(draw, name):
     return draw(ext | st.lists(ext, min_size=1, max_size=3) | int_arrays(ext, max_side=3) | JUNK)
 
 
+def _bug15(fast_exc, twin_exc):
+    # KNOWN BUG 15: with several bad categorical values, tile_configs names the first distinct
+    # combination in sorted order, the twin the first configuration in array order (another
+    # value, maybe another field and class).
+    field = re.compile(r"(\w+)='")
+    f, t = field.match(str(fast_exc)), field.match(str(twin_exc))
+    return bool(f and t and f.group(1) in CATS and t.group(1) in CATS)
+
+
 @fuzz(120)
 @given(st.fixed_dictionaries({n: config_arg(n) for n in
                               ("dtype", "major", "swizzle", "mn", "k", "order", "arch", "inst_mn")}),
@@ -555,7 +578,7 @@ def test_tile_configs(kw, start, policy):
     with contextlib.suppress(Exception):
         assume(int(np.prod(np.broadcast_shapes(*shapes))) <= 64)
     ok, res = twins("tile_configs", fastswz.tile_configs, reference.tile_configs, start=start,
-                    lbo_policy=policy, **kw)
+                    lbo_policy=policy, known=_bug15, **kw)
     if ok:
         assert set(np.unique(res["error"])) <= set(range(len(fastswz.CONFIG_ERRORS)))
 
@@ -901,8 +924,8 @@ def test_bug1_ragged_lists(fn):
                           "cast (bare errors; floats silently truncated)")
 @pytest.mark.parametrize("values", [
     np.array([-1], dtype=object), np.array([2**64], dtype=object), np.array([None]),
-    np.array(["a", 1], dtype=object), [2**64], {1: 2}, np.array([1.5], dtype=object),
-], ids=["negative", "2**64", "None", "str", "list-2**64", "dict", "float"])
+    np.array(["a", 1], dtype=object), [2**64], {1: 2}, np.array([1.5], dtype=object), None,
+], ids=["negative", "2**64", "None", "str", "list-2**64", "dict", "float", "scalar-None"])
 def test_bug2_unpack_object_arrays(values):
     _raises_fastswz(fastswz.unpack_smem_descriptors, "sm90", values)
 
@@ -996,6 +1019,25 @@ def test_bug11_descriptor_cache_before_validation(kwargs):
         kwargs = {"inst_mn": 8.0}
     with pytest.raises(fastswz.FastswzTypeError):
         t.descriptor(0, 0, 0, **kwargs)
+
+
+@pytest.mark.xfail(strict=True, raises=fastswz.LayoutError,
+                   reason="bug 14: blocked_product of a rank-1 tuple layout and an int-shaped "
+                          "tiler raises 'zip: ... have different ranks' (both are rank 1)")
+def test_bug14_blocked_product_rank1_tuple_and_int():
+    want = fastswz.blocked_product(fastswz.Layout((8,)), fastswz.Layout((2,)))  # ((8,2)):((1,8))
+    assert fastswz.blocked_product(fastswz.Layout((8,)), fastswz.Layout(2)) == want
+
+
+@pytest.mark.xfail(strict=True, reason="bug 15: tile_configs names the smallest bad categorical "
+                                       "value, its twin the first one; the messages differ")
+def test_bug15_tile_configs_first_bad_value():
+    for args in ((["zz", "aa"], "K", "128B", 64, 64), (["bf16", "aa"], ["x", "K"], "128B", 64, 64)):
+        with pytest.raises(fastswz.TileError) as fast:
+            fastswz.tile_configs(*args)
+        with pytest.raises(fastswz.TileError) as slow:
+            reference.tile_configs(*args)
+        assert str(fast.value) == str(slow.value)
 
 
 # -- the count ---------------------------------------------------------------------------------------
