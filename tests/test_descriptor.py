@@ -48,7 +48,7 @@ def test_sm100_is_sm90_plus_bit46_for_16B_atomicity():
     (dict(stride_byte_offset=0x48000), r"stride_byte_offset=0x48000 does not fit the 14-bit field \(16-byte units, max 0x3fff0\)"),
     (dict(base_offset=8), r"base_offset=8 is out of range"),
     (dict(layout_type="128B_base32B"), r"128B_base32B does not exist on sm90"),
-    (dict(layout_type="96B"), r"swizzle='96B' is not a swizzle mode"),
+    (dict(layout_type="96B"), r"layout_type='96B' is not a swizzle mode"),
 ])
 def test_sm90_field_errors(kwargs, match):
     with pytest.raises(DescriptorFieldError, match=match):

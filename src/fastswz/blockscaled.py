@@ -87,6 +87,8 @@ def _int(name, value):
 
 
 def _kind(kind):
+    if not isinstance(kind, str):
+        raise FastswzTypeError(f"kind={kind!r} must be a kind name string, not {type(kind).__name__}")
     if kind not in BLOCK_SCALED_KINDS:
         raise DescriptorFieldError(
             f"kind={kind!r} is not a block-scaled tcgen05 kind; use one of {list(BLOCK_SCALED_KINDS)} "
@@ -183,6 +185,8 @@ class InstrDescriptorBlockScaled:
         self.kind = _kind(kind)
         self.a_dtype = _operand("a_dtype", a_dtype, kind)
         self.b_dtype = _operand("b_dtype", b_dtype, kind)
+        if not isinstance(d_dtype, str):
+            raise FastswzTypeError(f"d_dtype={d_dtype!r} must be a type name, not {type(d_dtype).__name__}")
         if d_dtype != "f32":
             raise DescriptorFieldError(
                 f"d_dtype={d_dtype!r} is not allowed for kind::{kind}: block-scaled MMAs accumulate in "
@@ -202,6 +206,8 @@ class InstrDescriptorBlockScaled:
                 f"(PTX Table 39)")
         self.m, self.n = m, n
         for name, v in (("a_major", a_major), ("b_major", b_major)):
+            if not isinstance(v, str):
+                raise FastswzTypeError(f"{name}={v!r} must be 'K' or 'MN', not {type(v).__name__}")
             if v not in ("K", "MN"):
                 raise DescriptorFieldError(f"{name}={v!r} must be 'K' or 'MN'")
             setattr(self, name, v)

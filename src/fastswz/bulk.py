@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _kernels
 from .descriptor import SM90_FIELDS, SM100_FIELDS, SM90_RESERVED, SM100_RESERVED
-from .errors import DescriptorFieldError, FastswzTypeError, LayoutError, TileError
+from .errors import DescriptorFieldError, FastswzError, FastswzTypeError, LayoutError, TileError
 from .modes import SwizzleMode
 from .tile import SMEM_WINDOW, LBO_POLICIES, _choice, check_stride_fields
 
@@ -24,9 +24,17 @@ _I64_LIMIT = 1 << 62
 
 
 # -- shared validation (the twin imports these so both raise identical errors) -----------------
+def as_array(name, values):
+    """np.asarray that turns numpy's complaints about ragged nesting into a FastswzTypeError."""
+    try:
+        return np.asarray(values)
+    except (ValueError, TypeError) as exc:
+        raise FastswzTypeError(f"{name} must be a rectangular array ({exc})") from None
+
+
 def int_array(name, values, dtype=np.int64):
     """Coerce an array-like of integers; reject floats, bools and out-of-range values."""
-    arr = np.asarray(values)
+    arr = as_array(name, values)
     if arr.dtype == object:
         try:
             arr = np.array([operator.index(v) for v in arr.ravel()], dtype=np.int64).reshape(arr.shape)
@@ -72,8 +80,14 @@ def flat_layout(layout):
     if len(shape) > 64:
         raise LayoutError(f"layout has {len(shape)} flat modes; bulk evaluation handles at most 64")
     reach = abs(offset) + sum(abs(d) * (s - 1) for s, d in zip(shape, stride))
-    if reach >= _I64_LIMIT:
-        raise LayoutError(f"layout {layout} reaches offsets of {reach}, beyond int64 evaluation")
+    size = 1
+    for s in shape:
+        size *= s
+    big = [v for v in (*shape, *stride) if abs(v) >= _I64_LIMIT]
+    if reach >= _I64_LIMIT or size >= _I64_LIMIT or big:
+        raise LayoutError(
+            f"layout {layout} has extents, strides or offsets beyond 2**62; bulk evaluation "
+            f"works in int64 (evaluate single coordinates with layout(...) instead)")
     return shape, stride, offset, yyy, shift, outer
 
 
@@ -143,7 +157,7 @@ def smem_pack_args(arch, fields):
     out = {}
     for name, v in fields.items():
         if name == "layout_type" and isinstance(v, (str, SwizzleMode)):
-            v = SwizzleMode.parse(v).layout_type(arch)
+            v = SwizzleMode.parse(v, "layout_type").layout_type(arch)
         out[name] = int_array(name, v)
     if arch == "sm90" and np.any(out["lbo_mode"] != 0):
         raise DescriptorFieldError("lbo_mode is a tcgen05 (sm100) field; sm90 descriptors have none")
@@ -503,15 +517,38 @@ def unpack_smem_descriptors(arch, values, strict=True):
                                  np.array(allowed, dtype=np.uint64), reserved if strict else 0, out)
     if bad >= 0:
         raise unpack_error(arch, int(flat[bad]), bad)
-    return {name: out[f].reshape(arr.shape) for f, (name, *_rest) in enumerate(spec)}
+    res = {name: out[f].reshape(arr.shape) for f, (name, *_rest) in enumerate(spec)}
+    if strict and arch == "sm100":
+        check_lbo_mode_rules(res, flat)
+    return res
+
+
+def check_lbo_mode_rules(fields, flat):
+    """PTX 9.7.16.3.1.2.1: lbo_mode 1 needs the 128B layout (code 2) and base_offset 0."""
+    absolute = fields["lbo_mode"].ravel() == 1
+    if absolute.any():
+        bad = absolute & ((fields["layout_type"].ravel() != 2) | (fields["base_offset"].ravel() != 0))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise unpack_error("sm100", int(flat[i]), i)
 
 
 def unpack_args(arch, values):
     """Validate unpack_smem_descriptors' arguments (shared with the numpy twin)."""
     if arch not in ("sm90", "sm100"):
         raise DescriptorFieldError(f"arch={arch!r} is not one of ['sm90', 'sm100']")
-    arr = np.asarray(values)
-    if arr.dtype.kind not in "iu" and arr.dtype != object:
+    arr = as_array("values", values)
+    if arr.dtype == object:
+        # Python ints beyond int64 arrive as objects: check each, then hold them as uint64.
+        try:
+            ints = [operator.index(v) for v in arr.ravel()]
+        except TypeError:
+            raise FastswzTypeError("values must hold integers (descriptor words)") from None
+        bad = [v for v in ints if not 0 <= v < 1 << 64]
+        if bad:
+            raise DescriptorFieldError(f"values holds {bad[0]:#x}: descriptors are 64-bit words in [0, 2**64)")
+        return np.array(ints, dtype=np.uint64).reshape(arr.shape)
+    if arr.dtype.kind not in "iu" or arr.dtype == np.bool_:
         raise FastswzTypeError(f"values must be an integer array, not dtype {arr.dtype}")
     if arr.dtype.kind == "i" and arr.size and int(arr.min()) < 0:
         raise DescriptorFieldError("values must be non-negative 64-bit descriptors")
@@ -551,7 +588,7 @@ def config_args(dtype, major, swizzle, mn, k, order, arch, inst_mn, start, lbo_p
     if start % 16:
         raise TileError(f"start=0x{start:x} is not 16-byte aligned")
     _choice("lbo_policy", lbo_policy, LBO_POLICIES)
-    cats = {name: np.asarray(v) for name, v in
+    cats = {name: as_array(name, v) for name, v in
             (("dtype", dtype), ("major", major), ("swizzle", swizzle), ("order", order), ("arch", arch))}
     for name, a in cats.items():
         if a.dtype.kind not in "UO":
@@ -570,7 +607,39 @@ def config_args(dtype, major, swizzle, mn, k, order, arch, inst_mn, start, lbo_p
     except ValueError:
         raise TileError("configuration arrays do not broadcast together: " + ", ".join(
             f"{n}{a.shape}" for n, a in (*cats.items(), *nums.items()))) from None
+    _check_categories(cats, shape)
     return cats, nums, shape, start
+
+
+def _check_categories(cats, shape):
+    """Raise the error of the first configuration (flat order) whose names are not valid, for its
+    first bad field in the order dtype, major, swizzle, arch, order."""
+    from .dtypes import dtype as lookup
+    from .tile import ARCHS, ORDERS
+
+    checks = (("dtype", lookup), ("major", lambda v: _choice("major", v, ("K", "MN"))),
+              ("swizzle", SwizzleMode.parse), ("arch", lambda v: _choice("arch", v, ARCHS)),
+              ("order", lambda v: _choice("order", v, ORDERS)))
+    first, error = None, None
+    for name, check in checks:
+        a = cats[name]
+        errors = {}
+        for v in dict.fromkeys(a.ravel().tolist()):
+            try:
+                check(v)
+            except (FastswzError, TypeError) as exc:
+                errors[v] = exc if isinstance(exc, FastswzError) else FastswzTypeError(
+                    f"{name}={v!r} must be a string")
+        if not errors:
+            continue
+        bad = np.zeros(a.shape, dtype=bool)
+        for v in errors:
+            bad |= a == v
+        i = int(np.flatnonzero(np.broadcast_to(bad, shape).ravel())[0])
+        if first is None or i < first:
+            first, error = i, errors[np.broadcast_to(a, shape).ravel()[i]]
+    if error is not None:
+        raise error
 
 
 def tile_configs(dtype, major, swizzle, mn, k, order="mn", arch="sm90", inst_mn=None, start=0,

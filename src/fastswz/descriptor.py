@@ -98,6 +98,15 @@ def _small(name, value, hi):
     return v
 
 
+def _str_choice(name, value, choices):
+    """A string argument that must be one of ``choices`` (numpy arrays and other types refused)."""
+    if not isinstance(value, str):
+        raise FastswzTypeError(f"{name}={value!r} must be one of {list(choices)}, not {type(value).__name__}")
+    if value not in choices:
+        raise DescriptorFieldError(f"{name}={value!r} is not one of {list(choices)}")
+    return value
+
+
 def _hexw(v, bits):
     return f"0x{v:0{bits // 4}x}"
 
@@ -241,7 +250,7 @@ class SmemDescriptorSM90(_SmemDescriptor):
 
     def __new__(cls, start_address=0, leading_byte_offset=0, stride_byte_offset=0,
                 base_offset=0, layout_type="none"):
-        mode = SwizzleMode.parse(layout_type)
+        mode = SwizzleMode.parse(layout_type, "layout_type")
         mode.sm90_layout_type  # raises for 128B_base32B
         return tuple.__new__(cls, (
             _byte_field("start_address", start_address),
@@ -305,7 +314,7 @@ class SmemDescriptorSM100(_SmemDescriptor):
 
     def __new__(cls, start_address=0, leading_byte_offset=0, stride_byte_offset=0,
                 base_offset=0, lbo_mode=0, layout_type="none", version=1):
-        mode = SwizzleMode.parse(layout_type)
+        mode = SwizzleMode.parse(layout_type, "layout_type")
         fields = (_byte_field("start_address", start_address),
                   _byte_field("leading_byte_offset", leading_byte_offset),
                   _byte_field("stride_byte_offset", stride_byte_offset),
@@ -407,9 +416,7 @@ class InstrDescriptorSM100:
     def __init__(self, kind, a_dtype, b_dtype, d_dtype, m, n, a_major="K", b_major="K",
                  negate_a=False, negate_b=False, saturate=False, sparse=False, sparse_id2=0,
                  max_shift=0):
-        if kind not in KINDS:
-            raise DescriptorFieldError(f"kind={kind!r} is not one of {list(KINDS)}")
-        self.kind = kind
+        self.kind = _str_choice("kind", kind, KINDS)
         for name, dt in (("a_dtype", a_dtype), ("b_dtype", b_dtype)):
             t = _dtype(dt)
             if t.kind != kind or t.name == "f32":
@@ -420,6 +427,8 @@ class InstrDescriptorSM100:
             raise DescriptorFieldError(
                 f"a_dtype={self.a_dtype!r} and b_dtype={self.b_dtype!r} differ: kind::{kind} needs both "
                 f"operands of one type (PTX 9.7.16.10)")
+        if not isinstance(d_dtype, str):
+            raise FastswzTypeError(f"d_dtype={d_dtype!r} must be a type name, not {type(d_dtype).__name__}")
         if d_dtype not in _D_ALLOWED[kind]:
             raise DescriptorFieldError(f"d_dtype={d_dtype!r} is not allowed for kind::{kind}; use one of {list(_D_ALLOWED[kind])}")
         self.d_dtype = d_dtype
@@ -431,6 +440,8 @@ class InstrDescriptorSM100:
             raise DescriptorFieldError(f"n={n} is not a tcgen05 N for M={m}: N must be a multiple of {step} in {step}..256")
         self.m, self.n = m, n
         for name, v in (("a_major", a_major), ("b_major", b_major)):
+            if not isinstance(v, str):
+                raise FastswzTypeError(f"{name}={v!r} must be 'K' or 'MN', not {type(v).__name__}")
             if v not in ("K", "MN"):
                 raise DescriptorFieldError(f"{name}={v!r} must be 'K' or 'MN'")
             setattr(self, name, v)
@@ -524,8 +535,8 @@ class InstrDescriptorSM100:
             raise DescriptorFieldError(f"value=0x{v:08x}: d_format code {f['d_format']} is undefined (F16 0, F32 1, S32 2)")
         if kind is None:
             kind = _infer_kind(v, f, dnames[f["d_format"]])
-        elif kind not in KINDS:
-            raise DescriptorFieldError(f"kind={kind!r} is not one of {list(KINDS)}")
+        else:
+            _str_choice("kind", kind, KINDS)
         types = _kind_types(kind)
         for name in ("a_format", "b_format"):
             if f[name] not in types:
@@ -573,6 +584,9 @@ def decode(value, arch="sm90", kind=None, strict=True):
     >>> decode(0x4000404000010040, "sm100").layout_type.value
     '128B'
     """
+    _str_choice("arch", arch, ("sm90", "sm100", "sm103", "instr", "instr_bs"))
+    if kind is not None and not isinstance(kind, str):
+        raise FastswzTypeError(f"kind={kind!r} must be a kind name string, not {type(kind).__name__}")
     if arch == "sm90":
         return SmemDescriptorSM90.unpack(value, strict)
     if arch in ("sm100", "sm103"):

@@ -1458,12 +1458,15 @@ def _append(L, r):
 
 
 def _zip(a, b):
-    # include/cute/algorithm/tuple_algorithms.hpp (zip of two layouts): pair mode i with mode i
-    if type(a.shape) is tuple:
-        if type(b.shape) is not tuple or len(a.shape) != len(b.shape):
-            raise LayoutError(f"zip: {a} and {b} have different ranks")
-        return Layout(tuple(zip(a.shape, b.shape)), tuple(zip(a.stride, b.stride)))
-    return Layout(((a.shape, b.shape),), ((a.stride, b.stride),))
+    # include/cute/algorithm/tuple_algorithms.hpp (zip of two layouts): pair mode i with mode i;
+    # an int-shaped layout is rank 1, like a 1-tuple.
+    if type(a.shape) is not tuple and type(b.shape) is not tuple:
+        return Layout(((a.shape, b.shape),), ((a.stride, b.stride),))
+    am, bm = _modes(a), _modes(b)
+    if len(am) != len(bm):
+        raise LayoutError(f"zip: {a} and {b} have different ranks")
+    return Layout(tuple((x.shape, y.shape) for x, y in zip(am, bm)),
+                  tuple((x.stride, y.stride) for x, y in zip(am, bm)))
 
 
 def _rank_sensitive(block, tiler, raked):
@@ -1794,6 +1797,9 @@ def max_common_vector(a, b):
 # ---------------------------------------------------------------------------------------------
 
 
+# ASCII digits only: str.isdigit() also accepts superscripts that int() refuses.
+_DIGITS = frozenset("0123456789")
+
 class _Parser:
     # Grammar (whitespace allowed between tokens):
     #   top      := object EOF
@@ -1838,7 +1844,7 @@ class _Parser:
         if p < len(t) and t[p] in "+-":
             p += 1
         q = p
-        while q < len(t) and t[q].isdigit():
+        while q < len(t) and t[q] in _DIGITS:
             q += 1
         if q == p:
             self.error("an integer", start)
@@ -1912,7 +1918,7 @@ class _Parser:
             self.peek("(")
             or self.peek("_")
             or self.peek("-")
-            or (self.pos < len(self.text) and self.text[self.pos].isdigit())
+            or (self.pos < len(self.text) and self.text[self.pos] in _DIGITS)
         ):
             fn = self.layout()
         else:

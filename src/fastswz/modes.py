@@ -54,18 +54,21 @@ class SwizzleMode(enum.Enum):
         return self.value
 
     @classmethod
-    def parse(cls, name: "SwizzleMode | str") -> "SwizzleMode":
-        """Return the mode for a name such as ``"128B"``, ``"none"`` or ``"interleave"``."""
+    def parse(cls, name: "SwizzleMode | str", field: str = "swizzle") -> "SwizzleMode":
+        """Return the mode for a name such as ``"128B"``, ``"none"`` or ``"interleave"``.
+
+        ``field`` names the argument in error messages (``"layout_type"`` for descriptors).
+        """
         if isinstance(name, cls):
             return name
         if not isinstance(name, str):
             raise FastswzTypeError(
-                f"swizzle={name!r} must be a SwizzleMode or one of "
+                f"{field}={name!r} must be a SwizzleMode or one of "
                 f"{[m.value for m in cls]}, not {type(name).__name__}")
         key = _ALIASES.get(name.strip().lower())
         if key is None:
             raise DescriptorFieldError(
-                f"swizzle={name!r} is not a swizzle mode; use one of {[m.value for m in cls]} "
+                f"{field}={name!r} is not a swizzle mode; use one of {[m.value for m in cls]} "
                 f"('interleave' is accepted for 'none')")
         return cls(key)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bulk import (LAYOUT_CODES, SMEM_LIMITS, _SMEM_NAMES, coords_args, coords_error,
+from .bulk import (LAYOUT_CODES, check_lbo_mode_rules, SMEM_LIMITS, _SMEM_NAMES, coords_args, coords_error,
                    descriptor_plan, flat_layout, indices_arg, int_array, out_arg, outer_check,
                    smem_field_error, smem_pack_args, threads_arg, unpack_args, unpack_error)
 from .descriptor import SM90_FIELDS, SM90_RESERVED, SM100_FIELDS, SM100_RESERVED
@@ -56,8 +56,8 @@ def evaluate(layout, indices=None):
     shape, stride, offset, yyy, shift, outer = flat_layout(layout)
     n = int(np.prod(shape, dtype=np.int64)) if shape else 1
     idx = np.arange(n, dtype=np.int64) if indices is None else indices_arg(indices, n).astype(np.int64)
-    out = offset + _crd_offsets(idx, shape, stride)
-    out = _swz(out, yyy, shift)
+    out = np.asarray(offset + _crd_offsets(idx, shape, stride), dtype=np.int64)
+    out = np.asarray(_swz(out, yyy, shift), dtype=np.int64)
     if outer is not None:
         outer_check(outer, out)
         out = evaluate(outer, out)
@@ -71,7 +71,7 @@ def swizzle_offsets(swizzle, offsets):
     if not isinstance(swizzle, Swizzle):
         raise FastswzTypeError(f"swizzle must be a Swizzle, not {type(swizzle).__name__}")
     arr = int_array("offsets", offsets).astype(np.int64)
-    return _swz(arr, swizzle.yyy_msk, swizzle.shift)
+    return np.asarray(_swz(arr, swizzle.yyy_msk, swizzle.shift), dtype=np.int64)
 
 
 def _byte_swizzle(tile):
@@ -264,7 +264,9 @@ def unpack_smem_descriptors(arch, values, strict=True):
         if bad.any():
             i = int(np.flatnonzero(bad.ravel())[0])
             raise unpack_error(arch, int(v.ravel()[i]), i)
-    return out
+        if arch == "sm100":
+            check_lbo_mode_rules(out, v.ravel())
+    return {name: np.asarray(a) for name, a in out.items()}
 
 
 def tile_configs(dtype, major, swizzle, mn, k, order="mn", arch="sm90", inst_mn=None, start=0,

@@ -76,6 +76,13 @@ class Swizzle:
             raise LayoutError(
                 f"Swizzle S={S} must satisfy |S| >= B={B}, so the two bit fields do not overlap"
             )
+        if B + M + abs(S) > 63:
+            # Offsets are int64 (and addresses far smaller): a swizzle reaching bit 63 or beyond
+            # cannot act on any of them, and its masks would overflow the bulk kernels.
+            raise LayoutError(
+                f"Swizzle<{B},{M},{S}> reaches bit {B + M + abs(S)}: B + M + |S| must be <= 63 "
+                f"so the swizzled bits lie inside a 64-bit offset"
+            )
         msk = (1 << B) - 1
         set_ = object.__setattr__
         set_(self, "bits", B)

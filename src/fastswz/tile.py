@@ -258,7 +258,7 @@ class OperandTile:
         b, m, s = self.swizzle.swizzle_bits
         yyy = ((1 << b) - 1) << (m + s)
         off = self.offset(mn, k)
-        if swizzle_base == "relative":
+        if _choice("swizzle_base", swizzle_base, SWIZZLE_BASES) == "relative":
             return start + (off ^ ((off & yyy) >> s))
         a = start + off
         return a ^ ((a & yyy) >> s)
@@ -384,9 +384,12 @@ class OperandTile:
         # Hot path (autotuners call this millions of times): the per-tile work is cached in a
         # plan, the common arguments are checked with cheap tests and only fall through to the
         # full validators when something looks wrong.
-        plan = self._cache.get((inst_mn, lbo_policy))
-        if plan is None:
-            plan = self._cache[(inst_mn, lbo_policy)] = self._descriptor_plan(inst_mn, lbo_policy)
+        if (inst_mn is None or type(inst_mn) is int) and type(lbo_policy) is str:
+            plan = self._cache.get((inst_mn, lbo_policy))
+            if plan is None:
+                plan = self._cache[(inst_mn, lbo_policy)] = self._descriptor_plan(inst_mn, lbo_policy)
+        else:  # validated (and refused or normalised) without touching the cache
+            plan = self._descriptor_plan(inst_mn, lbo_policy)
         inst_mn, lbo, sbo, cls, split, last_start, amn, rm, smn, ak, cm, sk, ebits = plan
         if type(start) is not int or start & 15 or start < 0 or start > last_start:
             start = self.check_start(start, swizzle_base, self.nbytes, SMEM_WINDOW)
