@@ -958,6 +958,20 @@ def test_bug5_pack_layout_type_name_in_message():
         fastswz.pack_smem_descriptors("sm90", 0, 16, 1024, layout_type="abc")
 
 
+@pytest.mark.xfail(strict=True, reason="bug 6: for 0-d input the fast path returns a 0-d array, "
+                                       "the numpy twin a numpy scalar")
+@pytest.mark.parametrize("name,args", [
+    ("swizzle_offsets", (fastswz.Swizzle(3, 4, 3), 5)),
+    ("evaluate", (fastswz.Layout(8), 3)),
+    ("unpack_smem_descriptors", ("sm90", 0x4000004000010040)),
+])
+def test_bug6_zero_d_results_differ_in_type(name, args):
+    fast, slow = getattr(fastswz, name)(*args), getattr(reference, name)(*args)
+    if isinstance(fast, dict):
+        fast, slow = fast["start_address"], slow["start_address"]
+    assert type(fast) is type(slow), (type(fast), type(slow))
+
+
 @pytest.mark.xfail(strict=True, reason="bug 7: unpack_smem_descriptors(strict=True) accepts an "
                                        "lbo_mode=1 descriptor that the scalar class rejects")
 def test_bug7_bulk_unpack_skips_lbo_mode_rules():
