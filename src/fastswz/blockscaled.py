@@ -21,11 +21,10 @@ names are CUTLASS's without the trailing underscore.
 
 from __future__ import annotations
 
-import operator
 
 from ._bits import TABLE_HEADER, pack_raw, split_raw, table_rows
 from .dtypes import DTYPES, DType, dtype as _dtype
-from .errors import DescriptorFieldError, FastswzError, FastswzTypeError
+from .errors import DescriptorFieldError, FastswzError, FastswzTypeError, as_int
 
 __all__ = ["InstrDescriptorBlockScaled", "BLOCK_SCALED_KINDS", "BLOCK_SCALED_FIELDS",
            "BLOCK_SCALED_RESERVED"]
@@ -81,9 +80,7 @@ _SCALE_VEC = {"mxf8f6f4": "scale_vec::1X / block32", "mxf4": "scale_vec::2X / bl
 
 
 def _int(name, value):
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise FastswzTypeError(f"{name}={value!r} must be an int, not {type(value).__name__}")
-    return operator.index(value)
+    return as_int(name, value)
 
 
 def _kind(kind):

@@ -13,7 +13,8 @@ import numpy as np
 
 from . import _kernels
 from .descriptor import SM90_FIELDS, SM100_FIELDS, SM90_RESERVED, SM100_RESERVED
-from .errors import DescriptorFieldError, FastswzError, FastswzTypeError, LayoutError, TileError
+from .errors import (DescriptorFieldError, FastswzError, FastswzTypeError, LayoutError, TileError,
+                     as_int)
 from .modes import SwizzleMode
 from .tile import SMEM_WINDOW, LBO_POLICIES, _choice, check_stride_fields
 
@@ -50,9 +51,7 @@ def int_array(name, values, dtype=np.int64):
 def threads_arg(threads):
     if threads is None:
         return 1
-    if isinstance(threads, bool) or not hasattr(threads, "__index__"):
-        raise FastswzTypeError(f"threads={threads!r} must be a positive int or None")
-    t = operator.index(threads)
+    t = as_int("threads", threads)
     if t < 1:
         raise TileError(f"threads={t} must be >= 1 (None means 1)")
     return t
@@ -108,15 +107,13 @@ def outer_check(outer, values):
 def stages_arg(tile, start, stages, stage_stride):
     if stages is None:
         return [start], False
-    if isinstance(stages, bool) or not hasattr(stages, "__index__") or operator.index(stages) < 1:
+    stages = as_int("stages", stages)
+    if stages < 1:
         raise TileError(f"stages={stages!r} must be a positive int or None")
-    stages = operator.index(stages)
     if stages > 1:
         if stage_stride is None:
             raise TileError(f"stages={stages} needs stage_stride (bytes between stage starts)")
-        if isinstance(stage_stride, bool) or not hasattr(stage_stride, "__index__"):
-            raise FastswzTypeError(f"stage_stride={stage_stride!r} must be an int")
-        stage_stride = operator.index(stage_stride)
+        stage_stride = as_int("stage_stride", stage_stride)
         if stage_stride % 16 or stage_stride < tile.nbytes:
             raise TileError(
                 f"stage_stride={stage_stride} must be a multiple of 16 and at least the tile's "
@@ -623,8 +620,12 @@ def _check_categories(cats, shape):
     first, error = None, None
     for name, check in checks:
         a = cats[name]
+        values = a.ravel().tolist()
+        if not all(isinstance(v, str) for v in values):
+            bad = next(v for v in values if not isinstance(v, str))
+            raise FastswzTypeError(f"{name} must hold strings; it holds {bad!r} ({type(bad).__name__})")
         errors = {}
-        for v in dict.fromkeys(a.ravel().tolist()):
+        for v in dict.fromkeys(values):
             try:
                 check(v)
             except (FastswzError, TypeError) as exc:
@@ -635,9 +636,12 @@ def _check_categories(cats, shape):
         bad = np.zeros(a.shape, dtype=bool)
         for v in errors:
             bad |= a == v
-        i = int(np.flatnonzero(np.broadcast_to(bad, shape).ravel())[0])
+        hits = np.flatnonzero(np.broadcast_to(bad, shape).ravel())
+        # An empty space still names its bad value (the first one, in the check order).
+        i = int(hits[0]) if hits.size else 0
         if first is None or i < first:
-            first, error = i, errors[np.broadcast_to(a, shape).ravel()[i]]
+            first = i
+            error = errors[np.broadcast_to(a, shape).ravel()[i]] if hits.size else next(iter(errors.values()))
     if error is not None:
         raise error
 

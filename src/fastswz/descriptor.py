@@ -9,13 +9,12 @@ Address and offset fields hold **bytes**; packing stores ``(bytes & 0x3FFFF) >> 
 
 from __future__ import annotations
 
-import operator
 from operator import itemgetter
 
 from ._bits import TABLE_HEADER, pack_raw, split_raw, table_rows
 from .blockscaled import BLOCK_SCALED_KINDS, InstrDescriptorBlockScaled
 from .dtypes import DTYPES, dtype as _dtype
-from .errors import DescriptorFieldError, FastswzTypeError
+from .errors import DescriptorFieldError, FastswzTypeError, as_int
 from .modes import SwizzleMode
 
 __all__ = ["SmemDescriptorSM90", "SmemDescriptorSM100", "InstrDescriptorSM100", "decode",
@@ -73,9 +72,7 @@ INSTR_RESERVED = _mask(INSTR_FIELDS, 32)
 
 
 def _int(name, value):
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise FastswzTypeError(f"{name}={value!r} must be an int, not {type(value).__name__}")
-    return operator.index(value)
+    return as_int(name, value)
 
 
 def _byte_field(name, value, limit=1 << 18):

@@ -8,7 +8,10 @@ Messages name the field, the value, the rule and the fix.
 
 from __future__ import annotations
 
+import operator
+
 __all__ = [
+    "as_int",
     "FastswzError",
     "FastswzTypeError",
     "LayoutError",
@@ -40,3 +43,17 @@ class TileError(FastswzError, ValueError):
 
 class DescriptorFieldError(FastswzError, ValueError):
     """A descriptor field is out of range, misaligned or not allowed in this combination."""
+
+
+def as_int(name: str, value) -> int:
+    """``operator.index(value)``, refusing bools, floats and arrays with a FastswzTypeError.
+
+    Numpy integers are accepted (they convert exactly); a numpy array also has ``__index__``
+    but raises for more than one element, so the conversion itself is the test.
+    """
+    if isinstance(value, bool):
+        raise FastswzTypeError(f"{name}={value!r} must be an int, not bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise FastswzTypeError(f"{name}={value!r} must be an int, not {type(value).__name__}") from None

@@ -21,10 +21,9 @@ MN      S/E x 8 (x 4 for base32B)    ((T,W,m),(8,k)) : ((1,T,LBO),(W T, SBO))
 
 from __future__ import annotations
 
-import operator
 
 from .dtypes import DType, dtype as _dtype
-from .errors import DescriptorFieldError, FastswzTypeError, TileError
+from .errors import DescriptorFieldError, FastswzTypeError, TileError, as_int
 from .modes import SwizzleMode
 
 __all__ = ["OperandTile", "ARCHS", "ORDERS", "SWIZZLE_BASES", "LBO_POLICIES"]
@@ -45,9 +44,7 @@ SMEM_WINDOW = 1 << 18  # 14-bit fields of 16-byte units address 256 KiB (PTX mat
 
 
 def _int(name: str, value, minimum: int | None = None) -> int:
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise FastswzTypeError(f"{name}={value!r} must be an int, not {type(value).__name__}")
-    v = operator.index(value)
+    v = as_int(name, value)
     if minimum is not None and v < minimum:
         raise TileError(f"{name}={v} must be >= {minimum}")
     return v
@@ -253,6 +250,7 @@ class OperandTile:
     def address(self, mn: int, k: int, start: int = 0, swizzle_base: str = "absolute") -> int:
         """Byte address of one element: the scalar twin of :meth:`addresses`."""
         self.check_start(start, swizzle_base, self.nbytes, 1 << 32)
+        mn, k = _int("mn", mn), _int("k", k)
         if not (0 <= mn < self.mn and 0 <= k < self.k):
             raise TileError(f"(mn, k)=({mn}, {k}) is outside the {self.mn} x {self.k} tile")
         b, m, s = self.swizzle.swizzle_bits
@@ -393,7 +391,7 @@ class OperandTile:
         inst_mn, lbo, sbo, cls, split, last_start, amn, rm, smn, ak, cm, sk, ebits = plan
         if type(start) is not int or start & 15 or start < 0 or start > last_start:
             start = self.check_start(start, swizzle_base, self.nbytes, SMEM_WINDOW)
-        if swizzle_base == "absolute":
+        if type(swizzle_base) is str and swizzle_base == "absolute":
             base_offset = 0
         else:
             start = self.check_start(start, swizzle_base, self.nbytes, SMEM_WINDOW)
@@ -509,10 +507,11 @@ def _storage_bits(dt: DType, packed) -> int:
 
 def _inst_k(dt: DType, bits: int, mode: SwizzleMode, major: str, inst_k) -> int:
     default = 256 // bits
-    if inst_k is None or (not isinstance(inst_k, bool) and hasattr(inst_k, "__index__")
-                          and operator.index(inst_k) == default):
+    if inst_k is None:
         return default
     inst_k = _int("inst_k", inst_k, 1)
+    if inst_k == default:
+        return default
     if bits != 4 or inst_k != 96:
         raise TileError(
             f"inst_k={inst_k} is not an MMA K for {dt} ({bits}-bit in shared memory): every MMA "
