@@ -23,7 +23,9 @@ from fastswz import errors
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "errors.md"
 SRC = Path(fastswz.__file__).resolve().parent
-ERROR_CLASSES = set(errors.__all__)
+ERROR_CLASSES = {name for name in errors.__all__
+                 if isinstance(getattr(errors, name), type)
+                 and issubclass(getattr(errors, name), errors.FastswzError)}
 CLASSES = {**{name: getattr(errors, name) for name in ERROR_CLASSES},
            "AttributeError": AttributeError, "IndexError": IndexError,
            "ArgumentTypeError": argparse.ArgumentTypeError}
