@@ -719,7 +719,9 @@ def tile_configs(dtype, major, swizzle, mn, k, order="mn", arch="sm90", inst_mn=
     out = {"lbo_bytes": np.empty(n, np.int64), "sbo_bytes": np.empty(n, np.int64),
            "nbytes": np.empty(n, np.int64), "descriptor": np.empty(n, np.uint64)}
     _kernels.tile_configs(col[0], col[1], col[2], col[3], flat["mn"], flat["k"], col[4],
-                          flat["inst_mn"], col[5], col[6], start, SMEM_WINDOW,
+                          flat["inst_mn"], col[5], col[6],
+                          min(start, SMEM_WINDOW),  # past the window every config is code 7 anyway
+                          SMEM_WINDOW,
                           16 if lbo_policy.strip().lower() == "cutlass" else 0, err,
                           out["lbo_bytes"], out["sbo_bytes"], out["nbytes"], out["descriptor"])
     illegal = per[:, 6] == 0
