@@ -417,6 +417,7 @@ def idx2crd(idx, shape, stride=None):
     """
     # include/cute/stride.hpp (idx2crd)
     shape = _norm(shape, "shape")
+    _check_shape(shape)
     stride = _prefix_product(shape) if stride is None else _norm(stride, "stride")
     if not _congruent(shape, stride):
         raise LayoutError(
@@ -465,6 +466,7 @@ def crd2idx(crd, shape, stride=None):
     """
     # include/cute/stride.hpp (crd2idx)
     shape = _norm(shape, "shape")
+    _check_shape(shape)
     stride = _prefix_product(shape) if stride is None else _norm(stride, "stride")
     if not _congruent(shape, stride):
         raise LayoutError(
@@ -487,6 +489,9 @@ def crd2crd(crd, dst_shape, src_shape=None):
     crd = _norm(crd, "crd")
     dst_shape = _norm(dst_shape, "dst_shape")
     src_shape = None if src_shape is None else _norm(src_shape, "src_shape")
+    _check_shape(dst_shape)
+    if src_shape is not None:
+        _check_shape(src_shape)
     return _crd2crd(crd, dst_shape, src_shape)
 
 
