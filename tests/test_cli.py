@@ -252,9 +252,7 @@ def test_usage_errors_exit_2_without_traceback(capsys, argv, needle):
     assert err[-1].startswith("fastswz") and ": error: " in err[-1] and needle in err[-1], err
 
 
-@pytest.mark.xfail(strict=True, reason="bug 12 (README/CLI): argparse errors print the usage "
-                                       "block before the error line; the README promises 'one line'")
-def test_usage_errors_are_one_line(capsys):
+def test_usage_errors_are_one_line(capsys):  # was bug 12: argparse printed its usage block first
     rc, out, err = run(capsys, "tile", *_replace(TILE_OK, "--mn", "abc"))
     assert rc == 2 and len(err) == 1, err
 

@@ -1120,13 +1120,10 @@ def test_fixed_bug19_tile_configs_huge_start(start):
 
 
 # -- open bugs (strict xfail: each fails once fixed; then make it a regression test above) -------
-@pytest.mark.xfail(strict=True, raises=ZeroDivisionError,
-                   reason="bug 20: idx2crd / crd2idx / crd2crd divide by a 0 extent of an "
-                          "unvalidated shape (Layout itself refuses extent 0)")
 @pytest.mark.parametrize("fn,args", [
     (fastswz.idx2crd, (0, 0)), (fastswz.crd2idx, (0, (0, 2))), (fastswz.crd2crd, (0, (0,))),
 ], ids=["idx2crd", "crd2idx", "crd2crd"])
-def test_bug20_zero_extent_in_int_tuple_helpers(fn, args):
+def test_fixed_bug20_zero_extent_in_int_tuple_helpers(fn, args):
     with pytest.raises(fastswz.LayoutError):
         fn(*args)
 

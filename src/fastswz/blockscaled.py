@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ._bits import TABLE_HEADER, pack_raw, split_raw, table_rows
 from .dtypes import DTYPES, DType, dtype as _dtype
-from .errors import DescriptorFieldError, FastswzError, FastswzTypeError, as_int
+from .errors import DescriptorFieldError, FastswzError, FastswzTypeError, as_flag, as_int
 
 __all__ = ["InstrDescriptorBlockScaled", "BLOCK_SCALED_KINDS", "BLOCK_SCALED_FIELDS",
            "BLOCK_SCALED_RESERVED"]
@@ -219,7 +219,8 @@ class InstrDescriptorBlockScaled:
                 raise DescriptorFieldError(
                     f"{name}='MN' with {t}: 4- and 6-bit operands are K-major only (PTX tcgen05 valid "
                     f"combinations of type size and major-ness; CUTLASS InstrDescriptor); use {name}='K'")
-        self.negate_a, self.negate_b, self.sparse = bool(negate_a), bool(negate_b), bool(sparse)
+        self.negate_a, self.negate_b = as_flag("negate_a", negate_a), as_flag("negate_b", negate_b)
+        self.sparse = as_flag("sparse", sparse)
         k_size = _int("k_size", k_size)
         if k_size not in (0, 1):
             raise DescriptorFieldError(

@@ -157,7 +157,10 @@ def smem_pack_args(arch, fields):
             v = SwizzleMode.parse(v, "layout_type").layout_type(arch)
         out[name] = int_array(name, v)
     if arch == "sm90" and np.any(out["lbo_mode"] != 0):
-        raise DescriptorFieldError("lbo_mode is a tcgen05 (sm100) field; sm90 descriptors have none")
+        i = int(np.flatnonzero(out["lbo_mode"].ravel() != 0)[0])
+        raise DescriptorFieldError(
+            f"lbo_mode[{i}]={int(out['lbo_mode'].ravel()[i])}: lbo_mode is a tcgen05 (sm100) field; "
+            f"sm90 descriptors have none (pass 0, or arch='sm100')")
     try:
         shape = np.broadcast_shapes(*(a.shape for a in out.values()))
     except ValueError:
@@ -548,7 +551,9 @@ def unpack_args(arch, values):
     if arr.dtype.kind not in "iu" or arr.dtype == np.bool_:
         raise FastswzTypeError(f"values must be an integer array, not dtype {arr.dtype}")
     if arr.dtype.kind == "i" and arr.size and int(arr.min()) < 0:
-        raise DescriptorFieldError("values must be non-negative 64-bit descriptors")
+        i = int(np.flatnonzero(arr.ravel() < 0)[0])
+        raise DescriptorFieldError(
+            f"values[{i}]={int(arr.ravel()[i])}: values must be non-negative 64-bit descriptors")
     return arr
 
 

@@ -25,11 +25,18 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer (decimal or 0x hex)") from None
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (the contract of every fastswz error)."""
+
+    def error(self, message):
+        self.exit(2, f"fastswz: error: {message} (see '{self.prog} --help')\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="fastswz",
         description="Swizzled shared-memory address maps and wgmma/tcgen05 descriptors.")
-    sub = p.add_subparsers(dest="cmd", required=True)
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
     t = sub.add_parser("tile", help="layout, LBO/SBO and the descriptor grid of an operand tile",
                        description="Print the CuTe layout, LBO/SBO, base offset and the descriptor "

@@ -14,7 +14,7 @@ from operator import itemgetter
 from ._bits import TABLE_HEADER, pack_raw, split_raw, table_rows
 from .blockscaled import BLOCK_SCALED_KINDS, InstrDescriptorBlockScaled
 from .dtypes import DTYPES, dtype as _dtype
-from .errors import DescriptorFieldError, FastswzTypeError, as_int
+from .errors import DescriptorFieldError, FastswzTypeError, as_flag, as_int
 from .modes import SwizzleMode
 
 __all__ = ["SmemDescriptorSM90", "SmemDescriptorSM100", "InstrDescriptorSM100", "decode",
@@ -202,7 +202,7 @@ class _SmemDescriptor(tuple):
     def _split(cls, value, strict):
         v = _int("value", value)
         if not 0 <= v < 1 << 64:
-            raise DescriptorFieldError(f"value=0x{v:x} is not a 64-bit descriptor (0 <= value < 2**64)")
+            raise DescriptorFieldError(f"value={v:#x} is not a 64-bit descriptor (0 <= value < 2**64)")
         if strict and v & cls.RESERVED:
             raise DescriptorFieldError(
                 f"value=0x{v:016x} sets reserved bits 0x{v & cls.RESERVED:016x} of the {cls.title}; "
@@ -447,8 +447,8 @@ class InstrDescriptorSM100:
                 raise DescriptorFieldError(
                     f"{name}='MN' with {t}: 4- and 6-bit operands are K-major only (PTX tcgen05 "
                     f"valid combinations of type size and major-ness); use {name}='K'")
-        self.negate_a, self.negate_b = bool(negate_a), bool(negate_b)
-        self.saturate, self.sparse = bool(saturate), bool(sparse)
+        self.negate_a, self.negate_b = as_flag("negate_a", negate_a), as_flag("negate_b", negate_b)
+        self.saturate, self.sparse = as_flag("saturate", saturate), as_flag("sparse", sparse)
         if kind == "i8" and (self.negate_a or self.negate_b):
             raise DescriptorFieldError("negate_a/negate_b are not supported for kind::i8 (PTX 9.7.16.4.2)")
         if kind != "i8" and self.saturate:
@@ -521,7 +521,7 @@ class InstrDescriptorSM100:
         if v >= 1 << 32 and v & 0xFFFFFFFF == 0 and v < 1 << 64:
             v >>= 32
         if not 0 <= v < 1 << 32:
-            raise DescriptorFieldError(f"value=0x{v:x} is not a 32-bit instruction descriptor")
+            raise DescriptorFieldError(f"value={v:#x} is not a 32-bit instruction descriptor")
         if strict and v & INSTR_RESERVED:
             raise DescriptorFieldError(
                 f"value=0x{v:08x} sets reserved bits 0x{v & INSTR_RESERVED:08x} (6, 23, 29); "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import operator
 
 __all__ = [
+    "as_flag",
     "as_int",
     "FastswzError",
     "FastswzTypeError",
@@ -57,3 +58,14 @@ def as_int(name: str, value) -> int:
         return operator.index(value)
     except TypeError:
         raise FastswzTypeError(f"{name}={value!r} must be an int, not {type(value).__name__}") from None
+
+
+def as_flag(name: str, value) -> bool:
+    """A boolean field: True/False (numpy bools too) or the ints 0/1; anything else is refused,
+    so that e.g. ``negate_a="no"`` cannot silently mean True."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    v = as_int(name, value)
+    if v not in (0, 1):
+        raise FastswzTypeError(f"{name}={value!r} must be True/False (or 0/1)")
+    return bool(v)
