@@ -28,3 +28,54 @@ def table_rows(raw: dict, spec, meaning: dict) -> list:
     """One table row per field: bit range, name, raw value, meaning."""
     return [f"{f'{lsb}-{lsb + width - 1}':<7} {name:<20} {raw[name]:>7}  {meaning.get(name, '')}"
             for name, lsb, width, _ in spec]
+
+
+class InstrWord:
+    """Shared protocol of the 32-bit instruction descriptors: subclasses list their fields in
+    ``__slots__`` (the constructor arguments, in order), the bit table in ``SPEC`` and encode the
+    fields in ``_raw()``."""
+
+    __slots__ = ()
+    SPEC: tuple = ()
+
+    @property
+    def value(self) -> int:
+        """The packed 32-bit descriptor."""
+        return pack_raw(self._raw(), self.SPEC)
+
+    def __int__(self):
+        return self.value
+
+    __index__ = __int__
+
+    @property
+    def runtime_operand(self) -> int:
+        """The 64-bit value CUTLASS passes to ``tcgen05.mma``: the descriptor in the upper half."""
+        return self.value << 32
+
+    def fields(self) -> dict:
+        """The constructor arguments as a dict."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def replace(self, **changes):
+        """A copy with some fields changed (validated like the constructor)."""
+        from .errors import FastswzTypeError
+
+        f = self.fields()
+        unknown = set(changes) - set(f)
+        if unknown:
+            raise FastswzTypeError(f"unknown {type(self).__name__} field(s) {sorted(unknown)}; fields are {list(f)}")
+        f.update(changes)
+        return type(self)(**f)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self.fields() == other.fields()
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.value))
+
+    def __str__(self):
+        return f"0x{self.value:08x}"
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.fields().items())})"

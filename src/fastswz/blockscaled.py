@@ -22,7 +22,7 @@ names are CUTLASS's without the trailing underscore.
 from __future__ import annotations
 
 
-from ._bits import TABLE_HEADER, pack_raw, split_raw, table_rows
+from ._bits import TABLE_HEADER, InstrWord, split_raw, table_rows
 from .dtypes import DTYPES, DType, dtype as _dtype
 from .errors import DescriptorFieldError, FastswzError, FastswzTypeError, as_flag, as_int
 
@@ -134,7 +134,7 @@ def _sf_dtype(value, kind):
     return key
 
 
-class InstrDescriptorBlockScaled:
+class InstrDescriptorBlockScaled(InstrWord):
     """The 32-bit tcgen05 instruction descriptor for kind::mxf8f6f4, ::mxf4 and ::mxf4nvf4.
 
     Parameters
@@ -173,6 +173,7 @@ class InstrDescriptorBlockScaled:
     ('mxf4nvf4', 'ue4m3', 256, 128, 64)
     """
 
+    SPEC = BLOCK_SCALED_FIELDS
     __slots__ = ("kind", "a_dtype", "b_dtype", "d_dtype", "sf_dtype", "m", "n", "a_major", "b_major",
                  "negate_a", "negate_b", "a_sf_id", "b_sf_id", "k_size", "sparse")
     title = "tcgen05 block-scaled instruction descriptor (sm100)"
@@ -277,46 +278,6 @@ class InstrDescriptorBlockScaled:
                 "b_major": int(self.b_major == "MN"), "n": self.n >> 3, "scale_format": self.scale_format,
                 "m": self.m >> 4, "a_sf_id": self.a_sf_id, "k_size": self.k_size}
 
-    @property
-    def value(self) -> int:
-        """The packed 32-bit descriptor."""
-        return pack_raw(self._raw(), BLOCK_SCALED_FIELDS)
-
-    def __int__(self):
-        return self.value
-
-    __index__ = __int__
-
-    @property
-    def runtime_operand(self) -> int:
-        """The 64-bit value CUTLASS passes to ``tcgen05.mma``: the descriptor in the upper half."""
-        return self.value << 32
-
-    # -- object protocol --------------------------------------------------------------------------
-    def fields(self) -> dict:
-        """The constructor arguments as a dict."""
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    def replace(self, **changes) -> "InstrDescriptorBlockScaled":
-        """A copy with some fields changed (validated like the constructor)."""
-        f = self.fields()
-        unknown = set(changes) - set(f)
-        if unknown:
-            raise FastswzTypeError(f"unknown {type(self).__name__} field(s) {sorted(unknown)}; fields are {list(f)}")
-        f.update(changes)
-        return type(self)(**f)
-
-    def __eq__(self, other):
-        return type(other) is type(self) and self.fields() == other.fields()
-
-    def __hash__(self):
-        return hash((self.kind, self.value))
-
-    def __str__(self):
-        return f"0x{self.value:08x}"
-
-    def __repr__(self):
-        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.fields().items())})"
 
     def table(self) -> str:
         """A field table: bits, field, raw field value, meaning."""

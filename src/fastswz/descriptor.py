@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from ._bits import TABLE_HEADER, pack_raw, split_raw, table_rows
+from ._bits import TABLE_HEADER, InstrWord, pack_raw, split_raw, table_rows
 from .blockscaled import BLOCK_SCALED_KINDS, InstrDescriptorBlockScaled
 from .dtypes import DTYPES, dtype as _dtype
 from .errors import DescriptorFieldError, FastswzTypeError, as_flag, as_int
@@ -380,7 +380,7 @@ def _kind_types(kind):
     return {d.format_code: d for d in DTYPES.values() if d.kind == kind and d.name != "f32"}
 
 
-class InstrDescriptorSM100:
+class InstrDescriptorSM100(InstrWord):
     """The 32-bit tcgen05 instruction descriptor for kind::f16, ::tf32, ::f8f6f4 and ::i8.
 
     Parameters
@@ -406,6 +406,7 @@ class InstrDescriptorSM100:
     'bf16'
     """
 
+    SPEC = INSTR_FIELDS
     __slots__ = ("kind", "a_dtype", "b_dtype", "d_dtype", "m", "n", "a_major", "b_major",
                  "negate_a", "negate_b", "saturate", "sparse", "sparse_id2", "max_shift")
     title = "tcgen05 instruction descriptor (sm100)"
@@ -469,36 +470,6 @@ class InstrDescriptorSM100:
                 "negate_b": int(self.negate_b), "a_major": int(self.a_major == "MN"),
                 "b_major": int(self.b_major == "MN"), "n": self.n >> 3, "m": self.m >> 4,
                 "max_shift": _MAX_SHIFT[self.max_shift]}
-
-    @property
-    def value(self) -> int:
-        """The packed 32-bit descriptor."""
-        return pack_raw(self._raw(), INSTR_FIELDS)
-
-    def __int__(self):
-        return self.value
-
-    __index__ = __int__
-
-    @property
-    def runtime_operand(self) -> int:
-        """The 64-bit value CUTLASS passes to ``tcgen05.mma``: the descriptor in the upper half."""
-        return self.value << 32
-
-    def fields(self) -> dict:
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    def __eq__(self, other):
-        return type(other) is type(self) and self.fields() == other.fields()
-
-    def __hash__(self):
-        return hash(self.value)
-
-    def __str__(self):
-        return _hexw(self.value, 32)
-
-    def __repr__(self):
-        return f"InstrDescriptorSM100({', '.join(f'{k}={v!r}' for k, v in self.fields().items())})"
 
     def table(self) -> str:
         raw = self._raw()
