@@ -106,7 +106,7 @@ def _params():
         yield pytest.param(e, id=_id(e), marks=marks)
 
 
-@pytest.mark.parametrize("entry", _params())
+@pytest.mark.parametrize("entry", list(_params()))
 def test_example_raises_what_the_catalogue_says(entry):
     env = {"fastswz": fastswz, "np": np}
     with pytest.raises(CLASSES[entry["cls"]]) as info:
