@@ -11,6 +11,26 @@ from __future__ import annotations
 TABLE_HEADER = f"{'bits':<7} {'field':<20} {'raw':>7}  meaning"
 
 
+def reserved_mask(spec, nbits: int) -> int:
+    """The bits of an ``nbits``-wide word that no field of ``spec`` covers."""
+    used = 0
+    for _, lsb, width, _ in spec:
+        used |= ((1 << width) - 1) << lsb
+    return ((1 << nbits) - 1) & ~used
+
+
+def replace_fields(obj, changes: dict):
+    """A copy of a descriptor with some fields changed, validated by its constructor."""
+    from .errors import FastswzTypeError
+
+    f = obj.fields()
+    unknown = set(changes) - set(f)
+    if unknown:
+        raise FastswzTypeError(f"unknown {type(obj).__name__} field(s) {sorted(unknown)}; fields are {list(f)}")
+    f.update(changes)
+    return type(obj)(**f)
+
+
 def pack_raw(raw: dict, spec) -> int:
     """OR each raw (already encoded) field value into place."""
     v = 0
@@ -59,14 +79,7 @@ class InstrWord:
 
     def replace(self, **changes):
         """A copy with some fields changed (validated like the constructor)."""
-        from .errors import FastswzTypeError
-
-        f = self.fields()
-        unknown = set(changes) - set(f)
-        if unknown:
-            raise FastswzTypeError(f"unknown {type(self).__name__} field(s) {sorted(unknown)}; fields are {list(f)}")
-        f.update(changes)
-        return type(self)(**f)
+        return replace_fields(self, changes)
 
     def __eq__(self, other):
         return type(other) is type(self) and self.fields() == other.fields()

@@ -22,7 +22,7 @@ names are CUTLASS's without the trailing underscore.
 from __future__ import annotations
 
 
-from ._bits import TABLE_HEADER, InstrWord, split_raw, table_rows
+from ._bits import TABLE_HEADER, InstrWord, reserved_mask, split_raw, table_rows
 from .dtypes import DTYPES, DType, dtype as _dtype
 from .errors import DescriptorFieldError, FastswzError, FastswzTypeError, as_flag, as_int
 
@@ -51,15 +51,8 @@ BLOCK_SCALED_FIELDS = (
 )
 
 
-def _mask(fields, nbits):
-    used = 0
-    for _, lsb, width, _ in fields:
-        used |= ((1 << width) - 1) << lsb
-    return ((1 << nbits) - 1) & ~used
-
-
 #: Bits no kind uses: 0-1 (sparsity selector, "assumed to be 0" for block-scaled kinds), 3, 6.
-BLOCK_SCALED_RESERVED = _mask(BLOCK_SCALED_FIELDS, 32)
+BLOCK_SCALED_RESERVED = reserved_mask(BLOCK_SCALED_FIELDS, 32)
 
 # Operand types. mxf8f6f4 reads the f8f6f4 types with their f8f6f4 codes (sub-byte ones unpacked
 # in shared memory, CuTe float_e2m3_unpacksmem_t etc.); mxf4 and mxf4nvf4 read only E2M1 packed

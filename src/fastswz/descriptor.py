@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from ._bits import TABLE_HEADER, InstrWord, pack_raw, split_raw, table_rows
+from ._bits import TABLE_HEADER, InstrWord, pack_raw, replace_fields, reserved_mask, split_raw, table_rows
 from .blockscaled import BLOCK_SCALED_KINDS, InstrDescriptorBlockScaled
 from .dtypes import DTYPES, dtype as _dtype
 from .errors import DescriptorFieldError, FastswzTypeError, as_flag, as_int
@@ -59,16 +59,9 @@ INSTR_FIELDS = (
 )
 
 
-def _mask(fields, nbits):
-    used = 0
-    for _, lsb, width, _ in fields:
-        used |= ((1 << width) - 1) << lsb
-    return ((1 << nbits) - 1) & ~used
-
-
-SM90_RESERVED = _mask(SM90_FIELDS, 64)
-SM100_RESERVED = _mask(SM100_FIELDS, 64)
-INSTR_RESERVED = _mask(INSTR_FIELDS, 32)
+SM90_RESERVED = reserved_mask(SM90_FIELDS, 64)
+SM100_RESERVED = reserved_mask(SM100_FIELDS, 64)
+INSTR_RESERVED = reserved_mask(INSTR_FIELDS, 32)
 
 
 def _int(name, value):
@@ -159,12 +152,7 @@ class _SmemDescriptor(tuple):
 
     def replace(self, **changes):
         """A copy with some fields changed (validated like the constructor)."""
-        f = self.fields()
-        unknown = set(changes) - set(f)
-        if unknown:
-            raise FastswzTypeError(f"unknown {type(self).__name__} field(s) {sorted(unknown)}; fields are {list(f)}")
-        f.update(changes)
-        return type(self)(**f)
+        return replace_fields(self, changes)
 
     def _raw(self):
         return {name: (getattr(self, name).layout_type(self.arch) if name == "layout_type"
