@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ._bits import TABLE_HEADER, InstrWord, reserved_mask, split_raw, table_rows
 from .dtypes import DTYPES, DType, dtype as _dtype
-from .errors import DescriptorFieldError, FastswzError, FastswzTypeError, as_flag, as_int
+from .errors import DescriptorFieldError, FastswzError, FastswzTypeError, as_flag, as_int, as_major
 
 __all__ = ["InstrDescriptorBlockScaled", "BLOCK_SCALED_KINDS", "BLOCK_SCALED_FIELDS",
            "BLOCK_SCALED_RESERVED"]
@@ -196,12 +196,7 @@ class InstrDescriptorBlockScaled(InstrWord):
                 f"n={n} is not a tcgen05 N for M={m}: N must be a multiple of {step} in {step}..256 "
                 f"(PTX Table 39)")
         self.m, self.n = m, n
-        for name, v in (("a_major", a_major), ("b_major", b_major)):
-            if not isinstance(v, str):
-                raise FastswzTypeError(f"{name}={v!r} must be 'K' or 'MN', not {type(v).__name__}")
-            if v not in ("K", "MN"):
-                raise DescriptorFieldError(f"{name}={v!r} must be 'K' or 'MN'")
-            setattr(self, name, v)
+        self.a_major, self.b_major = as_major("a_major", a_major), as_major("b_major", b_major)
         for name, major, t in (("a_major", self.a_major, self.a_dtype), ("b_major", self.b_major, self.b_dtype)):
             if major != "MN":
                 continue

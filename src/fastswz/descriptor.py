@@ -14,7 +14,7 @@ from operator import itemgetter
 from ._bits import TABLE_HEADER, InstrWord, pack_raw, replace_fields, reserved_mask, split_raw, table_rows
 from .blockscaled import BLOCK_SCALED_KINDS, InstrDescriptorBlockScaled
 from .dtypes import DTYPES, dtype as _dtype
-from .errors import DescriptorFieldError, FastswzTypeError, as_flag, as_int
+from .errors import DescriptorFieldError, FastswzTypeError, as_flag, as_int, as_major
 from .modes import SwizzleMode
 
 __all__ = ["SmemDescriptorSM90", "SmemDescriptorSM100", "InstrDescriptorSM100", "decode",
@@ -425,12 +425,7 @@ class InstrDescriptorSM100(InstrWord):
         if not (8 <= n <= 256 and n % step == 0) or (m == 256 and n < 16):
             raise DescriptorFieldError(f"n={n} is not a tcgen05 N for M={m}: N must be a multiple of {step} in {step}..256")
         self.m, self.n = m, n
-        for name, v in (("a_major", a_major), ("b_major", b_major)):
-            if not isinstance(v, str):
-                raise FastswzTypeError(f"{name}={v!r} must be 'K' or 'MN', not {type(v).__name__}")
-            if v not in ("K", "MN"):
-                raise DescriptorFieldError(f"{name}={v!r} must be 'K' or 'MN'")
-            setattr(self, name, v)
+        self.a_major, self.b_major = as_major("a_major", a_major), as_major("b_major", b_major)
         for name, major, t in (("a_major", self.a_major, self.a_dtype), ("b_major", self.b_major, self.b_dtype)):
             if major == "MN" and _dtype(t).bits < 8:
                 raise DescriptorFieldError(

@@ -12,6 +12,7 @@ import operator
 
 __all__ = [
     "as_flag",
+    "as_major",
     "as_int",
     "FastswzError",
     "FastswzTypeError",
@@ -69,3 +70,12 @@ def as_flag(name: str, value) -> bool:
     if v not in (0, 1):
         raise FastswzTypeError(f"{name}={value!r} must be True/False (or 0/1)")
     return bool(v)
+
+
+def as_major(name: str, value) -> str:
+    """A major-ness argument: the string ``"K"`` or ``"MN"`` (instruction descriptors)."""
+    if not isinstance(value, str):
+        raise FastswzTypeError(f"{name}={value!r} must be 'K' or 'MN', not {type(value).__name__}")
+    if value not in ("K", "MN"):
+        raise DescriptorFieldError(f"{name}={value!r} must be 'K' or 'MN'")
+    return value

@@ -1226,7 +1226,7 @@ def right_inverse(layout):
     if layout is None:
         return None
     layout = _as_layout(layout, "layout")
-    c = _modes_flat(coalesce(layout))
+    c = _flat_pairs(coalesce(layout))
     shapes = [s for s, _ in c]
     strides = [d for _, d in c]
     pre = _prefix_product(tuple(shapes))
@@ -1237,10 +1237,6 @@ def right_inverse(layout):
             rd.append(pre[i])
             curr = shapes[i] * strides[i]
     return _coalesce_flat(list(zip(rs, rd)))
-
-
-def _modes_flat(L):
-    return _flat_pairs(L)
 
 
 def left_inverse(layout):
@@ -1255,7 +1251,7 @@ def left_inverse(layout):
     if layout is None:
         return None
     layout = _as_layout(layout, "layout")
-    c = _modes_flat(coalesce(layout))
+    c = _flat_pairs(coalesce(layout))
     shapes = [s for s, _ in c]
     strides = [d for _, d in c]
     pre = _prefix_product(tuple(shapes))

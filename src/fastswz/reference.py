@@ -198,8 +198,7 @@ def tile_descriptors(tile, start=0, inst_mn=None, swizzle_base="absolute", lbo_p
             cross = [c for c in range(k + 1, k + tile.inst_k) if kbits[c] % 1024 == 0]
             if not cross:
                 continue
-            tile.k_split(0, int(k), int(starts[0, 0, 0]), int(base[0, 0, 0]))  # same checks, same errors
-            for s in range(starts.shape[0]):
+            for s in range(starts.shape[0]):  # the same checks, so the same errors, as the core
                 tile.k_split(0, int(k), int(starts[s, 0, 0]), int(base[s, 0, 0]))
             lbo[:, :, j] = starts[:, :, 0] + ((row[None, :] * bits) >> 3) + kbytes[cross[0]]
             lbo_mode[:, :, j] = 1

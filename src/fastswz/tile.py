@@ -230,16 +230,6 @@ class OperandTile:
             self._cache["layout"] = ComposedLayout(sw, 0, inner)
         return self._cache["layout"]
 
-    def row_offsets(self):
-        """Byte offset of row ``mn`` (k = 0) from the tile start, before the swizzle: list of ints."""
-        g = self._g
-        return [g.bytes(g.row(i)) for i in range(self.mn)]
-
-    def col_offsets(self):
-        """Byte offset of column ``k`` (mn = 0) from the tile start, before the swizzle."""
-        g = self._g
-        return [g.bytes(g.col(j)) for j in range(self.k)]
-
     def offset(self, mn: int, k: int) -> int:
         """Unswizzled byte offset of element (mn, k) from the tile start (CuTe's layout value).
 
