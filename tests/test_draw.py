@@ -85,6 +85,7 @@ def test_physical_cells_sit_at_their_address(spec, unit, start, base):
     for c in cells:
         mn, k, a = int(c.get("data-mn")), int(c.get("data-k")), int(c.get("data-addr"))
         assert a == addr[mn, k]                                    # the cell is that element
+        assert int(c.get("data-off")) == tile.offset(mn, k)        # CuTe's unswizzled offset
         assert _label(c) == f"{mn},{k}"                            # labelled by logical (mn, k)
         x, y = _xy(c)
         assert y == y0 + (a // 128 - start // 128) * ch            # row: address // 128

@@ -37,31 +37,43 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"fastswz: error: {message} (see '{self.prog} --help')\n")
 
 
+#: Defaults of the optional tile options (and of draw/show's view and unit).
+_TILE_DEFAULTS = {"order": "mn", "arch": "sm90", "start": 0, "packed": False, "inst_k": None,
+                  "inst_mn": None, "swizzle_base": "absolute", "lbo_policy": "cutlass",
+                  "view": "physical", "unit": "chunk"}
+
+
 def _tile_options(p, required=True):
-    """The options that name an operand tile (fastswz tile, draw, show); returns their dests."""
-    g = p.add_argument_group("tile") if not required else p
+    """Add the options that name an operand tile (fastswz tile, draw, show).
+
+    ``required=False`` (draw/show, where --layout replaces them): every default is None, so
+    that the command can tell which options were given, and the group is titled "tile".
+    """
+    g = p if required else p.add_argument_group("tile")
+
+    def d(name):
+        return _TILE_DEFAULTS[name] if required else None
+
     g.add_argument("--dtype", required=required, help="f16 bf16 tf32 f32 e4m3 e5m2 s8 u8; sm100: e2m1 e2m3 e3m2")
     g.add_argument("--major", required=required, choices=["K", "MN"])
     g.add_argument("--swizzle", required=required, help="none (interleave), 32B, 64B, 128B, 128B_base32B")
     g.add_argument("--mn", required=required, type=_int, help="MN extent in elements")
     g.add_argument("--k", required=required, type=_int, help="K extent in elements")
-    g.add_argument("--order", default="mn", choices=ORDERS,
+    g.add_argument("--order", default=d("order"), choices=ORDERS,
                    help="atom tiling order: mn = CuTe tile_to_shape default, k = TMA box / DeepGEMM")
-    g.add_argument("--arch", default="sm90", choices=ARCHS)
-    g.add_argument("--start", default=0, type=_int, help="shared-window byte address of the tile")
-    g.add_argument("--packed", action="store_true",
+    g.add_argument("--arch", default=d("arch"), choices=ARCHS)
+    g.add_argument("--start", default=d("start"), type=_int, help="shared-window byte address of the tile")
+    g.add_argument("--packed", action="store_true", default=d("packed"),
                    help="4-bit e2m1 packed two per byte (kind::mxf4); default: sub-byte types one per byte")
     g.add_argument("--inst-k", default=None, type=_int,
                    help="elements of K per MMA (default 32 bytes' worth; 96 for packed e2m1 K=96)")
     g.add_argument("--inst-mn", default=None, type=_int,
                    help="MN extent of one MMA (64 for a wgmma A operand, N for B); default: whole tile")
-    g.add_argument("--swizzle-base", default="absolute", choices=SWIZZLE_BASES,
+    g.add_argument("--swizzle-base", default=d("swizzle_base"), choices=SWIZZLE_BASES,
                    help="absolute: swizzle the absolute address, base_offset 0 (CuTe); "
                         "relative: pattern anchored at the start, base_offset = (start>>7)&7 (PTX)")
-    g.add_argument("--lbo-policy", default="cutlass", choices=LBO_POLICIES,
+    g.add_argument("--lbo-policy", default=d("lbo_policy"), choices=LBO_POLICIES,
                    help="K-major swizzled LBO field: cutlass 1, deepgemm 0")
-    return ("dtype", "major", "swizzle", "mn", "k", "order", "arch", "start", "packed", "inst_k",
-            "inst_mn", "swizzle_base", "lbo_policy")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -113,13 +125,14 @@ def _parser() -> argparse.ArgumentParser:
     bs.add_argument("--k96", action="store_true", help="K = 96 (k_size = 1; mxf4 kinds, sm_103a)")
     i.add_argument("--json", action="store_true")
 
-    for name, what in (("draw", "an SVG drawing"), ("show", "a terminal table")):
+    for name, verb, what in (("draw", "Draw", "as SVG"),
+                             ("show", "Print", "as a text table (CuTe print_layout style)")):
         v = sub.add_parser(
-            name, help=f"{what} of a tile or a layout (PTX-figure style)",
-            description=f"Draw {what} of an operand tile (the tile options, as in fastswz tile) or of any "
-                        f"layout (--layout TEXT in CuTe notation). Physical view: one cell per 16-byte chunk "
-                        f"or element where it lives in shared memory (rows of 128 bytes), labelled mn,k; "
-                        f"logical view: cells at (mn, k), labelled by address.")
+            name, help=f"{verb.lower()} a tile or a layout {what.split(' (')[0]}",
+            description=f"{verb} an operand tile (the tile options, as in fastswz tile) or any layout "
+                        f"(--layout TEXT in CuTe notation) {what}. Physical view: one cell per 16-byte "
+                        f"chunk or element where it lives in shared memory (rows of 128 bytes), labelled "
+                        f"mn,k; logical view: cells at (mn, k), labelled by address.")
         _tile_options(v, required=False)
         v.add_argument("--layout", metavar="TEXT", help="a Layout or ComposedLayout, e.g. 'Sw<3,4,3> o (8,64):(64,1)'")
         v.add_argument("--view", default=None, choices=VIEWS, help="tiles: physical (default) or logical")
@@ -201,14 +214,15 @@ def _instr(args) -> str:
     return d.table()
 
 
-_TILE_DESTS = ("dtype", "major", "swizzle", "mn", "k", "order", "arch", "start", "packed", "inst_k",
-               "inst_mn", "swizzle_base", "lbo_policy", "view", "unit")
-
-
 def _picture(args):
-    """What fastswz draw / show were asked for: ("layout", Layout) or ("tile", OperandTile)."""
-    defaults = _parser()._subparsers._group_actions[0].choices[args.cmd]
-    given = [d for d in _TILE_DESTS if getattr(args, d) != defaults.get_default(d)]
+    """What fastswz draw / show were asked for: ("layout", Layout) or ("tile", OperandTile).
+
+    Fills in the defaults of the tile options that were not given."""
+    given = [name for name in ("dtype", "major", "swizzle", "mn", "k", *_TILE_DEFAULTS)
+             if getattr(args, name) is not None]
+    for name, value in _TILE_DEFAULTS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
     if args.layout is not None:
         if given:
             raise TileError(f"--{given[0].replace('_', '-')} is a tile option; --layout draws a layout "
@@ -250,7 +264,7 @@ def _draw(args) -> str:
     if kind == "layout":
         svg = draw_layout(obj, **limit)
     else:
-        svg = draw_tile(obj, args.view or "physical", args.start, args.swizzle_base, args.unit or "chunk",
+        svg = draw_tile(obj, args.view, args.start, args.swizzle_base, args.unit,
                         inst_mn=args.inst_mn, lbo_policy=args.lbo_policy, **limit)
     if args.output is None:
         return svg.rstrip("\n")
@@ -263,7 +277,7 @@ def _show(args) -> str:
     limit = {} if args.max_cells is None else {"max_cells": args.max_cells}
     if kind == "layout":
         return show_layout(obj, **limit)
-    return show_tile(obj, args.view or "physical", args.start, args.swizzle_base, args.unit or "chunk", **limit)
+    return show_tile(obj, args.view, args.start, args.swizzle_base, args.unit, **limit)
 
 
 def main(argv=None) -> int:

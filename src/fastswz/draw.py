@@ -102,7 +102,7 @@ class _TileCells:
         order = np.lexsort((self.nib, self.addr))  # address order: stable ids
         for name in ("mn", "k", "addr", "off", "nib"):
             setattr(self, name, getattr(self, name)[order])
-        self.unit, self.bits, self.start = unit, bits, start
+        self.unit = unit
         self.per_chunk = 128 // bits  # elements per 16 bytes
 
     def __len__(self):
@@ -292,12 +292,12 @@ def draw_tile(tile, view="physical", start=0, swizzle_base="absolute", unit="chu
     return _logical(tile, cells, start, swizzle_base, lbo, sbo)
 
 
-def _header(svg, tile, view, unit, start, swizzle_base, width):
+def _header(svg, tile, view, unit, start, swizzle_base):
     svg.text(10, 16, f"{_describe(tile)}: {view} view, one cell per {unit}", "title")
     svg.text(10, 34, f"layout {tile.layout}   start 0x{start:x} ({swizzle_base})", "note")
 
 
-def _stride_targets(cells, lbo, sbo, tile):
+def _stride_targets(cells, lbo, sbo):
     """Cell index of the origin (offset 0) and of the cells at unswizzled offsets LBO, SBO."""
     where = {int(o): i for i, o in enumerate(cells.off.tolist()) if cells.nib[i] == 0}
     return where.get(0), {v: where.get(v) for v in (lbo, sbo)}
@@ -320,18 +320,16 @@ def _cell(svg, i, x, y, w, h, fill, label, size, attrs):
 
 def _physical(tile, cells, start, swizzle_base, lbo, sbo):
     bits = tile.element_bits
-    per_line = _LINE if cells.unit == "chunk" else _LINE * 8 // bits
-    slot_bytes = 16 if cells.unit == "chunk" else None
-    cw, ch = (64, 22) if cells.unit == "chunk" else (38, 22)
-    if cells.unit == "chunk":
-        per_line = _LINE // 16
+    chunk = cells.unit == "chunk"
+    per_line = _LINE // 16 if chunk else _LINE * 8 // bits  # cells per 128-byte row
+    cw, ch = (64, 22) if chunk else (38, 22)
     px_per_byte = cw * per_line / _LINE
     first_line = start // _LINE
     n_lines = (start + tile.nbytes - 1) // _LINE - first_line + 1
     x0, y0 = 140, 84  # row names end at x0 - 80; the stride arrows' lane is between
     width = x0 + per_line * cw + 30
     svg = _Svg()
-    _header(svg, tile, "physical", cells.unit, start, swizzle_base, width)
+    _header(svg, tile, "physical", cells.unit, start, swizzle_base)
     # The 32 four-byte banks along the top (PTX: shared memory has 32 banks of 4 bytes).
     bw = 4 * px_per_byte
     svg.text(x0 - 80, y0 - 24, "bank", "rowhead")
@@ -347,12 +345,12 @@ def _physical(tile, cells, start, swizzle_base, lbo, sbo):
         svg.text(x0 - 80, y0 + r * ch + ch / 2, f"0x{(first_line + r) * _LINE:x}", "rowhead")
     svg.add("</g>")
     rows = cells.addr // _LINE - first_line
-    if slot_bytes:
+    if chunk:
         slots = cells.addr % _LINE // 16
     else:
         slots = ((cells.addr % _LINE) * 8 + cells.nib * 4) // bits
     colour = (cells.off >> 4) & 7
-    size = 11 if cells.unit == "chunk" else 8
+    size = 11 if chunk else 8
     svg.add('<g id="cells">')
     for i in range(len(cells)):
         m, k, a, o = int(cells.mn[i]), int(cells.k[i]), int(cells.addr[i]), int(cells.off[i])
@@ -372,7 +370,7 @@ def _physical(tile, cells, start, swizzle_base, lbo, sbo):
             svg.rect(x, y0 + r * ch, w, nl * ch, "atom")
     svg.add("</g>")
     draw, notes = _stride_notes(tile, lbo, sbo)
-    origin, targets = _stride_targets(cells, lbo, sbo, tile)
+    origin, targets = _stride_targets(cells, lbo, sbo)
     _strides(svg, draw, notes, origin, targets, lambda i: (int(rows[i]), int(slots[i])), x0, y0, cw, ch)
     legend = ("colour: a cell's 16-byte column in its 128-byte row before the swizzle; "
               "position: its address. Thick boxes: swizzle atoms.")
@@ -412,7 +410,7 @@ def _logical(tile, cells, start, swizzle_base, lbo, sbo):
     cw, ch = (58, 20) if chunk else (44, 20)
     x0, y0 = 120, 104  # lanes for the stride arrows: x0-80..x0 and y0-36..y0
     svg = _Svg()
-    _header(svg, tile, "logical", cells.unit, start, swizzle_base, 0)
+    _header(svg, tile, "logical", cells.unit, start, swizzle_base)
     svg.text(x0 - 80, y0 - 44, "mn\\k", "rowhead")
     svg.add('<g id="colheads">')
     for c in range(cols):
@@ -449,7 +447,7 @@ def _logical(tile, cells, start, swizzle_base, lbo, sbo):
                      extra=f' data-mn="{m0}" data-k="{k0}"')
     svg.add("</g>")
     draw, notes = _stride_notes(tile, lbo, sbo)
-    origin, targets = _stride_targets(cells, lbo, sbo, tile)
+    origin, targets = _stride_targets(cells, lbo, sbo)
     _strides(svg, draw, notes, origin, targets, lambda i: (int(r_of[i]), int(c_of[i])), x0, y0, cw, ch)
     legend = ("colour: the 16-byte column (4 banks) a cell lands in after the swizzle. "
               "Thick boxes: swizzle atoms; dashed: 8 x 16-byte core matrices.")
