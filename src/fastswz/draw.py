@@ -408,19 +408,24 @@ def _logical(tile, cells, start, swizzle_base, lbo, sbo):
     fc = t if chunk and kmajor else 1
     rows, cols = tile.mn // fr, tile.k // fc
     cw, ch = (58, 20) if chunk else (44, 20)
-    x0, y0 = 120, 104  # lanes for the stride arrows: x0-80..x0 and y0-36..y0
+    r_of, c_of = cells.mn // fr, cells.k // fc
+    draw, notes = _stride_notes(tile, lbo, sbo)
+    origin, targets = _stride_targets(cells, lbo, sbo)
+    # Lanes for the stride arrows: x0-80..x0 always, y0-36..y0 only when one runs along a row.
+    flat = origin is not None and any(targets[v] is not None and r_of[targets[v]] == r_of[origin]
+                                      for _, v in draw)
+    x0, y0, head = (120, 104, 44) if flat else (120, 72, 12)
     svg = _Svg()
     _header(svg, tile, "logical", cells.unit, start, swizzle_base)
-    svg.text(x0 - 80, y0 - 44, "mn\\k", "rowhead")
+    svg.text(x0 - 80, y0 - head, "mn\\k", "rowhead")
     svg.add('<g id="colheads">')
     for c in range(cols):
-        svg.text(x0 + c * cw + cw / 2, y0 - 44, c * fc, "colhead")
+        svg.text(x0 + c * cw + cw / 2, y0 - head, c * fc, "colhead")
     svg.add("</g>")
     svg.add('<g id="rowheads">')
     for r in range(rows):
         svg.text(x0 - 80, y0 + r * ch + ch / 2, r * fr, "rowhead")
     svg.add("</g>")
-    r_of, c_of = cells.mn // fr, cells.k // fc
     colour = (cells.addr >> 4) & 7
     size = 10 if chunk else 8
     order = np.lexsort((c_of, r_of))
@@ -446,8 +451,6 @@ def _logical(tile, cells, start, swizzle_base, lbo, sbo):
             svg.rect(x0 + k0 // fc * cw, y0 + m0 // fr * ch, ak // fc * cw, amn // fr * ch, "atom",
                      extra=f' data-mn="{m0}" data-k="{k0}"')
     svg.add("</g>")
-    draw, notes = _stride_notes(tile, lbo, sbo)
-    origin, targets = _stride_targets(cells, lbo, sbo)
     _strides(svg, draw, notes, origin, targets, lambda i: (int(r_of[i]), int(c_of[i])), x0, y0, cw, ch)
     legend = ("colour: the 16-byte column (4 banks) a cell lands in after the swizzle. "
               "Thick boxes: swizzle atoms; dashed: 8 x 16-byte core matrices.")
