@@ -10,6 +10,8 @@ drawings are rendered with headless Chromium where it is installed.
 from __future__ import annotations
 
 import importlib.util
+import re
+import shlex
 import shutil
 import struct
 import subprocess
@@ -338,6 +340,19 @@ def test_gallery_is_what_tools_gallery_writes(tmp_path):
             for sw in ("none", "32B", "64B", "128B"):
                 assert f"sm90_{dtype}_{major}_{sw}_physical.svg" in names
     assert {"sm100_tf32_MN_128B_base32B_logical.svg", "sm100_e2m1_packed_K_128B_physical.svg"} <= set(names)
+
+
+def test_gallery_commands_draw_the_gallery(tmp_path, capsys):
+    # each entry shows the fastswz draw command of its physical view: it gives the same file
+    text = (ROOT / "docs" / "gallery" / "README.md").read_text()
+    entries = re.findall(r"^### (\w+)\n\n.*`(fastswz draw [^`]*)`$", text, re.M)
+    assert len(entries) == 20  # 16 sm90 tiles, 4 sm100
+    for stem, command in entries:
+        out = tmp_path / "x.svg"
+        argv = shlex.split(command.replace("FILE.svg", str(out)))[1:]
+        assert main(argv) == 0
+        assert out.read_bytes() == (ROOT / "docs" / "gallery" / f"{stem}_physical.svg").read_bytes()
+    capsys.readouterr()
 
 
 # -- rendering -------------------------------------------------------------------------------------
