@@ -27,6 +27,7 @@ from xml.sax.saxutils import escape as _esc
 
 import numpy as np
 
+from .bulk import evaluate
 from .errors import FastswzTypeError, LayoutError, TileError, as_int
 from .layout import Layout
 from .swizzle import ComposedLayout
@@ -90,7 +91,7 @@ class _TileCells:
         mn, k = np.indices(addr.shape, dtype=np.int64)
         # Unswizzled byte offset from the tile start: CuTe's layout value before the swizzle.
         inner = tile.layout.inner
-        off = np.asarray(_evaluate(inner)).reshape(tile.k, tile.mn).T * bits >> 3
+        off = np.asarray(evaluate(inner)).reshape(tile.k, tile.mn).T * bits >> 3
         nib = (k & 1) if bits == 4 else np.zeros_like(k)  # packed e2m1: odd k in the high nibble
         if unit == "chunk":
             # The element at the first byte (low nibble) of each 16-byte chunk names the chunk.
@@ -107,12 +108,6 @@ class _TileCells:
 
     def __len__(self):
         return len(self.addr)
-
-
-def _evaluate(layout):
-    from .bulk import evaluate
-
-    return evaluate(layout)
 
 
 # -- SVG writing -----------------------------------------------------------------------------------
@@ -479,7 +474,7 @@ def _grid(layout, max_cells, what):
         raise LayoutError(
             f"layout {layout} has {rows * cols} cells, more than max_cells={max_cells} for a {what}: "
             f"draw a slice or a smaller tile of it, or raise max_cells")
-    vals = np.asarray(_evaluate(layout)).reshape(cols, rows).T  # colex: m is the fast index
+    vals = np.asarray(evaluate(layout)).reshape(cols, rows).T  # colex: m is the fast index
     return rows, cols, vals
 
 
