@@ -242,7 +242,9 @@ def draw_tile(tile, view="physical", start=0, swizzle_base="absolute", unit="chu
         Shared-memory byte address of the tile, as in :meth:`OperandTile.addresses`.
     swizzle_base : {"absolute", "relative"}
     unit : {"chunk", "element"}
-        One cell per 16-byte chunk (named by its first element) or per element.
+        One cell per 16-byte chunk (named by its first element) or per element. Packed 4-bit
+        elements share a byte: their address labels end in ``.l`` (low nibble, even k) or
+        ``.h`` (high nibble).
     inst_mn : int, optional
         MN extent of one MMA, for the LBO/SBO arrows (:meth:`OperandTile.strides`).
     lbo_policy : {"cutlass", "deepgemm"}
