@@ -16,6 +16,7 @@ from .blockscaled import InstrDescriptorBlockScaled
 from .bulk import (CONFIG_ERRORS, evaluate, pack_smem_descriptors, swizzle_offsets, tile_addresses,
                    tile_configs, tile_coords, tile_descriptors, unpack_smem_descriptors)
 from .descriptor import InstrDescriptorSM100, SmemDescriptorSM90, SmemDescriptorSM100, decode
+from .draw import draw_layout, draw_tile, show_layout, show_tile
 from .dtypes import DTYPES, DType, dtype
 from .errors import (DescriptorFieldError, FastswzError, FastswzTypeError, LayoutError,
                      ParseError, TileError)
@@ -47,3 +48,4 @@ __all__ = [
     "rank", "recast", "right_inverse", "shape_div", "size", "slice_", "slice_and_offset",
     "tile_to_shape", "tiled_divide", "tiled_product", "upcast", "zipped_divide", "zipped_product",
 ]
+__all__ += ["draw_tile", "draw_layout", "show_tile", "show_layout"]
