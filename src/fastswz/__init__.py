@@ -7,6 +7,7 @@ unpack the 64-bit shared-memory descriptors and the tcgen05 instruction descript
 functions run in a Cython core, with pure-numpy twins in :mod:`fastswz.reference`.
 """
 
+from ._version import __version__  # noqa: F401 - the one version source
 from .algebra import (blocked_product, coalesce, complement, composition, downcast, filter,
                       flat_divide, flat_product, left_inverse, logical_divide, logical_product,
                       make_ordered_layout, max_common_layout, max_common_vector, raked_product,
@@ -28,8 +29,6 @@ from .modes import SwizzleMode
 from .notation import parse
 from .swizzle import ComposedLayout, Swizzle, make_composed_layout
 from .tile import OperandTile
-
-__version__ = "0.1.0"
 
 __all__ = [
     "OperandTile", "SwizzleMode", "DType", "DTYPES", "dtype",

@@ -39,7 +39,8 @@ from __future__ import annotations
 from math import gcd
 
 from .errors import LayoutError
-from .int_tuple import _ceil_div, _crd2idx, _flatten, _fmt, _norm, _prefix_product, _product, slice_
+from .int_tuple import (MAX_DEPTH, _ceil_div, _crd2idx, _flatten, _fmt, _norm, _prefix_product,
+                        _product, slice_)
 from .layout import (Layout, _as_layout, _compact_layout, _compact_strides, _flat_pairs,
                      _from_lists, _is_composed, _is_swizzle, _modes, make_layout)
 from .swizzle import ComposedLayout, Swizzle
@@ -281,7 +282,7 @@ def composition(a, b):
             )
         return composition(composition(a, b.outer), b.inner)
     if type(b) is tuple or isinstance(b, tuple):
-        b = tuple(b)
+        b = _tiler(tuple(b), "b")
         return _by_mode(composition, a, b, "composition", keep_rest=False)
     n = _norm(b, "b")
     ls, ld = _coalesce_x(a)
@@ -408,11 +409,13 @@ def left_inverse(layout):
 # ---------------------------------------------------------------------------------------------
 
 
-def _tiler(t, name):
+def _tiler(t, name, level=0):
     if t is None or isinstance(t, Layout) or _is_composed(t):
         return t
     if isinstance(t, tuple):
-        return tuple(_tiler(e, name) for e in t)
+        if level >= MAX_DEPTH:
+            return _norm(t, name, level=level)  # refuses the nesting (MAX_DEPTH)
+        return tuple(_tiler(e, name, level + 1) for e in t)
     return _norm(t, name)
 
 

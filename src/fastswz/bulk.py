@@ -92,6 +92,25 @@ def flat_layout(layout):
     return shape, stride, offset, yyy, shift, outer
 
 
+#: Most elements :func:`evaluate` computes over a whole domain in one call (one int64 each, so
+#: 32 GiB of output): a larger layout is refused up front instead of failing inside numpy's
+#: allocation; pass ``indices=`` to evaluate part of its domain at a time.
+EVALUATE_LIMIT = 1 << 32
+
+
+def domain_size(layout, shape, indices):
+    """Size of the layout's domain; refuse a whole-domain evaluate past EVALUATE_LIMIT."""
+    n = 1
+    for s in shape:
+        n *= s
+    if indices is None and n > EVALUATE_LIMIT:
+        raise LayoutError(
+            f"layout {layout} has {n} elements, more than the 2**32 that evaluate computes over a "
+            f"whole domain in one call (an int64 each: 32 GiB); pass indices= (flat indices, e.g. "
+            f"np.arange(0, 1 << 24), then the next chunk) to evaluate part of the domain at a time")
+    return n
+
+
 def indices_arg(indices, n):
     idx = int_array("indices", indices)
     if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
@@ -201,6 +220,9 @@ def evaluate(layout, indices=None):
     ----------
     layout : Layout or ComposedLayout
     indices : array-like of int, optional
+        Flat indices in ``[0, size(layout))`` to evaluate. Without them the whole domain is
+        evaluated, which is refused past ``EVALUATE_LIMIT`` (2**32) elements: evaluate a larger
+        layout in chunks of indices.
 
     Returns
     -------
@@ -213,9 +235,7 @@ def evaluate(layout, indices=None):
     [0, 6, 1, 7, 2, 4, 3, 5]
     """
     shape, stride, offset, yyy, shift, outer = flat_layout(layout)
-    n = 1
-    for s in shape:
-        n *= s
+    n = domain_size(layout, shape, indices)
     sh = np.array(shape, dtype=np.int64)
     st = np.array(stride, dtype=np.int64)
     if indices is None:

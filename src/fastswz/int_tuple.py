@@ -18,6 +18,7 @@ from itertools import chain
 from .errors import FastswzTypeError, LayoutError
 
 __all__ = [
+    "MAX_DEPTH",
     "ceil_div",
     "congruent",
     "crd2crd",
@@ -41,13 +42,29 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 
 
-def _norm(x, name, allow_none=False):
-    """Return ``x`` as an IntTuple of Python ints, or raise FastswzTypeError naming ``name``."""
+#: Deepest tuple nesting an IntTuple may have. The helpers recurse once per level, so a limit far
+#: below Python's recursion limit (1000) turns absurd input into a LayoutError (a ParseError in
+#: parse) instead of a RecursionError; CuTe's own layouts rarely nest more than 4 levels.
+MAX_DEPTH = 64
+
+
+def _norm(x, name, allow_none=False, level=0):
+    """Return ``x`` as an IntTuple of Python ints, or raise FastswzTypeError naming ``name``.
+
+    ``level`` is the nesting depth of ``x`` inside the caller's IntTuple: a tuple at level
+    ``MAX_DEPTH`` would be one level too deep.
+    """
     t = type(x)
     if t is int:
         return x
     if isinstance(x, tuple):
-        return tuple([_norm(e, name, allow_none) for e in x])
+        if level >= MAX_DEPTH:
+            raise LayoutError(
+                f"{name} nests tuples more than {MAX_DEPTH} levels deep: an IntTuple may nest at "
+                f"most {MAX_DEPTH} levels (fastswz.int_tuple.MAX_DEPTH); flatten the modes that do "
+                "not need a level of their own"
+            )
+        return tuple([_norm(e, name, allow_none, level + 1) for e in x])
     if x is None and allow_none:
         return None
     # bool is an int subclass and numpy bools define __index__ in some versions: neither is a

@@ -19,8 +19,8 @@ Where this module differs from CuTe 4.2 (checked by host-compiling CuTe):
 from __future__ import annotations
 
 from .errors import FastswzTypeError, LayoutError
-from .int_tuple import (_check_shape, _congruent, _crd2idx, _depth, _flatten, _fmt, _has_none,
-                        _norm, _prefix_product, _product, is_int, slice_)
+from .int_tuple import (MAX_DEPTH, _check_shape, _congruent, _crd2idx, _depth, _flatten, _fmt,
+                        _has_none, _norm, _prefix_product, _product, is_int, slice_)
 
 __all__ = ["Layout", "cosize", "depth", "make_layout", "rank", "size"]
 
@@ -77,16 +77,18 @@ def _is_swizzle(x):
 # ---------------------------------------------------------------------------------------------
 
 
-def _walk(x, name, leaves):
+def _walk(x, name, leaves, level=0):
     """_norm that also collects the leaves; the all-int cases take no detour."""
     t = type(x)
     if t is int:
         leaves.append(x)
         return x
     if t is tuple:
+        if level >= MAX_DEPTH:
+            return _norm(x, name, level=level)  # refuses the nesting (MAX_DEPTH)
         for e in x:
             if type(e) is not int:
-                return tuple([_walk(e, name, leaves) for e in x])
+                return tuple([_walk(e, name, leaves, level + 1) for e in x])
         leaves.extend(x)
         return x
     x = _norm(x, name)

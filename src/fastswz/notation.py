@@ -10,6 +10,7 @@ module is their inverse, and ``parse(str(x)) == x``.
 from __future__ import annotations
 
 from .errors import FastswzTypeError, LayoutError, ParseError
+from .int_tuple import MAX_DEPTH
 from .layout import Layout
 from .swizzle import ComposedLayout, Swizzle
 
@@ -75,15 +76,23 @@ class _Parser:
         self.pos = q
         return int(t[sign:q])
 
-    def inttuple(self):
+    def inttuple(self, level=0):
         if self.peek("("):
+            if level >= MAX_DEPTH:
+                # the parser recurses once per "(": refuse before Python's recursion limit does
+                text = self.text if len(self.text) <= 60 else self.text[:40] + "..."
+                raise ParseError(
+                    f"cannot parse {text!r} ({len(self.text)} characters): at position {self.pos} "
+                    f"the tuples nest more than {MAX_DEPTH} levels deep; an IntTuple may nest at "
+                    f"most {MAX_DEPTH} levels (fastswz.int_tuple.MAX_DEPTH)"
+                )
             self.pos += 1
             items = []
             if self.peek(")"):
                 self.pos += 1
                 return ()
             while True:
-                items.append(self.inttuple())
+                items.append(self.inttuple(level + 1))
                 if self.peek(","):
                     self.pos += 1
                     continue

@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from .bulk import (LAYOUT_CODES, check_lbo_mode_rules, SMEM_LIMITS, _SMEM_NAMES, coords_args, coords_error,
-                   descriptor_plan, flat_layout, indices_arg, int_array, out_arg, outer_check,
+                   descriptor_plan, domain_size, flat_layout, indices_arg, int_array, out_arg,
+                   outer_check,
                    smem_field_error, smem_pack_args, threads_arg, unpack_args, unpack_error)
 from .algebra import composition, logical_divide, upcast
 from .bulk import config_args
@@ -62,7 +63,7 @@ def _crd_offsets(coord, shape, stride):
 def evaluate(layout, indices=None):
     """Twin of :func:`fastswz.evaluate`: idx2crd/crd2idx with numpy divmods."""
     shape, stride, offset, yyy, shift, outer = flat_layout(layout)
-    n = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    n = domain_size(layout, shape, indices)
     idx = np.arange(n, dtype=np.int64) if indices is None else indices_arg(indices, n).astype(np.int64)
     out = np.asarray(offset + _crd_offsets(idx, shape, stride), dtype=np.int64)
     out = np.asarray(_swz(out, yyy, shift), dtype=np.int64)

@@ -301,11 +301,20 @@ class OperandTile:
             raise TileError(
                 f"start=0x{start:x} is not 16-byte aligned: shared-memory matrix addresses are "
                 f"16-byte units (PTX matrix-descriptor-encode); round to 0x{start & ~15:x}")
+        if span > limit:
+            # no start can fit: say so instead of suggesting "a start below 0x0"
+            raise TileError(
+                f"the tile is larger than the window: its {span} bytes are more than the "
+                + ("0x{:x} bytes (256 KiB) that descriptors address with 14-bit fields; no start "
+                   "fits: use a smaller tile (fewer mn or k)".format(limit)
+                   if limit == SMEM_WINDOW else
+                   "0x{:x} bytes that uint32 addresses reach; no start fits: map a smaller "
+                   "tile".format(limit)))
         if start + span > limit:
             raise TileError(
                 f"start=0x{start:x} + {span} bytes ends past 0x{limit:x}"
                 + (": descriptors address the 256 KiB shared window with 14-bit fields; "
-                   "use a start below 0x{:x}".format(max(limit - span, 0))
+                   "use a start of at most 0x{:x}".format(limit - span)
                    if limit == SMEM_WINDOW else ": addresses are uint32"))
         return start
 
