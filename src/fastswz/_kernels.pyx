@@ -5,7 +5,8 @@ loop, so callers may split work across threads. Callers (``fastswz.bulk``) guara
 ranges and dtypes; nothing here raises or allocates.
 """
 from libc.stdint cimport int8_t, int64_t, uint64_t, uint32_t
-from cpython.buffer cimport PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
+from cpython.buffer cimport (PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE, PyBuffer_Release,
+                            PyObject_GetBuffer)
 
 cdef enum:
     MAX_MODES = 64  # flat rank limit; bulk.py checks it

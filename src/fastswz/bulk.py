@@ -591,8 +591,9 @@ def unpack_smem_descriptors(arch, values, strict=True, compact=False):
     >>> f = unpack_smem_descriptors("sm90", [0x4000004000010040])
     >>> int(f["stride_byte_offset"][0]), int(f["layout_type"][0])
     (1024, 1)
-    >>> {k: a.dtype.name for k, a in unpack_smem_descriptors("sm90", [0], compact=True).items()}
-    {'start_address': 'uint32', 'leading_byte_offset': 'uint32', 'stride_byte_offset': 'uint32', 'base_offset': 'uint8', 'layout_type': 'uint8'}
+    >>> c = unpack_smem_descriptors("sm90", [0x4000004000010040], compact=True)
+    >>> c["stride_byte_offset"].dtype.name, c["layout_type"].dtype.name, int(c["layout_type"][0])
+    ('uint32', 'uint8', 1)
     """
     arr = unpack_args(arch, values)
     spec = SM90_FIELDS if arch == "sm90" else SM100_FIELDS
