@@ -1,7 +1,7 @@
 """Descriptors: pack/unpack of shared-memory descriptor arrays, tile_descriptors, scalar calls.
 
 Array rows: twin, core, sol, sol_alloc, and a Python loop over the scalar classes at the smallest
-size (at every size for tile_descriptors, whose sizes are small: a descriptor addresses the
+size (unpack_smem_descriptors[...,compact]: ``compact=True`` for both, uint32/uint8 fields) (at every size for tile_descriptors, whose sizes are small: a descriptor addresses the
 256 KiB shared window, so a tile with all its stages holds at most 1024 sub-tile descriptors
 of 256 bytes). Scalar rows time one call (target <= 2 us): ``OperandTile.descriptor``,
 ``fastswz.decode`` and ``SmemDescriptorSM90/SM100.unpack``.
@@ -26,10 +26,12 @@ def cases(name, mode):
     out = []
     if name == "test_pack_unpack":
         for op in ("pack_smem_descriptors[sm90]", "pack_smem_descriptors[sm100]",
-                   "unpack_smem_descriptors[sm90]", "unpack_smem_descriptors[sm100]"):
+                   "unpack_smem_descriptors[sm90]", "unpack_smem_descriptors[sm100]",
+                   "unpack_smem_descriptors[sm90,compact]",
+                   "unpack_smem_descriptors[sm100,compact]"):
             for n in sizes:
                 impls = ["twin", "core", "sol", "sol_alloc"]
-                impls += ["py_loop"] if n == sizes[0] else []
+                impls += ["py_loop"] if n == sizes[0] and "compact" not in op else []
                 out += [(op, n, impl) for impl in impls]
     elif name == "test_tile_descriptors":
         for n in DESC_TILES:
@@ -59,13 +61,14 @@ def _pack_case(bench, op, n):
     hit = _CACHE.get(key)
     if hit is None:
         _CACHE.clear()
-        arch = op[op.index("[") + 1:-1]
+        arch = op[op.index("[") + 1:-1].split(",")[0]
         fields = _fields(bench, arch, n)
         packed = bench.reference.pack_smem_descriptors(arch, **fields)
         if op.startswith("pack"):
             hit = (arch, fields, packed)
         else:
-            hit = (arch, packed, bench.reference.unpack_smem_descriptors(arch, packed))
+            hit = (arch, packed, bench.reference.unpack_smem_descriptors(
+                arch, packed, compact="compact" in op))
         _CACHE[key] = hit
     return hit
 
@@ -76,9 +79,10 @@ def test_pack_unpack(bench, benchmark, case):
     pack = op.startswith("pack")
     out_bytes = want.nbytes if pack else sum(a.nbytes for a in want.values())
     if impl in ("sol", "sol_alloc"):
-        shape = want.shape if pack else (len(want), n)
-        bench.sol(benchmark, shape, np.uint64 if pack else np.int64, op=op, n=n,
-                  alloc=impl == "sol_alloc")
+        # compact unpack: fields of mixed widths, so the fill is of its bytes (uint8)
+        shape = want.shape if pack else (len(want), n) if "compact" not in op else (out_bytes,)
+        dt = np.uint64 if pack else np.int64 if "compact" not in op else np.uint8
+        bench.sol(benchmark, shape, dt, op=op, n=n, alloc=impl == "sol_alloc")
         return
     kw = dict(op=op, n=n, impl=impl, out_bytes=out_bytes)
     cls = SmemDescriptorSM90 if arch == "sm90" else SmemDescriptorSM100
@@ -87,7 +91,8 @@ def test_pack_unpack(bench, benchmark, case):
         if pack:
             got = bench.run(benchmark, mod.pack_smem_descriptors, arch, kwargs=inp, **kw)
         else:
-            got = bench.run(benchmark, mod.unpack_smem_descriptors, arch, inp, **kw)
+            got = bench.run(benchmark, mod.unpack_smem_descriptors, arch, inp,
+                            kwargs=dict(compact="compact" in op), **kw)
     elif impl == "py_loop" and pack:
         rows = list(zip(*(inp[k].tolist() for k in ("start_address", "leading_byte_offset",
                                                      "stride_byte_offset", "base_offset"))))

@@ -1,7 +1,8 @@
 """tile_addresses and tile_coords: the tile address map and its inverse (bf16 operand tiles).
 
 Rows per group: twin, core, core_t2 (tile_addresses only), sol, sol_alloc, and at the smallest
-size a pycute-style Python loop; tile_addresses[K,128B] also gets the CuTe C++ peer row, and
+size a pycute-style Python loop; tile_coords also core_out / core_out32 (a reused int64 / int32
+``out=`` pair); tile_addresses[K,128B] also gets the CuTe C++ peer row, and
 tile_addresses at n >= 2**20 (every size for K,128B) the rows core_out / core_t2_out: the same
 call with a caller-owned, already-faulted ``out=`` buffer reused across calls.
 """
@@ -56,7 +57,8 @@ def cases(name, mode):
         for major in ("K", "MN"):
             for sw in ("none", "128B"):
                 for n in sizes:
-                    out += [(major, sw, n, impl) for impl in ("twin", "core", "sol", "sol_alloc")]
+                    out += [(major, sw, n, impl) for impl in
+                            ("twin", "core", "core_out", "core_out32", "sol", "sol_alloc")]
     return out
 
 
@@ -140,6 +142,16 @@ def test_tile_coords(bench, benchmark, case):
     out_bytes = 2 * addr.size * 8
     if impl in ("sol", "sol_alloc"):
         bench.sol(benchmark, (2,) + addr.shape, np.int64, op=op, n=n, alloc=impl == "sol_alloc")
+        return
+    if impl in ("core_out", "core_out32"):
+        # A caller-owned (mn, k) pair reused across calls (already faulted in); core_out32 the
+        # same in int32, half the bytes written.
+        dt = np.int32 if impl == "core_out32" else np.int64
+        pair = (np.zeros(addr.shape, dt), np.zeros(addr.shape, dt))
+        got = bench.run(benchmark, fastswz.tile_coords, tile, addr, START, op=op, n=n, impl=impl,
+                        out_bytes=2 * addr.size * pair[0].itemsize, kwargs=dict(out=pair))
+        assert got[0] is pair[0] and got[1] is pair[1]
+        bench.equal(tuple(a.astype(np.int64) for a in got), want)
         return
     fn = bench.reference.tile_coords if impl == "twin" else fastswz.tile_coords
     got = bench.run(benchmark, fn, tile, addr, START, op=op, n=n, impl=impl, out_bytes=out_bytes)

@@ -29,7 +29,7 @@ best estimate of the cost on a machine shared with other work). Columns, per ope
 * a twin timed only at smaller sizes (tile_configs: a Python loop) is extrapolated per element
   from its largest timed size, marked "~";
 * ``others``: the pycute-style Python loop and the CuTe C++ peer, as time and core-time ratio;
-* ``targets``: PASS/MISS against the targets of issue 4 (see ``TARGETS``).
+* ``targets``: PASS/MISS against the targets of issues 4 and 14 (see ``TARGETS``).
 """
 
 from __future__ import annotations
@@ -55,9 +55,16 @@ THREADS_N = 16 * 10**6      # tile_addresses at >= 1.6e7 elements ...
 THREADS_SPEEDUP = 1.6       # ... on 2 threads >= 1.6x one thread,
 AT_SOL = 0.8                # ... unless one thread already runs at >= 0.8x speed of light
 SCALAR_MAX_S = 2e-6         # one descriptor / one decode <= 2 us
-TARGETS = f"""targets: array ops at n >= 1e6: twin/core >= {TWIN_SPEEDUP:g}x; tile_addresses with an
+RATE_MIN_N = 1 << 18        # issue 14 part 4, throughput targets at >= 2.6e5 elements:
+COORDS_RATE = 1e9           # tile_coords >= 1 G addresses/s while input and output fit the LLC
+PACK_RATE = 1e9             # pack_smem_descriptors >= 1 G descriptors/s
+CONFIGS_RATE = 5e6          # tile_configs >= 5 M configurations/s
+TARGETS = f"""targets: array ops at n >= 1e6: twin/core >= {TWIN_SPEEDUP:g}x (a miss shows the ceiling
+twin/SoL+alloc: the twin's time over a fresh fill of the output); tile_addresses with an
 output larger than the last-level cache: core/SoL >= {SOL_FRACTION}; tile_addresses at n >= 1.6e7:
-2-thread speedup >= {THREADS_SPEEDUP}x or core/SoL >= {AT_SOL}; scalar descriptor/decode <= 2 us."""
+2-thread speedup >= {THREADS_SPEEDUP}x or core/SoL >= {AT_SOL}; scalar descriptor/decode <= 2 us;
+at n >= 2**18: tile_coords >= {COORDS_RATE / 1e9:g} G/s in cache (best of core, out=, int32 out=),
+pack_smem_descriptors >= {PACK_RATE / 1e9:g} G/s, tile_configs >= {CONFIGS_RATE / 1e6:g} M/s."""
 
 TWIN_OPS = ("tile_addresses", "tile_coords", "evaluate", "evaluate_at", "swizzle_offsets",
             "pack_smem_descriptors", "unpack_smem_descriptors", "tile_configs")
@@ -194,8 +201,19 @@ def table(groups, llc):
         out_bytes = rows.get("core", {}).get("out_bytes", 0)
         if _base(op) in TWIN_OPS and n >= TWIN_MIN_N and r_twin is not None:
             label = f"twin>={TWIN_SPEEDUP:g}x" + (" (twin estimated)" if est else "")
+            ceiling = f", ceiling twin/SoL+alloc {twin / sola:.3g}x" if sola and twin else ""
             verdicts.append(_verdict(r_twin >= TWIN_SPEEDUP, label, op, n,
-                                     f"twin/core {r_twin:.3g}x", misses))
+                                     f"twin/core {r_twin:.3g}x{ceiling}", misses))
+        if n >= RATE_MIN_N and core is not None:
+            rate_target = {"tile_coords": COORDS_RATE, "pack_smem_descriptors": PACK_RATE,
+                           "tile_configs": CONFIGS_RATE}.get(_base(op))
+            in_bytes = 4 * n if _base(op) == "tile_coords" else 0
+            if rate_target and (_base(op) != "tile_coords" or in_bytes + out_bytes <= llc):
+                best = min((t[k], k) for k in ("core", "core_out", "core_out32") if k in t)
+                rate = n / best[0]
+                label = f">={fmt_rate(rate_target)}/s" + (f" ({best[1]})" if best[1] != "core" else "")
+                verdicts.append(_verdict(rate >= rate_target, label, op, n,
+                                         f"{fmt_rate(rate)}/s ({best[1]})", misses))
         if _base(op) == "tile_addresses" and out_bytes > llc and r_sol is not None:
             verdicts.append(_verdict(r_sol >= SOL_FRACTION, f"SoL>={SOL_FRACTION}", op, n,
                                      f"core/SoL {r_sol:.3g}", misses))

@@ -5,6 +5,8 @@ loop, so callers may split work across threads. Callers (``fastswz.bulk``) guara
 ranges and dtypes; nothing here raises or allocates.
 """
 from libc.stdint cimport int8_t, int64_t, uint64_t, uint32_t
+from cpython.buffer cimport (PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE, PyBuffer_Release,
+                            PyObject_GetBuffer)
 
 cdef enum:
     MAX_MODES = 64  # flat rank limit; bulk.py checks it
@@ -15,6 +17,16 @@ cdef extern from "_simd.h" nogil:
                             uint32_t post, uint32_t* out, Py_ssize_t nr, Py_ssize_t nc)
     void fsw_swizzle_offsets(const int64_t* src, int64_t yyy, int shift, int64_t* out,
                              Py_ssize_t n)
+    int fsw_tile_coords(const uint32_t* addr, Py_ssize_t n, uint32_t start, uint32_t yyy,
+                        int shift, int relative, uint32_t total, int lsh, int rsh,
+                        const uint32_t* params, void* out_mn, void* out_k, int out_size)
+    int fsw_pack_smem(const int64_t* const* fields, const int64_t* steps, Py_ssize_t n,
+                      int layout_lsb, uint64_t lay_ok, int sm100, uint64_t const_bits,
+                      uint64_t* out)
+    int fsw_unpack_fields(const uint64_t* values, Py_ssize_t n, int nf, const int64_t* lsb,
+                          const int64_t* width, const int64_t* lshift, const uint64_t* allowed,
+                          uint64_t reserved, void* const* outs, const int64_t* osize,
+                          const int64_t* rule)
 
 
 cdef void _layout_offsets(const int64_t[::1] shape, const int64_t[::1] stride, int64_t offset,
@@ -353,6 +365,62 @@ def unpack_fields(const uint64_t[::1] values, const int64_t[::1] lsb, const int6
     return r
 
 
+cdef inline int8_t _one_config(int64_t eb, int64_t kmajor, int64_t width, int64_t rows,
+                               int64_t mn, int64_t k, int64_t korder, int64_t inst_mn,
+                               int64_t swizzled, uint64_t hi_bits, int64_t start, int64_t window,
+                               int64_t lbo_k, int64_t* lbo_o, int64_t* sbo_o, int64_t* nbytes_o,
+                               uint64_t* desc_o) noexcept nogil:
+    # The closed form of OperandTile's geometry and strides for one configuration; returns the
+    # error code (bulk.CONFIG_ERRORS). The outputs must hold 0 on entry.
+    cdef int64_t amn, ak, nmn, nk, atom, smn, sk, inst_k, im, lbo, sbo, nbytes
+    if kmajor:
+        amn = 8
+        ak = width * 8 // eb
+    else:
+        amn = width * 8 // eb
+        ak = rows
+    inst_k = 256 // eb
+    im = inst_mn if inst_mn > 0 else mn
+    if mn % amn:
+        return 1
+    if k % ak:
+        return 2
+    if k % inst_k:
+        return 3
+    if im > mn or mn % im:
+        return 4
+    if (kmajor and im % 8) or (not kmajor and im % amn):
+        return 5
+    nmn = mn // amn
+    nk = k // ak
+    atom = amn * ak
+    if korder:
+        smn = atom * nk
+        sk = atom
+    else:
+        smn = atom
+        sk = atom * nmn
+    if kmajor:
+        sbo = smn * eb // 8 if im > 8 else 0
+        lbo = lbo_k if swizzled else sk * eb // 8
+    else:
+        lbo = smn * eb // 8 if im > amn else 0
+        sbo = sk * eb // 8 if inst_k > ak else 0
+        if not swizzled:
+            lbo, sbo = sbo, lbo
+    if lbo >= (1 << 18) or sbo >= (1 << 18):
+        return 6
+    nbytes = mn * k * eb // 8
+    nbytes_o[0] = nbytes
+    lbo_o[0] = lbo
+    sbo_o[0] = sbo
+    if start + nbytes > window:
+        return 7
+    desc_o[0] = (hi_bits | <uint64_t>((start & 0x3FFFF) >> 4)
+                 | (<uint64_t>(lbo >> 4) << 16) | (<uint64_t>(sbo >> 4) << 32))
+    return 0
+
+
 cdef void _tile_configs(const int64_t[::1] ebits, const int64_t[::1] kmajor,
                         const int64_t[::1] width, const int64_t[::1] rows,
                         const int64_t[::1] mn, const int64_t[::1] k, const int64_t[::1] korder,
@@ -360,69 +428,16 @@ cdef void _tile_configs(const int64_t[::1] ebits, const int64_t[::1] kmajor,
                         const uint64_t[::1] hi_bits, int64_t start, int64_t window, int64_t lbo_k,
                         int8_t[::1] err, int64_t[::1] lbo_out, int64_t[::1] sbo_out,
                         int64_t[::1] nbytes_out, uint64_t[::1] desc_out) noexcept nogil:
-    # The closed form of OperandTile's geometry and strides, one configuration per i (every
-    # array has len(err) entries). err codes: see bulk.CONFIG_ERRORS.
+    # One configuration per i (every array has len(err) entries).
     cdef Py_ssize_t i, n = err.shape[0]
-    cdef int64_t eb, amn, ak, nmn, nk, atom, smn, sk, inst_k, im, lbo, sbo, nbytes
     for i in range(n):
-        err[i] = 0
         lbo_out[i] = 0
         sbo_out[i] = 0
         nbytes_out[i] = 0
         desc_out[i] = 0
-        eb = ebits[i]
-        if kmajor[i]:
-            amn = 8
-            ak = width[i] * 8 // eb
-        else:
-            amn = width[i] * 8 // eb
-            ak = rows[i]
-        inst_k = 256 // eb
-        im = inst_mn[i] if inst_mn[i] > 0 else mn[i]
-        if mn[i] % amn:
-            err[i] = 1
-            continue
-        if k[i] % ak:
-            err[i] = 2
-            continue
-        if k[i] % inst_k:
-            err[i] = 3
-            continue
-        if im > mn[i] or mn[i] % im:
-            err[i] = 4
-            continue
-        if (kmajor[i] and im % 8) or (not kmajor[i] and im % amn):
-            err[i] = 5
-            continue
-        nmn = mn[i] // amn
-        nk = k[i] // ak
-        atom = amn * ak
-        if korder[i]:
-            smn = atom * nk
-            sk = atom
-        else:
-            smn = atom
-            sk = atom * nmn
-        if kmajor[i]:
-            sbo = smn * eb // 8 if im > 8 else 0
-            lbo = lbo_k if swizzled[i] else sk * eb // 8
-        else:
-            lbo = smn * eb // 8 if im > amn else 0
-            sbo = sk * eb // 8 if inst_k > ak else 0
-            if not swizzled[i]:
-                lbo, sbo = sbo, lbo
-        if lbo >= (1 << 18) or sbo >= (1 << 18):
-            err[i] = 6
-            continue
-        nbytes = mn[i] * k[i] * eb // 8
-        nbytes_out[i] = nbytes
-        lbo_out[i] = lbo
-        sbo_out[i] = sbo
-        if start + nbytes > window:
-            err[i] = 7
-            continue
-        desc_out[i] = (hi_bits[i] | <uint64_t>((start & 0x3FFFF) >> 4)
-                       | (<uint64_t>(lbo >> 4) << 16) | (<uint64_t>(sbo >> 4) << 32))
+        err[i] = _one_config(ebits[i], kmajor[i], width[i], rows[i], mn[i], k[i], korder[i],
+                             inst_mn[i], swizzled[i], hi_bits[i], start, window, lbo_k,
+                             &lbo_out[i], &sbo_out[i], &nbytes_out[i], &desc_out[i])
 
 
 def tile_configs(const int64_t[::1] ebits, const int64_t[::1] kmajor, const int64_t[::1] width,
@@ -439,3 +454,184 @@ def tile_configs(const int64_t[::1] ebits, const int64_t[::1] kmajor, const int6
     with nogil:
         _tile_configs(ebits, kmajor, width, rows, mn, k, korder, inst_mn, swizzled, hi_bits,
                       start, window, lbo_k, err, lbo_out, sbo_out, nbytes_out, desc_out)
+
+
+# -- vectorised variants (issue 14 part 4; the loops are in _simd.h) -----------------------------
+cdef void* _wptr(object a) except? NULL:
+    # Data pointer of a writeable contiguous array, through the buffer protocol (a.ctypes.data
+    # costs microseconds). The caller keeps the array alive for as long as the pointer is used.
+    cdef Py_buffer view
+    cdef void* p
+    PyObject_GetBuffer(a, &view, PyBUF_WRITABLE | PyBUF_ANY_CONTIGUOUS)
+    p = view.buf
+    PyBuffer_Release(&view)
+    return p
+
+
+def tile_coords_pow2(const uint32_t[::1] addr, uint32_t start, uint32_t yyy, int shift,
+                     bint relative, uint32_t total, int lsh, int rsh, const uint32_t[::1] params,
+                     out_mn, out_k):
+    """Inverse tile map for power-of-two geometry; returns True if some address is bad.
+
+    params = 4 shifts, 4 masks, 4 mn strides, 4 k strides (padded modes: mask 0). out_mn and
+    out_k: C-contiguous int64 or int32 numpy arrays (the same dtype) of len(addr) elements.
+    Caller guarantees: see fsw_tile_coords in _simd.h."""
+    cdef int r = 0
+    cdef int size = out_mn.itemsize
+    cdef void* pm = _wptr(out_mn)
+    cdef void* pk = _wptr(out_k)
+    if addr.shape[0] == 0:
+        return False
+    with nogil:
+        r = fsw_tile_coords(&addr[0], addr.shape[0], start, yyy, shift, relative, total, lsh, rsh,
+                            &params[0], pm, pk, size)
+    return r != 0
+
+
+def pack_smem_chunked(const int64_t[::1] start, const int64_t[::1] lbo, const int64_t[::1] sbo,
+                      const int64_t[::1] base, const int64_t[::1] lbo_mode,
+                      const int64_t[::1] layout, const int64_t[::1] step, int layout_lsb,
+                      uint64_t allowed_layouts, bint sm100, uint64_t const_bits,
+                      uint64_t[::1] out):
+    """pack_smem's words without its error search; returns True if some value is bad (the
+    caller then calls pack_smem for the first one). Same guarantees as pack_smem."""
+    cdef const int64_t* f[6]
+    cdef int r = 0
+    if out.shape[0] == 0:
+        return False
+    f[0] = &start[0]
+    f[1] = &lbo[0]
+    f[2] = &sbo[0]
+    f[3] = &base[0]
+    f[4] = &lbo_mode[0]
+    f[5] = &layout[0]
+    with nogil:
+        r = fsw_pack_smem(f, &step[0], out.shape[0], layout_lsb, allowed_layouts, sm100,
+                          const_bits, &out[0])
+    return r != 0
+
+
+def unpack_fields_rows(const uint64_t[::1] values, const int64_t[::1] lsb,
+                       const int64_t[::1] width, const int64_t[::1] lshift,
+                       const uint64_t[::1] allowed, uint64_t reserved, const int64_t[::1] rule,
+                       list outs):
+    """unpack_fields into one caller-owned C-contiguous row per field, each of 1, 2, 4 or 8-byte
+    integers (values that do not fit are truncated: the caller picks wide enough dtypes).
+
+    Returns -1, or the first i whose word breaks a field rule (as unpack_fields), or -2 when no
+    word does but some word breaks the lbo_mode rule (see fsw_unpack_fields). Caller
+    guarantees: len(outs) == len(lsb) <= 64, each row has len(values) elements, len(rule) == 5."""
+    cdef Py_ssize_t nf = lsb.shape[0], n = values.shape[0], f
+    cdef void* ptrs[MAX_MODES]
+    cdef int64_t osize[MAX_MODES]
+    cdef int r = 0
+    cdef Py_ssize_t i, first = -1
+    cdef uint64_t w, ok
+    if n == 0:
+        return -1
+    for f in range(nf):
+        ptrs[f] = _wptr(outs[f])
+        osize[f] = outs[f].itemsize
+    with nogil:
+        r = fsw_unpack_fields(&values[0], n, <int>nf, &lsb[0], &width[0], &lshift[0],
+                              &allowed[0], reserved, ptrs, osize, &rule[0])
+        i = 0
+        while (r & 1) and first < 0 and i < n:
+            w = values[i]
+            if w & reserved:
+                first = i
+            for f in range(nf):
+                ok = allowed[f]
+                if ok != 0 and ((ok >> field_extract(w, <int>lsb[f], <int>width[f])) & 1) == 0:
+                    first = i
+            i += 1
+    if first < 0 and (r & 2):
+        return -2
+    return first
+
+
+cdef void _tile_configs_lut(const int64_t[::1] combo, const int64_t[:, ::1] props,
+                            const uint64_t[::1] his, const int64_t[::1] mn, const int64_t[::1] k,
+                            const int64_t[::1] inst_mn, int64_t start, int64_t window,
+                            int64_t lbo_k, int8_t[::1] err, int64_t[::1] lbo_out,
+                            int64_t[::1] sbo_out, int64_t[::1] nbytes_out,
+                            uint64_t[::1] desc_out) noexcept nogil:
+    cdef Py_ssize_t i, c, n = err.shape[0]
+    for i in range(n):
+        c = combo[i]
+        lbo_out[i] = 0
+        sbo_out[i] = 0
+        nbytes_out[i] = 0
+        desc_out[i] = 0
+        if props[c, 6] == 0:  # dtype / major / swizzle not allowed on the architecture
+            err[i] = 8
+            continue
+        err[i] = _one_config(props[c, 0], props[c, 1], props[c, 2], props[c, 3], mn[i], k[i],
+                             props[c, 4], inst_mn[i], props[c, 5], his[c], start, window, lbo_k,
+                             &lbo_out[i], &sbo_out[i], &nbytes_out[i], &desc_out[i])
+
+
+def tile_configs_lut(const int64_t[::1] combo, const int64_t[:, ::1] props,
+                     const uint64_t[::1] his, const int64_t[::1] mn, const int64_t[::1] k,
+                     const int64_t[::1] inst_mn, int64_t start, int64_t window, int64_t lbo_k,
+                     int8_t[::1] err, int64_t[::1] lbo_out, int64_t[::1] sbo_out,
+                     int64_t[::1] nbytes_out, uint64_t[::1] desc_out):
+    """tile_configs with the categorical properties looked up per configuration in one pass.
+
+    props[c] = (ebits, kmajor, width, rows, korder, swizzled, legal) and his[c] the layout-type
+    bits of combination c; combo[i] in [0, len(props)). Illegal combinations (legal 0) get error
+    8 and zeros. Caller guarantees: every per-configuration array has len(err) entries; the rest
+    as tile_configs."""
+    with nogil:
+        _tile_configs_lut(combo, props, his, mn, k, inst_mn, start, window, lbo_k, err,
+                          lbo_out, sbo_out, nbytes_out, desc_out)
+
+
+def factorize_names(const uint32_t[:, ::1] chars, uint64_t[::1] found_keys,
+                    int64_t[::1] found_pos, int8_t[::1] codes):
+    """Codes of short ASCII names, one pass: returns how many distinct names there are, or -1.
+
+    chars: one row of UCS-4 code points per name (a numpy U array viewed as uint32). Each row
+    becomes an exact uint64 key (7 bits a character, < 2**63); codes[i] is the index of row i's
+    key in order of first appearance, found_pos[c] the first row of code c. Returns -1 (codes
+    undefined) if a row has more than 9 characters, a code point >= 128, or there are more
+    than 16 distinct names. Caller guarantees len(codes) == chars.shape[0],
+    len(found_pos) == len(found_keys) == 16."""
+    cdef Py_ssize_t n = chars.shape[0], w = chars.shape[1], i, j
+    cdef int nfound = 0, c, code, match
+    cdef uint64_t key
+    cdef uint32_t ch, hi
+    cdef uint64_t table[16]
+    if w > 9 or found_keys.shape[0] != 16:
+        return -1
+    for c in range(16):
+        table[c] = <uint64_t>-1  # no key is 2**64 - 1: a free slot never matches
+    with nogil:
+        for i in range(n):
+            key = 0
+            hi = 0
+            for j in range(w):
+                ch = chars[i, j]
+                hi |= ch
+                key = (key << 7) | ch
+            if hi >= 128:
+                nfound = -1
+                break
+            # Branch-free lookup in the 16 slots (random names would mispredict a search).
+            code = 0
+            match = 0
+            for c in range(16):
+                code |= c if table[c] == key else 0
+                match |= table[c] == key
+            if not match:
+                if nfound == 16:
+                    nfound = -1
+                    break
+                code = nfound
+                table[code] = key
+                found_pos[code] = i
+                nfound += 1
+            codes[i] = <int8_t>code
+    for c in range(16):
+        found_keys[c] = table[c]
+    return nfound

@@ -362,6 +362,8 @@ def tile_addresses(tile, start=0, swizzle_base="absolute", threads=None, out=Non
 
 def coords_args(addresses):
     arr = int_array("addresses", addresses)
+    if arr.dtype in (np.uint32, np.uint16, np.uint8):
+        return arr  # every value is a 32-bit address: skip the two reductions
     if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= 1 << 32):
         bad = int(np.flatnonzero((arr.ravel() < 0) | (arr.ravel() >= 1 << 32))[0])
         raise TileError(f"addresses[{bad}]={int(arr.ravel()[bad])} is not a 32-bit byte address")
@@ -374,12 +376,71 @@ def coords_error(tile, flat_addresses, bad, start):
         f"{tile!r} at start=0x{start:x}")
 
 
-def tile_coords(tile, addresses, start=0, swizzle_base="absolute"):
+def _coords_pow2_params(tile, modes, shift):
+    """(lsh, rsh, uint32 params) of the vectorised inverse map, or None where it does not apply.
+
+    It applies when the element width and every mode but the last (largest stride) are powers
+    of two, the tile has < 2**31 bytes, at most 4 modes and a right-shifting swizzle: then the
+    element index of a byte offset is a shift and each mode coordinate a shift and a mask.
+    """
+    cached = tile._cache.get("coords_pow2", False)
+    if cached is not False:
+        return cached
+    res = None
+    eb = tile.element_bits
+    pow2 = lambda v: v > 0 and v & (v - 1) == 0  # noqa: E731
+    if (pow2(eb) and eb <= 256 and len(modes) <= 4 and shift >= 0 and tile.nbytes < 1 << 31
+            and all(pow2(m[1]) for m in modes)
+            and all(pow2(m[0]) for m in modes[:-1])):
+        lg = eb.bit_length() - 1
+        sh = [m[1].bit_length() - 1 for m in modes] + [0] * (4 - len(modes))
+        mask = [m[0] - 1 for m in modes[:-1]] + [0xFFFFFFFF] * bool(modes)
+        mask += [0] * (4 - len(mask))
+        mmn = [m[2] for m in modes] + [0] * (4 - len(modes))
+        mk = [m[3] for m in modes] + [0] * (4 - len(modes))
+        res = (max(0, 3 - lg), max(0, lg - 3), np.array(sh + mask + mmn + mk, dtype=np.uint32))
+    tile._cache["coords_pow2"] = res
+    return res
+
+
+def coords_out_arg(out, shape):
+    """Validate tile_coords' ``out=``: a pair of C-contiguous int64 or int32 arrays shaped like
+    the addresses (shared with the twin, so both raise the same errors)."""
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise FastswzTypeError(
+            f"out must be a pair (mn, k) of numpy arrays, not {type(out).__name__}")
+    dtypes = [getattr(o, "dtype", None) for o in out]
+    if dtypes[0] != dtypes[1] or dtypes[0] not in (np.int64, np.int32):
+        raise FastswzTypeError(
+            f"out holds dtypes {dtypes[0]} and {dtypes[1]}; both must be int64 or both int32")
+    for o in out:
+        out_arg(o, shape, dtypes[0])
+    # Both are C-contiguous, so overlapping bounds mean shared memory.
+    if np.may_share_memory(out[0], out[1]):
+        raise TileError("out's two arrays overlap; give two separate arrays")
+    return out
+
+
+def _coords_plan(tile):
+    """(modes, their four columns as int64 arrays), cached on the tile."""
+    plan = tile._cache.get("coords_plan")
+    if plan is None:
+        modes = sorted((m for m in tile._g.modes() if m[0] > 1), key=lambda m: m[1])
+        cols = [np.array([m[c] for m in modes], dtype=np.int64) for c in range(4)]
+        plan = tile._cache["coords_plan"] = (modes, cols)
+    return plan
+
+
+def tile_coords(tile, addresses, start=0, swizzle_base="absolute", out=None):
     """Inverse of :func:`tile_addresses`: the (mn, k) of the element at each byte address.
+
+    ``out``: an optional pair ``(mn, k)`` of C-contiguous arrays shaped like ``addresses``,
+    both int64 or both int32, to fill and return (reusing them saves the page faults of fresh
+    outputs; int32 halves the bytes written).
 
     Returns
     -------
-    (mn, k) : tuple of int64 arrays shaped like ``addresses``.
+    (mn, k) : tuple of int64 arrays shaped like ``addresses`` (``out`` when given).
 
     Raises :class:`fastswz.TileError` naming the first address that is not an element start.
 
@@ -390,22 +451,38 @@ def tile_coords(tile, addresses, start=0, swizzle_base="absolute"):
     >>> mn, k = tile_coords(t, [0x5A4], start=0x400)
     >>> int(mn[0]), int(k[0])
     (3, 10)
+    >>> pair = (np.empty(2, np.int32), np.empty(2, np.int32))
+    >>> [a.tolist() for a in tile_coords(t, [0x400, 0x5A4], start=0x400, out=pair)]
+    [[0, 3], [0, 10]]
     """
     start = tile.check_start(start, swizzle_base, tile.nbytes, 1 << 32)
     relative = swizzle_base.strip().lower() == "relative"
     arr = coords_args(addresses)
     flat = np.ascontiguousarray(arr.ravel(), dtype=np.uint32)
-    modes = sorted((m for m in tile._g.modes() if m[0] > 1), key=lambda m: m[1])
-    cols = [np.array([m[c] for m in modes], dtype=np.int64) for c in range(4)]
+    modes, cols = _coords_plan(tile)
     b, mm, s = tile.swizzle.swizzle_bits
     yyy = ((1 << b) - 1) << (mm + s)
-    out_mn = np.empty(flat.shape[0], dtype=np.int64)
-    out_k = np.empty(flat.shape[0], dtype=np.int64)
+    if out is None:
+        res = (np.empty(arr.shape, dtype=np.int64), np.empty(arr.shape, dtype=np.int64))
+    else:
+        res = coords_out_arg(out, arr.shape)
+    out_mn, out_k = res[0].reshape(-1), res[1].reshape(-1)
+    params = _coords_pow2_params(tile, modes, s)
+    if params is not None and not _kernels.tile_coords_pow2(
+            flat, start, yyy, s, relative, tile.nbytes, params[0], params[1], params[2],
+            out_mn, out_k):
+        return res
+    # Other geometry, or some address is not an element (the exact loop names the first one).
+    wide = out_mn if out_mn.dtype == np.int64 else np.empty(flat.shape[0], dtype=np.int64)
+    wide_k = out_k if out_k.dtype == np.int64 else np.empty(flat.shape[0], dtype=np.int64)
     bad = _kernels.tile_coords(flat, start, yyy, s, relative, tile.nbytes, tile.element_bits,
-                               cols[0], cols[1], cols[2], cols[3], out_mn, out_k)
+                               cols[0], cols[1], cols[2], cols[3], wide, wide_k)
     if bad >= 0:
         raise coords_error(tile, flat, bad, start)
-    return out_mn.reshape(arr.shape), out_k.reshape(arr.shape)
+    if wide is not out_mn:
+        out_mn[...] = wide
+        out_k[...] = wide_k
+    return res
 
 
 def tile_descriptors(tile, start=0, inst_mn=None, swizzle_base="absolute", lbo_policy="cutlass",
@@ -496,9 +573,11 @@ def pack_smem_descriptors(arch, start_address, leading_byte_offset, stride_byte_
     codes = LAYOUT_CODES[arch]
     allowed = sum(1 << c for c in codes)
     const = (1 << 46) if arch == "sm100" else 0
-    bad = _kernels.pack_smem(rows[0], rows[1], rows[2], rows[3], rows[4], rows[5],
-                             np.array(steps, dtype=np.int64), spec["layout_type"][0], allowed,
-                             arch == "sm100", const, out)
+    kargs = (rows[0], rows[1], rows[2], rows[3], rows[4], rows[5],
+             np.array(steps, dtype=np.int64), spec["layout_type"][0], allowed, arch == "sm100",
+             const, out)
+    # The chunked loop vectorises; only when it flags a bad value does the exact loop name it.
+    bad = _kernels.pack_smem(*kargs) if _kernels.pack_smem_chunked(*kargs) else -1
     if bad >= 0:
         i, f = divmod(bad, 8)
         name = "lbo_mode_combination" if f == 6 else _SMEM_NAMES[f]
@@ -507,39 +586,68 @@ def pack_smem_descriptors(arch, start_address, leading_byte_offset, stride_byte_
     return out.reshape(shape)
 
 
-def unpack_smem_descriptors(arch, values, strict=True):
-    """Unpack 64-bit descriptors into a dict of int64 field arrays (bytes for address fields).
+def unpack_dtypes(spec, compact):
+    """Per-field output dtypes: int64, or with ``compact`` uint32 for fields wider than 8 bits
+    (the byte-address fields, < 2**18) and uint8 for the rest (shared with the twin)."""
+    if not isinstance(compact, (bool, np.bool_)):
+        raise FastswzTypeError(f"compact={compact!r} must be True or False")
+    if not compact:
+        return [np.dtype(np.int64)] * len(spec)
+    return [np.dtype(np.uint32 if width + lshift > 8 else np.uint8)
+            for _name, _lsb, width, lshift in spec]
+
+
+def unpack_smem_descriptors(arch, values, strict=True, compact=False):
+    """Unpack 64-bit descriptors into a dict of field arrays (bytes for address fields).
 
     ``layout_type`` comes back as hardware codes. ``strict`` rejects set reserved bits, an
-    undefined layout code and (sm100) a version field other than 1.
+    undefined layout code and (sm100) a version field other than 1. The arrays are int64, or
+    with ``compact=True`` the narrowest that hold every field: uint32 for ``start_address``,
+    ``leading_byte_offset`` and ``stride_byte_offset`` (< 2**18), uint8 for the others (a fifth
+    of the bytes written, and of the page faults of a fresh output).
 
     Examples
     --------
     >>> f = unpack_smem_descriptors("sm90", [0x4000004000010040])
     >>> int(f["stride_byte_offset"][0]), int(f["layout_type"][0])
     (1024, 1)
+    >>> c = unpack_smem_descriptors("sm90", [0x4000004000010040], compact=True)
+    >>> c["stride_byte_offset"].dtype.name, c["layout_type"].dtype.name, int(c["layout_type"][0])
+    ('uint32', 'uint8', 1)
     """
     arr = unpack_args(arch, values)
-    flat = np.ascontiguousarray(arr.ravel(), dtype=np.uint64)
     spec = SM90_FIELDS if arch == "sm90" else SM100_FIELDS
+    dtypes = unpack_dtypes(spec, compact)
+    flat = np.ascontiguousarray(arr.ravel(), dtype=np.uint64)
     reserved = SM90_RESERVED if arch == "sm90" else SM100_RESERVED
     allowed = [0] * len(spec)
+    rule = [0, 0, 0, 2, 0]
+    lsbs = {name: lsb for name, lsb, *_rest in spec}
     if strict:
         for f, (name, *_rest) in enumerate(spec):
             if name == "layout_type":
                 allowed[f] = sum(1 << c for c in LAYOUT_CODES[arch])
             elif name == "version":
                 allowed[f] = 1 << 1
-    out = np.empty((len(spec), flat.shape[0]), dtype=np.int64)
-    bad = _kernels.unpack_fields(flat, np.array([s[1] for s in spec], dtype=np.int64),
-                                 np.array([s[2] for s in spec], dtype=np.int64),
-                                 np.array([s[3] for s in spec], dtype=np.int64),
-                                 np.array(allowed, dtype=np.uint64), reserved if strict else 0, out)
+        if arch == "sm100":  # PTX 9.7.16.3.1.2.1: lbo_mode 1 needs layout 128B (2), base 0
+            rule = [1, lsbs["lbo_mode"], lsbs["layout_type"], 2, lsbs["base_offset"]]
+    n = flat.shape[0]
+    if compact:
+        rows = [np.empty(n, dtype=dt) for dt in dtypes]
+    else:
+        block = np.empty((len(spec), n), dtype=np.int64)
+        rows = list(block)
+    bad = _kernels.unpack_fields_rows(flat, np.array([s[1] for s in spec], dtype=np.int64),
+                                      np.array([s[2] for s in spec], dtype=np.int64),
+                                      np.array([s[3] for s in spec], dtype=np.int64),
+                                      np.array(allowed, dtype=np.uint64),
+                                      reserved if strict else 0, np.array(rule, dtype=np.int64),
+                                      rows)
     if bad >= 0:
         raise unpack_error(arch, int(flat[bad]), bad)
-    res = {name: out[f].reshape(arr.shape) for f, (name, *_rest) in enumerate(spec)}
-    if strict and arch == "sm100":
-        check_lbo_mode_rules(res, flat)
+    res = {name: rows[f].reshape(arr.shape) for f, (name, *_rest) in enumerate(spec)}
+    if bad == -2:
+        check_lbo_mode_rules(res, flat)  # raises, naming the first such word
     return res
 
 
@@ -602,6 +710,11 @@ CONFIG_ERRORS = (
 
 def config_args(dtype, major, swizzle, mn, k, order, arch, inst_mn, start, lbo_policy):
     """Broadcast and validate tile_configs' arguments (shared with the numpy twin)."""
+    return _config_args(dtype, major, swizzle, mn, k, order, arch, inst_mn, start, lbo_policy)[:4]
+
+
+def _config_args(dtype, major, swizzle, mn, k, order, arch, inst_mn, start, lbo_policy):
+    """config_args, plus each categorical argument factorised: {name: (values, codes)}."""
     start = _int("start", start, 0)
     if start % 16:
         raise TileError(f"start=0x{start:x} is not 16-byte aligned")
@@ -625,8 +738,8 @@ def config_args(dtype, major, swizzle, mn, k, order, arch, inst_mn, start, lbo_p
     except ValueError:
         raise TileError("configuration arrays do not broadcast together: " + ", ".join(
             f"{n}{a.shape}" for n, a in (*cats.items(), *nums.items()))) from None
-    _check_categories(cats, shape)
-    return cats, nums, shape, start
+    factors = _check_categories(cats, shape)
+    return cats, nums, shape, start, factors
 
 
 def _check_categories(cats, shape):
@@ -636,14 +749,12 @@ def _check_categories(cats, shape):
               ("swizzle", SwizzleMode.parse), ("arch", lambda v: _choice("arch", v, ARCHS)),
               ("order", lambda v: _choice("order", v, ORDERS)))
     first, error = None, None
+    factors = {}
     for name, check in checks:
         a = cats[name]
-        values = a.ravel().tolist()
-        if not all(isinstance(v, str) for v in values):
-            bad = next(v for v in values if not isinstance(v, str))
-            raise FastswzTypeError(f"{name} must hold strings; it holds {bad!r} ({type(bad).__name__})")
+        values, codes = factors[name] = _factorize(name, a)
         errors = {}
-        for v in dict.fromkeys(values):
+        for v in values:
             try:
                 check(v)
             except (FastswzError, TypeError) as exc:
@@ -651,9 +762,7 @@ def _check_categories(cats, shape):
                     f"{name}={v!r} must be a string")
         if not errors:
             continue
-        bad = np.zeros(a.shape, dtype=bool)
-        for v in errors:
-            bad |= a == v
+        bad = np.isin(codes, [values.index(v) for v in errors])
         hits = np.flatnonzero(np.broadcast_to(bad, shape).ravel())
         # An empty space still names its bad value (the first one, in the check order).
         i = int(hits[0]) if hits.size else 0
@@ -662,6 +771,41 @@ def _check_categories(cats, shape):
             error = errors[np.broadcast_to(a, shape).ravel()[i]] if hits.size else next(iter(errors.values()))
     if error is not None:
         raise error
+    return factors
+
+
+_PEEL_MAX = 16  # distinct names coded in one kernel pass before falling back to a sort
+
+
+def _factorize(name, a):
+    """(distinct values in order of first appearance, int64 codes shaped like ``a``).
+
+    A fixed-width string array (dtype U) holds only strings. Short ASCII names (<= 9
+    characters) with at most 16 distinct values are coded in one kernel pass (each name an
+    exact 7-bit-a-character key; far cheaper than a Python object per element); other U
+    arrays go through np.unique; object arrays are checked element by element for non-strings.
+    Codes are int8 in the first case, int64 otherwise."""
+    if a.dtype.kind == "U" and a.size:
+        width = a.dtype.itemsize // 4
+        chars = np.ascontiguousarray(a).reshape(-1).view(np.uint32).reshape(-1, width)
+        found_keys = np.empty(_PEEL_MAX, dtype=np.uint64)
+        found_pos = np.empty(_PEEL_MAX, dtype=np.int64)
+        codes = np.empty(chars.shape[0], dtype=np.int8)
+        nfound = _kernels.factorize_names(chars, found_keys, found_pos, codes)
+        if nfound >= 0:  # short ASCII names, few distinct: one pass, no Python object each
+            flat = a.reshape(-1)
+            return [str(flat[i]) for i in found_pos[:nfound]], codes.reshape(a.shape)
+        uniq, first, inv = np.unique(a.reshape(-1), return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        return [str(uniq[i]) for i in order], rank[inv.reshape(-1)].reshape(a.shape)
+    values = a.ravel().tolist()
+    if not all(isinstance(v, str) for v in values):
+        bad = next(v for v in values if not isinstance(v, str))
+        raise FastswzTypeError(f"{name} must hold strings; it holds {bad!r} ({type(bad).__name__})")
+    index = {v: i for i, v in enumerate(dict.fromkeys(values))}
+    return list(index), np.array([index[v] for v in values], dtype=np.int64).reshape(a.shape)
 
 
 def tile_configs(dtype, major, swizzle, mn, k, order="mn", arch="sm90", inst_mn=None, start=0,
@@ -687,29 +831,35 @@ def tile_configs(dtype, major, swizzle, mn, k, order="mn", arch="sm90", inst_mn=
     >>> hex(int(r["descriptor"][0, 2])), int(tile_configs("bf16", "K", "128B", 60, 64)["error"])
     ('0x4000004000010000', 1)
     """
-    cats, nums, shape, start = config_args(dtype, major, swizzle, mn, k, order, arch, inst_mn,
-                                           start, lbo_policy)
+    cats, nums, shape, start, factors = _config_args(dtype, major, swizzle, mn, k, order, arch,
+                                                     inst_mn, start, lbo_policy)
     n = int(np.prod(shape, dtype=np.int64))
-    # Factorise the categorical arguments (few distinct values, possibly millions of entries):
-    # the per-combination work below runs once per distinct (dtype, major, swizzle, order, arch).
-    keys, combo = [], None
-    for a in cats.values():
-        a = a.astype(str)
-        uniq = np.array(sorted(set(a.ravel().tolist())))
-        keys.append(uniq)
-        if len(uniq) > 1:
-            inv = np.broadcast_to(np.searchsorted(uniq, a), shape).ravel().astype(np.int64)
-            combo = inv if combo is None else combo * len(uniq) + inv
+    # The categorical arguments arrive factorised (few distinct names, possibly millions of
+    # entries): the per-combination work below runs once per (dtype, major, swizzle, order,
+    # arch) combination, and the kernel looks each configuration's combination up.
+    names = ("dtype", "major", "swizzle", "order", "arch")
+    radix = [len(factors[name][0]) for name in names]
+    combo = None
+    for name, r in zip(names, radix):
+        codes = factors[name][1]
+        if r > 1:
+            codes = np.broadcast_to(codes, shape).reshape(-1)
+            combo = codes.astype(np.int64) if combo is None else combo * r + codes
     if combo is None:
         combo = np.zeros(n, dtype=np.int64)
-    uniq_combo, combo_inv = np.unique(combo, return_inverse=True)
-    props = np.zeros((len(uniq_combo), 7), dtype=np.int64)  # ebits kmajor width rows korder swz legal
-    his = np.zeros(len(uniq_combo), dtype=np.uint64)  # layout type (+ sm100 version bit), in place
-    for c, value in enumerate(uniq_combo):
+    space = int(np.prod(radix, dtype=np.int64))
+    if space <= 4096:  # every combination of the distinct names: the code is the index
+        present = range(space)
+    else:
+        present, combo = np.unique(combo, return_inverse=True)
+    combo = np.ascontiguousarray(combo.reshape(-1), dtype=np.int64)
+    props = np.zeros((len(present), 7), dtype=np.int64)  # ebits kmajor width rows korder swz legal
+    his = np.zeros(len(present), dtype=np.uint64)  # layout type (+ sm100 version bit), in place
+    for c, value in enumerate(present):
         idx = []
-        for uniq in reversed(keys):
-            value, r = divmod(int(value), len(uniq))
-            idx.append(str(uniq[r]))
+        for name, r in zip(reversed(names), reversed(radix)):
+            value, q = divmod(int(value), r)
+            idx.append(factors[name][0][q])
         dname, mname, sname, oname, aname = reversed(idx)
         dt = lookup(dname)
         mjr = _choice("major", mname, ("K", "MN"))
@@ -726,24 +876,16 @@ def tile_configs(dtype, major, swizzle, mn, k, order="mn", arch="sm90", inst_mn=
         props[c] = (_storage_bits(dt, False), mjr == "K", mode.byte_width, mode.atom_rows,
                     ordr == "k", mode.is_swizzled, legal)
         his[c] = hi
-    per = props[combo_inv]
-    col = [np.ascontiguousarray(per[:, j]) for j in range(6)] + [his[combo_inv]]
-    flat = {name: np.ascontiguousarray(np.broadcast_to(a, shape).ravel(), dtype=np.int64)
+    flat = {name: np.ascontiguousarray(np.broadcast_to(a, shape).reshape(-1), dtype=np.int64)
             for name, a in nums.items()}
     err = np.empty(n, dtype=np.int8)
     out = {"lbo_bytes": np.empty(n, np.int64), "sbo_bytes": np.empty(n, np.int64),
            "nbytes": np.empty(n, np.int64), "descriptor": np.empty(n, np.uint64)}
-    _kernels.tile_configs(col[0], col[1], col[2], col[3], flat["mn"], flat["k"], col[4],
-                          flat["inst_mn"], col[5], col[6],
-                          min(start, SMEM_WINDOW),  # past the window every config is code 7 anyway
-                          SMEM_WINDOW,
-                          16 if lbo_policy.strip().lower() == "cutlass" else 0, err,
-                          out["lbo_bytes"], out["sbo_bytes"], out["nbytes"], out["descriptor"])
-    illegal = per[:, 6] == 0
-    if illegal.any():
-        err[illegal] = 8
-        for a in out.values():
-            a[illegal] = 0
+    _kernels.tile_configs_lut(combo, props, his, flat["mn"], flat["k"], flat["inst_mn"],
+                              min(start, SMEM_WINDOW),  # past the window: code 7 anyway
+                              SMEM_WINDOW, 16 if lbo_policy.strip().lower() == "cutlass" else 0,
+                              err, out["lbo_bytes"], out["sbo_bytes"], out["nbytes"],
+                              out["descriptor"])
     res = {"error": err.reshape(shape)}
     res.update({name: a.reshape(shape) for name, a in out.items()})
     return res

@@ -27,6 +27,7 @@ from .bulk import (LAYOUT_CODES, check_lbo_mode_rules, SMEM_LIMITS, _SMEM_NAMES,
                    smem_field_error, smem_pack_args, threads_arg, unpack_args, unpack_error)
 from .algebra import composition, logical_divide, upcast
 from .bulk import config_args
+from .bulk import coords_out_arg, unpack_dtypes
 from .descriptor import SM90_FIELDS, SM90_RESERVED, SM100_FIELDS, SM100_RESERVED
 from .dtypes import dtype as lookup
 from .errors import DescriptorFieldError, FastswzTypeError, LayoutError, TileError
@@ -112,10 +113,12 @@ def tile_addresses(tile, start=0, swizzle_base="absolute", threads=None, out=Non
     return out
 
 
-def tile_coords(tile, addresses, start=0, swizzle_base="absolute"):
+def tile_coords(tile, addresses, start=0, swizzle_base="absolute", out=None):
     """Twin of :func:`fastswz.tile_coords`: look addresses up in the sorted forward map."""
     start = tile.check_start(start, swizzle_base, tile.nbytes, 1 << 32)
     arr = coords_args(addresses)
+    if out is not None:
+        coords_out_arg(out, arr.shape)
     fwd = tile_addresses(tile, start, swizzle_base).astype(np.int64).ravel()
     order = np.argsort(fwd, kind="stable")
     sorted_fwd = fwd[order]
@@ -125,7 +128,12 @@ def tile_coords(tile, addresses, start=0, swizzle_base="absolute"):
     if not ok.all():
         raise coords_error(tile, flat, int(np.flatnonzero(~ok)[0]), start)
     hit = order[pos]
-    return (hit // tile.k).reshape(arr.shape), (hit % tile.k).reshape(arr.shape)
+    res = (hit // tile.k).reshape(arr.shape), (hit % tile.k).reshape(arr.shape)
+    if out is None:
+        return res
+    out[0][...] = res[0]
+    out[1][...] = res[1]
+    return out
 
 
 def cute_strides(tile, inst_mn, lbo_policy="cutlass"):
@@ -256,10 +264,11 @@ def pack_smem_descriptors(arch, start_address, leading_byte_offset, stride_byte_
     return np.broadcast_to(out, (int(np.prod(shape, dtype=np.int64)),)).reshape(shape).astype(np.uint64)
 
 
-def unpack_smem_descriptors(arch, values, strict=True):
+def unpack_smem_descriptors(arch, values, strict=True, compact=False):
     """Twin of :func:`fastswz.unpack_smem_descriptors`."""
     v = unpack_args(arch, values).astype(np.uint64)
     spec = SM90_FIELDS if arch == "sm90" else SM100_FIELDS
+    dtypes = unpack_dtypes(spec, compact)
     out = {name: (((v >> np.uint64(lsb)) & np.uint64((1 << width) - 1)).astype(np.int64) << lshift)
            for name, lsb, width, lshift in spec}
     if strict:
@@ -272,7 +281,7 @@ def unpack_smem_descriptors(arch, values, strict=True):
             raise unpack_error(arch, int(v.ravel()[i]), i)
         if arch == "sm100":
             check_lbo_mode_rules(out, v.ravel())
-    return {name: np.asarray(a) for name, a in out.items()}
+    return {name: np.asarray(a).astype(dt, copy=False) for (name, a), dt in zip(out.items(), dtypes)}
 
 
 def tile_configs(dtype, major, swizzle, mn, k, order="mn", arch="sm90", inst_mn=None, start=0,
