@@ -14,6 +14,7 @@ import numpy as np
 
 from .blockscaled import BLOCK_SCALED_KINDS, InstrDescriptorBlockScaled
 from .descriptor import KINDS, InstrDescriptorSM100, decode
+from .doctor import check_descriptors, consistent_tiles
 from .errors import DescriptorFieldError, FastswzError
 from .tile import ARCHS, LBO_POLICIES, ORDERS, SWIZZLE_BASES, OperandTile
 
@@ -32,15 +33,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"fastswz: error: {message} (see '{self.prog} --help')\n")
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="fastswz",
-        description="Swizzled shared-memory address maps and wgmma/tcgen05 descriptors.")
-    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
-
-    t = sub.add_parser("tile", help="layout, LBO/SBO and the descriptor grid of an operand tile",
-                       description="Print the CuTe layout, LBO/SBO, base offset and the descriptor "
-                                   "of every MMA sub-tile (MN blocks x 32-byte K blocks).")
+def _tile_options(t) -> None:
+    """Add the options that describe an operand tile (shared by ``tile`` and ``check``)."""
     t.add_argument("--dtype", required=True, help="f16 bf16 tf32 f32 e4m3 e5m2 s8 u8; sm100: e2m1 e2m3 e3m2")
     t.add_argument("--major", required=True, choices=["K", "MN"])
     t.add_argument("--swizzle", required=True, help="none (interleave), 32B, 64B, 128B, 128B_base32B")
@@ -63,6 +57,23 @@ def _parser() -> argparse.ArgumentParser:
                    help="K-major swizzled LBO field: cutlass 1, deepgemm 0")
     t.add_argument("--stages", default=None, type=_int, help="pipeline stages (needs --stage-stride)")
     t.add_argument("--stage-stride", default=None, type=_int, help="bytes between stage starts")
+
+
+def _tile_from(args) -> OperandTile:
+    return OperandTile(args.dtype, args.major, args.swizzle, args.mn, args.k, args.order, args.arch,
+                       packed=args.packed, inst_k=args.inst_k)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="fastswz",
+        description="Swizzled shared-memory address maps and wgmma/tcgen05 descriptors.")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+
+    t = sub.add_parser("tile", help="layout, LBO/SBO and the descriptor grid of an operand tile",
+                       description="Print the CuTe layout, LBO/SBO, base offset and the descriptor "
+                                   "of every MMA sub-tile (MN blocks x 32-byte K blocks).")
+    _tile_options(t)
     t.add_argument("--addresses", metavar="FILE.npy",
                    help="also write the byte address of every element as a (mn, k) uint32 .npy")
     t.add_argument("--json", action="store_true", help="print one JSON object")
@@ -78,6 +89,17 @@ def _parser() -> argparse.ArgumentParser:
                         "mxf8f6f4 vs mxf4); with --arch instr a block-scaled kind selects that layout")
     d.add_argument("--lenient", action="store_true", help="accept set reserved bits")
     d.add_argument("--json", action="store_true")
+
+    c = sub.add_parser("check", help="diagnose descriptors against the tile they should describe",
+                       description="Compare one descriptor, or the sequence a kernel issues (stages x "
+                                   "MN blocks x K blocks, in the order of 'fastswz tile'), with what "
+                                   "the tile needs; name the likely mistake and the corrected value. "
+                                   "Exit status 0: all are what the tile needs; 1: some are not.")
+    c.add_argument("values", nargs="+", type=_int, metavar="VALUE", help="64-bit descriptors")
+    _tile_options(c)
+    c.add_argument("--strict", action="store_true",
+                   help="count descriptors that differ only in fields the hardware ignores as wrong")
+    c.add_argument("--json", action="store_true", help="print one JSON object")
 
     i = sub.add_parser("instr", help="pack a tcgen05 instruction descriptor",
                        description="Pack a tcgen05 instruction descriptor: kind::f16/tf32/f8f6f4/i8, "
@@ -103,8 +125,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _tile(args) -> str:
-    tile = OperandTile(args.dtype, args.major, args.swizzle, args.mn, args.k, args.order, args.arch,
-                       packed=args.packed, inst_k=args.inst_k)
+    tile = _tile_from(args)
     desc = tile.descriptors(args.start, args.inst_mn, args.swizzle_base, args.lbo_policy,
                             args.stages, args.stage_stride)
     first = tile.descriptor(0, 0, args.start, args.inst_mn, args.swizzle_base, args.lbo_policy)
@@ -143,10 +164,23 @@ def _tile(args) -> str:
 
 def _decode(args) -> str:
     d = decode(args.value, args.arch, args.kind, strict=not args.lenient)
+    tiles = consistent_tiles(d, args.arch) if args.arch in ("sm90", "sm100", "sm103") else None
     if args.json:
         f = {k: (v.value if hasattr(v, "value") and not isinstance(v, int) else v) for k, v in d.fields().items()}
-        return json.dumps({"arch": args.arch, "value": str(d), **f})
-    return d.table()
+        extra = {} if tiles is None else {"consistent_tiles": [m.to_dict() for m in tiles]}
+        return json.dumps({"arch": args.arch, "value": str(d), **f, **extra})
+    if tiles is None:
+        return d.table()
+    lines = [f"  {m}" for m in tiles] or ["  none (no canonical tile has these LBO/SBO)"]
+    return d.table() + "\nconsistent canonical tiles:\n" + "\n".join(lines)
+
+
+def _check(args):
+    r = check_descriptors(args.values, _tile_from(args), args.start, args.inst_mn,
+                          args.swizzle_base, args.lbo_policy, args.stages, args.stage_stride)
+    ok = r.ok and not (args.strict and any(f.status == "equivalent" for f in r.findings))
+    out = json.dumps({**r.to_dict(), "ok": ok}) if args.json else r.report()
+    return out, 0 if ok else 1
 
 
 def _instr(args) -> str:
@@ -175,15 +209,18 @@ def main(argv=None) -> int:
     """Entry point of the ``fastswz`` command."""
     args = _parser().parse_args(argv)
     try:
-        out = {"tile": _tile, "decode": _decode, "instr": _instr}[args.cmd](args)
+        out = {"tile": _tile, "decode": _decode, "instr": _instr, "check": _check}[args.cmd](args)
     except FastswzError as exc:
         print(f"fastswz: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"fastswz: error: {exc}", file=sys.stderr)
         return 2
+    rc = 0
+    if isinstance(out, tuple):  # (text, status): check exits 1 when descriptors are wrong
+        out, rc = out
     print(out)
-    return 0
+    return rc
 
 
 if __name__ == "__main__":  # pragma: no cover
