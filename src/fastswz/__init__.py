@@ -11,6 +11,7 @@ from .blockscaled import InstrDescriptorBlockScaled
 from .bulk import (CONFIG_ERRORS, evaluate, pack_smem_descriptors, swizzle_offsets, tile_addresses,
                    tile_configs, tile_coords, tile_descriptors, unpack_smem_descriptors)
 from .descriptor import InstrDescriptorSM100, SmemDescriptorSM90, SmemDescriptorSM100, decode
+from .doctor import check_descriptors, consistent_tiles
 from .dtypes import DTYPES, DType, dtype
 from .errors import (DescriptorFieldError, FastswzError, FastswzTypeError, LayoutError,
                      ParseError, TileError)
@@ -45,3 +46,4 @@ __all__ = [
     "rank", "recast", "right_inverse", "shape_div", "size", "slice_", "slice_and_offset",
     "tile_to_shape", "tiled_divide", "tiled_product", "upcast", "zipped_divide", "zipped_product",
 ]
+__all__ += ["check_descriptors", "consistent_tiles"]

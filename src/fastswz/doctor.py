@@ -663,10 +663,19 @@ def _values(values) -> "list[int]":
     arr = values if isinstance(values, np.ndarray) else None
     if arr is not None:
         if arr.dtype.kind not in "iu":
-            raise FastswzTypeError(f"values has dtype {arr.dtype}; pass integers (uint64 descriptors)")
+            raise FastswzTypeError(f"values.dtype={arr.dtype} is not an integer dtype; pass uint64 descriptors")
         items = arr.ravel().tolist()
     elif hasattr(values, "__iter__"):
-        items = list(values)
+        items = []
+        stack = [iter(values)]
+        while stack:  # nested lists (e.g. ndarray.tolist() of a grid) flatten in C order
+            for v in stack[-1]:
+                if isinstance(v, (list, tuple, np.ndarray)):
+                    stack.append(iter(v.tolist() if isinstance(v, np.ndarray) else v))
+                    break
+                items.append(v)
+            else:
+                stack.pop()
     else:
         items = [values]
     if not items:
@@ -727,9 +736,9 @@ def check_descriptors(values, tile, start=0, inst_mn=None, swizzle_base="absolut
     if len(given) > flat.size:
         raise DescriptorFieldError(
             f"values has {len(given)} descriptors, but the tile issues {flat.size} "
-            f"({' x '.join(str(n) for n in plan.grid.shape[0 if stages else 1:])} "
+            f"({' x '.join(str(n) for n in plan.grid.shape[0 if stages else 1:])}: "
             f"{'stages x ' if stages else ''}MN blocks x K blocks); pass at most {flat.size}, or "
-            f"check --inst-mn / --stages")
+            f"check inst_mn and stages")
     findings = []
     for i, g in enumerate(given):
         pos = np.unravel_index(i, plan.grid.shape)
