@@ -194,6 +194,15 @@ def inject(kind, rng, tile, kw, grid):
         a = a0 + (f["start"] - a0) * 8 // bits if kind == "element_units" else a0 + j * kb
         w = with_field(v, "start", a >> 4)
         return (idx, w) if w != v and bits != 8 or kind == "k_step_past_atom" and w != v else None
+    if kind == "k_step_rows":  # MN-major: k-steps of another MMA's K (e.g. 16 rows, 16-bit)
+        if j == 0 or tile.major != "MN":
+            return None
+        a0 = fields(int(grid.reshape(S, B, J)[s, b, 0]))["start"]
+        ak = tile.atom_shape[1]
+        group = tile.offset(0, ak) - tile.offset(0, 0)  # bytes between K atoms (row groups)
+        rows = rng.choice([r for r in (8, 16, 32, 64) if r != tile.inst_k and r % ak == 0])
+        w = with_field(v, "start", (a0 + j * rows // ak * group) >> 4)
+        return (idx, w) if w != v else None
     if kind == "base_offset_missing":
         return (idx, v & ~(7 << 49)) if (v >> 49) & 7 else None
     if kind == "base_offset_wrong":
@@ -245,6 +254,8 @@ def _config_for(kind, rng):
         return tile, kw
     if kind in ("wrong_order", "lbo_sbo_swapped"):
         return random_config(rng, major=rng.choice(["MN", "K"]))
+    if kind == "k_step_rows":
+        return random_config(rng, major="MN")
     return random_config(rng)
 
 

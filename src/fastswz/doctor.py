@@ -42,6 +42,7 @@ MISTAKES = {
     "lbo_sbo_swapped": "LBO and SBO swapped",
     "element_units": "offset or stride in elements instead of bytes",
     "k_step_past_atom": "k-step of +32 bytes past a swizzle atom",
+    "k_step_rows": "MN-major k-step of the wrong number of K rows",
     "base_offset_missing": "pattern off its boundary with base_offset 0",
     "base_offset_wrong": "base_offset that the swizzle base does not need",
     "stride_per_row": "stride of one row instead of one 8-row group",
@@ -447,6 +448,24 @@ def _h_k_step(c, r):
         f"(+{c.A - c.A0} bytes, CuTe's descriptor iterator)")
 
 
+def _h_k_rows(c, r):
+    t = c.tile
+    if c.j == 0 or t.major != "MN":
+        return
+    rows_atom = t.swizzle.atom_rows
+    a_first = (int(c.plan.grid[c.s, c.b, 1]) & 0x3FFF) << 4
+    group = (a_first - c.A0) * rows_atom // t.inst_k  # bytes between row groups of the K mode
+    for rows in (8, 16, 32, 64):
+        if rows == t.inst_k or rows % rows_atom:
+            continue
+        a2 = c.A0 + c.j * rows // rows_atom * group
+        if a2 != c.A:
+            yield dict(r, start=(a2 >> 4) & 0x3FFF), (
+                f"each k-step advanced {rows} K rows (0x{c.A0:x} + {c.j} x {rows // rows_atom} x "
+                f"{group} B = 0x{a2:x}), but one {t.dtype} MMA reads {t.inst_k} K rows "
+                f"({t.inst_k * t.element_bits // 8} bytes of K), so K block {c.j} starts at 0x{c.A:x}")
+
+
 def _h_base_offset(c, r):
     t = c.tile
     if not t.swizzle.is_swizzled:
@@ -582,6 +601,7 @@ _HYPOTHESES = [
     ("lbo_sbo_swapped", _h_swap, True),
     ("element_units", _h_elements, False),
     ("k_step_past_atom", _h_k_step, False),
+    ("k_step_rows", _h_k_rows, False),
     ("base_offset", _h_base_offset, True),
     ("stride_per_row", _h_per_row, True),
     ("start_not_rebased", _h_not_rebased, False),
@@ -759,8 +779,14 @@ def check_descriptors(values, tile, start=0, inst_mn=None, swizzle_base="absolut
             continue
         mistakes, diff = _diagnose(c, ((1 << 64) - 1) & ~mask)
         findings.append(Finding(status="mistake", mistakes=mistakes, diff=diff, **where))
+    notes = _notes(plan)
+    exp = [int(x) for x in flat]
+    if given != exp[:len(given)] and sorted(given) == sorted(exp):
+        notes += ("the values are exactly the tile's descriptors in another order: this check "
+                  "expects stages x MN blocks x K blocks, K blocks innermost (the order of "
+                  "'fastswz tile')",)
     return CheckResult(tile, start, plan.inst_mn, swizzle_base, lbo_policy, stages, stage_stride,
-                       int(flat.size), tuple(findings), _notes(plan))
+                       int(flat.size), tuple(findings), notes)
 
 
 def _equivalent_notes(c, mask) -> tuple:
