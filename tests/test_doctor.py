@@ -211,6 +211,14 @@ def inject(kind, rng, tile, kw, grid):
         if not mode.is_swizzled or kw.get("swizzle_base") == "relative" or bo == 0:
             return None
         return idx, v | bo << 49
+    if kind == "zero_stride":
+        names = sorted(n for n in read if f[n])
+        return (idx, with_field(v, rng.choice(names), 0)) if names else None
+    if kind == "low_word_only":
+        hi = v >> 32
+        if "sbo" not in read:
+            hi &= ~0x3FFF  # SBO not read
+        return (idx, v & 0xFFFFFFFF) if hi else None
     if kind == "start_not_rebased":
         if kw["start"] == 0:
             return None

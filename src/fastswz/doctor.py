@@ -46,6 +46,8 @@ MISTAKES = {
     "base_offset_missing": "pattern off its boundary with base_offset 0",
     "base_offset_wrong": "base_offset that the swizzle base does not need",
     "stride_per_row": "stride of one row instead of one 8-row group",
+    "zero_stride": "stride 0 where the MMA steps in that direction",
+    "low_word_only": "only the low 32-bit word",
     "start_not_rebased": "start address not rebased to the shared window",
     "wrong_position": "start address of another stage, MN block or K block",
     "wrong_swizzle": "wrong swizzle mode for the tile",
@@ -509,6 +511,29 @@ def _h_per_row(c, r):
             f"({r[name] << 4} B)")
 
 
+def _h_zero(c, r):
+    t = c.tile
+    for n in ("lbo", "sbo"):
+        if r[n] and not (n == "lbo" and r["lbo_mode"]):
+            if t.major == "K":
+                what = ("the MMA covers more than one 8-row group along MN" if n == "sbo" else
+                        "an interleave K step spans two core matrices along K")
+            else:
+                mn_name = "lbo" if t.swizzle.is_swizzled else "sbo"
+                what = ("the MMA covers more than one swizzle atom along MN" if n == mn_name else
+                        "the MMA covers more than one group of K rows")
+            yield dict(r, **{n: 0}), (
+                f"{_LABEL[n]} is 0, which only a sub-tile with a single step in that direction may "
+                f"have, but {what}: {_LABEL[n]} = {r[n] << 4} B")
+
+
+def _h_low_word(c, r):
+    if r["sbo"] or r["layout"] or r["version"] or r["base"]:
+        yield dict(r, sbo=0, layout=0, version=0, base=0, lbo_mode=0), (
+            "only the low 32-bit word (start address and LBO) was written: the high word (SBO, "
+            "base_offset, layout_type and, on sm100, the version bit) is 0")
+
+
 def _h_not_rebased(c, r):
     for base, what in ((c.plan.start, "the tile's"), (c.stage_start, "this stage's")):
         if base and c.A >= base:
@@ -604,6 +629,8 @@ _HYPOTHESES = [
     ("k_step_rows", _h_k_rows, False),
     ("base_offset", _h_base_offset, True),
     ("stride_per_row", _h_per_row, True),
+    ("zero_stride", _h_zero, True),
+    ("low_word_only", _h_low_word, False),
     ("start_not_rebased", _h_not_rebased, False),
     ("wrong_position", _h_position, False),
     ("wrong_swizzle", _h_swizzle, False),
