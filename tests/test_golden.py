@@ -63,6 +63,16 @@ def test_two_cutlass_versions_are_checked():
     assert len(TILE_SETS[newest]["meta"]["cutlass_commit"]) == 40
 
 
+def test_versions_give_the_same_vectors():
+    """Every CUTLASS version so far gives 4.2's vectors exactly (docs/CUTE_COMPARISON.md section 7
+    lists what changed in the headers instead); a newer set that differs must be documented there."""
+    for version in TILE_SETS:
+        for key in ("cases", "subbyte"):
+            assert TILE_SETS[version][key] == TILES[key], (version, key)
+        for key in ("instr", "block_scaled"):
+            assert INSTR_SETS[version][key] == INSTR[key], (version, key)
+
+
 @pytest.mark.parametrize("case", _params(TILE_SETS, "cases", _case_id))
 def test_tile_matches_cute(case):
     args = (case["dtype"], case["major"], case["swizzle"], case["mn"], case["k"], case["order"],
@@ -135,3 +145,21 @@ def test_packed_e2m1_tile_matches_cute(case):
     assert _checksum(bit) == int(case["addr_checksum"], 16)
     want = np.array([[int(h, 16) for h in row] for row in case["descriptors"]], dtype=np.uint64)
     np.testing.assert_array_equal(tile.descriptors(case["start"], case["inst_mn"]), want)
+
+
+# CuTe's printed slice_and_offset of the GMMA K-major SW128 half_t tile (64 x 64), host-compiled from
+# both header sets (docs/CUTE_COMPARISON.md section 7): CUTLASS 4.7 added an overload for
+# Swizzle o smem_ptr_flag layouts that keeps the swizzle and absorbs the row offset (what fastswz
+# does); 4.2 folded the swizzle into a linear layout plus an offset (NOTES 8.13).
+CUTE_47_SLICES = [
+    ((3, None), "Sw<3,4,3> o 192 o ((64,1)):((1,0))", 0),
+    ((8, None), "Sw<3,4,3> o 512 o ((64,1)):((1,0))", 0),
+    ((None, 0), "Sw<3,4,3> o 0 o ((8,8)):((64,512))", 0),
+]
+
+
+@pytest.mark.parametrize("coord,layout,offset", CUTE_47_SLICES)
+def test_swizzled_slice_matches_cute_47(coord, layout, offset):
+    tile = fastswz.parse("Sw<3,4,3> o 0 o ((8,8),(64,1)):((64,512),(1,0))")
+    sliced, off = fastswz.slice_and_offset(coord, tile)
+    assert (str(sliced), off) == (layout, offset)
