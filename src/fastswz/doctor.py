@@ -664,7 +664,11 @@ def _diagnose(c, care) -> "tuple[tuple, tuple]":
             found.append((_pack(r2, arch) != g, Mistake((kind,), text)))
     if not found:
         for k1, r1, t1 in singles:
+            f1 = {n for n in r1 if r1[n] != c.E[n]}
             for k2, r2, t2 in _candidates(c, r1, only_fields=True, skip=(k1,)):
+                # two independent mistakes touch different fields (no second one undoing the first)
+                if any(r2[n] != r1[n] for n in f1):
+                    continue
                 if not (_pack(r2, arch) ^ g) & care:
                     pair = sorted([(k1, t1), (k2, t2)], key=lambda x: _RANK[x[0]])
                     found.append((_pack(r2, arch) != g, Mistake(
