@@ -7,8 +7,24 @@ from pathlib import Path
 
 import pytest
 
-MODULES = ["fastswz.modes", "fastswz.dtypes", "fastswz.tile", "fastswz.descriptor", "fastswz.bulk", "fastswz.doctor",
-           "fastswz.layout", "fastswz.swizzle", "fastswz.reference", "fastswz.errors", "fastswz.blockscaled"]
+MODULES = [  # one a line: every public module
+    "fastswz.modes",
+    "fastswz.dtypes",
+    "fastswz.rules",
+    "fastswz.tile",
+    "fastswz.descriptor",
+    "fastswz.bulk",
+    "fastswz.int_tuple",
+    "fastswz.layout",
+    "fastswz.swizzle",
+    "fastswz.algebra",
+    "fastswz.notation",
+    "fastswz.reference",
+    "fastswz.errors",
+    "fastswz.blockscaled",
+    "fastswz.draw",
+    "fastswz.doctor",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -25,8 +41,9 @@ def test_public_names_have_doctests():
     for name in ["OperandTile", "SwizzleMode", "SmemDescriptorSM90", "SmemDescriptorSM100",
                  "InstrDescriptorSM100", "InstrDescriptorBlockScaled", "decode", "evaluate", "swizzle_offsets", "tile_addresses",
                  "tile_coords", "tile_descriptors", "pack_smem_descriptors", "unpack_smem_descriptors",
-                 "Layout", "Swizzle", "ComposedLayout", "parse", "dtype", "check_descriptors",
-                 "consistent_tiles"]:
+                 "Layout", "Swizzle", "ComposedLayout", "parse", "dtype",
+                 "draw_tile", "draw_layout", "show_tile", "show_layout",
+                 "check_descriptors", "consistent_tiles"]:
         doc = getattr(fastswz, name).__doc__ or ""
         if ">>>" not in doc:
             missing.append(name)

@@ -34,10 +34,10 @@ CLASSES = {**{name: getattr(errors, name) for name in ERROR_CLASSES},
 # (module, exception name, fragment of the message template) -> why.
 INTERNAL = {
     ("layout.py", "_NotExact", ""):
-        "control flow inside composition(): raised and caught in layout.py",
+        "control flow inside Layout.__call__: raised and caught in layout.py",
     ("reference.py", "LayoutError", "not a canonical"):
         "the numpy twin's self-check of CuTe's LBO/SBO procedure; only a fastswz bug reaches it",
-    ("layout.py", "LayoutError", "zip: {} and {} have different ranks"):
+    ("algebra.py", "LayoutError", "zip: {} and {} have different ranks"):
         "blocked_product/raked_product pad both layouts to one rank first; only bug 14 "
         "(tests/test_fuzz.py) reaches it, with two rank-1 layouts",
     ("bulk.py", "FastswzTypeError", "{}={} must be a string"):

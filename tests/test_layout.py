@@ -1,4 +1,5 @@
-"""Tests for fastswz.layout: IntTuple helpers, Layout, the layout algebra and parse()."""
+"""Tests for fastswz.int_tuple, fastswz.layout, fastswz.algebra and fastswz.notation: IntTuple
+helpers, Layout, the layout algebra and parse()."""
 
 import itertools
 import pickle
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastswz.errors import FastswzError, FastswzTypeError, LayoutError, ParseError
-from fastswz.layout import (
+from fastswz import (
     Layout,
     blocked_product,
     ceil_div,

@@ -1,4 +1,4 @@
-"""Property tests of fastswz.layout against CUTLASS's pycute (the CuTe layout algebra in Python).
+"""Property tests of the fastswz layout algebra against CUTLASS's pycute (CuTe's algebra in Python).
 
 pycute ships in the ``nvidia-cutlass`` wheel (``pip install --no-deps nvidia-cutlass``); the PyPI
 project *named* ``pycute`` is unrelated, so the module is skipped unless the import is the CUTLASS
@@ -56,7 +56,7 @@ if not os.path.isdir(
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from fastswz import layout as fl
+import fastswz as fl
 from fastswz.errors import LayoutError
 
 P = pycute

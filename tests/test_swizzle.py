@@ -6,10 +6,12 @@ import pickle
 import numpy as np
 import pytest
 
-from fastswz import layout as lay_mod
+import fastswz as lay_mod
+from fastswz.algebra import downcast, recast, upcast
 from fastswz.errors import FastswzError, FastswzTypeError, LayoutError, ParseError
-from fastswz.layout import Layout, parse, size
-from fastswz.swizzle import ComposedLayout, Swizzle, downcast, make_composed_layout, recast, upcast
+from fastswz.layout import Layout, size
+from fastswz.notation import parse
+from fastswz.swizzle import ComposedLayout, Swizzle, make_composed_layout
 
 L = Layout
 K_ATOM = L((8, 64), (64, 1))  # bf16 K-major SW128 atom, elements

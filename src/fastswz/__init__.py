@@ -7,23 +7,26 @@ unpack the 64-bit shared-memory descriptors and the tcgen05 instruction descript
 functions run in a Cython core, with pure-numpy twins in :mod:`fastswz.reference`.
 """
 
+from .algebra import (blocked_product, coalesce, complement, composition, downcast, filter,
+                      flat_divide, flat_product, left_inverse, logical_divide, logical_product,
+                      make_ordered_layout, max_common_layout, max_common_vector, raked_product,
+                      recast, right_inverse, slice_and_offset, tile_to_shape, tiled_divide,
+                      tiled_product, upcast, zipped_divide, zipped_product)
 from .blockscaled import InstrDescriptorBlockScaled
 from .bulk import (CONFIG_ERRORS, evaluate, pack_smem_descriptors, swizzle_offsets, tile_addresses,
                    tile_configs, tile_coords, tile_descriptors, unpack_smem_descriptors)
 from .descriptor import InstrDescriptorSM100, SmemDescriptorSM90, SmemDescriptorSM100, decode
+from .draw import draw_layout, draw_tile, show_layout, show_tile
 from .doctor import check_descriptors, consistent_tiles
 from .dtypes import DTYPES, DType, dtype
 from .errors import (DescriptorFieldError, FastswzError, FastswzTypeError, LayoutError,
                      ParseError, TileError)
-from .layout import (Layout, blocked_product, ceil_div, coalesce, complement, composition,
-                     congruent, cosize, crd2crd, crd2idx, depth, downcast, elem_scale, filter,
-                     flat_divide, flat_product, flatten, has_none, idx2crd, inner_product, is_int,
-                     is_tuple, left_inverse, logical_divide, logical_product, make_layout,
-                     make_ordered_layout, max_common_layout, max_common_vector, parse,
-                     prefix_product, product, raked_product, rank, recast, right_inverse,
-                     shape_div, size, slice_, slice_and_offset, tile_to_shape, tiled_divide,
-                     tiled_product, upcast, zipped_divide, zipped_product)
+from .int_tuple import (ceil_div, congruent, crd2crd, crd2idx, elem_scale, flatten, has_none,
+                        idx2crd, inner_product, is_int, is_tuple, prefix_product, product,
+                        shape_div, slice_)
+from .layout import Layout, cosize, depth, make_layout, rank, size
 from .modes import SwizzleMode
+from .notation import parse
 from .swizzle import ComposedLayout, Swizzle, make_composed_layout
 from .tile import OperandTile
 
@@ -46,4 +49,5 @@ __all__ = [
     "rank", "recast", "right_inverse", "shape_div", "size", "slice_", "slice_and_offset",
     "tile_to_shape", "tiled_divide", "tiled_product", "upcast", "zipped_divide", "zipped_product",
 ]
+__all__ += ["draw_tile", "draw_layout", "show_tile", "show_layout"]
 __all__ += ["check_descriptors", "consistent_tiles"]

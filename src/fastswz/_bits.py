@@ -8,6 +8,8 @@ of the different descriptors consistent.
 
 from __future__ import annotations
 
+from .errors import FastswzTypeError
+
 TABLE_HEADER = f"{'bits':<7} {'field':<20} {'raw':>7}  meaning"
 
 
@@ -21,8 +23,6 @@ def reserved_mask(spec, nbits: int) -> int:
 
 def replace_fields(obj, changes: dict):
     """A copy of a descriptor with some fields changed, validated by its constructor."""
-    from .errors import FastswzTypeError
-
     f = obj.fields()
     unknown = set(changes) - set(f)
     if unknown:

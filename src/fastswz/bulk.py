@@ -12,11 +12,16 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import _kernels
-from .descriptor import SM90_FIELDS, SM100_FIELDS, SM90_RESERVED, SM100_RESERVED
+from .descriptor import SM90_FIELDS, SM100_FIELDS, SM90_RESERVED, SM100_RESERVED, decode
+from .dtypes import dtype as lookup
 from .errors import (DescriptorFieldError, FastswzError, FastswzTypeError, LayoutError, TileError,
                      as_int)
+from .int_tuple import flatten
+from .layout import Layout
 from .modes import SwizzleMode
-from .tile import SMEM_WINDOW, LBO_POLICIES, _choice, check_stride_fields
+from .rules import (ARCHS, LBO_POLICIES, ORDERS, SMEM_WINDOW, _check_legal, _choice, _int,
+                    _storage_bits, check_stride_fields)
+from .swizzle import ComposedLayout, Swizzle
 
 __all__ = ["evaluate", "swizzle_offsets", "tile_addresses", "tile_coords", "tile_descriptors",
            "pack_smem_descriptors", "unpack_smem_descriptors", "tile_configs", "CONFIG_ERRORS"]
@@ -59,9 +64,6 @@ def threads_arg(threads):
 
 def flat_layout(layout):
     """(shape, stride, offset, yyy, shift, outer_layout) for a Layout or ComposedLayout."""
-    from .layout import Layout, flatten
-    from .swizzle import ComposedLayout, Swizzle
-
     offset, yyy, shift, outer = 0, 0, 0, None
     if isinstance(layout, ComposedLayout):
         offset = layout.offset
@@ -240,8 +242,6 @@ def swizzle_offsets(swizzle, offsets):
     >>> swizzle_offsets(Swizzle(3, 4, 3), [0x594, 0x7FE]).tolist() == [0x5A4, 0x78E]
     True
     """
-    from .swizzle import Swizzle
-
     if not isinstance(swizzle, Swizzle):
         raise FastswzTypeError(f"swizzle must be a Swizzle, not {type(swizzle).__name__}")
     arr = int_array("offsets", offsets)
@@ -558,8 +558,6 @@ def unpack_args(arch, values):
 
 
 def unpack_error(arch, value, index):
-    from .descriptor import decode
-
     try:
         decode(value, arch)
     except DescriptorFieldError as exc:
@@ -584,8 +582,6 @@ CONFIG_ERRORS = (
 
 def config_args(dtype, major, swizzle, mn, k, order, arch, inst_mn, start, lbo_policy):
     """Broadcast and validate tile_configs' arguments (shared with the numpy twin)."""
-    from .tile import _int
-
     start = _int("start", start, 0)
     if start % 16:
         raise TileError(f"start=0x{start:x} is not 16-byte aligned")
@@ -616,9 +612,6 @@ def config_args(dtype, major, swizzle, mn, k, order, arch, inst_mn, start, lbo_p
 def _check_categories(cats, shape):
     """Raise the error of the first configuration (flat order) whose names are not valid, for its
     first bad field in the order dtype, major, swizzle, arch, order."""
-    from .dtypes import dtype as lookup
-    from .tile import ARCHS, ORDERS
-
     checks = (("dtype", lookup), ("major", lambda v: _choice("major", v, ("K", "MN"))),
               ("swizzle", SwizzleMode.parse), ("arch", lambda v: _choice("arch", v, ARCHS)),
               ("order", lambda v: _choice("order", v, ORDERS)))
@@ -674,9 +667,6 @@ def tile_configs(dtype, major, swizzle, mn, k, order="mn", arch="sm90", inst_mn=
     >>> hex(int(r["descriptor"][0, 2])), int(tile_configs("bf16", "K", "128B", 60, 64)["error"])
     ('0x4000004000010000', 1)
     """
-    from .dtypes import dtype as lookup
-    from .tile import _check_legal, _storage_bits
-
     cats, nums, shape, start = config_args(dtype, major, swizzle, mn, k, order, arch, inst_mn,
                                            start, lbo_policy)
     n = int(np.prod(shape, dtype=np.int64))

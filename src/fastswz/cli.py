@@ -7,15 +7,20 @@ does not.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
+import tempfile
 
 import numpy as np
 
 from .blockscaled import BLOCK_SCALED_KINDS, InstrDescriptorBlockScaled
 from .descriptor import KINDS, InstrDescriptorSM100, decode
 from .doctor import check_descriptors, consistent_tiles
-from .errors import DescriptorFieldError, FastswzError
+from .draw import MAX_CELLS, MAX_TEXT_CELLS, UNITS, VIEWS, draw_layout, draw_tile, show_layout, show_tile
+from .errors import DescriptorFieldError, FastswzError, TileError
+from .notation import parse
 from .tile import ARCHS, LBO_POLICIES, ORDERS, SWIZZLE_BASES, OperandTile
 
 
@@ -33,35 +38,43 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"fastswz: error: {message} (see '{self.prog} --help')\n")
 
 
-def _tile_options(t) -> None:
-    """Add the options that describe an operand tile (shared by ``tile`` and ``check``)."""
-    t.add_argument("--dtype", required=True, help="f16 bf16 tf32 f32 e4m3 e5m2 s8 u8; sm100: e2m1 e2m3 e3m2")
-    t.add_argument("--major", required=True, choices=["K", "MN"])
-    t.add_argument("--swizzle", required=True, help="none (interleave), 32B, 64B, 128B, 128B_base32B")
-    t.add_argument("--mn", required=True, type=_int, help="MN extent in elements")
-    t.add_argument("--k", required=True, type=_int, help="K extent in elements")
-    t.add_argument("--order", default="mn", choices=ORDERS,
+#: Defaults of the optional tile options (and of draw/show's view and unit).
+_TILE_DEFAULTS = {"order": "mn", "arch": "sm90", "start": 0, "packed": False, "inst_k": None,
+                  "inst_mn": None, "swizzle_base": "absolute", "lbo_policy": "cutlass",
+                  "view": "physical", "unit": "chunk"}
+
+
+def _tile_options(p, required=True):
+    """Add the options that name an operand tile (fastswz tile, draw, show).
+
+    ``required=False`` (draw/show, where --layout replaces them): every default is None, so
+    that the command can tell which options were given, and the group is titled "tile".
+    """
+    g = p if required else p.add_argument_group("tile")
+
+    def d(name):
+        return _TILE_DEFAULTS[name] if required else None
+
+    g.add_argument("--dtype", required=required, help="f16 bf16 tf32 f32 e4m3 e5m2 s8 u8; sm100: e2m1 e2m3 e3m2")
+    g.add_argument("--major", required=required, choices=["K", "MN"])
+    g.add_argument("--swizzle", required=required, help="none (interleave), 32B, 64B, 128B, 128B_base32B")
+    g.add_argument("--mn", required=required, type=_int, help="MN extent in elements")
+    g.add_argument("--k", required=required, type=_int, help="K extent in elements")
+    g.add_argument("--order", default=d("order"), choices=ORDERS,
                    help="atom tiling order: mn = CuTe tile_to_shape default, k = TMA box / DeepGEMM")
-    t.add_argument("--arch", default="sm90", choices=ARCHS)
-    t.add_argument("--start", default=0, type=_int, help="shared-window byte address of the tile")
-    t.add_argument("--packed", action="store_true",
+    g.add_argument("--arch", default=d("arch"), choices=ARCHS)
+    g.add_argument("--start", default=d("start"), type=_int, help="shared-window byte address of the tile")
+    g.add_argument("--packed", action="store_true", default=d("packed"),
                    help="4-bit e2m1 packed two per byte (kind::mxf4); default: sub-byte types one per byte")
-    t.add_argument("--inst-k", default=None, type=_int,
+    g.add_argument("--inst-k", default=None, type=_int,
                    help="elements of K per MMA (default 32 bytes' worth; 96 for packed e2m1 K=96)")
-    t.add_argument("--inst-mn", default=None, type=_int,
+    g.add_argument("--inst-mn", default=None, type=_int,
                    help="MN extent of one MMA (64 for a wgmma A operand, N for B); default: whole tile")
-    t.add_argument("--swizzle-base", default="absolute", choices=SWIZZLE_BASES,
+    g.add_argument("--swizzle-base", default=d("swizzle_base"), choices=SWIZZLE_BASES,
                    help="absolute: swizzle the absolute address, base_offset 0 (CuTe); "
                         "relative: pattern anchored at the start, base_offset = (start>>7)&7 (PTX)")
-    t.add_argument("--lbo-policy", default="cutlass", choices=LBO_POLICIES,
+    g.add_argument("--lbo-policy", default=d("lbo_policy"), choices=LBO_POLICIES,
                    help="K-major swizzled LBO field: cutlass 1, deepgemm 0")
-    t.add_argument("--stages", default=None, type=_int, help="pipeline stages (needs --stage-stride)")
-    t.add_argument("--stage-stride", default=None, type=_int, help="bytes between stage starts")
-
-
-def _tile_from(args) -> OperandTile:
-    return OperandTile(args.dtype, args.major, args.swizzle, args.mn, args.k, args.order, args.arch,
-                       packed=args.packed, inst_k=args.inst_k)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -74,6 +87,8 @@ def _parser() -> argparse.ArgumentParser:
                        description="Print the CuTe layout, LBO/SBO, base offset and the descriptor "
                                    "of every MMA sub-tile (MN blocks x 32-byte K blocks).")
     _tile_options(t)
+    t.add_argument("--stages", default=None, type=_int, help="pipeline stages (needs --stage-stride)")
+    t.add_argument("--stage-stride", default=None, type=_int, help="bytes between stage starts")
     t.add_argument("--addresses", metavar="FILE.npy",
                    help="also write the byte address of every element as a (mn, k) uint32 .npy")
     t.add_argument("--json", action="store_true", help="print one JSON object")
@@ -97,6 +112,8 @@ def _parser() -> argparse.ArgumentParser:
                                    "Exit status 0: all are what the tile needs; 1: some are not.")
     c.add_argument("values", nargs="+", type=_int, metavar="VALUE", help="64-bit descriptors")
     _tile_options(c)
+    c.add_argument("--stages", default=None, type=_int, help="pipeline stages (needs --stage-stride)")
+    c.add_argument("--stage-stride", default=None, type=_int, help="bytes between stage starts")
     c.add_argument("--strict", action="store_true",
                    help="count descriptors that differ only in fields the hardware ignores as wrong")
     c.add_argument("--json", action="store_true", help="print one JSON object")
@@ -121,11 +138,30 @@ def _parser() -> argparse.ArgumentParser:
     bs.add_argument("--b-sf-id", default=0, type=_int, help="scale-factor B id (0..3)")
     bs.add_argument("--k96", action="store_true", help="K = 96 (k_size = 1; mxf4 kinds, sm_103a)")
     i.add_argument("--json", action="store_true")
+
+    for name, verb, what in (("draw", "Draw", "as SVG"),
+                             ("show", "Print", "as a text table (CuTe print_layout style)")):
+        v = sub.add_parser(
+            name, help=f"{verb.lower()} a tile or a layout {what.split(' (')[0]}",
+            description=f"{verb} an operand tile (the tile options, as in fastswz tile) or any layout "
+                        f"(--layout TEXT in CuTe notation) {what}. Physical view: one cell per 16-byte "
+                        f"chunk or element where it lives in shared memory (rows of 128 bytes), labelled "
+                        f"mn,k; logical view: cells at (mn, k), labelled by address.")
+        _tile_options(v, required=False)
+        v.add_argument("--layout", metavar="TEXT", help="a Layout or ComposedLayout, e.g. 'Sw<3,4,3> o (8,64):(64,1)'")
+        v.add_argument("--view", default=None, choices=VIEWS, help="tiles: physical (default) or logical")
+        v.add_argument("--unit", default=None, choices=UNITS, help="tiles: one cell per chunk (default) or element")
+        v.add_argument("--max-cells", default=None, type=_int,
+                       help=f"refuse more cells than this (default {MAX_CELLS if name == 'draw' else MAX_TEXT_CELLS})")
+        if name == "draw":
+            v.add_argument("-o", "--output", metavar="FILE.svg",
+                           help="write the SVG here (atomically); default: standard output")
     return p
 
 
 def _tile(args) -> str:
-    tile = _tile_from(args)
+    tile = OperandTile(args.dtype, args.major, args.swizzle, args.mn, args.k, args.order, args.arch,
+                       packed=args.packed, inst_k=args.inst_k)
     desc = tile.descriptors(args.start, args.inst_mn, args.swizzle_base, args.lbo_policy,
                             args.stages, args.stage_stride)
     first = tile.descriptor(0, 0, args.start, args.inst_mn, args.swizzle_base, args.lbo_policy)
@@ -176,8 +212,10 @@ def _decode(args) -> str:
 
 
 def _check(args):
-    r = check_descriptors(args.values, _tile_from(args), args.start, args.inst_mn,
-                          args.swizzle_base, args.lbo_policy, args.stages, args.stage_stride)
+    tile = OperandTile(args.dtype, args.major, args.swizzle, args.mn, args.k, args.order, args.arch,
+                       packed=args.packed, inst_k=args.inst_k)
+    r = check_descriptors(args.values, tile, args.start, args.inst_mn, args.swizzle_base,
+                          args.lbo_policy, args.stages, args.stage_stride)
     ok = r.ok and not (args.strict and any(f.status == "equivalent" for f in r.findings))
     out = json.dumps({**r.to_dict(), "ok": ok}) if args.json else r.report()
     return out, 0 if ok else 1
@@ -205,11 +243,78 @@ def _instr(args) -> str:
     return d.table()
 
 
+def _picture(args):
+    """What fastswz draw / show were asked for: ("layout", Layout) or ("tile", OperandTile).
+
+    Fills in the defaults of the tile options that were not given."""
+    given = [name for name in ("dtype", "major", "swizzle", "mn", "k", *_TILE_DEFAULTS)
+             if getattr(args, name) is not None]
+    for name, value in _TILE_DEFAULTS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    if args.layout is not None:
+        if given:
+            raise TileError(f"--{given[0].replace('_', '-')} is a tile option; --layout draws a layout "
+                            f"by itself: give either --layout or the tile options")
+        return "layout", parse(args.layout)
+    missing = [f"--{d}" for d in ("dtype", "major", "swizzle", "mn", "k") if getattr(args, d) is None]
+    if missing:
+        raise TileError(f"{', '.join(missing)} missing: fastswz {args.cmd} needs the tile options "
+                        f"--dtype --major --swizzle --mn --k (as fastswz tile), or --layout TEXT")
+    return "tile", OperandTile(args.dtype, args.major, args.swizzle, args.mn, args.k, args.order,
+                               args.arch, packed=args.packed, inst_k=args.inst_k)
+
+
+def _write_atomic(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename, so that a failure
+    never leaves a partial file behind."""
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".fastswz-",
+                                   suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # mkstemp makes 0600; give the file the usual mode
+        os.replace(tmp, path)
+    except BaseException as exc:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        if isinstance(exc, OSError):
+            exc.filename = path  # name the file asked for, not the temporary one
+        raise
+
+
+def _draw(args) -> str:
+    kind, obj = _picture(args)
+    limit = {} if args.max_cells is None else {"max_cells": args.max_cells}
+    if kind == "layout":
+        svg = draw_layout(obj, **limit)
+    else:
+        svg = draw_tile(obj, args.view, args.start, args.swizzle_base, args.unit,
+                        inst_mn=args.inst_mn, lbo_policy=args.lbo_policy, **limit)
+    if args.output is None:
+        return svg.rstrip("\n")
+    _write_atomic(args.output, svg)
+    return f"wrote {args.output} ({len(svg)} bytes)"
+
+
+def _show(args) -> str:
+    kind, obj = _picture(args)
+    limit = {} if args.max_cells is None else {"max_cells": args.max_cells}
+    if kind == "layout":
+        return show_layout(obj, **limit)
+    return show_tile(obj, args.view, args.start, args.swizzle_base, args.unit, **limit)
+
+
 def main(argv=None) -> int:
     """Entry point of the ``fastswz`` command."""
     args = _parser().parse_args(argv)
     try:
-        out = {"tile": _tile, "decode": _decode, "instr": _instr, "check": _check}[args.cmd](args)
+        out = {"tile": _tile, "decode": _decode, "instr": _instr, "draw": _draw, "show": _show,
+               "check": _check}[args.cmd](args)
     except FastswzError as exc:
         print(f"fastswz: error: {exc}", file=sys.stderr)
         return 2

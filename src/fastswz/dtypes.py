@@ -67,6 +67,7 @@ def _t(name, bits, kind, code, sm90, mn90):
     return DType(name, bits, kind, code, sm90, mn90)
 
 
+#: Every element type fastswz knows, by name (the names :func:`dtype` accepts).
 DTYPES: "dict[str, DType]" = {
     d.name: d
     for d in (

@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 
 from .errors import DescriptorFieldError, FastswzTypeError
+from .swizzle import Swizzle
 
 __all__ = ["SwizzleMode"]
 
@@ -110,8 +111,6 @@ class SwizzleMode(enum.Enum):
     @property
     def swizzle(self):
         """The byte-address swizzle as a :class:`fastswz.Swizzle`."""
-        from .swizzle import Swizzle
-
         return Swizzle(*self.swizzle_bits)
 
     @property

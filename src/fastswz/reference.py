@@ -24,9 +24,17 @@ import numpy as np
 from .bulk import (LAYOUT_CODES, check_lbo_mode_rules, SMEM_LIMITS, _SMEM_NAMES, coords_args, coords_error,
                    descriptor_plan, flat_layout, indices_arg, int_array, out_arg, outer_check,
                    smem_field_error, smem_pack_args, threads_arg, unpack_args, unpack_error)
+from .algebra import composition, logical_divide, upcast
+from .bulk import config_args
 from .descriptor import SM90_FIELDS, SM90_RESERVED, SM100_FIELDS, SM100_RESERVED
-from .errors import FastswzTypeError, LayoutError
-from .layout import Layout, flatten, logical_divide, composition, upcast
+from .dtypes import dtype as lookup
+from .errors import DescriptorFieldError, FastswzTypeError, LayoutError, TileError
+from .int_tuple import flatten
+from .layout import Layout
+from .modes import SwizzleMode
+from .rules import _check_legal, _choice, check_stride_fields
+from .swizzle import Swizzle
+from .tile import OperandTile
 
 __all__ = ["evaluate", "swizzle_offsets", "tile_addresses", "tile_coords", "tile_descriptors",
            "pack_smem_descriptors", "unpack_smem_descriptors", "tile_configs", "cute_strides"]
@@ -66,8 +74,6 @@ def evaluate(layout, indices=None):
 
 def swizzle_offsets(swizzle, offsets):
     """Twin of :func:`fastswz.swizzle_offsets`."""
-    from .swizzle import Swizzle
-
     if not isinstance(swizzle, Swizzle):
         raise FastswzTypeError(f"swizzle must be a Swizzle, not {type(swizzle).__name__}")
     arr = int_array("offsets", offsets).astype(np.int64)
@@ -271,12 +277,6 @@ def unpack_smem_descriptors(arch, values, strict=True):
 def tile_configs(dtype, major, swizzle, mn, k, order="mn", arch="sm90", inst_mn=None, start=0,
                  lbo_policy="cutlass"):
     """Twin of :func:`fastswz.tile_configs`: one :class:`OperandTile` per configuration."""
-    from .bulk import config_args
-    from .errors import DescriptorFieldError, TileError
-    from .tile import OperandTile, _check_legal, _choice, check_stride_fields
-    from .dtypes import dtype as lookup
-    from .modes import SwizzleMode
-
     cats, nums, shape, start = config_args(dtype, major, swizzle, mn, k, order, arch, inst_mn,
                                            start, lbo_policy)
     full = {n: np.broadcast_to(a, shape).ravel() for n, a in {**cats, **nums}.items()}

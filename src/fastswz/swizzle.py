@@ -15,17 +15,17 @@ Swizzle as ``A`` it is how CuTe spells a swizzled shared-memory layout.
 
 from __future__ import annotations
 
-from fastswz import layout as _L
-from fastswz.errors import FastswzTypeError, LayoutError
-from fastswz.layout import Layout  # noqa: F401 - the doctests build layouts
+from .errors import FastswzTypeError, LayoutError
+from .int_tuple import _crd2idx, _norm
+from .layout import Layout, _is_layout  # noqa: F401 - Layout: the doctests build layouts
 
-__all__ = ["ComposedLayout", "Swizzle", "downcast", "make_composed_layout", "recast", "upcast"]
+__all__ = ["ComposedLayout", "Swizzle", "make_composed_layout"]
 
 
 def _int(x, name):
     if type(x) is int:
         return x
-    return _L._norm(x, name) if not isinstance(x, tuple) else _not_int(x, name)
+    return _norm(x, name) if not isinstance(x, tuple) else _not_int(x, name)
 
 
 def _not_int(x, name):
@@ -48,7 +48,7 @@ class Swizzle:
     -----
     The function is an involution and a bijection on every aligned block of ``size()`` offsets.
     It has no unit: ``Sw<3,4,3>`` on byte offsets is ``Sw<3,3,3>`` on 16-bit element offsets
-    (see :func:`upcast`).
+    (see :func:`fastswz.upcast`).
 
     Examples
     --------
@@ -185,9 +185,9 @@ class ComposedLayout:
     __slots__ = ("inner", "offset", "outer")
 
     def __init__(self, outer, offset, inner):
-        if not (isinstance(outer, Swizzle) or _L._is_layout(outer)):
+        if not (isinstance(outer, Swizzle) or _is_layout(outer)):
             raise FastswzTypeError(f"outer={outer!r} must be a Swizzle or a Layout")
-        if not _L._is_layout(inner):
+        if not _is_layout(inner):
             raise FastswzTypeError(f"inner={inner!r} must be a Layout")
         offset = _int(offset, "offset")
         set_ = object.__setattr__
@@ -206,7 +206,7 @@ class ComposedLayout:
 
     def _with_inner(self, inner):
         # layout_composed.hpp: the layout algebra acts on the inner layout and keeps A and O
-        if not _L._is_layout(inner):
+        if not _is_layout(inner):
             return inner
         return ComposedLayout(self.outer, self.offset, inner)
 
@@ -275,9 +275,10 @@ class ComposedLayout:
         r = self.inner(*crd)
         if type(r) is not int:
             # a slice: fold the fixed coordinates into the offset (layout_composed.hpp slice_and_offset)
-            c = crd[0] if len(crd) == 1 else crd
-            sub, off = _L.slice_and_offset(c, self.inner)
-            return ComposedLayout(self.outer, self.offset + off, sub)
+            # r is the sliced inner layout; the offset is crd2idx with None counting as 0
+            c = _norm(crd[0] if len(crd) == 1 else crd, "crd", allow_none=True)
+            off = _crd2idx(c, self.inner.shape, self.inner.stride)
+            return ComposedLayout(self.outer, self.offset + off, r)
         return self.outer(self.offset + r)
 
     def __eq__(self, other):
@@ -307,78 +308,3 @@ def make_composed_layout(outer, offset, inner):
     """
     # include/cute/layout_composed.hpp (make_composed_layout)
     return ComposedLayout(outer, offset, inner)
-
-
-def _log2(n):
-    n = _L._check_factor(n)
-    if n & (n - 1):
-        raise LayoutError(f"n={n} must be a power of two to change the unit of a swizzle")
-    return n.bit_length() - 1
-
-
-def _upcast_offset(offset, n):
-    if offset % n != 0:
-        raise LayoutError(
-            f"offset {offset} is not a multiple of {n}, so it cannot be expressed in units {n} times larger"
-        )
-    return offset // n
-
-
-def upcast(x, n):
-    """Express a Swizzle, Layout or ComposedLayout in units ``n`` times larger.
-
-    A swizzle keeps its bit fields in place: ``Sw<B,M,S>`` becomes ``Sw<B,M-log2(n),S>`` (when
-    ``M - log2(n) < 0``, ``Sw<max(B+M-log2(n),0),0,S>``). A ComposedLayout converts its outer
-    function, its offset (which must be a multiple of ``n``) and its inner layout, giving
-    the element-unit ("position independent") form.
-
-    Examples
-    --------
-    >>> upcast(Swizzle(3, 4, 3), 2)
-    Swizzle(3, 3, 3)
-    >>> print(upcast(ComposedLayout(Swizzle(3, 4, 3), 0, Layout((8, 128), (128, 1))), 2))
-    Sw<3,3,3> o 0 o (8,64):(64,1)
-    """
-    # include/cute/swizzle_layout.hpp (upcast), layout_composed.hpp (upcast)
-    if _L._is_swizzle(x):
-        m = x.base - _log2(n)
-        if m >= 0:
-            return Swizzle(x.bits, m, x.shift)
-        return Swizzle(max(x.bits + m, 0), 0, x.shift)
-    if _L._is_composed(x):
-        return ComposedLayout(
-            upcast(x.outer, n), _upcast_offset(x.offset, _L._check_factor(n)), upcast(x.inner, n)
-        )
-    return _L.upcast(x, n)
-
-
-def downcast(x, n):
-    """Express a Swizzle, Layout or ComposedLayout in units ``n`` times smaller.
-
-    Examples
-    --------
-    >>> downcast(Swizzle(3, 3, 3), 2)
-    Swizzle(3, 4, 3)
-    >>> print(downcast(ComposedLayout(Swizzle(3, 3, 3), 8, Layout((8, 64), (64, 1))), 2))
-    Sw<3,4,3> o 16 o (8,128):(128,1)
-    """
-    # include/cute/swizzle_layout.hpp (downcast), layout_composed.hpp (downcast)
-    if _L._is_swizzle(x):
-        return Swizzle(x.bits, x.base + _log2(n), x.shift)
-    if _L._is_composed(x):
-        return ComposedLayout(
-            downcast(x.outer, n), x.offset * _L._check_factor(n), downcast(x.inner, n)
-        )
-    return _L.downcast(x, n)
-
-
-def recast(x, old_bits, new_bits):
-    """Convert between ``old_bits``-wide and ``new_bits``-wide units (see :func:`fastswz.layout.recast`).
-
-    Examples
-    --------
-    >>> recast(Swizzle(3, 4, 3), 8, 16)
-    Swizzle(3, 3, 3)
-    """
-    # include/cute/swizzle_layout.hpp (recast_layout), layout_composed.hpp (recast_layout)
-    return _L.recast(x, old_bits, new_bits)
