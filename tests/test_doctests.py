@@ -23,6 +23,7 @@ MODULES = [  # one a line: every public module
     "fastswz.errors",
     "fastswz.blockscaled",
     "fastswz.draw",
+    "fastswz.doctor",
 ]
 
 
@@ -41,7 +42,8 @@ def test_public_names_have_doctests():
                  "InstrDescriptorSM100", "InstrDescriptorBlockScaled", "decode", "evaluate", "swizzle_offsets", "tile_addresses",
                  "tile_coords", "tile_descriptors", "pack_smem_descriptors", "unpack_smem_descriptors",
                  "Layout", "Swizzle", "ComposedLayout", "parse", "dtype",
-                 "draw_tile", "draw_layout", "show_tile", "show_layout"]:
+                 "draw_tile", "draw_layout", "show_tile", "show_layout",
+                 "check_descriptors", "consistent_tiles"]:
         doc = getattr(fastswz, name).__doc__ or ""
         if ">>>" not in doc:
             missing.append(name)

@@ -18,6 +18,7 @@ from .bulk import (CONFIG_ERRORS, evaluate, pack_smem_descriptors, swizzle_offse
                    tile_configs, tile_coords, tile_descriptors, unpack_smem_descriptors)
 from .descriptor import InstrDescriptorSM100, SmemDescriptorSM90, SmemDescriptorSM100, decode
 from .draw import draw_layout, draw_tile, show_layout, show_tile
+from .doctor import check_descriptors, consistent_tiles
 from .dtypes import DTYPES, DType, dtype
 from .errors import (DescriptorFieldError, FastswzError, FastswzTypeError, LayoutError,
                      ParseError, TileError)
@@ -48,3 +49,4 @@ __all__ = [
     "tile_to_shape", "tiled_divide", "tiled_product", "upcast", "zipped_divide", "zipped_product",
 ]
 __all__ += ["draw_tile", "draw_layout", "show_tile", "show_layout"]
+__all__ += ["check_descriptors", "consistent_tiles"]

@@ -17,6 +17,7 @@ import numpy as np
 
 from .blockscaled import BLOCK_SCALED_KINDS, InstrDescriptorBlockScaled
 from .descriptor import KINDS, InstrDescriptorSM100, decode
+from .doctor import check_descriptors, consistent_tiles
 from .draw import MAX_CELLS, MAX_TEXT_CELLS, UNITS, VIEWS, draw_layout, draw_tile, show_layout, show_tile
 from .errors import DescriptorFieldError, FastswzError, TileError
 from .notation import parse
@@ -104,6 +105,19 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--lenient", action="store_true", help="accept set reserved bits")
     d.add_argument("--json", action="store_true")
 
+    c = sub.add_parser("check", help="diagnose descriptors against the tile they should describe",
+                       description="Compare one descriptor, or the sequence a kernel issues (stages x "
+                                   "MN blocks x K blocks, in the order of 'fastswz tile'), with what "
+                                   "the tile needs; name the likely mistake and the corrected value. "
+                                   "Exit status 0: all are what the tile needs; 1: some are not.")
+    c.add_argument("values", nargs="+", type=_int, metavar="VALUE", help="64-bit descriptors")
+    _tile_options(c)
+    c.add_argument("--stages", default=None, type=_int, help="pipeline stages (needs --stage-stride)")
+    c.add_argument("--stage-stride", default=None, type=_int, help="bytes between stage starts")
+    c.add_argument("--strict", action="store_true",
+                   help="count descriptors that differ only in fields the hardware ignores as wrong")
+    c.add_argument("--json", action="store_true", help="print one JSON object")
+
     i = sub.add_parser("instr", help="pack a tcgen05 instruction descriptor",
                        description="Pack a tcgen05 instruction descriptor: kind::f16/tf32/f8f6f4/i8, "
                                    "or block-scaled kind::mxf8f6f4/mxf4/mxf4nvf4.")
@@ -186,10 +200,25 @@ def _tile(args) -> str:
 
 def _decode(args) -> str:
     d = decode(args.value, args.arch, args.kind, strict=not args.lenient)
+    tiles = consistent_tiles(d, args.arch) if args.arch in ("sm90", "sm100", "sm103") else None
     if args.json:
         f = {k: (v.value if hasattr(v, "value") and not isinstance(v, int) else v) for k, v in d.fields().items()}
-        return json.dumps({"arch": args.arch, "value": str(d), **f})
-    return d.table()
+        extra = {} if tiles is None else {"consistent_tiles": [m.to_dict() for m in tiles]}
+        return json.dumps({"arch": args.arch, "value": str(d), **f, **extra})
+    if tiles is None:
+        return d.table()
+    lines = [f"  {m}" for m in tiles] or ["  none (no canonical tile has these LBO/SBO)"]
+    return d.table() + "\nconsistent canonical tiles:\n" + "\n".join(lines)
+
+
+def _check(args):
+    tile = OperandTile(args.dtype, args.major, args.swizzle, args.mn, args.k, args.order, args.arch,
+                       packed=args.packed, inst_k=args.inst_k)
+    r = check_descriptors(args.values, tile, args.start, args.inst_mn, args.swizzle_base,
+                          args.lbo_policy, args.stages, args.stage_stride)
+    ok = r.ok and not (args.strict and any(f.status == "equivalent" for f in r.findings))
+    out = json.dumps({**r.to_dict(), "ok": ok}) if args.json else r.report()
+    return out, 0 if ok else 1
 
 
 def _instr(args) -> str:
@@ -284,15 +313,19 @@ def main(argv=None) -> int:
     """Entry point of the ``fastswz`` command."""
     args = _parser().parse_args(argv)
     try:
-        out = {"tile": _tile, "decode": _decode, "instr": _instr, "draw": _draw, "show": _show}[args.cmd](args)
+        out = {"tile": _tile, "decode": _decode, "instr": _instr, "draw": _draw, "show": _show,
+               "check": _check}[args.cmd](args)
     except FastswzError as exc:
         print(f"fastswz: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"fastswz: error: {exc}", file=sys.stderr)
         return 2
+    rc = 0
+    if isinstance(out, tuple):  # (text, status): check exits 1 when descriptors are wrong
+        out, rc = out
     print(out)
-    return 0
+    return rc
 
 
 if __name__ == "__main__":  # pragma: no cover
