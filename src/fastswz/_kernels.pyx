@@ -5,6 +5,7 @@ loop, so callers may split work across threads. Callers (``fastswz.bulk``) guara
 ranges and dtypes; nothing here raises or allocates.
 """
 from libc.stdint cimport int8_t, int64_t, uint64_t, uint32_t
+from libc.string cimport memset
 
 cdef enum:
     MAX_MODES = 64  # flat rank limit; bulk.py checks it
@@ -439,3 +440,72 @@ def tile_configs(const int64_t[::1] ebits, const int64_t[::1] kmajor, const int6
     with nogil:
         _tile_configs(ebits, kmajor, width, rows, mn, k, korder, inst_mn, swizzled, hi_bits,
                       start, window, lbo_k, err, lbo_out, sbo_out, nbytes_out, desc_out)
+
+
+# -- shared-memory bank model (fastswz.banks) ---------------------------------------------------------
+cdef int64_t _bank_group(const int64_t[:, ::1] addr, const int8_t[:, ::1] act, Py_ssize_t row,
+                         int lo, int hi, int shift, int64_t gmask) noexcept nogil:
+    # One phase: aligned accesses of one width either coincide or touch disjoint words, so the
+    # distinct access units (addr >> shift) in each bank group are the wavefronts that group
+    # needs. A 64-slot open-addressing set on the stack dedups the <= 32 lanes.
+    cdef int64_t keys[64]
+    cdef int8_t used[64]
+    cdef int cnt[32]
+    cdef int64_t key, best = 0
+    cdef int lane, h, g
+    memset(used, 0, sizeof(used))
+    memset(cnt, 0, sizeof(cnt))
+    for lane in range(lo, hi):
+        if not act[row, lane]:
+            continue
+        key = addr[row, lane] >> shift
+        h = <int>(key & 63)
+        while used[h] and keys[h] != key:
+            h = (h + 1) & 63
+        if used[h]:
+            continue
+        used[h] = 1
+        keys[h] = key
+        g = <int>(key & gmask)
+        cnt[g] += 1
+        if cnt[g] > best:
+            best = cnt[g]
+    return best
+
+
+cdef void _bank_wavefronts(const int64_t[:, ::1] addr, const int8_t[:, ::1] act, int width,
+                           bint is_load, int64_t[::1] out) noexcept nogil:
+    cdef Py_ssize_t i, n = addr.shape[0]
+    cdef int lanes = 32 if width <= 4 else 128 // width
+    cdef int shift = 2 if width <= 4 else (3 if width == 8 else 4)
+    cdef int64_t gmask = 31 if width <= 4 else 128 // width - 1
+    cdef int lo, step, p
+    cdef int64_t total
+    cdef bint agree
+    for i in range(n):
+        step = lanes
+        if is_load and lanes < 32:
+            # fastswz.banks: a load whose lane pairs each read one address runs half the phases
+            agree = True
+            for p in range(0, 32, 2):
+                if act[i, p] and act[i, p + 1] and addr[i, p] != addr[i, p + 1]:
+                    agree = False
+                    break
+            if agree:
+                step = 2 * lanes
+        total = 0
+        lo = 0
+        while lo < 32:
+            total += _bank_group(addr, act, i, lo, lo + step, shift, gmask)
+            lo += step
+        out[i] = total
+
+
+def bank_wavefronts(const int64_t[:, ::1] addr, const int8_t[:, ::1] act, int width, bint is_load,
+                    int64_t[::1] out):
+    """Shared-memory wavefronts of n warp instructions (rows of 32 lane byte addresses).
+
+    Caller guarantees: addr and act are (n, 32); width in {1, 2, 4, 8, 16}; every active
+    address is >= 0 and a multiple of width; len(out) == n."""
+    with nogil:
+        _bank_wavefronts(addr, act, width, is_load, out)
