@@ -7,12 +7,13 @@ unpack the 64-bit shared-memory descriptors and the tcgen05 instruction descript
 functions run in a Cython core, with pure-numpy twins in :mod:`fastswz.reference`.
 """
 
+from .banks import bank_wavefronts, best_swizzle, ideal_wavefronts, matrix_wavefronts, pattern_scores
 from .blockscaled import InstrDescriptorBlockScaled
 from .bulk import (CONFIG_ERRORS, evaluate, pack_smem_descriptors, swizzle_offsets, tile_addresses,
                    tile_configs, tile_coords, tile_descriptors, unpack_smem_descriptors)
 from .descriptor import InstrDescriptorSM100, SmemDescriptorSM90, SmemDescriptorSM100, decode
 from .dtypes import DTYPES, DType, dtype
-from .errors import (DescriptorFieldError, FastswzError, FastswzTypeError, LayoutError,
+from .errors import (BankError, DescriptorFieldError, FastswzError, FastswzTypeError, LayoutError,
                      ParseError, TileError)
 from .layout import (Layout, blocked_product, ceil_div, coalesce, complement, composition,
                      congruent, cosize, crd2crd, crd2idx, depth, downcast, elem_scale, filter,
@@ -44,4 +45,6 @@ __all__ = [
     "max_common_layout", "max_common_vector", "prefix_product", "product", "raked_product",
     "rank", "recast", "right_inverse", "shape_div", "size", "slice_", "slice_and_offset",
     "tile_to_shape", "tiled_divide", "tiled_product", "upcast", "zipped_divide", "zipped_product",
+    "bank_wavefronts", "ideal_wavefronts", "matrix_wavefronts", "best_swizzle", "pattern_scores",
+    "BankError",
 ]

@@ -38,7 +38,7 @@ from .errors import BankError, FastswzTypeError, as_int
 __all__ = ["bank_wavefronts", "ideal_wavefronts", "matrix_wavefronts", "BankScore", "score",
            "mma_a_rows", "mma_b_rows", "fragment_rows", "epilogue_tile", "stmatrix_rows",
            "accumulator_stores", "row_copy", "epilogue_access", "best_swizzle", "EPILOGUE_ACCESSES",
-           "EPILOGUE_SWIZZLES", "ACCESS_BYTES", "OPS"]
+           "EPILOGUE_SWIZZLES", "ACCESS_BYTES", "OPS", "PATTERNS", "pattern_scores", "epilogue_column"]
 
 ACCESS_BYTES = (1, 2, 4, 8, 16)
 OPS = ("ld", "st")
@@ -455,3 +455,85 @@ def best_swizzle(dtype, m, n, access="stmatrix", candidates=EPILOGUE_SWIZZLES):
     order = list(table)
     best = min(order, key=lambda c: (table[c].total, -order.index(c)))
     return best, table
+
+
+#: Patterns :func:`pattern_scores` (and ``fastswz banks --pattern``) knows.
+PATTERNS = ("stmatrix", "st", "copy", "ldmatrix-a", "ldmatrix-b")
+
+
+def pattern_scores(pattern, dtype, mn, k, swizzles=None, major="K", access_bytes=16, pad_bytes=0):
+    """Score a standard access pattern on an MN x K tile under each layout in ``swizzles``.
+
+    ``"stmatrix"`` / ``"st"``: the epilogue writes an MN x K (M x N) accumulator tile
+    (:func:`epilogue_access`); ``"copy"``: a row-by-row copy of ``access_bytes`` per lane
+    (:func:`row_copy`); ``"ldmatrix-a"`` / ``"ldmatrix-b"``: every mma fragment of an operand
+    tile (:func:`fragment_rows`; ``.trans`` for MN-major). Layouts are the
+    :data:`EPILOGUE_SWIZZLES` names ("rowmajor" is the plain K-contiguous tile, pitch
+    ``k * size + pad_bytes``); those that do not fit the tile are left out. Returns
+    ``(best, {name: BankScore})`` as :func:`best_swizzle` does.
+
+    Examples
+    --------
+    >>> best, table = pattern_scores("ldmatrix-a", "bf16", 64, 64)
+    >>> best, {s: t.total for s, t in table.items()}
+    ('128B', {'rowmajor': 512, 'none': 64, '32B': 64, '64B': 64, '128B': 64})
+    """
+    from .dtypes import dtype as _dtype
+    from .errors import TileError
+    from .tile import OperandTile
+
+    if pattern not in PATTERNS:
+        raise BankError(f"pattern={pattern!r} is not one of {list(PATTERNS)}")
+    if major not in ("K", "MN"):
+        raise BankError(f"major={major!r} is not 'K' or 'MN'")
+    dt = _dtype(dtype)
+    e = dt.bits // 8
+    swizzles = list(EPILOGUE_SWIZZLES if swizzles is None else swizzles)
+    table, why = {}, ""
+    for sw in swizzles:
+        if sw not in EPILOGUE_SWIZZLES:
+            raise BankError(f"swizzle={sw!r} is not one of {list(EPILOGUE_SWIZZLES)}")
+        try:
+            if pattern in ("stmatrix", "st"):
+                table[sw] = epilogue_access(dt, sw, mn, k, pattern, pad_bytes)
+                continue
+            trans = major == "MN"
+            if sw == "rowmajor":
+                rows, cols = (mn, k) if not trans else (k, mn)
+                plain = epilogue_tile(dt, "rowmajor", rows, cols, pad_bytes)
+                amap = plain if not trans else plain.T
+            else:
+                amap = OperandTile(dt, major, sw, mn, k).addresses().astype(np.int64)
+            if pattern == "copy":
+                src = amap if not trans else amap.T        # rows of the contiguous extent
+                table[sw] = score(row_copy(src, e, access_bytes), access_bytes, "ld")
+            else:
+                rows = fragment_rows(amap, e, "A" if pattern == "ldmatrix-a" else "B", trans)
+                x = 4 if pattern == "ldmatrix-a" else 2
+                table[sw] = BankScore(matrix_wavefronts(rows, x), np.full(len(rows), x, np.int64),
+                                      16, "ldmatrix")
+        except (TileError, BankError) as exc:
+            why = str(exc)
+    if not table:
+        raise BankError(f"no layout in {swizzles} fits {pattern} on a {mn} x {k} {dt} tile "
+                        f"(last reason: {why})")
+    order = list(table)
+    best = min(order, key=lambda c: (table[c].total, -order.index(c)))
+    return best, table
+
+
+def epilogue_column(dtype, m, n, swizzle, access="stmatrix"):
+    """One row of a bank-conflict column for a GEMM plan: the epilogue of an M x N tile.
+
+    Returns ``{"epilogue_wavefronts", "epilogue_ideal", "epilogue_excess",
+    "epilogue_best_swizzle"}`` (the best over :data:`EPILOGUE_SWIZZLES`).
+
+    Examples
+    --------
+    >>> epilogue_column("bf16", 128, 128, "rowmajor")["epilogue_excess"]
+    1792
+    """
+    s = epilogue_access(dtype, swizzle, m, n, access)
+    best, _ = best_swizzle(dtype, m, n, access)
+    return {"epilogue_wavefronts": s.total, "epilogue_ideal": s.ideal_total,
+            "epilogue_excess": s.excess, "epilogue_best_swizzle": best}

@@ -44,7 +44,8 @@ def metrics(query_path):
     if query_path == "/dev/null":      # the fallback: only the four metrics every ncu has
         print(",".join(CORE[1:]))
         return
-    text = open(query_path, errors="replace").read()
+    with open(query_path, errors="replace") as f:
+        text = f.read()
     have = set(re.findall(r"^\s*([a-z0-9_]+__[a-z0-9_]+)", text, flags=re.M))
     chosen = [m for m in CORE + EXTRA if m.rsplit(".", 1)[0] in have] if have else []
     for m in CORE:
@@ -56,7 +57,9 @@ def metrics(query_path):
 def sass(path):
     """Every probe kernel has exactly one shared-memory instruction, of the expected kind."""
     funcs, cur = {}, None
-    for line in open(path, errors="replace"):
+    with open(path, errors="replace") as f:
+        text = f.read().splitlines()
+    for line in text:
         m = re.search(r"Function : _Z\d+(k_\w+?)PKjjPj", line)
         if m:
             cur = m.group(1)[2:]
@@ -88,7 +91,8 @@ def _num(s):
 
 
 def read_ncu(path):
-    lines = [ln for ln in open(path, errors="replace") if ln.startswith('"')]
+    with open(path, errors="replace") as f:
+        lines = [ln for ln in f if ln.startswith('"')]
     launches = {}
     for row in csv.DictReader(lines):
         key = int(row["ID"])
@@ -98,7 +102,8 @@ def read_ncu(path):
 
 
 def compare(pattern_path, csv_path, stem):
-    patterns = json.load(open(pattern_path))
+    with open(pattern_path) as f:
+        patterns = json.load(f)
     launches = read_ncu(csv_path)
     if len(launches) != len(patterns):
         print(f"compare: {len(launches)} profiled launches for {len(patterns)} patterns")

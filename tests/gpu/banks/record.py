@@ -38,7 +38,7 @@ def main(out, *runs):
             path = _csv(run, name)
             if path is None:
                 continue
-            patterns = json.load(open(HERE / f"{stem}.json"))
+            patterns = json.loads((HERE / f"{stem}.json").read_text())
             launches = compare.read_ncu(path)
             assert len(launches) == len(patterns), (run, name)
             base = [l for p, l in zip(patterns, launches) if p["kind"] == "baseline"][0]["metrics"]
