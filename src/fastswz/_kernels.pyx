@@ -443,30 +443,28 @@ def tile_configs(const int64_t[::1] ebits, const int64_t[::1] kmajor, const int6
 
 
 # -- shared-memory bank model (fastswz.banks) ---------------------------------------------------------
-cdef int64_t _bank_group(const int64_t[:, ::1] addr, const int8_t[:, ::1] act, Py_ssize_t row,
-                         int lo, int hi, int shift, int64_t gmask) noexcept nogil:
+cdef int64_t _bank_group(const int64_t* addr, const int8_t* act, int lo, int hi, int shift,
+                         int64_t gmask) noexcept nogil:
     # One phase: aligned accesses of one width either coincide or touch disjoint words, so the
     # distinct access units (addr >> shift) in each bank group are the wavefronts that group
-    # needs. A 64-slot open-addressing set on the stack dedups the <= 32 lanes.
-    cdef int64_t keys[64]
-    cdef int8_t used[64]
-    cdef int cnt[32]
+    # needs. Each group keeps its distinct units in a short list on the stack (no clearing:
+    # cnt bounds it), so a lane costs one compare per unit already in its group.
+    cdef int64_t keys[32][32]
+    cdef int8_t cnt[32]
     cdef int64_t key, best = 0
-    cdef int lane, h, g
-    memset(used, 0, sizeof(used))
+    cdef int lane, g, j
     memset(cnt, 0, sizeof(cnt))
     for lane in range(lo, hi):
-        if not act[row, lane]:
+        if not act[lane]:
             continue
-        key = addr[row, lane] >> shift
-        h = <int>(key & 63)
-        while used[h] and keys[h] != key:
-            h = (h + 1) & 63
-        if used[h]:
-            continue
-        used[h] = 1
-        keys[h] = key
+        key = addr[lane] >> shift
         g = <int>(key & gmask)
+        j = 0
+        while j < cnt[g] and keys[g][j] != key:
+            j += 1
+        if j < cnt[g]:
+            continue
+        keys[g][j] = key
         cnt[g] += 1
         if cnt[g] > best:
             best = cnt[g]
@@ -482,13 +480,17 @@ cdef void _bank_wavefronts(const int64_t[:, ::1] addr, const int8_t[:, ::1] act,
     cdef int lo, step, p
     cdef int64_t total
     cdef bint agree
+    cdef const int64_t* a
+    cdef const int8_t* m
     for i in range(n):
+        a = &addr[i, 0]
+        m = &act[i, 0]
         step = lanes
         if is_load and lanes < 32:
             # fastswz.banks: a load whose lane pairs each read one address runs half the phases
             agree = True
             for p in range(0, 32, 2):
-                if act[i, p] and act[i, p + 1] and addr[i, p] != addr[i, p + 1]:
+                if m[p] and m[p + 1] and a[p] != a[p + 1]:
                     agree = False
                     break
             if agree:
@@ -496,7 +498,7 @@ cdef void _bank_wavefronts(const int64_t[:, ::1] addr, const int8_t[:, ::1] act,
         total = 0
         lo = 0
         while lo < 32:
-            total += _bank_group(addr, act, i, lo, lo + step, shift, gmask)
+            total += _bank_group(a, m, lo, lo + step, shift, gmask)
             lo += step
         out[i] = total
 

@@ -31,6 +31,8 @@ wgmma accumulators into an epilogue tile, and row-by-row vectorised copies.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .errors import BankError, FastswzTypeError, as_int
@@ -84,8 +86,17 @@ def bank_args(addresses, access_bytes, active, op):
             raise BankError(f"active has shape {m.shape}, which does not broadcast to the "
                             f"addresses' shape {a.shape}") from None
         act = np.ascontiguousarray(m.reshape(-1, 32), dtype=np.int8)
-    bad = np.flatnonzero(((addr < 0) | (addr % width != 0)).ravel() & act.ravel().astype(bool))
-    if bad.size:
+    # Fast test first, without temporaries the size of the input: the minimum, and the OR of
+    # every address's low byte (a strided view) for the alignment bits.
+    if active is None:
+        lo = addr.min(initial=0)
+        low = addr.reshape(-1).view(np.uint8)[0 if sys.byteorder == "little" else 7::8]
+        odd = int(np.bitwise_or.reduce(low)) & (width - 1) if low.size else 0
+    else:
+        lo = np.where(act, addr, 0).min(initial=0)
+        odd = ((addr & (width - 1)) * act).any()
+    if lo < 0 or odd:
+        bad = np.flatnonzero((((addr < 0) | (addr % width != 0)) & act.astype(bool)).ravel())
         i = int(bad[0])
         raise BankError(f"addresses[{np.unravel_index(i, a.shape)}]={int(addr.ravel()[i])} must be "
                         f">= 0 and a multiple of access_bytes={width} (aligned access)")
@@ -396,12 +407,12 @@ def row_copy(amap, elem_bytes, access_bytes):
     w = _width(access_bytes)
     v = w // e
     if v < 1 or m.shape[1] % v or (m.size // v) % 32:
-        raise BankError(f"a {m.shape[0]} x {m.shape[1]} tile of {e}-byte elements does not split "
-                        f"into whole warps of {w}-byte chunks")
+        raise BankError(f"access_bytes={w}: a {m.shape[0]} x {m.shape[1]} tile of {e}-byte elements "
+                        f"does not split into whole warps of {w}-byte chunks")
     starts = m[:, ::v]
     if v > 1 and not np.all(m.reshape(m.shape[0], -1, v) - starts[:, :, None] == np.arange(v) * e):
-        raise BankError(f"{w}-byte chunks are not contiguous in this tile's layout: use a smaller "
-                        f"access_bytes")
+        raise BankError(f"access_bytes={w}: {w}-byte chunks are not contiguous in this tile's "
+                        f"layout; use a smaller access_bytes")
     return starts.reshape(-1, 32)
 
 
@@ -451,7 +462,8 @@ def best_swizzle(dtype, m, n, access="stmatrix", candidates=EPILOGUE_SWIZZLES):
         except (TileError, BankError):
             continue
     if not table:
-        raise BankError(f"no epilogue layout in {list(candidates)} fits a {m} x {n} {dtype} tile")
+        raise BankError(f"candidates={list(candidates)}: no epilogue layout fits a {m} x {n} "
+                        f"{dtype} tile (each needs whole atoms; add 'rowmajor')")
     order = list(table)
     best = min(order, key=lambda c: (table[c].total, -order.index(c)))
     return best, table

@@ -202,8 +202,9 @@ def _banks(args) -> str:
             raise BankError("--addresses needs --access-bytes (1, 2, 4, 8 or 16)")
         try:
             a = np.load(args.addresses, allow_pickle=False)
-        except ValueError as exc:
-            raise BankError(f"--addresses {args.addresses}: not a plain .npy array ({exc})") from None
+        except ValueError:
+            raise BankError(f"--addresses {args.addresses}: not a plain .npy array of integers "
+                            f"(pickled objects are refused)") from None
         s = score(a, args.access_bytes, args.op)
         if args.json:
             return json.dumps({"file": args.addresses, **s.as_dict(),
