@@ -24,6 +24,7 @@ MODULES = [  # one a line: every public module
     "fastswz.blockscaled",
     "fastswz.draw",
     "fastswz.doctor",
+    "fastswz.banks",
 ]
 
 

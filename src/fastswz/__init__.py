@@ -13,6 +13,7 @@ from .algebra import (blocked_product, coalesce, complement, composition, downca
                       make_ordered_layout, max_common_layout, max_common_vector, raked_product,
                       recast, right_inverse, slice_and_offset, tile_to_shape, tiled_divide,
                       tiled_product, upcast, zipped_divide, zipped_product)
+from .banks import bank_wavefronts, best_swizzle, ideal_wavefronts, matrix_wavefronts, pattern_scores
 from .blockscaled import InstrDescriptorBlockScaled
 from .bulk import (CONFIG_ERRORS, evaluate, pack_smem_descriptors, swizzle_offsets, tile_addresses,
                    tile_configs, tile_coords, tile_descriptors, unpack_smem_descriptors)
@@ -20,7 +21,7 @@ from .descriptor import InstrDescriptorSM100, SmemDescriptorSM90, SmemDescriptor
 from .draw import draw_layout, draw_tile, show_layout, show_tile
 from .doctor import check_descriptors, consistent_tiles
 from .dtypes import DTYPES, DType, dtype
-from .errors import (DescriptorFieldError, FastswzError, FastswzTypeError, LayoutError,
+from .errors import (BankError, DescriptorFieldError, FastswzError, FastswzTypeError, LayoutError,
                      ParseError, TileError)
 from .int_tuple import (ceil_div, congruent, crd2crd, crd2idx, elem_scale, flatten, has_none,
                         idx2crd, inner_product, is_int, is_tuple, prefix_product, product,
@@ -47,6 +48,8 @@ __all__ = [
     "max_common_layout", "max_common_vector", "prefix_product", "product", "raked_product",
     "rank", "recast", "right_inverse", "shape_div", "size", "slice_", "slice_and_offset",
     "tile_to_shape", "tiled_divide", "tiled_product", "upcast", "zipped_divide", "zipped_product",
+    "bank_wavefronts", "ideal_wavefronts", "matrix_wavefronts", "best_swizzle", "pattern_scores",
+    "BankError",
 ]
 __all__ += ["draw_tile", "draw_layout", "show_tile", "show_layout"]
 __all__ += ["check_descriptors", "consistent_tiles"]

@@ -7,6 +7,7 @@ ranges and dtypes; nothing here raises or allocates.
 from libc.stdint cimport int8_t, int64_t, uint64_t, uint32_t
 from cpython.buffer cimport (PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE, PyBuffer_Release,
                             PyObject_GetBuffer)
+from libc.string cimport memset
 
 cdef enum:
     MAX_MODES = 64  # flat rank limit; bulk.py checks it
@@ -635,3 +636,72 @@ def factorize_names(const uint32_t[:, ::1] chars, uint64_t[::1] found_keys,
     for c in range(16):
         found_keys[c] = table[c]
     return nfound
+# -- shared-memory bank model (fastswz.banks) ---------------------------------------------------------
+cdef int64_t _bank_group(const int64_t* addr, const int8_t* act, int lo, int hi, int shift,
+                         int64_t gmask) noexcept nogil:
+    # One phase: aligned accesses of one width either coincide or touch disjoint words, so the
+    # distinct access units (addr >> shift) in each bank group are the wavefronts that group
+    # needs. Each group keeps its distinct units in a short list on the stack (no clearing:
+    # cnt bounds it), so a lane costs one compare per unit already in its group.
+    cdef int64_t keys[32][32]
+    cdef int8_t cnt[32]
+    cdef int64_t key, best = 0
+    cdef int lane, g, j
+    memset(cnt, 0, sizeof(cnt))
+    for lane in range(lo, hi):
+        if not act[lane]:
+            continue
+        key = addr[lane] >> shift
+        g = <int>(key & gmask)
+        j = 0
+        while j < cnt[g] and keys[g][j] != key:
+            j += 1
+        if j < cnt[g]:
+            continue
+        keys[g][j] = key
+        cnt[g] += 1
+        if cnt[g] > best:
+            best = cnt[g]
+    return best
+
+
+cdef void _bank_wavefronts(const int64_t[:, ::1] addr, const int8_t[:, ::1] act, int width,
+                           bint is_load, int64_t[::1] out) noexcept nogil:
+    cdef Py_ssize_t i, n = addr.shape[0]
+    cdef int lanes = 32 if width <= 4 else 128 // width
+    cdef int shift = 2 if width <= 4 else (3 if width == 8 else 4)
+    cdef int64_t gmask = 31 if width <= 4 else 128 // width - 1
+    cdef int lo, step, p
+    cdef int64_t total
+    cdef bint agree
+    cdef const int64_t* a
+    cdef const int8_t* m
+    for i in range(n):
+        a = &addr[i, 0]
+        m = &act[i, 0]
+        step = lanes
+        if is_load and lanes < 32:
+            # fastswz.banks: a load whose lane pairs each read one address runs half the phases
+            agree = True
+            for p in range(0, 32, 2):
+                if m[p] and m[p + 1] and a[p] != a[p + 1]:
+                    agree = False
+                    break
+            if agree:
+                step = 2 * lanes
+        total = 0
+        lo = 0
+        while lo < 32:
+            total += _bank_group(a, m, lo, lo + step, shift, gmask)
+            lo += step
+        out[i] = total
+
+
+def bank_wavefronts(const int64_t[:, ::1] addr, const int8_t[:, ::1] act, int width, bint is_load,
+                    int64_t[::1] out):
+    """Shared-memory wavefronts of n warp instructions (rows of 32 lane byte addresses).
+
+    Caller guarantees: addr and act are (n, 32); width in {1, 2, 4, 8, 16}; every active
+    address is >= 0 and a multiple of width; len(out) == n."""
+    with nogil:
+        _bank_wavefronts(addr, act, width, is_load, out)

@@ -15,12 +15,14 @@ import tempfile
 
 import numpy as np
 
+from .banks import PATTERNS, pattern_scores, score
 from .blockscaled import BLOCK_SCALED_KINDS, InstrDescriptorBlockScaled
 from .descriptor import KINDS, InstrDescriptorSM100, decode
 from .doctor import check_descriptors, consistent_tiles
 from .draw import MAX_CELLS, MAX_TEXT_CELLS, UNITS, VIEWS, draw_layout, draw_tile, show_layout, show_tile
 from .errors import DescriptorFieldError, FastswzError, TileError
 from .notation import parse
+from .errors import BankError, DescriptorFieldError, FastswzError
 from .tile import ARCHS, LBO_POLICIES, ORDERS, SWIZZLE_BASES, OperandTile
 
 
@@ -156,6 +158,27 @@ def _parser() -> argparse.ArgumentParser:
         if name == "draw":
             v.add_argument("-o", "--output", metavar="FILE.svg",
                            help="write the SVG here (atomically); default: standard output")
+    b = sub.add_parser("banks", help="shared-memory bank conflicts (wavefronts) of warp accesses",
+                       description="Count shared-memory wavefronts (the H100 rule, checked with "
+                                   "Nsight Compute) of a standard pattern on a tile under each "
+                                   "layout, naming the best; or of lane addresses from a .npy file.")
+    b.add_argument("--pattern", choices=PATTERNS,
+                   help="stmatrix/st: accumulator tile MN x K into the epilogue tile; copy: "
+                        "row-by-row copy; ldmatrix-a/-b: mma fragments of an operand tile")
+    b.add_argument("--addresses", metavar="FILE.npy",
+                   help="integer array (..., 32) of lane byte addresses, one row per instruction")
+    b.add_argument("--access-bytes", type=_int, default=None,
+                   help="bytes per lane: 1 2 4 8 16 (copy default 16; --addresses needs it)")
+    b.add_argument("--op", default="ld", choices=["ld", "st", "ldmatrix", "stmatrix"],
+                   help="instruction of --addresses rows (ldmatrix/stmatrix: .x4)")
+    b.add_argument("--dtype", default="bf16", help="element type of the tile")
+    b.add_argument("--swizzle", default="all",
+                   help="rowmajor, none, 32B, 64B, 128B, or all (default: compare them)")
+    b.add_argument("--major", default="K", choices=["K", "MN"], help="operand tile major-ness")
+    b.add_argument("--mn", type=_int, default=64, help="rows (M of the epilogue tile)")
+    b.add_argument("--k", type=_int, default=64, help="columns (N of the epilogue tile, K of an operand)")
+    b.add_argument("--pad-bytes", type=_int, default=0, help="row padding of the rowmajor tile")
+    b.add_argument("--json", action="store_true")
     return p
 
 
@@ -307,6 +330,44 @@ def _show(args) -> str:
     if kind == "layout":
         return show_layout(obj, **limit)
     return show_tile(obj, args.view, args.start, args.swizzle_base, args.unit, **limit)
+def _banks(args) -> str:
+    if (args.pattern is None) == (args.addresses is None):
+        raise BankError("give exactly one of --pattern and --addresses")
+    if args.addresses:
+        if args.access_bytes is None:
+            raise BankError("--addresses needs --access-bytes (1, 2, 4, 8 or 16)")
+        try:
+            a = np.load(args.addresses, allow_pickle=False)
+        except ValueError:
+            raise BankError(f"--addresses {args.addresses}: not a plain .npy array of integers "
+                            f"(pickled objects are refused)") from None
+        s = score(a, args.access_bytes, args.op)
+        if args.json:
+            return json.dumps({"file": args.addresses, **s.as_dict(),
+                               "per_instruction": s.wavefronts.tolist()})
+        hist = np.bincount(s.wavefronts)
+        return "\n".join([
+            f"addresses    {args.addresses}: {s.instructions} {args.op} instructions of "
+            f"{s.access_bytes} bytes per lane",
+            f"wavefronts   {s.total} (ideal {s.ideal_total}, excess {s.excess})",
+            "per instr    " + ", ".join(f"{c} x {w}" for w, c in enumerate(hist) if c)])
+    swz = None if args.swizzle == "all" else [args.swizzle]
+    best, table = pattern_scores(args.pattern, args.dtype, args.mn, args.k, swz, args.major,
+                                 16 if args.access_bytes is None else args.access_bytes,
+                                 args.pad_bytes)
+    if args.json:
+        return json.dumps({"pattern": args.pattern, "dtype": args.dtype, "mn": args.mn,
+                           "k": args.k, "major": args.major, "best_swizzle": best,
+                           "layouts": {k: v.as_dict() for k, v in table.items()}})
+    lines = [f"pattern  {args.pattern}, {args.dtype} {args.mn} x {args.k}"
+             + (f" {args.major}-major" if args.pattern not in ("stmatrix", "st") else ""),
+             f"{'layout':<10} {'instr':>6} {'wavefronts':>11} {'ideal':>6} {'excess':>7} {'max/instr':>9}"]
+    for name, s in table.items():
+        d = s.as_dict()
+        lines.append(f"{name:<10} {d['instructions']:>6} {d['wavefronts']:>11} {d['ideal']:>6} "
+                     f"{d['excess']:>7} {d['max_per_instruction']:>9}")
+    lines.append(f"best     {best}")
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
@@ -314,7 +375,7 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
         out = {"tile": _tile, "decode": _decode, "instr": _instr, "draw": _draw, "show": _show,
-               "check": _check}[args.cmd](args)
+               "check": _check, "banks": _banks}[args.cmd](args)
     except FastswzError as exc:
         print(f"fastswz: error: {exc}", file=sys.stderr)
         return 2

@@ -20,6 +20,7 @@ __all__ = [
     "ParseError",
     "TileError",
     "DescriptorFieldError",
+    "BankError",
 ]
 
 
@@ -45,6 +46,10 @@ class TileError(FastswzError, ValueError):
 
 class DescriptorFieldError(FastswzError, ValueError):
     """A descriptor field is out of range, misaligned or not allowed in this combination."""
+
+
+class BankError(FastswzError, ValueError):
+    """A shared-memory access pattern the bank model cannot score (width, alignment, shape)."""
 
 
 def as_int(name: str, value) -> int:

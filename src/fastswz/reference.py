@@ -26,6 +26,7 @@ from .bulk import (LAYOUT_CODES, check_lbo_mode_rules, SMEM_LIMITS, _SMEM_NAMES,
                    outer_check,
                    smem_field_error, smem_pack_args, threads_arg, unpack_args, unpack_error)
 from .algebra import composition, logical_divide, upcast
+from .banks import bank_args
 from .bulk import config_args
 from .bulk import coords_out_arg, unpack_dtypes
 from .descriptor import SM90_FIELDS, SM90_RESERVED, SM100_FIELDS, SM100_RESERVED
@@ -39,7 +40,8 @@ from .swizzle import Swizzle
 from .tile import OperandTile
 
 __all__ = ["evaluate", "swizzle_offsets", "tile_addresses", "tile_coords", "tile_descriptors",
-           "pack_smem_descriptors", "unpack_smem_descriptors", "tile_configs", "cute_strides"]
+           "pack_smem_descriptors", "unpack_smem_descriptors", "tile_configs", "cute_strides",
+           "bank_wavefronts"]
 
 
 def _swz(x, yyy, shift):
@@ -332,3 +334,43 @@ def tile_configs(dtype, major, swizzle, mn, k, order="mn", arch="sm90", inst_mn=
             res["error"][i] = 7
     return {n: v.reshape(shape) for n, v in res.items()}
 
+
+
+# -- shared-memory bank model (twin of fastswz.banks) ------------------------------------------------
+def _group_counts(words, live, lanes):
+    """Per group of ``lanes`` consecutive lanes: the most distinct 4-byte words any one bank
+    holds (0 for a group with no live lane). words: (n, 32, per) int64, live: (n, 32) bool."""
+    n, _, per = words.shape
+    g = 32 // lanes
+    w = np.where(live[:, :, None], words, -1).reshape(n * g, lanes * per)
+    w = np.sort(w, axis=-1)
+    first = np.ones(w.shape, dtype=bool)
+    first[:, 1:] = w[:, 1:] != w[:, :-1]
+    distinct = first & (w >= 0)
+    slot = np.arange(n * g)[:, None] * 32 + (w & 31)
+    counts = np.bincount(slot[distinct], minlength=n * g * 32)
+    return counts.reshape(n, g, 32).max(axis=-1)
+
+
+def bank_wavefronts(addresses, access_bytes, active=None, op="ld"):
+    """Twin of :func:`fastswz.bank_wavefronts`: for every phase, sort its lanes' 4-byte words,
+    keep the distinct ones, count them per bank with ``bincount`` and take the largest count;
+    a load whose lane pairs all read one address is served at half the phases (the rule in
+    :mod:`fastswz.banks`).
+
+    >>> int(bank_wavefronts(np.arange(32) * 128, 4))      # 32 lanes, one bank
+    32
+    """
+    addr, act, width, is_load, shape = bank_args(addresses, access_bytes, active, op)
+    act = act.astype(bool)
+    n = addr.shape[0]
+    per = max(1, width // 4)
+    words = (addr >> 2)[:, :, None] + np.arange(per)
+    lanes = {1: 32, 2: 32, 4: 32, 8: 16, 16: 8}[width]
+    total = _group_counts(words, act, lanes).reshape(n, -1, 2 if lanes < 32 else 1).sum(axis=-1)
+    if is_load and lanes < 32:
+        # a lane pair agrees when its active lanes read one address (an idle lane agrees)
+        agree = ~(act[:, 0::2] & act[:, 1::2]) | (addr[:, 0::2] == addr[:, 1::2])
+        merged = _group_counts(words, act, 2 * lanes)
+        total = np.where(agree.all(axis=-1)[:, None], merged, total)
+    return total.sum(axis=-1).astype(np.int64).reshape(shape)

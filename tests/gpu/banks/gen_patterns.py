@@ -1,0 +1,203 @@
+"""Write the bank-conflict probe's pattern set (patterns.txt for banks.cu, patterns.json for compare.py).
+
+Every pattern is one warp instruction: a kind (ld/st of 1-16 bytes, ldmatrix/stmatrix x1/x2/x4
+with or without .trans), a lane mask and 32 byte offsets. Structured patterns (strides, broadcast,
+every swizzle mode, MMA fragments and epilogue stores built from fastswz tiles) come first, then
+seeded random ones that probe the rule where the structured ones cannot. The prediction of
+fastswz.banks at generation time is stored beside each pattern.
+
+    PYTHONPATH=src python tests/gpu/banks/gen_patterns.py [OUTDIR]
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import fastswz
+from fastswz import banks
+
+KINDS = {"baseline": 0, "ld1": 1, "ld2": 2, "ld4": 3, "ld8": 4, "ld16": 5,
+         "st1": 6, "st2": 7, "st4": 8, "st8": 9, "st16": 10,
+         "ldsm_x1": 11, "ldsm_x2": 12, "ldsm_x4": 13,
+         "ldsm_x1_trans": 14, "ldsm_x2_trans": 15, "ldsm_x4_trans": 16,
+         "stsm_x1": 17, "stsm_x2": 18, "stsm_x4": 19,
+         "stsm_x1_trans": 20, "stsm_x2_trans": 21, "stsm_x4_trans": 22}
+LANE = np.arange(32)
+FULL = 0xFFFFFFFF
+
+
+def _pred(kind, addrs, mask):
+    addrs = np.asarray(addrs, dtype=np.int64)
+    if kind == "baseline":
+        return 0
+    if kind.startswith(("ldsm", "stsm")):
+        x = int(kind.split("_")[1][1])
+        return int(banks.matrix_wavefronts(addrs, x))
+    width = int(kind[2:])
+    active = ((mask >> LANE) & 1).astype(bool)
+    return int(banks.bank_wavefronts(addrs, width, active=active, op=kind[:2]))
+
+
+def structured():
+    P = []
+
+    def add(name, kind, addrs, mask=FULL):
+        P.append((name, kind, [int(a) for a in np.asarray(addrs).ravel()], mask))
+
+    add("baseline: no shared access", "baseline", np.zeros(32))
+    for op in ("ld", "st"):
+        # 1- and 2-byte accesses: threads in one 4-byte word share it.
+        add(f"{op}1 contiguous (4 lanes per word)", f"{op}1", LANE)
+        add(f"{op}1 same byte", f"{op}1", np.zeros(32))
+        add(f"{op}1 stride 128 (32-way)", f"{op}1", LANE * 128)
+        add(f"{op}1 stride 4 (conflict free)", f"{op}1", LANE * 4)
+        add(f"{op}2 contiguous", f"{op}2", LANE * 2)
+        add(f"{op}2 stride 64 (16-way)", f"{op}2", LANE * 64)
+        # 4-byte: strides 4/8/16/32/128 bytes give 1/2/4/8/32-way; 132 is the padded fix.
+        add(f"{op}4 contiguous", f"{op}4", LANE * 4)
+        add(f"{op}4 broadcast (one word)", f"{op}4", np.zeros(32))
+        add(f"{op}4 stride 8 (2-way)", f"{op}4", LANE * 8)
+        add(f"{op}4 stride 16 (4-way)", f"{op}4", LANE * 16)
+        add(f"{op}4 stride 32 (8-way)", f"{op}4", LANE * 32)
+        add(f"{op}4 stride 128 (32-way)", f"{op}4", LANE * 128)
+        add(f"{op}4 stride 132 (padded, conflict free)", f"{op}4", LANE * 132)
+        add(f"{op}4 two words per bank pair-shared", f"{op}4", (LANE // 2) * 128)
+        add(f"{op}4 stride 128, lanes 0-7 active", f"{op}4", LANE * 128, 0xFF)
+        # 8-byte
+        add(f"{op}8 contiguous", f"{op}8", LANE * 8)
+        add(f"{op}8 same address", f"{op}8", np.zeros(32))
+        add(f"{op}8 half-warps identical", f"{op}8", (LANE % 16) * 8)
+        add(f"{op}8 lane pairs share (128 B)", f"{op}8", (LANE // 2) * 8)
+        add(f"{op}8 stride 16 (2-way per half)", f"{op}8", LANE * 16)
+        add(f"{op}8 stride 128", f"{op}8", LANE * 128)
+        add(f"{op}8 halves swapped", f"{op}8", ((LANE + 16) % 32) * 8)
+        add(f"{op}8 even lanes active", f"{op}8", LANE * 8, 0x55555555)
+        # 16-byte
+        add(f"{op}16 contiguous", f"{op}16", LANE * 16)
+        add(f"{op}16 same address", f"{op}16", np.zeros(32))
+        add(f"{op}16 quarter-warps identical", f"{op}16", (LANE % 8) * 16)
+        add(f"{op}16 4 lanes share (128 B)", f"{op}16", (LANE // 4) * 16)
+        add(f"{op}16 stride 32 (2-way per quarter)", f"{op}16", LANE * 32)
+        add(f"{op}16 stride 128 (8-way per quarter)", f"{op}16", LANE * 128)
+        add(f"{op}16 lanes interleaved across quarters", f"{op}16", ((LANE % 4) * 8 + LANE // 4) * 16)
+        add(f"{op}16 quarter 0 only", f"{op}16", LANE * 16, 0xFF)
+        add(f"{op}16 odd lanes active", f"{op}16", LANE * 16, 0xAAAAAAAA)
+        # 16-byte column reads/writes of a 64-row bf16 tile, chunk 0 of rows 0..31, per swizzle
+        for sw in ("none", "32B", "64B", "128B"):
+            t = fastswz.OperandTile("bf16", "K", sw, 64, 64)
+            a = t.addresses()
+            add(f"{op}16 column of 16-byte chunks, K-major {sw}", f"{op}16", a[LANE, 0])
+        add(f"{op}16 column of 16-byte chunks, row-major pitch 128", f"{op}16", LANE * 128)
+    # ldmatrix / stmatrix: MMA fragments and epilogue tiles per swizzle, plus raw strides.
+    for sw in ("none", "32B", "64B", "128B"):
+        tk = fastswz.OperandTile("bf16", "K", sw, 64, 64)
+        tm = fastswz.OperandTile("bf16", "MN", sw, 64, 64)
+        add(f"ldsm x4 mma A fragment, K-major {sw}", "ldsm_x4", banks.mma_a_rows(tk.addresses(), 2, 0, 0))
+        add(f"ldsm x4.trans mma A fragment, MN-major {sw}", "ldsm_x4_trans",
+            banks.mma_a_rows(tm.addresses(), 2, 0, 0, trans=True))
+        add(f"ldsm x2 mma B fragment, K-major {sw}", "ldsm_x2", banks.mma_b_rows(tk.addresses(), 2, 0, 0))
+        add(f"stsm x4 accumulator into K-major {sw} C tile", "stsm_x4", banks.mma_a_rows(tk.addresses(), 2, 0, 0))
+    rm = (np.arange(64)[:, None] * 64 + np.arange(64)[None, :]) * 2
+    add("ldsm x4 mma A fragment, row-major 128-byte pitch (8-way)", "ldsm_x4", banks.mma_a_rows(rm, 2, 0, 0))
+    add("stsm x4 accumulator, row-major 128-byte pitch (8-way)", "stsm_x4", banks.mma_a_rows(rm, 2, 0, 0))
+    add("stsm x4.trans accumulator, row-major 128-byte pitch", "stsm_x4_trans", banks.mma_a_rows(rm, 2, 0, 0))
+    rmp = (np.arange(64)[:, None] * 72 + np.arange(64)[None, :]) * 2
+    add("ldsm x4 mma A fragment, row-major padded pitch 144", "ldsm_x4", banks.mma_a_rows(rmp, 2, 0, 0))
+    for x in (1, 2, 4):
+        for tr in ("", "_trans"):
+            for op in ("ldsm", "stsm"):
+                add(f"{op} x{x}{tr.replace('_', '.')} contiguous rows", f"{op}_x{x}{tr}", LANE * 16)
+                add(f"{op} x{x}{tr.replace('_', '.')} rows stride 128 (8-way)", f"{op}_x{x}{tr}", LANE * 128)
+        add(f"ldsm x{x} all rows one address", f"ldsm_x{x}", np.zeros(32))
+        add(f"stsm x{x} all rows one address", f"stsm_x{x}", np.zeros(32))
+        add(f"ldsm x{x} matrices identical", f"ldsm_x{x}", (LANE % 8) * 16)
+        add(f"stsm x{x} matrices identical", f"stsm_x{x}", (LANE % 8) * 16)
+    add("ldsm x4 rows stride 32 (2-way)", "ldsm_x4", LANE * 32)
+    add("ldsm x4 rows interleaved across matrices", "ldsm_x4", ((LANE % 4) * 8 + LANE // 4) * 16)
+    add("stsm x4 rows interleaved across matrices", "stsm_x4", ((LANE % 4) * 8 + LANE // 4) * 16)
+    return P
+
+
+def random_set(seed=1234):
+    rng = np.random.default_rng(seed)
+    P = [("baseline: no shared access", "baseline", [0] * 32, FULL)]
+    for op in ("ld", "st"):
+        for width in (1, 2, 4, 8, 16):
+            for i, span in enumerate((128, 256, 512, 1024, 4096, 256, 1024, 16384)):
+                if i >= 5:   # few distinct addresses: broadcast inside and across phases
+                    pool = rng.integers(0, span // width, 6) * width
+                    addrs = rng.choice(pool, 32)
+                else:
+                    addrs = rng.integers(0, span // width, 32) * width
+                mask = FULL if i % 4 else int(rng.integers(1, 1 << 32))
+                P.append((f"random {op}{width} span {span} #{i}", f"{op}{width}", [int(a) for a in addrs], mask))
+    for op in ("ldsm", "stsm"):
+        for x in (1, 2, 4):
+            for tr in ("", "_trans"):
+                for span in (512, 2048):
+                    addrs = rng.integers(0, span // 16, 32) * 16
+                    P.append((f"random {op} x{x}{tr.replace('_', '.')} span {span}", f"{op}_x{x}{tr}",
+                              [int(a) for a in addrs], FULL))
+            pool = rng.integers(0, 64, 5) * 16
+            P.append((f"random {op} x{x} 5 distinct rows", f"{op}_x{x}", [int(a) for a in rng.choice(pool, 32)], FULL))
+    return P
+
+
+def pair_probes():
+    """Where the load pair rule's scope is decided: which lanes must share, and with masks."""
+    P = [("baseline: no shared access", "baseline", [0] * 32, FULL)]
+
+    def add(name, kind, addrs, mask=FULL):
+        P.append((name, kind, [int(a) for a in np.asarray(addrs).ravel()], mask))
+
+    pairs16 = (LANE // 2) * 16
+    for op in ("ld", "st"):
+        add(f"{op}16 pairs share in half 0 only", f"{op}16", np.where(LANE < 16, pairs16, LANE * 16))
+        add(f"{op}16 pairs share in half 1 only", f"{op}16", np.where(LANE >= 16, pairs16, LANE * 16 + 512))
+        add(f"{op}16 pairs share in quarter 0 only", f"{op}16", np.where(LANE < 8, pairs16, LANE * 16))
+        add(f"{op}16 pairs share, lane 1 inactive", f"{op}16", pairs16, 0xFFFFFFFD)
+        add(f"{op}16 pairs share, lanes 0-1 inactive", f"{op}16", pairs16, 0xFFFFFFFC)
+        add(f"{op}16 pairs share, lanes 16-31 inactive", f"{op}16", pairs16, 0x0000FFFF)
+        add(f"{op}16 pairs share, pair 0 and 1 conflict", f"{op}16", np.where(LANE // 2 == 1, 128, pairs16))
+        add(f"{op}16 pairs share, one pair split", f"{op}16", np.where(LANE == 31, 0, pairs16))
+        add(f"{op}16 lanes 2i+1 and 2i+2 share", f"{op}16", ((LANE + 1) // 2) * 16 % 512)
+        add(f"{op}16 quads share, quads distinct 16 B", f"{op}16", (LANE // 4) * 16)
+        add(f"{op}16 pairs share, 256-byte stride (conflicts)", f"{op}16", (LANE // 2) * 256)
+        add(f"{op}8 pairs share in half 0 only", f"{op}8", np.where(LANE < 16, (LANE // 2) * 8, LANE * 8))
+        add(f"{op}8 pairs share, lane 31 inactive", f"{op}8", (LANE // 2) * 8, 0x7FFFFFFF)
+        add(f"{op}8 pairs share, lanes 30-31 inactive", f"{op}8", (LANE // 2) * 8, 0x3FFFFFFF)
+        add(f"{op}8 pairs share, one pair split", f"{op}8", np.where(LANE == 31, 0, (LANE // 2) * 8))
+        add(f"{op}8 pairs share across 256 B (2-way)", f"{op}8", (LANE // 2) * 16)
+        add(f"{op}8 quads share", f"{op}8", (LANE // 4) * 8)
+        add(f"{op}4 pairs share", f"{op}4", (LANE // 2) * 4)
+    for x in (2, 4):
+        add(f"ldsm x{x} row pairs share", f"ldsm_x{x}", pairs16)
+        add(f"stsm x{x} row pairs share", f"stsm_x{x}", pairs16)
+    rng = np.random.default_rng(99)
+    for i in range(10):   # random loads whose lane pairs all share: the merged phases' conflicts
+        w = (8, 16)[i % 2]
+        pool = rng.integers(0, 2048 // w, 16) * w
+        add(f"random ld{w} with all pairs shared #{i}", f"ld{w}", np.repeat(pool, 2))
+    return P
+
+
+def write(patterns, stem: Path):
+    rows = []
+    with open(stem.with_suffix(".txt"), "w") as f:
+        for name, kind, addrs, mask in patterns:
+            f.write(f"{KINDS[kind]} {mask:08x} " + " ".join(map(str, addrs)) + "\n")
+            rows.append({"name": name, "kind": kind, "mask": mask, "addresses": addrs,
+                         "predicted": _pred(kind, addrs, mask)})
+    stem.with_suffix(".json").write_text(json.dumps(rows, indent=0))
+    return rows
+
+
+if __name__ == "__main__":
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent
+    a = write(structured(), out / "patterns")
+    b = write(random_set(), out / "random")
+    c = write(pair_probes(), out / "pairs")
+    print(f"{len(a)} structured + {len(b)} random + {len(c)} pair-rule patterns written to {out}")
