@@ -439,3 +439,46 @@ def tile_configs(const int64_t[::1] ebits, const int64_t[::1] kmajor, const int6
     with nogil:
         _tile_configs(ebits, kmajor, width, rows, mn, k, korder, inst_mn, swizzled, hi_bits,
                       start, window, lbo_k, err, lbo_out, sbo_out, nbytes_out, desc_out)
+
+
+# -- linear layouts over GF(2) (fastswz.linear) ---------------------------------------------------
+cdef void _linear_apply(const int64_t[::1] inputs, const int64_t[::1] basis,
+                        int64_t[::1] out) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef int64_t x, y
+    for i in range(inputs.shape[0]):
+        x = inputs[i]
+        y = 0
+        j = 0
+        while x != 0:
+            if x & 1:
+                y ^= basis[j]
+            x >>= 1
+            j += 1
+        out[i] = y
+
+
+def linear_apply(const int64_t[::1] inputs, const int64_t[::1] basis, int64_t[::1] out):
+    """out[i] = XOR of basis[j] over the set bits j of inputs[i].
+
+    Caller guarantees: 0 <= inputs[i] < 2**len(basis), len(out) == len(inputs)."""
+    with nogil:
+        _linear_apply(inputs, basis, out)
+
+
+cdef void _linear_table(const int64_t[::1] basis, int64_t[::1] out) noexcept nogil:
+    # Doubling: the image of [2**j, 2**(j+1)) is the image of [0, 2**j) XOR basis[j].
+    cdef Py_ssize_t i, j, half = 1
+    out[0] = 0
+    for j in range(basis.shape[0]):
+        for i in range(half):
+            out[half + i] = out[i] ^ basis[j]
+        half *= 2
+
+
+def linear_table(const int64_t[::1] basis, int64_t[::1] out):
+    """out[x] = XOR of basis[j] over the set bits j of x, for every x in [0, 2**len(basis)).
+
+    Caller guarantees: len(out) == 2**len(basis) >= 1."""
+    with nogil:
+        _linear_table(basis, out)

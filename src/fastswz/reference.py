@@ -28,7 +28,7 @@ from .descriptor import SM90_FIELDS, SM90_RESERVED, SM100_FIELDS, SM100_RESERVED
 from .errors import FastswzTypeError, LayoutError
 from .layout import Layout, flatten, logical_divide, composition, upcast
 
-__all__ = ["evaluate", "swizzle_offsets", "tile_addresses", "tile_coords", "tile_descriptors",
+__all__ = ["evaluate", "linear_evaluate", "swizzle_offsets", "tile_addresses", "tile_coords", "tile_descriptors",
            "pack_smem_descriptors", "unpack_smem_descriptors", "tile_configs", "cute_strides"]
 
 
@@ -322,3 +322,28 @@ def tile_configs(dtype, major, swizzle, mn, k, order="mn", arch="sm90", inst_mn=
             res["error"][i] = 7
     return {n: v.reshape(shape) for n, v in res.items()}
 
+
+
+# -- linear layouts over GF(2) (fastswz.linear) ---------------------------------------------------
+def linear_evaluate(ll, inputs=None, out=None):
+    """Twin of :func:`fastswz.linear.linear_evaluate`: a 0/1 bit matrix times the basis, as
+    Triton's ``LinearLayout::apply`` defines it (XOR-reduce the vectors that set bits select).
+
+    Examples
+    --------
+    >>> from fastswz.linear import LinearLayout
+    >>> linear_evaluate(LinearLayout({"i": [1, 2, 4 ^ 1]}, ["o"])).tolist()
+    [0, 1, 2, 3, 5, 4, 7, 6]
+    """
+    from .linear import linear_args
+
+    basis, arr, n = linear_args(ll, inputs)
+    x = np.arange(n, dtype=np.int64) if arr is None else arr.astype(np.int64)
+    res = np.zeros(x.shape, dtype=np.int64)
+    for j, v in enumerate(basis):
+        res ^= np.where((x >> j) & 1, v, np.int64(0))
+    if out is not None:
+        dst = out_arg(out, res.shape, np.int64)
+        dst[...] = res
+        return dst
+    return res
