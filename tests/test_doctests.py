@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 MODULES = ["fastswz.modes", "fastswz.dtypes", "fastswz.tile", "fastswz.descriptor", "fastswz.bulk",
-           "fastswz.layout", "fastswz.swizzle", "fastswz.reference", "fastswz.errors", "fastswz.blockscaled"]
+           "fastswz.layout", "fastswz.swizzle", "fastswz.reference", "fastswz.errors", "fastswz.blockscaled",
+           "fastswz.linear", "fastswz.gluon", "fastswz.cute_dsl"]
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -25,7 +26,8 @@ def test_public_names_have_doctests():
     for name in ["OperandTile", "SwizzleMode", "SmemDescriptorSM90", "SmemDescriptorSM100",
                  "InstrDescriptorSM100", "InstrDescriptorBlockScaled", "decode", "evaluate", "swizzle_offsets", "tile_addresses",
                  "tile_coords", "tile_descriptors", "pack_smem_descriptors", "unpack_smem_descriptors",
-                 "Layout", "Swizzle", "ComposedLayout", "parse", "dtype"]:
+                 "Layout", "Swizzle", "ComposedLayout", "parse", "dtype",
+                 "LinearLayout", "to_linear_layout", "from_linear_layout", "linear_evaluate"]:
         doc = getattr(fastswz, name).__doc__ or ""
         if ">>>" not in doc:
             missing.append(name)

@@ -25,6 +25,7 @@ from .layout import (Layout, blocked_product, ceil_div, coalesce, complement, co
 from .modes import SwizzleMode
 from .swizzle import ComposedLayout, Swizzle, make_composed_layout
 from .tile import OperandTile
+from .linear import LinearLayout, from_linear_layout, linear_evaluate, to_linear_layout
 
 __version__ = "0.1.0"
 
@@ -44,4 +45,5 @@ __all__ = [
     "max_common_layout", "max_common_vector", "prefix_product", "product", "raked_product",
     "rank", "recast", "right_inverse", "shape_div", "size", "slice_", "slice_and_offset",
     "tile_to_shape", "tiled_divide", "tiled_product", "upcast", "zipped_divide", "zipped_product",
+    "LinearLayout", "to_linear_layout", "from_linear_layout", "linear_evaluate",
 ]

@@ -573,7 +573,7 @@ def to_linear_layout(x, names=None, unit="element", out_name="offset"):
         outer = to_linear_layout(x.outer, [out_name], out_name=out_name)
         return _minimal(outer.compose(inner))
     if not _is_layout(x):
-        raise FastswzTypeError(f"x must be a Layout, ComposedLayout or OperandTile, not {type(x).__name__}")
+        raise FastswzTypeError(f"x={x!r} must be a Layout, ComposedLayout or OperandTile, not {type(x).__name__}")
     modes = [(x.shape, x.stride)] if isinstance(x.shape, int) else list(zip(x.shape, x.stride))
     if names is None:
         names = [f"mode{i}" for i in range(len(modes))]
@@ -621,7 +621,7 @@ def from_linear_layout(ll):
     >>> t = OperandTile("bf16", "K", "128B", 64, 64)
     >>> print(from_linear_layout(to_linear_layout(t)))
     Sw<3,3,3> o 0 o (64,64):(64,1)
-    >>> from_linear_layout(LinearLayout({"i": [1, 1]}, ["o"]))
+    >>> from_linear_layout(LinearLayout({"i": [1, 1]}, ["o"]))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     fastswz.errors.LayoutError: no Swizzle<B,M,S> makes the basis vectors of i disjoint ...
