@@ -12,8 +12,9 @@ strides share a bit (then the integer sum ``sum(c_i * d_i)`` never carries and e
 and a ``Swizzle<B,M,S>`` is GF(2)-linear by construction, so swizzled shared-memory layouts
 translate both ways::
 
-    Sw<3,3,3> o 0 o (8,64):(64,1)      <->     offset bases  mode0: 64 128 256 ^ ... (swizzled)
-                                                              mode1: 1 2 4 8 16 32
+    Sw<3,3,3> o 0 o (8,64):(64,1)   <->   mode0: 64^8=72, 128^16=144, 256^32=288  (row bits, with
+                                           the 16-byte chunk XOR of the swizzle)
+                                           mode1: 1, 2, 4, 8, 16, 32                (k bits)
 
 Units: :func:`to_linear_layout` keeps the layout's own units (element offsets for the
 position-independent forms fastswz and CuTe print; Triton's shared layouts also count
