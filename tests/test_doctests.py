@@ -25,6 +25,9 @@ MODULES = [  # one a line: every public module
     "fastswz.draw",
     "fastswz.doctor",
     "fastswz.banks",
+    "fastswz.linear",
+    "fastswz.gluon",
+    "fastswz.cute_dsl",
 ]
 
 
@@ -44,7 +47,8 @@ def test_public_names_have_doctests():
                  "tile_coords", "tile_descriptors", "pack_smem_descriptors", "unpack_smem_descriptors",
                  "Layout", "Swizzle", "ComposedLayout", "parse", "dtype",
                  "draw_tile", "draw_layout", "show_tile", "show_layout",
-                 "check_descriptors", "consistent_tiles"]:
+                 "check_descriptors", "consistent_tiles",
+                 "LinearLayout", "to_linear_layout", "from_linear_layout", "linear_evaluate"]:
         doc = getattr(fastswz, name).__doc__ or ""
         if ">>>" not in doc:
             missing.append(name)

@@ -31,6 +31,7 @@ from .modes import SwizzleMode
 from .notation import parse
 from .swizzle import ComposedLayout, Swizzle, make_composed_layout
 from .tile import OperandTile
+from .linear import LinearLayout, from_linear_layout, linear_evaluate, to_linear_layout
 
 __all__ = [
     "OperandTile", "SwizzleMode", "DType", "DTYPES", "dtype",
@@ -50,6 +51,7 @@ __all__ = [
     "tile_to_shape", "tiled_divide", "tiled_product", "upcast", "zipped_divide", "zipped_product",
     "bank_wavefronts", "ideal_wavefronts", "matrix_wavefronts", "best_swizzle", "pattern_scores",
     "BankError",
+    "LinearLayout", "to_linear_layout", "from_linear_layout", "linear_evaluate",
 ]
 __all__ += ["draw_tile", "draw_layout", "show_tile", "show_layout"]
 __all__ += ["check_descriptors", "consistent_tiles"]

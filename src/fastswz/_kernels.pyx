@@ -705,3 +705,44 @@ def bank_wavefronts(const int64_t[:, ::1] addr, const int8_t[:, ::1] act, int wi
     address is >= 0 and a multiple of width; len(out) == n."""
     with nogil:
         _bank_wavefronts(addr, act, width, is_load, out)
+
+
+# -- linear layouts over GF(2) (fastswz.linear) ---------------------------------------------------
+cdef void _linear_apply(const int64_t[::1] inputs, const int64_t[::1] basis,
+                        int64_t[::1] out) noexcept nogil:
+    # Branchless: a mask of all ones selects basis[j] when bit j is set (a data-dependent
+    # branch per bit mispredicts half the time).
+    cdef Py_ssize_t i, j, nb = basis.shape[0]
+    cdef int64_t x, y
+    for i in range(inputs.shape[0]):
+        x = inputs[i]
+        y = 0
+        for j in range(nb):
+            y ^= basis[j] & -((x >> j) & 1)
+        out[i] = y
+
+
+def linear_apply(const int64_t[::1] inputs, const int64_t[::1] basis, int64_t[::1] out):
+    """out[i] = XOR of basis[j] over the set bits j of inputs[i].
+
+    Caller guarantees: 0 <= inputs[i] < 2**len(basis), len(out) == len(inputs)."""
+    with nogil:
+        _linear_apply(inputs, basis, out)
+
+
+cdef void _linear_table(const int64_t[::1] basis, int64_t[::1] out) noexcept nogil:
+    # Doubling: the image of [2**j, 2**(j+1)) is the image of [0, 2**j) XOR basis[j].
+    cdef Py_ssize_t i, j, half = 1
+    out[0] = 0
+    for j in range(basis.shape[0]):
+        for i in range(half):
+            out[half + i] = out[i] ^ basis[j]
+        half *= 2
+
+
+def linear_table(const int64_t[::1] basis, int64_t[::1] out):
+    """out[x] = XOR of basis[j] over the set bits j of x, for every x in [0, 2**len(basis)).
+
+    Caller guarantees: len(out) == 2**len(basis) >= 1."""
+    with nogil:
+        _linear_table(basis, out)

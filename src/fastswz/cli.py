@@ -20,9 +20,10 @@ from .blockscaled import BLOCK_SCALED_KINDS, InstrDescriptorBlockScaled
 from .descriptor import KINDS, InstrDescriptorSM100, decode
 from .doctor import check_descriptors, consistent_tiles
 from .draw import MAX_CELLS, MAX_TEXT_CELLS, UNITS, VIEWS, draw_layout, draw_tile, show_layout, show_tile
-from .errors import DescriptorFieldError, FastswzError, TileError
+from .errors import BankError, DescriptorFieldError, FastswzError, TileError
+from .gluon import to_gluon
+from .linear import to_linear_layout
 from .notation import parse
-from .errors import BankError, DescriptorFieldError, FastswzError
 from .tile import ARCHS, LBO_POLICIES, ORDERS, SWIZZLE_BASES, OperandTile
 
 
@@ -94,6 +95,12 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--addresses", metavar="FILE.npy",
                    help="also write the byte address of every element as a (mn, k) uint32 .npy")
     t.add_argument("--json", action="store_true", help="print one JSON object")
+    t.add_argument("--format", default="cute", choices=("cute", "linear", "gluon"),
+                   help="cute: layout, LBO/SBO and descriptors (default); linear: the GF(2) bases "
+                        "(mn, k) -> element offset; gluon: the equivalent Triton Gluon "
+                        "NVMMASharedLayout and block shape")
+    t.add_argument("--operand", default="A", choices=("A", "B"),
+                   help="--format gluon: the block is [M, K] (A) or [K, N] (B)")
 
     d = sub.add_parser("decode", help="decode a descriptor into its fields",
                        description="Decode a 64-bit shared-memory descriptor or a 32-bit tcgen05 "
@@ -185,6 +192,8 @@ def _parser() -> argparse.ArgumentParser:
 def _tile(args) -> str:
     tile = OperandTile(args.dtype, args.major, args.swizzle, args.mn, args.k, args.order, args.arch,
                        packed=args.packed, inst_k=args.inst_k)
+    if args.format != "cute":
+        return _tile_dialect(tile, args)
     desc = tile.descriptors(args.start, args.inst_mn, args.swizzle_base, args.lbo_policy,
                             args.stages, args.stage_stride)
     first = tile.descriptor(0, 0, args.start, args.inst_mn, args.swizzle_base, args.lbo_policy)
@@ -219,6 +228,27 @@ def _tile(args) -> str:
             tag = (f"stage {s} " if args.stages else "") + f"mn {b * (args.inst_mn or tile.mn)}"
             lines.append(f"  {tag:<14} " + " ".join(row))
     return "\n".join(lines)
+
+
+def _tile_dialect(tile, args) -> str:
+
+    head = (f"tile         {tile.dtype} {tile.major}-major {tile.swizzle}, {tile.mn} x {tile.k}, "
+            f"order {tile.order}, {tile.arch}")
+    if args.format == "linear":
+        ll = to_linear_layout(tile)
+        if args.json:
+            return json.dumps({"format": "linear", "unit": "element", "in_dims": ll.in_dims,
+                               "out_dims": ll.out_dims,
+                               "bases": {k: [list(v) for v in row] for k, row in ll.bases}})
+        return "\n".join([head, "linear       (mn, k) -> element offset, GF(2) bases:", str(ll)])
+    g = to_gluon(tile, args.operand)
+    if args.json:
+        return json.dumps({"format": "gluon", "operand": args.operand, **g.kwargs(),
+                           "block_shape": list(g.block_shape)})
+    dims = "[M, K]" if args.operand == "A" else "[K, N]"
+    args_ = ", ".join(f"{k}={v}" for k, v in g.kwargs().items())
+    return "\n".join([head, f"gluon        NVMMASharedLayout({args_})",
+                      f"block_shape  {list(g.block_shape)} (operand {args.operand}: {dims})"])
 
 
 def _decode(args) -> str:

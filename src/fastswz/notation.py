@@ -126,7 +126,7 @@ class _Parser:
     def swizzle(self):
         self.skip()
         start = self.pos
-        self.expect("Sw")
+        self.expect("Sw" if self.peek("Sw") else "S")  # the CuTe DSL prints S<3,4,3>
         self.expect("<")
         b = self.int_()
         self.expect(",")
@@ -143,7 +143,7 @@ class _Parser:
 
     def parse(self):
         self.skip()
-        if self.peek("Sw"):
+        if self.peek("Sw") or self.peek("S<"):
             fn = self.swizzle()
         elif (
             self.peek("(")
@@ -179,8 +179,9 @@ def parse(text):
     """Parse CuTe notation into a Layout, Swizzle or ComposedLayout.
 
     Accepts what ``str()`` prints (``(8,64):(64,1)``, ``Sw<3,4,3>``, ``Sw<3,4,3> o 0 o 8:1``),
-    CuTe's static spelling (``(_8,_64):(_64,_1)``), a shape alone (compact column-major), and a
-    composed layout without offset (``Sw<3,4,3> o (8,64):(64,1)``, offset 0).
+    CuTe's static spelling (``(_8,_64):(_64,_1)``), a shape alone (compact column-major), a
+    composed layout without offset (``Sw<3,4,3> o (8,64):(64,1)``, offset 0), and the CuTe DSL's
+    ``S<3,4,3>`` for a swizzle.
 
     Raises
     ------
@@ -195,6 +196,8 @@ def parse(text):
     Layout((8, 64), (1, 8))
     >>> parse("Sw<3,4,3> o (8,64):(64,1)")
     ComposedLayout(Swizzle(3, 4, 3), 0, Layout((8, 64), (64, 1)))
+    >>> parse("S<3,4,3> o 0 o (8,64):(64,1)") == parse("Sw<3,4,3> o 0 o (8,64):(64,1)")
+    True
     """
     # The inverse of CuTe's printers: include/cute/layout.hpp (print), swizzle.hpp (print),
     # layout_composed.hpp (print); static ints print there as _8.

@@ -34,6 +34,7 @@ from .dtypes import dtype as lookup
 from .errors import DescriptorFieldError, FastswzTypeError, LayoutError, TileError
 from .int_tuple import flatten
 from .layout import Layout
+from .linear import linear_args
 from .modes import SwizzleMode
 from .rules import _check_legal, _choice, check_stride_fields
 from .swizzle import Swizzle
@@ -41,7 +42,7 @@ from .tile import OperandTile
 
 __all__ = ["evaluate", "swizzle_offsets", "tile_addresses", "tile_coords", "tile_descriptors",
            "pack_smem_descriptors", "unpack_smem_descriptors", "tile_configs", "cute_strides",
-           "bank_wavefronts"]
+           "bank_wavefronts", "linear_evaluate"]
 
 
 def _swz(x, yyy, shift):
@@ -374,3 +375,26 @@ def bank_wavefronts(addresses, access_bytes, active=None, op="ld"):
         merged = _group_counts(words, act, 2 * lanes)
         total = np.where(agree.all(axis=-1)[:, None], merged, total)
     return total.sum(axis=-1).astype(np.int64).reshape(shape)
+
+
+# -- linear layouts over GF(2) (fastswz.linear) ---------------------------------------------------
+def linear_evaluate(ll, inputs=None, out=None):
+    """Twin of :func:`fastswz.linear.linear_evaluate`: a 0/1 bit matrix times the basis, as
+    Triton's ``LinearLayout::apply`` defines it (XOR-reduce the vectors that set bits select).
+
+    Examples
+    --------
+    >>> from fastswz.linear import LinearLayout
+    >>> linear_evaluate(LinearLayout({"i": [1, 2, 4 ^ 1]}, ["o"])).tolist()
+    [0, 1, 2, 3, 5, 4, 7, 6]
+    """
+    basis, arr, n = linear_args(ll, inputs)
+    x = np.arange(n, dtype=np.int64) if arr is None else arr.astype(np.int64)
+    res = np.zeros(x.shape, dtype=np.int64)
+    for j, v in enumerate(basis):
+        res ^= np.where((x >> j) & 1, v, np.int64(0))
+    if out is not None:
+        dst = out_arg(out, res.shape, np.int64)
+        dst[...] = res
+        return dst
+    return res
