@@ -447,8 +447,10 @@ class GemmPlans:
                "barrier_offset": f["barrier_offset"] if sized else None,
                "barrier_bytes": 16 * c["stages"] if sized else None}
         tiles = self.tiles(i) if sized else (None, None)
+        # Descriptor grids exist only where every stage lies inside the 256 KiB window.
+        grids = sized and self.smem_base + f["smem_bytes"] <= 1 << 18
         for op, tile in zip(("a", "b"), tiles):
-            res[op] = self._operand(op, f, c, tile)
+            res[op] = self._operand(op, f, c, tile, grids)
         if c["epilogue_dtype"] is not None and sized:
             sw = _SWIZZLES[f["epi_swizzle"]]
             rows, e = c["bm"] // c["cta_group"], DTYPES[c["epilogue_dtype"]].bits // 8
@@ -460,7 +462,7 @@ class GemmPlans:
             res["epilogue"] = None
         return res
 
-    def _operand(self, op, f, c, tile):
+    def _operand(self, op, f, c, tile, grids):
         g = {k: f[op + "_" + k] for k in _OPERAND_FIELDS}
         base = {"dtype": c[op + "_dtype"], "major": c[op + "_major"]}
         if tile is None:
@@ -469,8 +471,13 @@ class GemmPlans:
         stages, stride = c["stages"], g["stage_stride"]
         inst_mn = self._inst_mn(op, f, c, tile)
         start = self.smem_base + g["offset"]
-        grid = tile.descriptors(start, inst_mn, stages=stages, stage_stride=stride if stages > 1 else None)
-        grid = grid.reshape(stages, tile.mn // inst_mn, tile.k // tile.inst_k)
+        if grids:
+            grid = tile.descriptors(start, inst_mn, stages=stages,
+                                    stage_stride=stride if stages > 1 else None)
+            grid = grid.reshape(stages, tile.mn // inst_mn, tile.k // tile.inst_k)
+            grid = [[[f"0x{int(v):016x}" for v in blk] for blk in st] for st in grid]
+        else:
+            grid = None
         e = tile.element_bits // 8
         inner, outer = g["box_inner"], g["box_outer"]
         n_inner = (tile.k if tile.major == "K" else tile.mn) // inner
@@ -486,7 +493,7 @@ class GemmPlans:
                 "stage_bytes": g["stage_bytes"], "stage_stride": stride,
                 "stage_offsets": [g["offset"] + s * stride for s in range(stages)],
                 "inst_mn": inst_mn, "inst_k": tile.inst_k,
-                "descriptors": [[[f"0x{int(v):016x}" for v in blk] for blk in st] for st in grid],
+                "descriptors": grid,
                 "k_step_increment": None if g["k_step_increment"] < 0 else g["k_step_increment"],
                 "tma_box": [inner, outer], "tma_swizzle": sw,
                 "tma_swizzle_enum": TMA_SWIZZLE[sw][0], "tma_swizzle_value": TMA_SWIZZLE[sw][1],
