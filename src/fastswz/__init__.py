@@ -25,6 +25,10 @@ from .layout import (Layout, blocked_product, ceil_div, coalesce, complement, co
 from .modes import SwizzleMode
 from .swizzle import ComposedLayout, Swizzle, make_composed_layout
 from .tile import OperandTile
+from .errors import PlanError
+from .plan import PLAN_ERRORS, GemmPlans, plan_gemm, plan_reason
+from .tune import tune
+from .emit import emit, emit_header, emit_json, emit_python
 
 __version__ = "0.1.0"
 
@@ -44,4 +48,6 @@ __all__ = [
     "max_common_layout", "max_common_vector", "prefix_product", "product", "raked_product",
     "rank", "recast", "right_inverse", "shape_div", "size", "slice_", "slice_and_offset",
     "tile_to_shape", "tiled_divide", "tiled_product", "upcast", "zipped_divide", "zipped_product",
+    "PlanError", "PLAN_ERRORS", "GemmPlans", "plan_gemm", "plan_reason", "tune", "emit", "emit_header",
+    "emit_json", "emit_python",
 ]

@@ -221,8 +221,14 @@ def _tune(args) -> str:
 def _emit(args) -> str:
     import shlex
 
-    argv = getattr(args, "_argv", None)
-    command = "fastswz " + shlex.join(argv) if argv is not None else None
+    argv = list(getattr(args, "_argv", None) or [])
+    # The recorded command leaves out where the output went: content, not location.
+    for flag in ("-o", "--output"):
+        while flag in argv:
+            j = argv.index(flag)
+            del argv[j:j + 2]
+    argv = [a for a in argv if not a.startswith("--output=")]
+    command = "fastswz " + shlex.join(argv) if argv else None
     text = emit(_make_plan(args), args.format, args.name, args.addresses, command)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:

@@ -104,7 +104,7 @@ def _c_array(ctype, name, values, per_line=4):
         return "{\n" + ",\n".join(pad + fmt(x, depth + 1) for x in v) + "}"
 
     shape = "".join(f"[{n}]" for n in dims(values))
-    return f"    constexpr {ctype} {name}{shape} = {fmt(values, 0)};"
+    return f"    FASTSWZ_TABLE {ctype} {name}{shape} = {fmt(values, 0)};"
 
 
 def _operand_header(op, d):
@@ -163,6 +163,15 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
         out.append(f"// Tile: {data['dtype']} {data['major']}-major {data['swizzle']} "
                    f"{data['mn']} x {data['k']} order {data['order']} {data['arch']}: {data['layout']}")
     out += [f"#ifndef {guard}", f"#define {guard}", "", "#include <cstdint>", "",
+            "// Tables are __device__ constexpr under nvcc: kernels index them at run time, host",
+            "// code reads them in constant expressions (copy an entry out to pass it by pointer).",
+            "#ifndef FASTSWZ_TABLE",
+            "#if defined(__CUDACC__)",
+            "#define FASTSWZ_TABLE __device__ constexpr",
+            "#else",
+            "#define FASTSWZ_TABLE constexpr",
+            "#endif",
+            "#endif", "",
             f"namespace {name} {{"]
     if data["kind"] == "gemm_plan":
         for key, cname in (("bm", "kBM"), ("bn", "kBN"), ("bk", "kBK"), ("stages", "kStages"),

@@ -113,6 +113,11 @@ _INPUTS = ("arch", "cta_group", "a_dtype", "b_dtype", "a_major", "b_major", "swi
            "swizzle_b", "bm", "bn", "bk", "stages", "epilogue_dtype", "epilogue_swizzle",
            "smem_budget")
 _SHAPE_MAX = 4096
+_ROW_OPERAND_KEYS = (
+    "swizzle", "order", "mn", "k", "layout", "lbo_bytes", "sbo_bytes", "stage_bytes", "stage_stride",
+    "stage_offsets", "inst_mn", "inst_k", "descriptors", "k_step_increment", "tma_box", "tma_swizzle",
+    "tma_swizzle_enum", "tma_swizzle_value", "tma_element_strides", "tma_interleave",
+    "tma_copies_per_stage", "tma_box_offsets", "global_dims")
 
 
 def plan_reason(code) -> str:
@@ -465,8 +470,8 @@ class GemmPlans:
     def _operand(self, op, f, c, tile, grids):
         g = {k: f[op + "_" + k] for k in _OPERAND_FIELDS}
         base = {"dtype": c[op + "_dtype"], "major": c[op + "_major"]}
-        if tile is None:
-            return {**base, "swizzle": None}
+        if tile is None:  # illegal before the tiles exist: the same keys, all null
+            return {**base, **dict.fromkeys(_ROW_OPERAND_KEYS)}
         sw = tile.swizzle.value
         stages, stride = c["stages"], g["stage_stride"]
         inst_mn = self._inst_mn(op, f, c, tile)
