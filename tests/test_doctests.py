@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 MODULES = ["fastswz.modes", "fastswz.dtypes", "fastswz.tile", "fastswz.descriptor", "fastswz.bulk",
-           "fastswz.layout", "fastswz.swizzle", "fastswz.reference", "fastswz.errors", "fastswz.blockscaled"]
+           "fastswz.layout", "fastswz.swizzle", "fastswz.reference", "fastswz.errors", "fastswz.blockscaled",
+           "fastswz.plan", "fastswz.tune", "fastswz.emit"]
 
 
 @pytest.mark.parametrize("name", MODULES)

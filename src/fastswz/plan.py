@@ -309,7 +309,7 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
     >>> p = plan_gemm("sm90", "bf16", "bf16", "K", "K", 128, 128, 64, stages=4)
     >>> int(p["smem_bytes"]), p.instruction(0), int(p["a_lbo_bytes"]), int(p["a_sbo_bytes"])
     (131136, 'wgmma.m64n128k16.f32.bf16.bf16', 16, 1024)
-    >>> r = plan_gemm(bk=[32, 64, 128], stages=[[4], [7]])
+    >>> r = plan_gemm(bk=[32, 64, 128], stages=[[2], [4]])
     >>> r["reason"].tolist()
     [[0, 0, 0], [0, 0, 19]]
     >>> plan_reason(int(r["reason"][1, 2]))
