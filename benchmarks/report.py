@@ -60,7 +60,8 @@ output larger than the last-level cache: core/SoL >= {SOL_FRACTION}; tile_addres
 2-thread speedup >= {THREADS_SPEEDUP}x or core/SoL >= {AT_SOL}; scalar descriptor/decode <= 2 us."""
 
 TWIN_OPS = ("tile_addresses", "tile_coords", "evaluate", "evaluate_at", "swizzle_offsets",
-            "pack_smem_descriptors", "unpack_smem_descriptors", "tile_configs")
+            "pack_smem_descriptors", "unpack_smem_descriptors", "tile_configs", "plan_gemm",
+            "plan_gemm_random")
 
 
 def llc_bytes() -> int:

@@ -135,27 +135,32 @@ def plan_reason(code) -> str:
 
 
 # -- argument checks (shared with the numpy twin) ----------------------------------------------------
-def _strings(name, values):
+def _coded(name, values, code_of):
+    """Map an array of names to int32 codes, one lookup per distinct name.
+
+    Distinct names are found in order of first appearance (one vectorized comparison per
+    distinct name, no sort), so a bad name raises for its first occurrence in flat order."""
     from .bulk import as_array
 
     a = as_array(name, values)
     if a.dtype.kind not in "UO":
         raise FastswzTypeError(f"{name} must be a string or an array of strings, not dtype {a.dtype}")
-    flat = a.ravel().tolist()
-    for v in flat:
-        if not isinstance(v, str):
-            raise FastswzTypeError(f"{name} must hold strings; it holds {v!r} ({type(v).__name__})")
-    return a, flat
-
-
-def _coded(name, values, code_of):
-    """Map an array of names to int32 codes, one lookup per distinct name."""
-    a, flat = _strings(name, values)
-    table = {v: code_of(v) for v in dict.fromkeys(flat)}
-    if a.size > 64:
-        uniq, inv = np.unique(a.astype(str), return_inverse=True)
-        return np.array([table[str(u)] for u in uniq], dtype=np.int32)[inv].reshape(a.shape)
-    return np.array([table[v] for v in flat], dtype=np.int32).reshape(a.shape)
+    if a.dtype.kind == "O":
+        for v in a.ravel().tolist():
+            if not isinstance(v, str):
+                raise FastswzTypeError(f"{name} must hold strings; it holds {v!r} ({type(v).__name__})")
+        a = a.astype(str)
+    flat = a.ravel()
+    codes = np.full(flat.shape, -2, dtype=np.int32)
+    todo = 0
+    while True:
+        left = np.flatnonzero(codes[todo:] == -2)
+        if not left.size:
+            break
+        todo += int(left[0])
+        v = str(flat[todo])
+        codes[flat == v] = code_of(v)
+    return codes.reshape(a.shape)
 
 
 def _dtype_code(name):
