@@ -166,8 +166,8 @@ def test_reason_codes(kwargs, code):
 def _grid():
     ax = lambda v, d: np.array(v, dtype=object if isinstance(v[0], str) else None).reshape([-1] + [1] * d)
     return dict(arch=ax(["sm90", "sm100"], 7), a_dtype=ax(["bf16", "e4m3", "tf32"], 6),
-                a_major=ax(["K", "MN"], 5), b_major=ax(["K", "MN"], 4), bm=ax([64, 128, 256], 3),
-                bn=ax([16, 64, 128], 2), bk=ax([32, 64, 128], 1), swizzle_a=["auto", "none", "32B", "64B"],
+                a_major=ax(["K", "MN"], 5), b_major=ax(["K", "MN"], 4), bm=ax([64, 128, 256, 512], 3),
+                bn=ax([16, 64, 128], 2), bk=ax([32, 64, 128, 512], 1), swizzle_a=["auto", "none", "32B", "64B"],
                 stages=2)
 
 
