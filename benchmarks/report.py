@@ -67,7 +67,8 @@ at n >= 2**18: tile_coords >= {COORDS_RATE / 1e9:g} G/s in cache (best of core, 
 pack_smem_descriptors >= {PACK_RATE / 1e9:g} G/s, tile_configs >= {CONFIGS_RATE / 1e6:g} M/s."""
 
 TWIN_OPS = ("tile_addresses", "tile_coords", "evaluate", "evaluate_at", "swizzle_offsets",
-            "pack_smem_descriptors", "unpack_smem_descriptors", "tile_configs")
+            "pack_smem_descriptors", "unpack_smem_descriptors", "tile_configs", "plan_gemm",
+            "plan_gemm_random")
 
 
 def llc_bytes() -> int:

@@ -28,6 +28,9 @@ MODULES = [  # one a line: every public module
     "fastswz.linear",
     "fastswz.gluon",
     "fastswz.cute_dsl",
+    "fastswz.plan",
+    "fastswz.tune",
+    "fastswz.emit",
 ]
 
 

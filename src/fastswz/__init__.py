@@ -32,6 +32,11 @@ from .notation import parse
 from .swizzle import ComposedLayout, Swizzle, make_composed_layout
 from .tile import OperandTile
 from .linear import LinearLayout, from_linear_layout, linear_evaluate, to_linear_layout
+from .errors import PlanError
+from .plan import PLAN_ERRORS, GemmPlans, plan_gemm, plan_reason
+from .tune import tune
+from .emit import emit, emit_header, emit_json, emit_python
+
 
 __all__ = [
     "OperandTile", "SwizzleMode", "DType", "DTYPES", "dtype",
@@ -52,6 +57,8 @@ __all__ = [
     "bank_wavefronts", "ideal_wavefronts", "matrix_wavefronts", "best_swizzle", "pattern_scores",
     "BankError",
     "LinearLayout", "to_linear_layout", "from_linear_layout", "linear_evaluate",
+    "PlanError", "PLAN_ERRORS", "GemmPlans", "plan_gemm", "plan_reason", "tune", "emit", "emit_header",
+    "emit_json", "emit_python",
 ]
 __all__ += ["draw_tile", "draw_layout", "show_tile", "show_layout"]
 __all__ += ["check_descriptors", "consistent_tiles"]

@@ -4,7 +4,7 @@ Every public function here is a thin ``def`` that releases the GIL around a ``no
 loop, so callers may split work across threads. Callers (``fastswz.bulk``) guarantee shapes,
 ranges and dtypes; nothing here raises or allocates.
 """
-from libc.stdint cimport int8_t, int64_t, uint64_t, uint32_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t, uint32_t
 from cpython.buffer cimport (PyBUF_ANY_CONTIGUOUS, PyBUF_WRITABLE, PyBuffer_Release,
                             PyObject_GetBuffer)
 from libc.string cimport memset
@@ -746,3 +746,281 @@ def linear_table(const int64_t[::1] basis, int64_t[::1] out):
     Caller guarantees: len(out) == 2**len(basis) >= 1."""
     with nogil:
         _linear_table(basis, out)
+
+
+# -- GEMM plans (fastswz.plan) -------------------------------------------------------------------
+# Row indices of plan_gemm's int32 output matrix: plan.PLAN_FIELDS, in that order; an operand's ten
+# fields start at PL_A / PL_B in plan._OPERAND_FIELDS order.
+cdef enum:
+    PL_REASON = 0
+    PL_SMEM = 1
+    PL_MMA_M = 2
+    PL_MMA_N = 3
+    PL_MMA_K = 4
+    PL_MMA_PER = 5
+    PL_WG = 6
+    PL_EPI_SW = 7
+    PL_EPI_BYTES = 8
+    PL_EPI_OFF = 9
+    PL_BAR_OFF = 10
+    PL_A = 11
+    PL_B = 21
+    PL_NFIELDS = 31
+    PL_BLOCK = 128
+    PL_DT = 6  # columns of plan._DT_PROPS: bits, kind, format, sm90, mn-major sm90, log2 bytes
+    PL_SW = 6  # columns of plan._SW_PROPS: row bytes, rows, sm90 type, sm100 type, log2 bytes, log2 rows
+
+
+cdef inline int64_t _round_up(int64_t v, int64_t a) noexcept nogil:
+    # a is a power of two (every alignment here is)
+    return (v + a - 1) & ~(a - 1)
+
+
+cdef int _plan_operand(int arch, const int32_t* dtp, int dt, int kmajor, int swc,
+                       int64_t mn, int64_t k, int64_t inst_mn, int64_t inst_k,
+                       const int32_t* swp, int64_t* f) noexcept nogil:
+    # One operand's OperandTile(dtype, major, swizzle, mn, k, order = "mn" if K-major else "k")
+    # in closed form, plus the TMA box that writes it. dtp / swp: rows of plan._DT_PROPS /
+    # plan._SW_PROPS (PL_DT / PL_SW columns). f gets the ten operand fields; the return value is
+    # 0 or 1 + the index of the failed check in plan._OPERAND_ERRORS. Every atom extent is a
+    # power of two, so the checks are masks and shifts (64-bit division costs tens of cycles).
+    cdef const int32_t* dp = dtp + PL_DT * dt
+    cdef const int32_t* sp
+    cdef int64_t eb = dp[0], le = dp[5], ext, w, rows, lamn, lak, amn, ak, atom, smn, sk
+    cdef int64_t lbo, sbo, outer_ext, inner_ext, unit, inner, nb, bo, cm, d
+    if swc == 0:  # auto: the widest row that the contiguous extent in bytes fills
+        ext = (k if kmajor else mn) << le
+        if arch == 1 and not kmajor and eb == 32:
+            swc = 5
+        elif ext & 127 == 0:
+            swc = 4
+        elif ext & 63 == 0:
+            swc = 3
+        elif ext & 31 == 0:
+            swc = 2
+        else:
+            swc = 1
+    f[0] = swc
+    if arch == 0:
+        if swc == 5 or not dp[3] or (not kmajor and not dp[4]):
+            return 1
+    else:
+        if (swc == 5 and kmajor) or (not kmajor and (eb == 32) != (swc == 5)):
+            return 1
+    sp = swp + PL_SW * swc
+    w = sp[0]
+    rows = sp[1]
+    if kmajor:
+        lamn = 3
+        lak = sp[4] - le
+    else:
+        lamn = sp[4] - le
+        lak = sp[5]
+    amn = <int64_t>1 << lamn
+    ak = <int64_t>1 << lak
+    if mn & (amn - 1):
+        return 2
+    if k & (ak - 1):
+        return 3
+    # inst_mn is mn itself or a power of two (the caller's guarantee): masks, no division.
+    if (inst_mn != mn and mn & (inst_mn - 1)) or inst_mn & ((8 if kmajor else amn) - 1):
+        return 4
+    atom = amn << lak
+    if kmajor:
+        smn = atom
+        sk = atom * (mn >> lamn)
+        sbo = smn << le if inst_mn > 8 else 0
+        lbo = 16 if swc != 1 else sk << le
+        cm = 1
+    else:
+        smn = atom * (k >> lak)
+        sk = atom
+        lbo = smn << le if inst_mn > amn else 0
+        sbo = sk << le if inst_k > ak else 0
+        if swc == 1:
+            lbo, sbo = sbo, lbo
+        cm = amn
+    if lbo >= (1 << 18) or sbo >= (1 << 18):
+        return 5
+    # TMA box: inner = one swizzle row of elements, outer cut into nb equal boxes of whole atoms
+    # of at most 256 rows (cuTensorMapEncodeTiled: every boxDim <= 256).
+    inner = ak if kmajor else amn
+    inner_ext = k if kmajor else mn
+    outer_ext = mn if kmajor else k
+    unit = amn if kmajor else ak
+    if (inner << le) & 15 or (inner << le) != w or inner > 256:
+        return 6
+    nb = 1
+    bo = outer_ext
+    while bo > 256 or bo & (unit - 1):  # whole atoms already checked: only extents > 256 loop
+        nb += 1
+        if nb > outer_ext:
+            return 6
+        if outer_ext % nb == 0:
+            bo = outer_ext // nb
+    f[1] = lbo
+    f[2] = sbo
+    f[3] = (mn * k) << le
+    f[4] = (f[3] + w * rows - 1) & ~(w * rows - 1)
+    f[6] = inner
+    f[7] = bo
+    f[8] = (inner_ext >> (lak if kmajor else lamn)) * nb
+    # k-step increment (descriptor units). Step j starts at (j*inst_k // ak) * sk + (j*inst_k %
+    # ak) * cm elements: constant when every step spans whole atoms, or stays inside the one K
+    # atom there is, or when the next K atom directly follows the row (sk == ak * cm, MN-major).
+    d = -1
+    if k >= 2 * inst_k:
+        if inst_k & (ak - 1) == 0:
+            d = (inst_k >> lak) * sk << le >> 4
+        elif k == ak or sk == ak * cm:
+            d = inst_k * cm << le >> 4
+    f[9] = d
+    return 0
+
+
+cdef inline uint64_t _plan_desc(int arch, int lt, int64_t start, int64_t lbo,
+                                int64_t sbo) noexcept nogil:
+    # wgmma / tcgen05 smem descriptor (PTX 9.7.15.5.1.2.2, 9.7.16.4.1): sm100 adds version bit 46.
+    cdef uint64_t hi = (<uint64_t>lt << 62) if arch == 0 else ((<uint64_t>lt << 61) | (<uint64_t>1 << 46))
+    return (hi | <uint64_t>((start & 0x3FFFF) >> 4) | (<uint64_t>(lbo >> 4) << 16)
+            | (<uint64_t>(sbo >> 4) << 32))
+
+
+cdef int _plan_one(const int64_t* v, const int32_t* dtp, const int32_t* swp, int64_t smem_base,
+                   int64_t* g, uint64_t* d) noexcept nogil:
+    # One configuration: v = the 15 inputs (plan._INPUTS order); fills g (PL_* fields, zeroed by
+    # the caller) and d (two descriptors); returns the reason code.
+    cdef int arch = <int>v[0], cg = <int>v[1], adt = <int>v[2], bdt = <int>v[3]
+    cdef int edt = <int>v[12], esw = <int>v[13], r
+    cdef int64_t bm = v[8], bn = v[9], bk = v[10], st = v[11], mm, ik, eb, rowb, ew
+    cdef int64_t ebytes = 0, ealign = 1, a_ext, b_ext, a_inst, b_inst, b_off, e_off, bar, total
+    cdef int64_t* fa = g + PL_A
+    cdef int64_t* fb = g + PL_B
+    if arch == 0 and cg != 1:
+        return 1
+    if dtp[PL_DT * adt + 1] != dtp[PL_DT * bdt + 1] or (dtp[PL_DT * adt + 1] == 0 and dtp[PL_DT * adt + 2] != dtp[PL_DT * bdt + 2]):
+        return 2
+    eb = dtp[PL_DT * adt]
+    ik = <int64_t>32 >> dtp[PL_DT * adt + 5]
+    if arch == 0:
+        if bm & 63:
+            return 3
+        mm = 64
+        if bn > 256 or bn & 7 or (dtp[PL_DT * adt + 1] == 3 and bn > 32 and bn & 15):
+            return 4
+        a_ext = bm
+        b_ext = bn
+        a_inst = 64
+        b_inst = bn
+    else:
+        if cg == 1:
+            mm = 64 if bm == 64 else (128 if bm & 127 == 0 else 0)
+        else:
+            mm = 128 if bm == 128 else (256 if bm & 255 == 0 else 0)
+        if mm == 0:
+            return 3
+        if bn > 256 or bn & 7 or ((mm >= 128 or cg == 2) and (bn & 15 or bn < 16)):
+            return 4
+        a_ext = bm >> (cg - 1)
+        b_ext = bn >> (cg - 1)
+        a_inst = mm >> (cg - 1)
+        b_inst = b_ext
+    if bk & (ik - 1):
+        return 5
+    r = _plan_operand(arch, dtp, adt, v[4] == 0, <int>v[6], a_ext, bk, a_inst, ik, swp, fa)
+    if r:
+        fa[0] = 0
+        return 5 + r
+    r = _plan_operand(arch, dtp, bdt, v[5] == 0, <int>v[7], b_ext, bk, b_inst, ik, swp, fb)
+    if r:
+        fb[0] = 0
+        return 11 + r
+    if edt >= 0:
+        rowb = bn << dtp[PL_DT * edt + 5]
+        if esw == 0:
+            esw = 4 if rowb & 127 == 0 else (3 if rowb & 63 == 0 else (2 if rowb & 31 == 0 else 1))
+        ew = swp[PL_SW * esw]
+        if rowb & (ew - 1):
+            return 18
+        ebytes = (bm >> (cg - 1)) * rowb
+        ealign = ew * 8
+    else:
+        esw = 0
+    # A stages | B stages | epilogue | mbarriers, each on its own alignment (see plan.py).
+    b_off = _round_up(st * fa[4], swp[PL_SW * fb[0]] * swp[PL_SW * fb[0] + 1])
+    e_off = _round_up(b_off + st * fb[4], ealign)
+    bar = _round_up(e_off + ebytes, 8)
+    total = bar + 16 * st
+    fa[5] = 0
+    fb[5] = b_off
+    g[PL_SMEM] = total
+    g[PL_MMA_M] = mm
+    g[PL_MMA_N] = bn
+    g[PL_MMA_K] = ik
+    if arch == 0:
+        g[PL_MMA_PER] = (bm >> 6) * (bk >> (5 - dtp[PL_DT * adt + 5]))
+        g[PL_WG] = bm >> 6
+    else:
+        g[PL_MMA_PER] = (bm >> (6 if mm == 64 else (7 if mm == 128 else 8))) * (bk >> (5 - dtp[PL_DT * adt + 5]))
+    g[PL_EPI_SW] = esw
+    g[PL_EPI_BYTES] = ebytes
+    g[PL_EPI_OFF] = e_off if edt >= 0 else 0
+    g[PL_BAR_OFF] = bar
+    d[0] = _plan_desc(arch, swp[PL_SW * fa[0] + 2 + arch], smem_base, fa[1], fa[2])
+    d[1] = _plan_desc(arch, swp[PL_SW * fb[0] + 2 + arch], smem_base + b_off, fb[1], fb[2])
+    if total > v[14]:
+        return 19
+    if smem_base + total > (1 << 18):
+        return 20
+    return 0
+
+
+cdef void _plan_gemm(const int32_t[:, ::1] inp, const int32_t[:, ::1] dtp,
+                     const int32_t[:, ::1] swp, int64_t smem_base, int32_t[:, ::1] out,
+                     uint64_t[:, ::1] desc) noexcept nogil:
+    # Blocks of PL_BLOCK configurations: gather the inputs, plan each, scatter the fields one
+    # row at a time. Touching all 46 rows per configuration would run 46 memory streams at once,
+    # more than the prefetchers follow; per block each row is one contiguous run.
+    cdef Py_ssize_t i0, i, b, nb, n = inp.shape[1], nin = inp.shape[0], j
+    cdef int64_t v[PL_BLOCK][16]
+    cdef int64_t g[PL_BLOCK][PL_NFIELDS]
+    cdef uint64_t d[PL_BLOCK][2]
+    cdef int r
+    cdef const int32_t* dp = &dtp[0, 0]
+    cdef const int32_t* sp = &swp[0, 0]
+    i0 = 0
+    while i0 < n:
+        nb = n - i0 if n - i0 < PL_BLOCK else PL_BLOCK
+        for j in range(nin):
+            for b in range(nb):
+                v[b][j] = inp[j, i0 + b]
+        for b in range(nb):
+            for j in range(PL_NFIELDS):
+                g[b][j] = 0
+            d[b][0] = 0
+            d[b][1] = 0
+            r = _plan_one(v[b], dp, sp, smem_base, g[b], d[b])
+            if r != 0 and r < 19:  # illegal: only the reason (over budget / window keep the fields)
+                for j in range(PL_NFIELDS):
+                    g[b][j] = 0
+                d[b][0] = 0
+                d[b][1] = 0
+            g[b][PL_REASON] = r
+        for j in range(PL_NFIELDS):
+            for b in range(nb):
+                out[j, i0 + b] = <int32_t>g[b][j]
+        for b in range(nb):
+            desc[0, i0 + b] = d[b][0]
+            desc[1, i0 + b] = d[b][1]
+        i0 += nb
+
+
+def plan_gemm(const int32_t[:, ::1] inp, const int32_t[:, ::1] dtp, const int32_t[:, ::1] swp,
+              int64_t smem_base, int32_t[:, ::1] out, uint64_t[:, ::1] desc):
+    """Closed-form GEMM plans, one configuration per column of ``inp`` (see fastswz.plan).
+
+    Caller guarantees: inp is (15, n) with rows in plan._INPUTS order and codes in range; dtp and
+    swp are plan._DT_PROPS (k, 6) / plan._SW_PROPS (6, 6); out is (31, n); desc is (2, n);
+    0 <= smem_base < 2**18."""
+    with nogil:
+        _plan_gemm(inp, dtp, swp, smem_base, out, desc)

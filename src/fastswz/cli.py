@@ -25,6 +25,9 @@ from .gluon import to_gluon
 from .linear import to_linear_layout
 from .notation import parse
 from .tile import ARCHS, LBO_POLICIES, ORDERS, SWIZZLE_BASES, OperandTile
+from .plan import plan_gemm
+from .tune import TUNE_NOTE, tune
+from .emit import EMIT_FORMATS, emit
 
 
 def _int(text: str) -> int:
@@ -186,7 +189,138 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--k", type=_int, default=64, help="columns (N of the epilogue tile, K of an operand)")
     b.add_argument("--pad-bytes", type=_int, default=0, help="row padding of the rowmajor tile")
     b.add_argument("--json", action="store_true")
+    pl = sub.add_parser("plan", help="plan a GEMM mainloop: smem, MMA, descriptors, TMA boxes",
+                        description="Plan one GEMM configuration: legality (and why not), the "
+                                    "shared-memory total, the MMA instruction, and per operand the "
+                                    "swizzle, LBO/SBO, descriptor grid and TMA box. Exit 0 whether "
+                                    "or not the plan is legal (see 'legal'/'reason').")
+    _plan_arguments(pl)
+    pl.add_argument("--json", action="store_true", help="print one JSON object")
+
+    tu = sub.add_parser("tune", help="rank GEMM tile plans under a documented cost model",
+                        description="Enumerate BM, BN, BK, stages and swizzles for an M x N x K "
+                                    "GEMM and print the best legal plans under fastswz's cost model "
+                                    "(wave quantization, pipeline depth, smem-limited occupancy, MMA "
+                                    "shape). A ranking aid, not measured speed.")
+    tu.add_argument("--m", required=True, type=_int)
+    tu.add_argument("--n", required=True, type=_int)
+    tu.add_argument("--k", required=True, type=_int)
+    tu.add_argument("--arch", default="sm90", choices=["sm90", "sm100"])
+    tu.add_argument("--a-dtype", default="bf16")
+    tu.add_argument("--b-dtype", default="bf16")
+    tu.add_argument("--a-major", default="K", choices=["K", "MN"])
+    tu.add_argument("--b-major", default="K", choices=["K", "MN"])
+    tu.add_argument("--sms", default=None, type=_int, help="SM count (default 132 for sm90, 148 for sm100)")
+    tu.add_argument("--top", default=10, type=_int)
+    tu.add_argument("--epilogue-dtype", default=None, help="C/D tile type in smem (default: none)")
+    tu.add_argument("--smem-budget", default=None, type=_int)
+    fmt = tu.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true")
+    fmt.add_argument("--csv", action="store_true")
+
+    em = sub.add_parser("emit", help="write a plan as a C/CUDA header, JSON or a Python module",
+                        description="Write one GEMM plan's descriptor tables, k-step increments "
+                                    "and TMA parameters as code. Same arguments, same bytes.")
+    _plan_arguments(em)
+    em.add_argument("--format", default="header", choices=EMIT_FORMATS)
+    em.add_argument("--name", default=None, help="namespace / variable name")
+    em.add_argument("--addresses", action="store_true", help="also write stage-0 address tables")
+    em.add_argument("-o", "--output", default=None, help="write to this file (default stdout)")
     return p
+
+
+def _plan_arguments(p):
+    p.add_argument("--arch", default="sm90", choices=["sm90", "sm100"])
+    p.add_argument("--a-dtype", required=True)
+    p.add_argument("--b-dtype", required=True)
+    p.add_argument("--a-major", default="K", choices=["K", "MN"])
+    p.add_argument("--b-major", default="K", choices=["K", "MN"])
+    p.add_argument("--bm", required=True, type=_int)
+    p.add_argument("--bn", required=True, type=_int)
+    p.add_argument("--bk", required=True, type=_int)
+    p.add_argument("--stages", required=True, type=_int)
+    p.add_argument("--swizzle", default="auto", help="both operands: auto, none, 32B, 64B, 128B, 128B_base32B")
+    p.add_argument("--swizzle-a", default=None, help="override --swizzle for A")
+    p.add_argument("--swizzle-b", default=None, help="override --swizzle for B")
+    p.add_argument("--epilogue-dtype", default=None, help="C/D tile type in smem (default: none)")
+    p.add_argument("--epilogue-swizzle", default="auto")
+    p.add_argument("--smem-budget", default=None, type=_int,
+                   help="bytes per CTA (default: the arch's opt-in limit, 232448)")
+    p.add_argument("--cta-group", default=1, type=_int, choices=[1, 2], help="tcgen05 cta_group (sm100)")
+    p.add_argument("--smem-base", default=0, type=_int,
+                   help="shared-window address of the dynamic smem base the descriptors assume")
+
+
+def _make_plan(args):
+    return plan_gemm(args.arch, args.a_dtype, args.b_dtype, args.a_major, args.b_major, args.bm,
+                     args.bn, args.bk, args.stages, args.swizzle_a or args.swizzle,
+                     args.swizzle_b or args.swizzle, args.epilogue_dtype, args.epilogue_swizzle,
+                     args.smem_budget, args.cta_group, args.smem_base)
+
+
+def _plan(args) -> str:
+    row = _make_plan(args).row(0)
+    if args.json:
+        return json.dumps(row)
+    head = (f"plan         {row['arch']} {args.a_dtype} x {args.b_dtype} ({args.a_major}/{args.b_major}-major) "
+            f"{row['bm']} x {row['bn']} x {row['bk']}, {row['stages']} stages, cta_group {row['cta_group']}")
+    lines = [head, f"legal        {'yes' if row['legal'] else 'no: ' + row['reason']}"]
+    if row["smem_bytes"] is not None:
+        lines += [f"smem         {row['smem_bytes']} of {row['smem_budget']} bytes (mbarriers at "
+                  f"{row['barrier_offset']}, {row['barrier_bytes']} bytes)",
+                  f"mma          {row['instruction'] or '-'}, {row['mma_per_k_tile']} per k-tile"
+                  + (f", {row['warpgroups']} warpgroups" if row["warpgroups"] else "")]
+        for op in ("a", "b"):
+            d = row[op]
+            inc = "not constant" if d["k_step_increment"] is None else f"+{d['k_step_increment']}"
+            lines += [f"{op.upper()}            {d['dtype']} {d['major']}-major {d['swizzle']} order "
+                      f"{d['order']}: {d['layout']}",
+                      f"  LBO/SBO    {d['lbo_bytes']} / {d['sbo_bytes']} bytes; stage {d['stage_bytes']} "
+                      f"bytes at {', '.join(map(str, d['stage_offsets']))}",
+                      f"  TMA        box {d['tma_box']} (innermost first), {d['tma_swizzle_enum']}, "
+                      f"copies per stage {d['tma_copies_per_stage']}",
+                      f"  descriptor {d['descriptors'][0][0][0] if d['descriptors'] else '-'} (stage 0), "
+                      f"k-step {inc}"]
+        if row["epilogue"]:
+            e = row["epilogue"]
+            lines.append(f"epilogue     {e['dtype']} {e['swizzle']} {e['bytes']} bytes at {e['offset']}")
+    return "\n".join(lines)
+
+
+def _tune(args) -> str:
+    rows = tune(args.m, args.n, args.k, args.a_dtype, args.b_dtype, args.a_major, args.b_major,
+                args.arch, args.sms, args.top, args.epilogue_dtype, args.smem_budget, progress=True)
+    if args.json:
+        return json.dumps({"note": TUNE_NOTE, "plans": rows})
+    keys = list(rows[0])
+    if args.csv:
+        return "\n".join([",".join(keys)] + [",".join(str(r[k]) for k in keys) for r in rows])
+    cols = ["rank", "bm", "bn", "bk", "stages", "cta_group", "swizzle_a", "swizzle_b", "smem_bytes",
+            "occupancy", "waves", "bound", "model_cycles", "efficiency", "instruction"]
+    table = [cols] + [[str(r[c]) for c in cols] for r in rows]
+    width = [max(len(row[j]) for row in table) for j in range(len(cols))]
+    lines = [f"# {TUNE_NOTE}"]
+    lines += ["  ".join(v.rjust(w) for v, w in zip(row, width)) for row in table]
+    return "\n".join(lines)
+
+
+def _emit(args) -> str:
+    import shlex
+
+    argv = list(getattr(args, "_argv", None) or [])
+    # The recorded command leaves out where the output went: content, not location.
+    for flag in ("-o", "--output"):
+        while flag in argv:
+            j = argv.index(flag)
+            del argv[j:j + 2]
+    argv = [a for a in argv if not a.startswith("--output=")]
+    command = "fastswz " + shlex.join(argv) if argv else None
+    text = emit(_make_plan(args), args.format, args.name, args.addresses, command)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+        return f"wrote {args.output} ({len(text)} bytes)"
+    return text.rstrip("\n")
 
 
 def _tile(args) -> str:
@@ -403,9 +537,11 @@ def _banks(args) -> str:
 def main(argv=None) -> int:
     """Entry point of the ``fastswz`` command."""
     args = _parser().parse_args(argv)
+    args._argv = list(sys.argv[1:] if argv is None else argv)
     try:
         out = {"tile": _tile, "decode": _decode, "instr": _instr, "draw": _draw, "show": _show,
-               "check": _check, "banks": _banks}[args.cmd](args)
+               "check": _check, "banks": _banks, "plan": _plan,
+               "tune": _tune, "emit": _emit}[args.cmd](args)
     except FastswzError as exc:
         print(f"fastswz: error: {exc}", file=sys.stderr)
         return 2

@@ -21,6 +21,7 @@ __all__ = [
     "TileError",
     "DescriptorFieldError",
     "BankError",
+    "PlanError",
 ]
 
 
@@ -84,3 +85,7 @@ def as_major(name: str, value) -> str:
     if value not in ("K", "MN"):
         raise DescriptorFieldError(f"{name}={value!r} must be 'K' or 'MN'")
     return value
+
+
+class PlanError(FastswzError, ValueError):
+    """A kernel plan (``plan_gemm``, ``tune``, ``emit``) was given input no configuration can use."""

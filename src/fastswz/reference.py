@@ -21,28 +21,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bulk import (LAYOUT_CODES, check_lbo_mode_rules, SMEM_LIMITS, _SMEM_NAMES, coords_args, coords_error,
-                   descriptor_plan, domain_size, flat_layout, indices_arg, int_array, out_arg,
-                   outer_check,
-                   smem_field_error, smem_pack_args, threads_arg, unpack_args, unpack_error)
 from .algebra import composition, logical_divide, upcast
 from .banks import bank_args
-from .bulk import config_args
-from .bulk import coords_out_arg, unpack_dtypes
+from .bulk import (LAYOUT_CODES, SMEM_LIMITS, _SMEM_NAMES, check_lbo_mode_rules, config_args, coords_args,
+                   coords_error, coords_out_arg, descriptor_plan, domain_size, flat_layout, indices_arg,
+                   int_array, out_arg, outer_check, smem_field_error, smem_pack_args, threads_arg,
+                   unpack_args, unpack_dtypes, unpack_error)
 from .descriptor import SM90_FIELDS, SM90_RESERVED, SM100_FIELDS, SM100_RESERVED
-from .dtypes import dtype as lookup
+from .dtypes import DTYPES, dtype as lookup
 from .errors import DescriptorFieldError, FastswzTypeError, LayoutError, TileError
 from .int_tuple import flatten
 from .layout import Layout
 from .linear import linear_args
 from .modes import SwizzleMode
+from .plan import (GemmPlans, PLAN_FIELDS, _DTYPES, _OPERAND_FIELDS, _SWIZZLES, check_budget,
+                   plan_args)
 from .rules import _check_legal, _choice, check_stride_fields
 from .swizzle import Swizzle
 from .tile import OperandTile
 
 __all__ = ["evaluate", "swizzle_offsets", "tile_addresses", "tile_coords", "tile_descriptors",
            "pack_smem_descriptors", "unpack_smem_descriptors", "tile_configs", "cute_strides",
-           "bank_wavefronts", "linear_evaluate"]
+           "bank_wavefronts", "linear_evaluate", "plan_gemm"]
 
 
 def _swz(x, yyy, shift):
@@ -398,3 +398,154 @@ def linear_evaluate(ll, inputs=None, out=None):
         dst[...] = res
         return dst
     return res
+
+
+def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", bm=128,
+              bn=128, bk=64, stages=4, swizzle_a="auto", swizzle_b="auto", epilogue_dtype=None,
+              epilogue_swizzle="auto", smem_budget=None, cta_group=1, smem_base=0):
+    """Twin of :func:`fastswz.plan_gemm`: one pair of :class:`OperandTile` per configuration.
+
+    LBO/SBO, the stage bytes and the stage-0 descriptor come from the OperandTile itself
+    (``order="mn"`` for K-major, ``"k"`` for MN-major: what the TMA box writes), the k-step
+    increment from the tile's descriptor grid, legality from the constructor's own checks.
+    """
+    inputs, shape, smem_base = plan_args(arch, a_dtype, b_dtype, a_major, b_major, bm, bn, bk,
+                                         stages, swizzle_a, swizzle_b, epilogue_dtype,
+                                         epilogue_swizzle, smem_budget, cta_group, smem_base)
+    n = inputs.shape[1]
+    out = np.zeros((len(PLAN_FIELDS), n), dtype=np.int32)
+    desc = np.zeros((2, n), dtype=np.uint64)
+    col = {name: j for j, name in enumerate(PLAN_FIELDS)}
+    kinds = {"f16": 0, "tf32": 1, "f8f6f4": 2, "i8": 3}
+
+    def auto(extent_bytes, choices=(128, 64, 32)):
+        return next((f"{w}B" for w in choices if extent_bytes % w == 0), "none")
+
+    def operand(archname, dname, major, sw, mn, k, inst_mn):
+        d = DTYPES[dname]
+        if sw == "auto":
+            if archname == "sm100" and major == "MN" and d.bits == 32:
+                sw = "128B_base32B"
+            else:
+                sw = auto((k if major == "K" else mn) * d.bits // 8)
+        order = "mn" if major == "K" else "k"
+        fields = dict.fromkeys(_OPERAND_FIELDS, 0)
+        fields["swizzle"] = _SWIZZLES.index(sw)
+        try:
+            probe = OperandTile(dname, major, sw, 1024, 1024, order, archname)
+        except TileError:
+            return 1, fields, None
+        amn, ak = probe.atom_shape
+        if mn % amn:
+            return 2, fields, None
+        if k % ak:
+            return 3, fields, None
+        tile = OperandTile(dname, major, sw, mn, k, order, archname)
+        try:
+            tile.check_inst_mn(inst_mn)
+        except TileError:
+            return 4, fields, None
+        try:
+            lbo, sbo = tile.strides(inst_mn)
+            check_stride_fields(lbo, sbo)
+        except DescriptorFieldError:
+            return 5, fields, None
+        # TMA box: one swizzle row of elements innermost; the outer extent in the fewest equal
+        # boxes of whole atoms and <= 256 rows.
+        e = d.bits // 8
+        mode = SwizzleMode(sw)
+        inner = mode.byte_width // e
+        outer_ext, unit = (mn, 8) if major == "K" else (k, mode.atom_rows)
+        nb = next((b for b in range(1, outer_ext + 1) if outer_ext % b == 0
+                   and (outer_ext // b) % unit == 0 and outer_ext // b <= 256), None)
+        if nb is None:
+            return 6, fields, None
+        steps = tile.k // tile.inst_k
+        inc = -1
+        if steps >= 2:
+            # Byte offset of each k-step's first element in the tile's (unswizzled) CuTe layout.
+            offs = [tile.layout.inner((0, j * tile.inst_k)) * d.bits // 8 for j in range(steps)]
+            deltas = set(np.diff(offs).tolist())
+            inc = deltas.pop() // 16 if len(deltas) == 1 else -1
+        align = max(128, mode.atom_bytes)
+        fields.update(lbo_bytes=lbo, sbo_bytes=sbo, stage_bytes=tile.nbytes,
+                      stage_stride=-(-tile.nbytes // align) * align, box_inner=inner,
+                      box_outer=outer_ext // nb,
+                      copies=((k if major == "K" else mn) // inner) * nb, k_step_increment=inc)
+        return 0, fields, (tile, inst_mn, align)
+
+    for i in range(n):
+        a, cg, adt, bdt, amj, bmj, swa, swb, cbm, cbn, cbk, st, edt, esw, budget = inputs[:, i].tolist()
+        archname = ("sm90", "sm100")[a]
+        da, db = DTYPES[_DTYPES[adt]], DTYPES[_DTYPES[bdt]]
+        if archname == "sm90" and cg != 1:
+            out[0, i] = 1
+            continue
+        if da.kind != db.kind or (da.kind == "f16" and da.name != db.name):
+            out[0, i] = 2
+            continue
+        inst_k = da.inst_k
+        if archname == "sm90":
+            mm = 64 if cbm % 64 == 0 else 0
+            n_ok = cbn <= 256 and cbn % 8 == 0 and not (kinds[da.kind] == 3 and cbn > 32 and cbn % 16)
+            exts, insts = (cbm, cbn), (64, cbn)
+        else:
+            ladder = {1: {64: 64}, 2: {128: 128}}[cg]
+            mm = ladder.get(cbm, (128 * cg) if cbm % (128 * cg) == 0 else 0)
+            n_ok = cbn <= 256 and cbn % 8 == 0 and not ((mm >= 128 or cg == 2) and (cbn % 16 or cbn < 16))
+            exts, insts = (cbm // cg, cbn // cg), (mm // cg, cbn // cg)
+        if not mm:
+            out[0, i] = 3
+            continue
+        if not n_ok:
+            out[0, i] = 4
+            continue
+        if cbk % inst_k:
+            out[0, i] = 5
+            continue
+        ops = []
+        for base, dname, mj, sw, ext, inst in ((6, da.name, amj, swa, exts[0], insts[0]),
+                                               (12, db.name, bmj, swb, exts[1], insts[1])):
+            code, fields, extra = operand(archname, dname, ("K", "MN")[mj], _SWIZZLES[sw], ext,
+                                          cbk, inst)
+            if code:
+                out[0, i] = base - 1 + code
+                break
+            ops.append((fields, extra))
+        if out[0, i]:
+            continue
+        ebytes, ealign, ecode = 0, 1, 0
+        if edt >= 0:
+            rowb = cbn * DTYPES[_DTYPES[edt]].bits // 8
+            ename = auto(rowb) if esw == 0 else _SWIZZLES[esw]
+            width = SwizzleMode(ename).byte_width
+            if rowb % width:
+                out[0, i] = 18
+                continue
+            ebytes, ealign, ecode = cbm // cg * rowb, width * 8, _SWIZZLES.index(ename)
+        (fa, (ta, ia, _)), (fb, (tb, ib, alb)) = ops
+        fa["offset"] = 0
+        fb["offset"] = -(-st * fa["stage_stride"] // alb) * alb
+        e_off = -(-(fb["offset"] + st * fb["stage_stride"]) // ealign) * ealign
+        bar = -(-(e_off + ebytes) // 8) * 8
+        total = bar + 16 * st
+        out[0, i] = 19 if total > budget else 20 if smem_base + total > 1 << 18 else 0
+        vals = {"smem_bytes": total, "mma_m": mm, "mma_n": cbn, "mma_k": inst_k,
+                "mma_per_k_tile": (cbm // mm) * (cbk // inst_k),
+                "warpgroups": cbm // 64 if archname == "sm90" else 0, "epi_swizzle": ecode,
+                "epi_bytes": ebytes, "epi_offset": e_off if edt >= 0 else 0, "barrier_offset": bar}
+        vals.update({"a_" + k: v for k, v in fa.items()})
+        vals.update({"b_" + k: v for k, v in fb.items()})
+        for k, v in vals.items():
+            out[col[k], i] = v
+        if out[0, i]:  # over budget / past the window: descriptor() may refuse the start
+            for j, (t, f) in enumerate(((ta, fa), (tb, fb))):
+                lt = t.swizzle.layout_type(archname)
+                hi = lt << 62 if archname == "sm90" else lt << 61 | 1 << 46
+                start = smem_base + f["offset"]
+                desc[j, i] = hi | ((start & 0x3FFFF) >> 4) | (f["lbo_bytes"] >> 4) << 16 | (f["sbo_bytes"] >> 4) << 32
+            continue
+        desc[0, i] = int(ta.descriptor(0, 0, smem_base + fa["offset"], ia))
+        desc[1, i] = int(tb.descriptor(0, 0, smem_base + fb["offset"], ib))
+    check_budget(out, inputs, smem_budget is not None)
+    return GemmPlans(inputs, out, desc, shape, smem_base)

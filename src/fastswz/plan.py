@@ -1,0 +1,518 @@
+"""Whole-GEMM plans: operand tiles, TMA boxes, pipeline shared memory and MMA shape, in bulk.
+
+:func:`plan_gemm` answers, for every configuration of a broadcast space (arch, A/B dtypes and
+majors, BM x BN x BK, stages, swizzle per operand, epilogue tile, budget, cta_group), what an
+autotuner or a code generator needs: legal or the reason why not, the shared-memory total, the MMA
+instruction, and per operand the :class:`~fastswz.OperandTile` (swizzle, LBO/SBO, stage-0
+descriptor and its k-step increment) together with the TMA box that writes exactly that layout.
+
+Shared-memory plan of one CTA (offsets from the dynamic shared-memory base, which the kernel
+aligns to 1024 bytes)::
+
+    A stage 0 | A stage 1 | ... | B stage 0 | ... | epilogue C/D tile | 2 x stages mbarriers
+
+Each stage buffer starts on its swizzle pattern (``max(128, atom bytes)``: 1024 B for 128B, 512 B
+for 64B and 128B_base32B, 256 B for 32B, 128 B for none): the TMA and the MMA both swizzle the
+absolute address (NOTES 8.12, 10), so a buffer off its pattern reads back permuted; 128 B is
+cp.async.bulk.tensor's own alignment for a shared-memory destination (PTX 9.7.9.25). The
+pipeline barriers are one "full" and one "empty" 8-byte mbarrier per stage (PTX 9.7.13.15:
+mbarrier objects are 8-byte aligned 64-bit words).
+
+Atom order (what a TMA box writes). A box's innermost extent fills one swizzle row of ``span``
+bytes and every further box row is the next ``span`` bytes: a K-major box (span/E elements of K,
+BM or BN rows) writes the 8-row atoms of one K column one after another down MN, the next K
+column after the whole MN extent; that is ``OperandTile(..., order="mn")``. An MN-major box
+(span/E elements of MN, BK rows of K) writes the K atoms of one MN column consecutively; that is
+``order="k"``. The plan uses exactly these orders, so its LBO/SBO and descriptors are those of
+the OperandTile built with them.
+
+Shared-memory budget: 232448 bytes (227 KiB) by default on sm90 and sm100, the per-block opt-in
+maximum of compute capabilities 9.0 and 10.0 (CUDA C++ Programming Guide, "Technical
+Specifications per Compute Capability": "Maximum amount of shared memory per thread block" 227 KB,
+reached with ``cudaFuncAttributeMaxDynamicSharedMemorySize``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _kernels
+from .bulk import as_array, int_array
+from .dtypes import DTYPES, dtype as _lookup_dtype
+from .errors import FastswzTypeError, PlanError, as_int
+from .modes import SwizzleMode
+from .rules import _choice
+from .tile import OperandTile
+
+__all__ = ["plan_gemm", "GemmPlans", "PLAN_ERRORS", "plan_reason", "SMEM_OPTIN", "TMA_SWIZZLE",
+           "PLAN_FIELDS"]
+
+#: Per-block opt-in shared-memory limit (bytes) that plan_gemm's budget defaults to.
+SMEM_OPTIN = {"sm90": 232448, "sm100": 232448}
+PLAN_ARCHS = ("sm90", "sm100")
+#: CUtensorMapSwizzle name and value (cuda.h ``CUtensorMapSwizzle_enum``) per swizzle mode.
+#: 128B_base32B is written by CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (32-byte chunks in 128 B).
+TMA_SWIZZLE = {
+    "none": ("CU_TENSOR_MAP_SWIZZLE_NONE", 0),
+    "32B": ("CU_TENSOR_MAP_SWIZZLE_32B", 1),
+    "64B": ("CU_TENSOR_MAP_SWIZZLE_64B", 2),
+    "128B": ("CU_TENSOR_MAP_SWIZZLE_128B", 3),
+    "128B_base32B": ("CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B", 4),
+}
+
+#: Meaning of the ``reason`` codes of :func:`plan_gemm` (0 = legal). Codes 6-11 are operand A's,
+#: 12-17 the same checks for B.
+_OPERAND_ERRORS = (
+    "dtype / major / swizzle is not allowed on this architecture",
+    "the MN extent is not a whole number of swizzle atoms",
+    "the K extent (BK) is not a whole number of swizzle atoms",
+    "one MMA's MN extent is not a whole number of MN-major swizzle atoms",
+    "LBO or SBO does not fit the 14-bit descriptor field",
+    "no TMA box tiling: the outer extent cannot be cut into equal boxes of <= 256 rows of whole atoms",
+)
+PLAN_ERRORS = (
+    "",
+    "cta_group 2 is a tcgen05 (sm100) feature; sm90 takes cta_group 1",
+    "A and B are not one MMA kind: f16 or bf16 (both the same), tf32/f32, fp8 (e4m3/e5m2 mixed "
+    "freely) or 8-bit integers (s8/u8 mixed freely)",
+    "BM is not a legal MMA M tiling: sm90 a multiple of 64 (one wgmma m64 per warpgroup); sm100 "
+    "cta_group::1 64 or a multiple of 128, cta_group::2 128 or a multiple of 256",
+    "BN is not a legal MMA N: 8..256 in steps of 8 (sm90 integer types above 32: steps of 16; "
+    "sm100 with M >= 128 or cta_group::2: steps of 16, from 16)",
+    "BK is not a whole number of 32-byte MMA K steps",
+    *("A: " + m for m in _OPERAND_ERRORS),
+    *("B: " + m for m in _OPERAND_ERRORS),
+    "the epilogue C/D tile row (BN elements) is not a whole number of its swizzle rows",
+    "the shared-memory total exceeds the budget",
+    "smem_base + the shared-memory total ends past the 256 KiB window that descriptors address",
+)
+_R_OPERAND_A, _R_OPERAND_B, R_EPILOGUE, R_BUDGET, R_WINDOW = 6, 12, 18, 19, 20
+
+#: Integer columns of the kernel's output matrix, in row order (see :class:`GemmPlans`).
+_OPERAND_FIELDS = ("swizzle", "lbo_bytes", "sbo_bytes", "stage_bytes", "stage_stride", "offset",
+                   "box_inner", "box_outer", "copies", "k_step_increment")
+PLAN_FIELDS = ("reason", "smem_bytes", "mma_m", "mma_n", "mma_k", "mma_per_k_tile", "warpgroups",
+               "epi_swizzle", "epi_bytes", "epi_offset", "barrier_offset",
+               *("a_" + f for f in _OPERAND_FIELDS), *("b_" + f for f in _OPERAND_FIELDS))
+
+# Swizzle codes of the kernel: 0 "auto", then the modes. Per code: row bytes, atom rows, the
+# sm90 and sm100 descriptor layout_type.
+_SWIZZLES = ("auto", "none", "32B", "64B", "128B", "128B_base32B")
+# log2 of the row bytes and rows (every one is a power of two; the kernel shifts).
+_SW_PROPS = np.array([[0, 0, 0, 0, 0, 0]] + [
+    [m.byte_width, m.atom_rows, 0 if m is SwizzleMode.B128_BASE32B else m.sm90_layout_type,
+     m.sm100_layout_type, m.byte_width.bit_length() - 1, m.atom_rows.bit_length() - 1]
+    for m in (SwizzleMode(s) for s in _SWIZZLES[1:])], dtype=np.int32)
+# Dtype codes: the 8/16/32-bit operand types. Per code: bits, MMA kind (0 f16, 1 tf32, 2 fp8,
+# 3 integer), the tcgen05 format code (f16 vs bf16), wgmma-legal, wgmma-MN-major-legal, log2 of
+# the element bytes.
+_DTYPES = tuple(n for n, d in DTYPES.items() if d.bits >= 8)
+_KIND = {"f16": 0, "tf32": 1, "f8f6f4": 2, "i8": 3}
+_DT_PROPS = np.array([[DTYPES[n].bits, _KIND[DTYPES[n].kind], DTYPES[n].format_code,
+                       DTYPES[n].sm90, DTYPES[n].mn_major_sm90, (DTYPES[n].bits // 8).bit_length() - 1]
+                      for n in _DTYPES], dtype=np.int32)
+_INPUTS = ("arch", "cta_group", "a_dtype", "b_dtype", "a_major", "b_major", "swizzle_a",
+           "swizzle_b", "bm", "bn", "bk", "stages", "epilogue_dtype", "epilogue_swizzle",
+           "smem_budget")
+_SHAPE_MAX = 4096
+_ROW_OPERAND_KEYS = (
+    "swizzle", "order", "mn", "k", "layout", "lbo_bytes", "sbo_bytes", "stage_bytes", "stage_stride",
+    "stage_offsets", "inst_mn", "inst_k", "descriptors", "k_step_increment", "tma_box", "tma_swizzle",
+    "tma_swizzle_enum", "tma_swizzle_value", "tma_element_strides", "tma_interleave",
+    "tma_copies_per_stage", "tma_box_offsets", "global_dims")
+
+
+def plan_reason(code) -> str:
+    """The full message of a :func:`plan_gemm` reason code (``""`` for 0, a legal plan).
+
+    Examples
+    --------
+    >>> plan_reason(19)
+    'the shared-memory total exceeds the budget'
+    """
+    code = as_int("code", code)
+    if not 0 <= code < len(PLAN_ERRORS):
+        raise PlanError(f"code={code} is not a plan reason code; codes run from 0 to {len(PLAN_ERRORS) - 1}")
+    return PLAN_ERRORS[code]
+
+
+# -- argument checks (shared with the numpy twin) ----------------------------------------------------
+def _coded(name, values, code_of):
+    """Map an array of names to int32 codes, one lookup per distinct name.
+
+    Distinct names are found in order of first appearance (one vectorized comparison per
+    distinct name, no sort), so a bad name raises for its first occurrence in flat order."""
+
+    a = as_array(name, values)
+    if a.dtype.kind not in "UO":
+        raise FastswzTypeError(f"{name} must be a string or an array of strings, not dtype {a.dtype}")
+    if a.dtype.kind == "O":
+        for v in a.ravel().tolist():
+            if not isinstance(v, str):
+                raise FastswzTypeError(f"{name} must hold strings; it holds {v!r} ({type(v).__name__})")
+        a = a.astype(str)
+    flat = a.ravel()
+    codes = np.full(flat.shape, -2, dtype=np.int32)
+    todo = 0
+    while True:
+        left = np.flatnonzero(codes[todo:] == -2)
+        if not left.size:
+            break
+        todo += int(left[0])
+        v = str(flat[todo])
+        codes[flat == v] = code_of(v)
+    return codes.reshape(a.shape)
+
+
+def _dtype_code(name):
+    def code(v):
+        d = _lookup_dtype(v)
+        if d.bits < 8:
+            raise PlanError(
+                f"{name}={v!r} is a {d.bits}-bit type: plan_gemm plans 8-, 16- and 32-bit operands "
+                f"(the TMA moves sub-byte types with the packed 16U4/16U6 data types, not planned "
+                f"yet); use e4m3, e5m2, s8, u8, f16, bf16, tf32 or f32")
+        return _DTYPES.index(d.name)
+    return code
+
+
+def _epi_code(v):
+    if v.strip().lower() == "none":
+        return -1
+    return _dtype_code("epilogue_dtype")(v)
+
+
+def _swizzle_code(name, allow_base32=True):
+    def code(v):
+        if v.strip().lower() == "auto":
+            return 0
+        mode = SwizzleMode.parse(v, name)
+        if mode is SwizzleMode.B128_BASE32B and not allow_base32:
+            raise PlanError(
+                f"{name}={v!r}: the epilogue C/D tile is row-major with 16-byte chunks; "
+                f"128B_base32B is an MMA-operand mode only, use 128B or auto")
+        return _SWIZZLES.index(mode.value)
+    return code
+
+
+def _ints(name, values, lo, hi, multiple=1):
+
+    a = int_array(name, values)
+    if a.size:
+        bad = (a < lo) | (a > hi) | ((a & (multiple - 1)) != 0)  # multiple: a power of two
+        if bad.any():
+            v = int(a.ravel()[int(np.flatnonzero(bad.ravel())[0])])
+            rule = f"{lo} <= {name} <= {hi}" + (f" and a multiple of {multiple}" if multiple > 1 else "")
+            why = (" (every operand tile is built of 8-row, 16-byte core matrices, so BM, BN and "
+                   "BK are multiples of 8)" if multiple == 8 else "")
+            raise PlanError(f"{name} holds {v}, outside {rule}{why}")
+    return a.astype(np.int32)
+
+
+def plan_args(arch, a_dtype, b_dtype, a_major, b_major, bm, bn, bk, stages, swizzle_a, swizzle_b,
+              epilogue_dtype, epilogue_swizzle, smem_budget, cta_group, smem_base):
+    """Validate and broadcast plan_gemm's arguments into an int32 input matrix (shared with the
+    twin). Returns ``(inputs, shape, smem_base)``; ``inputs`` rows follow ``_INPUTS``."""
+    arch_c = _coded("arch", arch, lambda v: PLAN_ARCHS.index(_choice("arch", v, PLAN_ARCHS)))
+    cols = [
+        arch_c,
+        _ints("cta_group", cta_group, 1, 2),
+        _coded("a_dtype", a_dtype, _dtype_code("a_dtype")),
+        _coded("b_dtype", b_dtype, _dtype_code("b_dtype")),
+        _coded("a_major", a_major, lambda v: ("K", "MN").index(_choice("a_major", v, ("K", "MN")))),
+        _coded("b_major", b_major, lambda v: ("K", "MN").index(_choice("b_major", v, ("K", "MN")))),
+        _coded("swizzle_a", swizzle_a, _swizzle_code("swizzle_a")),
+        _coded("swizzle_b", swizzle_b, _swizzle_code("swizzle_b")),
+        _ints("bm", bm, 8, _SHAPE_MAX, 8),
+        _ints("bn", bn, 8, _SHAPE_MAX, 8),
+        _ints("bk", bk, 8, _SHAPE_MAX, 8),
+        _ints("stages", stages, 1, 64),
+        _coded("epilogue_dtype", "none" if epilogue_dtype is None else epilogue_dtype, _epi_code),
+        _coded("epilogue_swizzle", epilogue_swizzle, _swizzle_code("epilogue_swizzle", False)),
+    ]
+    if smem_budget is None:
+        cols.append(np.array([SMEM_OPTIN[a] for a in PLAN_ARCHS], dtype=np.int32)[arch_c])
+    else:
+        cols.append(_ints("smem_budget", smem_budget, 1, max(SMEM_OPTIN.values())))
+    smem_base = as_int("smem_base", smem_base)
+    if smem_base < 0 or smem_base % 1024 or smem_base >= 1 << 18:
+        raise PlanError(
+            f"smem_base=0x{smem_base:x} must be a multiple of 1024 in [0, 0x40000): the dynamic "
+            f"shared-memory base is aligned to the 128B swizzle pattern, and descriptors address "
+            f"256 KiB")
+    try:
+        shape = np.broadcast_shapes(*(c.shape for c in cols))
+    except ValueError:
+        raise PlanError("plan_gemm arguments do not broadcast together: " + ", ".join(
+            f"{n}{c.shape}" for n, c in zip(_INPUTS, cols))) from None
+    n = int(np.prod(shape, dtype=np.int64))
+    inputs = np.empty((len(cols), n), dtype=np.int32)
+    for j, c in enumerate(cols):
+        inputs[j].reshape(shape)[...] = c
+    return inputs, shape, smem_base
+
+
+def check_budget(out, inputs, given):
+    """Refuse a budget below the smallest plan of the space (every plan would be over it)."""
+    if not given or out.shape[1] == 0:
+        return
+    reason = out[0]
+    sized = (reason == 0) | (reason == R_BUDGET)
+    if sized.any() and not (reason == 0).any():
+        need = int(out[1][sized].min())
+        raise PlanError(
+            f"smem_budget={int(inputs[14][sized].max())} is below the smallest plan of the space, "
+            f"{need} bytes: no configuration fits; raise the budget or offer fewer stages / "
+            f"smaller tiles")
+
+
+def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", bm=128,
+              bn=128, bk=64, stages=4, swizzle_a="auto", swizzle_b="auto", epilogue_dtype=None,
+              epilogue_swizzle="auto", smem_budget=None, cta_group=1, smem_base=0):
+    """Plan whole GEMM mainloops (and an optional epilogue tile), for a broadcast space at once.
+
+    Every argument broadcasts (strings or arrays of strings for the categorical ones).
+
+    Parameters
+    ----------
+    arch : {"sm90", "sm100"}
+        wgmma (one ``m64nBNk*`` per warpgroup, BM/64 warpgroups) or tcgen05.
+    a_dtype, b_dtype : str
+        8/16/32-bit operand types (``bf16``, ``f16``, ``tf32``, ``f32``, ``e4m3``, ``e5m2``,
+        ``s8``, ``u8``).
+    a_major, b_major : {"K", "MN"}
+    bm, bn, bk : int
+        CTA tile (multiples of 8). Under ``cta_group=2`` BM x BN is the CTA pair's MMA tile and
+        each CTA holds BM/2 rows of A and BN/2 rows of B.
+    stages : int
+        Pipeline stages (1..64).
+    swizzle_a, swizzle_b : str
+        ``"auto"`` (the widest swizzle whose row the contiguous extent in bytes fills: BK x E for
+        K-major, the operand's MN extent x E for MN-major; ``128B_base32B`` for MN-major 32-bit
+        operands on sm100) or a mode name.
+    epilogue_dtype : str or None
+        C/D tile type in shared memory (row-major, BN contiguous), or None (no epilogue buffer).
+    epilogue_swizzle : str
+        ``"auto"`` (widest row that BN x E fills) or ``none``/``32B``/``64B``/``128B``.
+    smem_budget : int or None
+        Bytes one CTA may use; None: the arch's opt-in limit (:data:`SMEM_OPTIN`).
+    cta_group : {1, 2}
+        tcgen05 cta_group (sm100 only).
+    smem_base : int
+        Shared-window address of the dynamic shared-memory base (a multiple of 1024) that the
+        stage-0 descriptors are computed for; a kernel adds its own base >> 4 to the start field.
+
+    Returns
+    -------
+    GemmPlans
+        Columns shaped like the broadcast arguments; ``reason`` 0 = legal. Illegal plans hold 0
+        everywhere except ``reason``, apart from over-budget / past-the-window plans, whose
+        fields are all filled (an autotuner sees how far over they are).
+
+    Examples
+    --------
+    >>> p = plan_gemm("sm90", "bf16", "bf16", "K", "K", 128, 128, 64, stages=4)
+    >>> int(p["smem_bytes"]), p.instruction(0), int(p["a_lbo_bytes"]), int(p["a_sbo_bytes"])
+    (131136, 'wgmma.m64n128k16.f32.bf16.bf16', 16, 1024)
+    >>> r = plan_gemm(bk=[32, 64, 128], stages=[[2], [4]])
+    >>> r["reason"].tolist()
+    [[0, 0, 0], [0, 0, 19]]
+    >>> plan_reason(int(r["reason"][1, 2]))
+    'the shared-memory total exceeds the budget'
+    """
+    inputs, shape, smem_base = plan_args(arch, a_dtype, b_dtype, a_major, b_major, bm, bn, bk,
+                                         stages, swizzle_a, swizzle_b, epilogue_dtype,
+                                         epilogue_swizzle, smem_budget, cta_group, smem_base)
+    n = inputs.shape[1]
+    out = np.empty((len(PLAN_FIELDS), n), dtype=np.int32)
+    desc = np.empty((2, n), dtype=np.uint64)
+    _kernels.plan_gemm(inputs, _DT_PROPS, _SW_PROPS, smem_base, out, desc)
+    check_budget(out, inputs, smem_budget is not None)
+    return GemmPlans(inputs, out, desc, shape, smem_base)
+
+
+class GemmPlans:
+    """Columnar result of :func:`plan_gemm` (read-only).
+
+    ``plans[name]`` is a column shaped like the space: the integer fields of
+    :data:`PLAN_FIELDS` (int32; ``a_``/``b_`` per operand: ``swizzle`` is a code into
+    ``("auto", "none", "32B", "64B", "128B", "128B_base32B")``, ``offset`` the stage-0 buffer's
+    offset, ``stage_stride`` the aligned distance between stages, ``box_inner``/``box_outer``
+    the TMA box, ``copies`` TMA copies per stage, ``k_step_increment`` -1 where not constant or
+    with a single k-step), ``legal`` (bool) and ``a_descriptor``/``b_descriptor`` (uint64,
+    stage 0, first MN block, first k-step). :meth:`row` gives one plan in full (descriptor
+    grids, TMA box offsets), the object ``fastswz plan --json`` prints.
+
+    Examples
+    --------
+    >>> p = plan_gemm(bm=[64, 128])
+    >>> p.shape, p["warpgroups"].tolist(), len(p)
+    ((2,), [1, 2], 2)
+    >>> p.row(1)["a"]["tma_box"], p.row(1)["a"]["order"]
+    ([64, 128], 'mn')
+    """
+
+    __slots__ = ("_inputs", "_out", "_desc", "shape", "smem_base", "_cols")
+
+    def __init__(self, inputs, out, desc, shape, smem_base):
+        object.__setattr__(self, "_inputs", inputs)
+        object.__setattr__(self, "_out", out)
+        object.__setattr__(self, "_desc", desc)
+        object.__setattr__(self, "shape", tuple(shape))
+        object.__setattr__(self, "smem_base", smem_base)
+        cols = {name: out[j].reshape(shape) for j, name in enumerate(PLAN_FIELDS)}
+        cols["legal"] = np.asarray(cols["reason"] == 0)
+        cols["a_descriptor"] = desc[0].reshape(shape)
+        cols["b_descriptor"] = desc[1].reshape(shape)
+        for a in cols.values():
+            a.flags.writeable = False
+        object.__setattr__(self, "_cols", cols)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("GemmPlans is immutable")
+
+    def __len__(self):
+        return self._out.shape[1]
+
+    def __getitem__(self, name):
+        return self._cols[name]
+
+    def keys(self):
+        return self._cols.keys()
+
+    def to_dict(self):
+        """The columns as a dict of (read-only) numpy arrays."""
+        return dict(self._cols)
+
+    def __repr__(self):
+        return f"<GemmPlans shape={self.shape} legal={int(self._cols['legal'].sum())}/{len(self)}>"
+
+    def _index(self, i):
+        n = len(self)
+        i = as_int("i", i)
+        if not -n <= i < n:
+            raise PlanError(f"i={i} is outside the {n} plans of this space (flat index)")
+        return i % n
+
+    def inputs(self, i) -> dict:
+        """The configuration (names and ints) of flat index ``i``."""
+        i = self._index(i)
+        v = self._inputs[:, i].tolist()
+        return {
+            "arch": PLAN_ARCHS[v[0]], "cta_group": v[1], "a_dtype": _DTYPES[v[2]],
+            "b_dtype": _DTYPES[v[3]], "a_major": ("K", "MN")[v[4]], "b_major": ("K", "MN")[v[5]],
+            "swizzle_a": _SWIZZLES[v[6]], "swizzle_b": _SWIZZLES[v[7]], "bm": v[8], "bn": v[9],
+            "bk": v[10], "stages": v[11], "epilogue_dtype": None if v[12] < 0 else _DTYPES[v[12]],
+            "epilogue_swizzle": _SWIZZLES[v[13]], "smem_budget": v[14], "smem_base": self.smem_base}
+
+    def instruction(self, i) -> "str | None":
+        """The MMA instruction of plan ``i`` (None when illegal).
+
+        sm90: ``wgmma.m64n{N}k{K}.{acc}.{A}.{B}`` (the ``.mma_async.sync.aligned`` qualifiers
+        left out). sm100: ``tcgen05.mma.cta_group::{1|2}.kind::{kind}.m{M}n{N}k{K}``: M, N live in
+        the instruction descriptor, not in the PTX opcode.
+        """
+        i = self._index(i)
+        if self._out[0, i]:
+            return None
+        c = self.inputs(i)
+        m, nn, k = (int(self._out[PLAN_FIELDS.index(f), i]) for f in ("mma_m", "mma_n", "mma_k"))
+        da, db = DTYPES[c["a_dtype"]], DTYPES[c["b_dtype"]]
+        if c["arch"] == "sm90":
+            acc = "s32" if da.kind == "i8" else "f32"
+            name = {"f32": "tf32"}
+            return (f"wgmma.m{m}n{nn}k{k}.{acc}.{name.get(da.name, da.name)}."
+                    f"{name.get(db.name, db.name)}")
+        return f"tcgen05.mma.cta_group::{c['cta_group']}.kind::{da.kind}.m{m}n{nn}k{k}"
+
+    def tiles(self, i):
+        """``(A, B)`` :class:`~fastswz.OperandTile` of plan ``i`` (one CTA's stage buffer)."""
+        i = self._index(i)
+        c = self.inputs(i)
+        if self._out[0, i] and self._out[0, i] not in (R_BUDGET, R_WINDOW):
+            raise PlanError(f"plan {i} is illegal ({plan_reason(int(self._out[0, i]))}): it has no tiles")
+        cg = c["cta_group"]
+        res = []
+        for op, ext in (("a", c["bm"] // cg), ("b", c["bn"] // cg)):
+            sw = _SWIZZLES[int(self._out[PLAN_FIELDS.index(op + "_swizzle"), i])]
+            major = c[op + "_major"]
+            res.append(OperandTile(c[op + "_dtype"], major, sw, ext, c["bk"],
+                                   "mn" if major == "K" else "k", c["arch"]))
+        return tuple(res)
+
+    def row(self, i) -> dict:
+        """Plan ``i`` in full: the object ``fastswz plan --json`` prints (see docs)."""
+        i = self._index(i)
+        f = {name: int(self._out[j, i]) for j, name in enumerate(PLAN_FIELDS)}
+        c = self.inputs(i)
+        reason = f["reason"]
+        sized = reason in (0, R_BUDGET, R_WINDOW)
+        res = {"legal": reason == 0, "reason": plan_reason(reason) if reason else None,
+               "reason_code": reason, **{k: c[k] for k in ("arch", "cta_group", "bm", "bn", "bk",
+                                                           "stages", "smem_budget", "smem_base")},
+               "smem_bytes": f["smem_bytes"] if sized else None,
+               "instruction": self.instruction(i) if reason == 0 else None,
+               "mma_per_k_tile": f["mma_per_k_tile"] if sized else None,
+               "warpgroups": (f["warpgroups"] if c["arch"] == "sm90" else None) if sized else None,
+               "barrier_offset": f["barrier_offset"] if sized else None,
+               "barrier_bytes": 16 * c["stages"] if sized else None}
+        tiles = self.tiles(i) if sized else (None, None)
+        # Descriptor grids exist only where every stage lies inside the 256 KiB window.
+        grids = sized and self.smem_base + f["smem_bytes"] <= 1 << 18
+        for op, tile in zip(("a", "b"), tiles):
+            res[op] = self._operand(op, f, c, tile, grids)
+        if c["epilogue_dtype"] is not None and sized:
+            sw = _SWIZZLES[f["epi_swizzle"]]
+            rows, e = c["bm"] // c["cta_group"], DTYPES[c["epilogue_dtype"]].bits // 8
+            span = SwizzleMode(sw).byte_width
+            res["epilogue"] = {"dtype": c["epilogue_dtype"], "swizzle": sw, "bytes": f["epi_bytes"],
+                               "offset": f["epi_offset"], "tma_box": [span // e, min(rows, 256)],
+                               "tma_swizzle": sw, "tma_swizzle_enum": TMA_SWIZZLE[sw][0]}
+        else:
+            res["epilogue"] = None
+        return res
+
+    def _operand(self, op, f, c, tile, grids):
+        g = {k: f[op + "_" + k] for k in _OPERAND_FIELDS}
+        base = {"dtype": c[op + "_dtype"], "major": c[op + "_major"]}
+        if tile is None:  # illegal before the tiles exist: the same keys, all null
+            return {**base, **dict.fromkeys(_ROW_OPERAND_KEYS)}
+        sw = tile.swizzle.value
+        stages, stride = c["stages"], g["stage_stride"]
+        inst_mn = self._inst_mn(op, f, c, tile)
+        start = self.smem_base + g["offset"]
+        if grids:
+            grid = tile.descriptors(start, inst_mn, stages=stages,
+                                    stage_stride=stride if stages > 1 else None)
+            grid = grid.reshape(stages, tile.mn // inst_mn, tile.k // tile.inst_k)
+            grid = [[[f"0x{int(v):016x}" for v in blk] for blk in st] for st in grid]
+        else:
+            grid = None
+        e = tile.element_bits // 8
+        inner, outer = g["box_inner"], g["box_outer"]
+        n_inner = (tile.k if tile.major == "K" else tile.mn) // inner
+        n_outer = g["copies"] // n_inner
+        offsets = []
+        for ci in range(n_inner):
+            for co in range(n_outer):
+                full = tile.mn if tile.major == "K" else tile.k
+                offsets.append({"smem_offset": (ci * full + co * outer) * inner * e,
+                                "coords": [ci * inner, co * outer]})
+        return {**base, "swizzle": sw, "order": tile.order, "mn": tile.mn, "k": tile.k,
+                "layout": str(tile.layout), "lbo_bytes": g["lbo_bytes"], "sbo_bytes": g["sbo_bytes"],
+                "stage_bytes": g["stage_bytes"], "stage_stride": stride,
+                "stage_offsets": [g["offset"] + s * stride for s in range(stages)],
+                "inst_mn": inst_mn, "inst_k": tile.inst_k,
+                "descriptors": grid,
+                "k_step_increment": None if g["k_step_increment"] < 0 else g["k_step_increment"],
+                "tma_box": [inner, outer], "tma_swizzle": sw,
+                "tma_swizzle_enum": TMA_SWIZZLE[sw][0], "tma_swizzle_value": TMA_SWIZZLE[sw][1],
+                "tma_element_strides": [1, 1], "tma_interleave": "CU_TENSOR_MAP_INTERLEAVE_NONE",
+                "tma_copies_per_stage": g["copies"], "tma_box_offsets": offsets,
+                "global_dims": ["K", "MN"] if tile.major == "K" else ["MN", "K"]}
+
+    @staticmethod
+    def _inst_mn(op, f, c, tile):
+        if c["arch"] == "sm90":
+            return 64 if op == "a" else tile.mn
+        return f["mma_m"] // c["cta_group"] if op == "a" else tile.mn
