@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 
@@ -122,6 +121,10 @@ def derive_plan(a_dtype="bf16", b_dtype=None, a_major="K", b_major="K", bm=128, 
     swb = b_swizzle or (swizzle if swizzle != "auto" else auto_swizzle(b_dtype, b_major, bn, bk))
     if swa not in SPANS or swb not in SPANS:
         return _illegal(f"swizzle {swa}/{swb}: the TMA fill here needs 32B/64B/128B")
+    est = stages * (_align(bm * bk * e, 1024) + _align(bn * bk * e, 1024))
+    est += BARRIER_BYTES_PER_STAGE * stages
+    if est > SMEM_LIMIT_SM90:
+        return dict(_illegal(f"shared memory {est} > {SMEM_LIMIT_SM90}"), smem_bytes=est)
     try:
         a, end = _operand(fastswz, a_dtype, a_major, swa, bm, bk, 64, stages, 0)
         if a is None:

@@ -144,6 +144,9 @@ int tma_run(int dt, int bm, int bn, int ta, int tb, int bk, int ktiles, uint32_t
     else
       r = (ta || tb) ? -1 : tma_launch_other(dt, bn, maps[0], maps[1], p, threads, smem);
     if (r == 0) r = cudaDeviceSynchronize();
+    // A fault of the kernel itself (launch or execution) is a result, not a setup error: 300000 +
+    // cudaError_t. It is sticky: the caller must not use this process's context afterwards.
+    if (r > 0) r += 300000;
     if (r == 0)
       r = cudaMemcpy(dump_out, p.dump, static_cast<size_t>(stages) * dump_bytes,
                      cudaMemcpyDeviceToHost);
