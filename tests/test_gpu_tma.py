@@ -121,3 +121,13 @@ def test_round_trip_on_gpu(tmp_path):
     r = subprocess.run(["bash", os.path.join(TMA, "run.sh"), "--quick"], capture_output=True,
                        text=True, env=dict(os.environ, OUT=str(tmp_path)))
     assert r.returncode == 0, r.stdout[-4000:]
+
+
+def test_status_codes_of_tma_run():
+    # run 2 on the H100 showed why: a faulting kernel (300719) was once read as an encode error
+    assert rt.status_of(0, str) is None
+    assert rt.status_of(100001, str) == {"encode": "A rejected (CUresult 1)"}
+    assert rt.status_of(200001, str) == {"encode": "B rejected (CUresult 1)"}
+    assert rt.status_of(300719, lambda e: "unspecified launch failure")["fault"].startswith("kernel fault")
+    with pytest.raises(RuntimeError):
+        rt.status_of(-2, lambda e: "bad argument")

@@ -280,14 +280,24 @@ class GpuBackend:
             ctypes.c_uint32(dump_bytes), ctypes.byref(A), ctypes.byref(B),
             dump.ctypes.data_as(ctypes.c_void_p), d.ctypes.data_as(ctypes.c_void_p),
             info.ctypes.data_as(ctypes.c_void_p))
-        if r >= 100000:
-            return {"encode": f"{'AB'[r // 100000 - 1]} rejected (CUresult {r % 100000})"}
-        if r >= 300000:
-            return {"fault": f"kernel fault: {self.lib.tma_error_string(r - 300000).decode()}"}
-        if r != 0:
-            raise RuntimeError(f"tma_run: {r} {self.lib.tma_error_string(r).decode()}")
+        early = status_of(r, lambda e: self.lib.tma_error_string(e).decode())
+        if early is not None:
+            return early
         return {"dump": dump.reshape(c["stages"], dump_bytes), "d": d.reshape(c["bm"], c["bn"]),
                 "timeouts": int(info[1]), "base": int(info[0]), "misaligned": int(info[2])}
+
+
+def status_of(r, errstr):
+    """tma_run's return code as a result: None (ran), {"encode": ...} (cuTensorMapEncodeTiled
+    refused operand A: 100000 + CUresult, B: 200000 + CUresult), {"fault": ...} (the kernel
+    faulted: 300000 + cudaError_t); any other nonzero code is a setup error and raises."""
+    if r == 0:
+        return None
+    if r >= 300000:
+        return {"fault": f"kernel fault: {errstr(r - 300000)} ({r - 300000})"}
+    if r >= 100000:
+        return {"encode": f"{'AB'[r // 100000 - 1]} rejected (CUresult {r % 100000})"}
+    raise RuntimeError(f"tma_run: {r} {errstr(r)}")
 
 
 class CpuBackend:
