@@ -66,17 +66,6 @@ const char* tma_error_string(int e) {
   return cudaGetErrorString(static_cast<cudaError_t>(e));
 }
 
-// Only encodes (no launch): status of cuTensorMapEncodeTiled for this operand's parameters.
-int tma_encode_only(const TmaOperandHost* o) {
-  const size_t bytes = o->dims[0] * o->dims[1] * o->elem_bytes;
-  void* d = nullptr;
-  if (cudaMalloc(&d, bytes) != cudaSuccess) return -2;
-  CUtensorMap m;
-  int r = encode(&m, *o, d);
-  cudaFree(d);
-  return r;
-}
-
 // One launch. Returns 0, a cudaError_t, -1/-2/-3, or 100000 + CUresult when encoding operand
 // A failed, 200000 + CUresult for B. dump_out: stages x dump_bytes; d_out: bm x bn f32;
 // info_out[3] (see TmaParams).
