@@ -131,3 +131,21 @@ def test_status_codes_of_tma_run():
     assert rt.status_of(300719, lambda e: "unspecified launch failure")["fault"].startswith("kernel fault")
     with pytest.raises(RuntimeError):
         rt.status_of(-2, lambda e: "bad argument")
+
+
+def test_get_plan_compares_the_two_sources(monkeypatch):
+    import copy
+
+    cfg = rt._cfg("bf16", "K", "MN", 64, 128, 64, 2, "128B")
+    derived = plan_source.derive_plan("bf16", "bf16", "K", "MN", 64, 128, 64, 2,
+                                      a_swizzle="128B", b_swizzle="128B")
+    same = copy.deepcopy(derived)
+    monkeypatch.setattr(plan_source, "fastswz_plan", lambda c: same)
+    assert plan_source.get_plan(cfg)[1:] == ("fastswz", [])
+    other = copy.deepcopy(derived)
+    other["b"]["sbo_bytes"] += 16
+    monkeypatch.setattr(plan_source, "fastswz_plan", lambda c: other)
+    plan, src, diffs = plan_source.get_plan(cfg)
+    assert src == "fastswz" and plan is other and len(diffs) == 1 and diffs[0].startswith("b.sbo_bytes")
+    assert plan_source.get_plan(cfg, "fastswz")[2] == []  # alone: not compared
+    assert plan_source.get_plan(cfg, "derived")[1] == "derived"
