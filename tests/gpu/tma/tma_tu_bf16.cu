@@ -1,0 +1,5 @@
+#include "tma_roundtrip.cuh"
+int tma_launch_bf16(int n, int ta, int tb, const CUtensorMap& ma, const CUtensorMap& mb,
+                    const TmaParams& p, int threads, uint32_t smem) {
+  return tma_dispatch_trans<1>(n, ta, tb, ma, mb, p, threads, smem);
+}
