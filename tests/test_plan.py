@@ -50,7 +50,8 @@ def test_sm90_bf16_k_major_128x128x64_4_stages():
         assert d["tma_box"] == [64, 128] and d["tma_copies_per_stage"] == 1
         assert d["tma_box_offsets"] == [{"smem_offset": 0, "coords": [0, 0]}]
         assert d["tma_element_strides"] == [1, 1]
-        assert d["tma_interleave"] == "CU_TENSOR_MAP_INTERLEAVE_NONE"
+        assert d["tma_interleave"] == "none"
+        assert d["tma_interleave_enum"] == "CU_TENSOR_MAP_INTERLEAVE_NONE"
         # K-major 128B: LBO unused (CUTLASS writes 1 = 16 B), SBO = 8 rows x 128 B = 1024 B.
         assert (d["lbo_bytes"], d["sbo_bytes"]) == (16, 1024)
         # DeepGEMM-style advance: one k-step is 16 bf16 = 32 B = 2 descriptor units, inside the atom.
@@ -287,7 +288,7 @@ def test_cli_plan_contract(capsys):
             assert type(o[key]) is int
         assert o["tma_box"] == [64, 128] and o["k_step_increment"] == 2
         assert all(isinstance(x, str) and x.startswith("0x") for s in o["descriptors"] for b in s for x in b)
-        for key in ("stage_offsets", "tma_element_strides", "tma_interleave", "tma_box_offsets", "order"):
+        for key in ("stage_offsets", "tma_element_strides", "tma_interleave", "tma_interleave_enum", "tma_box_offsets", "order"):
             assert key in o
     assert d["mma_per_k_tile"] == 8 and d["warpgroups"] == 2 and d["epilogue"] is None
 

@@ -125,7 +125,7 @@ def _operand_header(op, d):
              _c_array("uint32_t", "kTmaBox", d["tma_box"]),
              _c_array("uint32_t", "kTmaElementStrides", d["tma_element_strides"]),
              f"    constexpr int kTmaSwizzle = {d['tma_swizzle_value']};  // {d['tma_swizzle_enum']}",
-             f"    constexpr int kTmaInterleave = 0;  // {d['tma_interleave']}",
+             f"    constexpr int kTmaInterleave = 0;  // {d['tma_interleave_enum']}",
              f"    constexpr int kTmaCopiesPerStage = {d['tma_copies_per_stage']};",
              _c_array("uint32_t", "kTmaBoxSmemOffsets", [o["smem_offset"] for o in d["tma_box_offsets"]], 8),
              _c_array("uint32_t", "kTmaBoxCoords", [o["coords"] for o in d["tma_box_offsets"]])]

@@ -119,6 +119,7 @@ _ROW_OPERAND_KEYS = (
     "swizzle", "order", "mn", "k", "layout", "lbo_bytes", "sbo_bytes", "stage_bytes", "stage_stride",
     "stage_offsets", "inst_mn", "inst_k", "descriptors", "k_step_increment", "tma_box", "tma_swizzle",
     "tma_swizzle_enum", "tma_swizzle_value", "tma_element_strides", "tma_interleave",
+    "tma_interleave_enum",
     "tma_copies_per_stage", "tma_box_offsets", "global_dims")
 
 
@@ -507,7 +508,8 @@ class GemmPlans:
                 "k_step_increment": None if g["k_step_increment"] < 0 else g["k_step_increment"],
                 "tma_box": [inner, outer], "tma_swizzle": sw,
                 "tma_swizzle_enum": TMA_SWIZZLE[sw][0], "tma_swizzle_value": TMA_SWIZZLE[sw][1],
-                "tma_element_strides": [1, 1], "tma_interleave": "CU_TENSOR_MAP_INTERLEAVE_NONE",
+                "tma_element_strides": [1, 1], "tma_interleave": "none",
+                "tma_interleave_enum": "CU_TENSOR_MAP_INTERLEAVE_NONE",
                 "tma_copies_per_stage": g["copies"], "tma_box_offsets": offsets,
                 "global_dims": ["K", "MN"] if tile.major == "K" else ["MN", "K"]}
 
