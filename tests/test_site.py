@@ -64,9 +64,10 @@ def test_cli_page_covers_every_subcommand():
 
 def test_site_includes_the_repository_pages():
     names = {p.name for p in _pages()}
-    assert {"README.md", "CUTE_COMPARISON.md", "CONFORMANCE.md", "errors.md"} <= names
+    assert {"README.md", "CUTE_COMPARISON.md", "CONFORMANCE.md", "errors.md", "gluon.md", "linear.md"} <= names
     index = (SITE / "index.md").read_text()
-    for page in ("_generated/api", "_generated/cli", "gallery", "comparison", "conformance", "errors"):
+    for page in ("_generated/api", "_generated/cli", "gallery", "comparison", "dialects", "conformance",
+                 "errors"):
         assert f"\n{page}\n" in index
 
 
