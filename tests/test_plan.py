@@ -8,6 +8,7 @@ simulate the TMA box writes against that tile's address map; the fast path equal
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -25,6 +26,12 @@ from fastswz.plan import PLAN_ERRORS, plan_gemm, plan_reason
 from fastswz.tune import tune
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _child_env():
+    """The environment for a child Python: the fastswz this test imported (an installed one in
+    CI, src/ with the in-place build here), not whatever src/ holds."""
+    return {**os.environ, "PYTHONPATH": str(Path(fastswz.__file__).resolve().parents[1])}
 
 
 # -- worked by hand ------------------------------------------------------------------------------
@@ -344,7 +351,7 @@ def test_emit_is_byte_identical_across_runs(fmt, tmp_path):
     for j in range(2):
         path = tmp_path / f"out{j}"
         res = subprocess.run([sys.executable, "-m", "fastswz", *EMIT, "--format", fmt, "-o", str(path)],
-                             capture_output=True, text=True, env={"PYTHONPATH": str(ROOT / "src")})
+                             capture_output=True, text=True, env=_child_env())
         assert res.returncode == 0, res.stderr
         outs.append(path.read_bytes())
     assert outs[0] == outs[1] and b"fastswz emit --a-dtype bf16" in outs[0]
@@ -400,8 +407,7 @@ def test_emitted_header_compiles_with_nvcc(tmp_path):
 @pytest.mark.parametrize("script", ["h100_bf16_tile_search.py", "codegen_header.py"])
 def test_examples_run(script, tmp_path):
     res = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--out", str(tmp_path)],
-                         capture_output=True, text=True, env={"PYTHONPATH": str(ROOT / "src"),
-                                                             "PATH": "/usr/local/bin:/usr/bin:/bin"},
+                         capture_output=True, text=True, env=_child_env(),
                          timeout=300)
     assert res.returncode == 0, res.stderr + res.stdout
     assert res.stdout.strip()
