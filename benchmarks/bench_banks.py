@@ -24,16 +24,14 @@ def cases(name, mode):
 
 
 @functools.lru_cache(maxsize=2)
-def _inputs(width, n):
-    from conftest import Bench
-
-    a = Bench.rng("banks", width, n).integers(0, 4096 // width, (n, 32)) * width
+def _inputs(bench, width, n):
+    a = bench.rng("banks", width, n).integers(0, 4096 // width, (n, 32)) * width
     return np.ascontiguousarray(a, dtype=np.int64)
 
 
 def test_bank_wavefronts(bench, benchmark, case):
     width, n, impl = case
-    addr = _inputs(width, n)
+    addr = _inputs(bench, width, n)
     fn = bench.reference.bank_wavefronts if impl == "twin" else fastswz.bank_wavefronts
     got = bench.run(benchmark, fn, addr, width, op=f"bank_wavefronts[{width}B]", n=n, impl=impl,
                     out_bytes=n * 8)

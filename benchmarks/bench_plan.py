@@ -47,7 +47,8 @@ def grid_space(n):
                 bn=ax(list(range(16, 257, 16)), 2), bk=ax([32, 64, 128, 256], 1),
                 swizzle_a=np.array(SWIZZLES))
     per = int(np.prod(np.broadcast_shapes(*(np.shape(v) for v in rest.values()))))
-    stages = np.arange(1, max(1, n // per) + 1).reshape([-1] + [1] * 8) if n >= per else 1
+    # stages cycle through 1..64 (plan_gemm's range) so the axis can be as long as n needs
+    stages = (np.arange(max(1, n // per)) % 64 + 1).reshape([-1] + [1] * 8) if n >= per else 1
     if n < per:  # small n: trim the BN axis
         rest["bn"] = rest["bn"][: max(1, n // (per // 16))]
     return dict(rest, b_dtype=rest["a_dtype"], stages=stages)
