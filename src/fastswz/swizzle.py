@@ -208,7 +208,7 @@ class ComposedLayout:
         # layout_composed.hpp: the layout algebra acts on the inner layout and keeps A and O
         if not _is_layout(inner):
             return inner
-        return ComposedLayout(self.outer, self.offset, inner)
+        return _compose3(self.outer, self.offset, inner)
 
     @property
     def shape(self):
@@ -296,6 +296,14 @@ class ComposedLayout:
 
     def __repr__(self):
         return f"ComposedLayout({self.outer!r}, {self.offset!r}, {self.inner!r})"
+
+
+def _compose3(outer, offset, inner):
+    # swizzle_layout.hpp (composition(Swizzle<0,M,S>, Int<0>, Layout)): the algebra's results
+    # drop a swizzle of 0 bits at offset 0 and return the layout itself
+    if isinstance(outer, Swizzle) and outer.bits == 0 and offset == 0:
+        return inner
+    return ComposedLayout(outer, offset, inner)
 
 
 def make_composed_layout(outer, offset, inner):
