@@ -117,6 +117,14 @@ def test_case(case):
     result = fn(*args)
     got, off = _printed(op, result)
     if op in SWIZZLED_SLICE and (got, off) != (case["cute"], case.get("offset")):
+        if case["id"] in CUTE42_SWIZZLED_SLICE_ARTIFACTS:
+            # CuTe 4.2 folds the swizzle into a layout that is not the slice (e.g. case 3628:
+            # Sw<3,2,3> o 1 o ((16),2,2,(2)):((1),64,64,(4)) at ((_),0,1,(0)) maps 7 to 80, where
+            # the composed layout at (7,0,1,0) is Sw<3,2,3>(72) = 64): fastswz must give the slice
+            _swizzled_slice_is_the_plain_slice_swizzled(args, result)
+            with pytest.raises(AssertionError):
+                _same_function(case, args, result)
+            return
         _same_function(case, args, result)
         return
     assert got == case["cute"], f"{op}{tuple(case['args'])}: fastswz {got}, CuTe {case['cute']}"
@@ -129,6 +137,8 @@ def test_case(case):
 # the swizzle and moves the fixed coordinates into the offset. Same function, another spelling
 # (docs/CUTE_COMPARISON.md, open): these cases are compared value by value over the domain.
 SWIZZLED_SLICE = {"composed_slice", "composed_slice_and_offset"}
+# Swizzled slices where CuTe 4.2's answer is not the slice (docs/CUTE_COMPARISON.md section 8).
+CUTE42_SWIZZLED_SLICE_ARTIFACTS = {3628, 3658}
 
 
 def _swizzled_slice_is_the_plain_slice_swizzled(args, result):

@@ -732,6 +732,10 @@ def tile_to_shape(block, target_shape, order=None):
         return block._with_inner(tile_to_shape(block.inner, target_shape, order))
     block = _as_layout(block, "block")
     target = _norm(target_shape, "target_shape")
+    if type(target) is not tuple and type(block.shape) is tuple:
+        # CuTe's product_each/ceil_div follow the block's (rank-1 tuple) structure:
+        # (4):(1) to 4 gives ((4,1)):((1,0)) (CuTe 4.2, compiled)
+        target = (target,)
     r = len(target) if type(target) is tuple else 1
     if len(block) > r:
         raise LayoutError(

@@ -681,49 +681,6 @@ def artifact(case, printed: str):
     return None
 
 
-CLAIM = re.compile(r"violated: (\S+) o (\S+) has no layout form \(CuTe 4.2 compiles it to (\S+), "
-                   r"which maps (\d+) to (-?\d+) instead of a\(b\(\d+\)\) = (-?\d+)\)")
-
-
-def leaves(printed: str):
-    shape, stride = parse_layout(printed)
-    return sorted(zip(flatten(shape), flatten(stride)))
-
-
-def inner_artifact(rec):
-    """A divide or product whose inner composition takes the weak stride condition wrongly.
-
-    fastswz names the inner composition a o b, CuTe's layout R for it and a point where R is not
-    a o b.  The claim is checked here without fastswz: R(i) != a(b(i)) with b(i) in a's domain,
-    and every mode of R is a mode of CuTe's printed result."""
-    if rec["cute"] is None or "divide" not in rec["op"] and "product" not in rec["op"]:
-        return None
-    sys.path.insert(0, str(REPO / "src"))
-    import fastswz  # noqa: PLC0415 - only to find the inner composition
-
-    args = [fastswz.parse(a) if isinstance(a, str) else _tup(a) for a in rec["args"]]
-    fn = getattr(fastswz, rec["op"].removeprefix("composed_"))
-    try:
-        fn(*args)
-        return None
-    except fastswz.LayoutError as e:
-        m = CLAIM.search(str(e))
-    if not m:
-        return None
-    a, b, res = (L(*parse_layout(x)) for x in m.group(1, 2, 3))
-    i = int(m.group(4))
-    j = evaluate(b, i)
-    if not (0 <= j < product(a.shape)) or evaluate(res, i) == evaluate(a, j):
-        return None
-    cute = rec["cute"].split(" o ")[-1]
-    have = leaves(cute)
-    for leaf in leaves(str(res)):
-        if leaf[0] != 1 and leaf not in have:
-            return None
-    return (f"inner composition {a} o {b}: CuTe's {res} maps {i} to {evaluate(res, i)}, but "
-            f"a(b({i})) = a({j}) = {evaluate(a, j)} (weak stride divisibility condition)")
-
-
 def _tup(x):
     if isinstance(x, list):
         return tuple(_tup(e) for e in x)
@@ -826,7 +783,6 @@ def annotate() -> int:
         c = by_id[rec["id"]]
         assert c["op"] == rec["op"] and [arg_json(a) for a in c["args"]] == rec["args"]
         why = artifact(c, rec["cute"]) if rec["cute"] is not None else None
-        why = why or inner_artifact(rec)
         if why:
             rec["artifact"] = why
             n += 1
