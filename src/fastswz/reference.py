@@ -363,7 +363,7 @@ def bank_wavefronts(addresses, access_bytes, active=None, op="ld"):
     32
     """
     addr, act, width, is_load, shape = bank_args(addresses, access_bytes, active, op)
-    act = act.astype(bool)
+    act = np.ones(addr.shape, dtype=bool) if act is None else act.astype(bool)
     n = addr.shape[0]
     per = max(1, width // 4)
     words = (addr >> 2)[:, :, None] + np.arange(per)
