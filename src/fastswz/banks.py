@@ -273,7 +273,7 @@ def _amap(amap, elem_bytes):
     e = as_int("elem_bytes", elem_bytes)
     if e not in (1, 2, 4):
         raise BankError(f"elem_bytes={e} must be 1, 2 or 4")
-    return m.astype(np.int64), e
+    return m.astype(np.int64, copy=False), e   # no copy: fragment_rows calls this per fragment
 
 
 def mma_a_rows(amap, elem_bytes, mn0=0, k0=0, trans=False):
@@ -341,8 +341,10 @@ def fragment_rows(amap, elem_bytes, operand="A", trans=False):
         raise BankError(f"a {m.shape[0]} x {m.shape[1]} tile is not a whole number of "
                         f"{step_mn} x {step_k} {operand} fragments")
     rows = mma_a_rows if operand == "A" else mma_b_rows
-    return np.stack([rows(m, e, i, k, trans) for i in range(0, m.shape[0], step_mn)
-                     for k in range(0, m.shape[1], step_k)])
+    # every fragment at once: fragment origins broadcast against the 32 lanes (MN outer, K inner)
+    mn0 = np.arange(0, m.shape[0], step_mn)[:, None, None]
+    k0 = np.arange(0, m.shape[1], step_k)[None, :, None]
+    return rows(m, e, mn0, k0, trans).reshape(-1, 32)
 
 
 def epilogue_tile(dtype, swizzle, m, n, pad_bytes=0, start=0):
@@ -401,9 +403,11 @@ def accumulator_stores(cmap, elem_bytes):
     if m.shape[0] % 16 or m.shape[1] % 8:
         raise BankError(f"a {m.shape[0]} x {m.shape[1]} accumulator tile is not whole 16 x 8 blocks")
     lane = np.arange(32)
-    out = [m[r0 + lane // 4 + h, c0 + 2 * (lane % 4)]
-           for r0 in range(0, m.shape[0], 16) for c0 in range(0, m.shape[1], 8) for h in (0, 8)]
-    return np.stack(out), 2 * e
+    # per (16-row slab, 8 columns, upper/lower 8 rows), in that order
+    r0 = np.arange(0, m.shape[0], 16)[:, None, None, None]
+    c0 = np.arange(0, m.shape[1], 8)[None, :, None, None]
+    h = np.array([0, 8])[None, None, :, None]
+    return m[r0 + lane // 4 + h, c0 + 2 * (lane % 4)].reshape(-1, 32), 2 * e
 
 
 def row_copy(amap, elem_bytes, access_bytes):
