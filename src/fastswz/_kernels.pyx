@@ -666,21 +666,24 @@ cdef int64_t _bank_group(const int64_t* addr, const int8_t* act, int lo, int hi,
 
 
 cdef int64_t _bank_rows(const int64_t* addr, const int8_t* act, int lo, int hi, int shift,
-                        int gbits, bint masked, uint64_t* slot) noexcept nogil:
+                        int gbits, bint masked, uint64_t* slot, uint64_t* bad) noexcept nogil:
     # One phase without data-dependent branches (random lane addresses made the list walk of
     # _bank_group mispredict about twice per lane). When the phase's units (addr >> shift) span
     # fewer than 56 rows of 2**gbits groups, each group's slot holds the rows seen (bit r: row
     # rmin + r) in bits 0-55 and their count in bits 56-63: a lane whose row bit is new adds
     # 1 << 56. Wider spans go to _bank_group. slot (32 entries) is zero on entry and on return.
+    # The same pass ORs the active addresses into bad (the caller checks sign and low bits).
     cdef int64_t key, r, rmin = INT64_MAX, rmax = INT64_MIN, best = 0, gm = (1 << gbits) - 1
-    cdef uint64_t bit, old
+    cdef uint64_t bit, old, seen = 0
     cdef int lane, g
     for lane in range(lo, hi):
-        r = addr[lane] >> (shift + gbits)
         if masked and not act[lane]:
             continue
+        seen |= <uint64_t>addr[lane]
+        r = addr[lane] >> (shift + gbits)
         rmin = r if r < rmin else rmin
         rmax = r if r > rmax else rmax
+    bad[0] |= seen
     if rmax < rmin:
         return 0          # no active lane
     if rmax - rmin >= 56:
@@ -693,7 +696,7 @@ cdef int64_t _bank_rows(const int64_t* addr, const int8_t* act, int lo, int hi, 
         old = (old | bit) + ((<uint64_t>((bit & ~old) != 0)) << 56)
         slot[g] = old
         best = <int64_t>(old >> 56) if <int64_t>(old >> 56) > best else best
-    for g in range(32):
+    for g in range(gm + 1):
         slot[g] = 0
     return best
 
@@ -717,13 +720,6 @@ cdef int _bank_wavefronts(const int64_t[:, ::1] addr, const int8_t[:, ::1] act, 
     for i in range(n):
         a = &addr[i, 0]
         m = &act[i if masked else 0, 0]
-        # misaligned: low bits set; negative: the sign bit (as uint64, >= 2**63)
-        if masked:
-            for p in range(32):
-                bad |= (<uint64_t>a[p] & (<uint64_t>low | (<uint64_t>1 << 63))) * <uint64_t>m[p]
-        else:
-            for p in range(32):
-                bad |= <uint64_t>a[p] & (<uint64_t>low | (<uint64_t>1 << 63))
         step = lanes
         if is_load and lanes < 32:
             # fastswz.banks: a load whose lane pairs each read one address runs half the phases
@@ -737,10 +733,11 @@ cdef int _bank_wavefronts(const int64_t[:, ::1] addr, const int8_t[:, ::1] act, 
         total = 0
         lo = 0
         while lo < 32:
-            total += _bank_rows(a, m, lo, lo + step, shift, gbits, masked, slot)
+            total += _bank_rows(a, m, lo, lo + step, shift, gbits, masked, slot, &bad)
             lo += step
         out[i] = total
-    return bad != 0
+    # misaligned: low bits set in some active address; negative: the sign bit
+    return (bad & (<uint64_t>low | (<uint64_t>1 << 63))) != 0
 
 
 def bank_wavefronts(const int64_t[:, ::1] addr, const int8_t[:, ::1] act, int width, bint is_load,
