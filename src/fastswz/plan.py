@@ -337,36 +337,43 @@ def _dense_codes(values, hi):
 
 
 def epilogue_banks(inputs, out):
-    """The :data:`EPILOGUE_BANK_FIELDS` rows (int32, (4, n)) of a plan matrix, or None where no
-    configuration has an epilogue tile.
+    """The :data:`EPILOGUE_BANK_FIELDS` rows (int32, (4, n), a transposed (n, 4) array) of a plan
+    matrix, or None where no configuration has an epilogue tile.
 
     Scored once per distinct (epilogue dtype, resolved swizzle, BM / cta_group, BN) and
-    gathered: the distinct combinations are found with bincounts over small dense codes."""
+    gathered. Whole-column integer passes only (no index of the live subset: gathers and
+    scatters through it cost 3x more): each component gets dense codes from a bincount over
+    its small range, the combined key (0 for "no score") a code per distinct combination."""
     edt = inputs[12]
     if not (edt >= 0).any():
         return None
     reason = out[0]
-    live = np.flatnonzero((edt >= 0) & ((reason == 0) | (reason >= R_BUDGET)))
-    res = np.full((len(EPILOGUE_BANK_FIELDS), inputs.shape[1]), -1, dtype=np.int32)
-    if not live.size:
-        return res
-    e = edt[live]
-    sw = out[PLAN_FIELDS.index("epi_swizzle")][live]
-    rows, rv = _dense_codes((inputs[8][live] >> (inputs[1][live] - 1)) >> 3, _SHAPE_MAX // 8)
-    bn, bv = _dense_codes(inputs[9][live] >> 3, _SHAPE_MAX // 8)
-    key = ((e * len(_SWIZZLES) + sw) * len(rv) + rows) * len(bv) + bn
+    live = (edt >= 0) & ((reason == 0) | (reason >= R_BUDGET))
+    rows, rv = _dense_codes((inputs[8] >> (inputs[1] - 1)) >> 3, _SHAPE_MAX // 8)
+    bn, bv = _dense_codes(inputs[9] >> 3, _SHAPE_MAX // 8)
+    sw = out[PLAN_FIELDS.index("epi_swizzle")]
+    key = edt * len(_SWIZZLES)          # in place from here: every temporary is a pass
+    key += sw
+    key *= len(rv)
+    key += rows
+    key *= len(bv)
+    key += bn
+    key += 1
+    key *= live
     if len(_DTYPES) * len(_SWIZZLES) * len(rv) * len(bv) <= 1 << 22:
         inv, keys = _dense_codes(key, int(key.max()))
     else:
         keys, inv = np.unique(key, return_inverse=True)
-    table = np.empty((len(EPILOGUE_BANK_FIELDS), len(keys)), dtype=np.int32)
+    table = np.full((len(keys), len(EPILOGUE_BANK_FIELDS)), -1, dtype=np.int32)
     for j, k in enumerate(keys.tolist()):
-        k, b = divmod(k, len(bv))
+        if k == 0:
+            continue
+        k, b = divmod(k - 1, len(bv))
         k, r = divmod(k, len(rv))
         d, w = divmod(k, len(_SWIZZLES))
-        table[:, j] = _epilogue_score(d, w, int(rv[r]) * 8, int(bv[b]) * 8)
-    res[:, live] = table[:, inv]
-    return res
+        table[j] = _epilogue_score(d, w, int(rv[r]) * 8, int(bv[b]) * 8)
+    # one gather of 16-byte rows; the four columns are strided views of the result
+    return np.take(table, inv, axis=0).T
 
 
 def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", bm=128,
