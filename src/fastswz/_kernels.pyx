@@ -693,10 +693,11 @@ cdef inline int64_t _bank_rows(const int64_t* addr, const int8_t* act, int lo, i
         g = <int>(key & gm)
         bit = (<uint64_t>(act[lane] if masked else 1)) << (((key >> gbits) - rmin) & 63)
         old = slot[g]
-        old = (old | bit) + ((<uint64_t>((bit & ~old) != 0)) << 56)
-        slot[g] = old
-        best = <int64_t>(old >> 56) if <int64_t>(old >> 56) > best else best
+        slot[g] = (old | bit) + ((<uint64_t>((bit & ~old) != 0)) << 56)
+    # the largest count, clearing as we go (off the lanes' dependency chain)
     for g in range(gm + 1):
+        key = <int64_t>(slot[g] >> 56)
+        best = key if key > best else best
         slot[g] = 0
     return best
 
