@@ -1,9 +1,10 @@
 """bank_wavefronts: shared-memory wavefronts of n warp instructions (32 lane addresses each).
 
-Rows per group: twin (numpy: sort + bincount per phase) and core (Cython: a 64-slot set per
-phase). Inputs: random 16-byte-aligned addresses in a 4 KiB window (many conflicts, some
-broadcast), all lanes active, loads; width 4 and 16 (quarter-warp phases). Target: twin/core >= 10
-at n = 1e6 instructions.
+Rows per group: twin (numpy: sort + bincount per phase) and core (Cython: per bank group a
+64-bit mask of the 128-byte rows seen and their count). Inputs: random width-aligned addresses in
+a 4 KiB window (many conflicts, some broadcast), all lanes active, loads; every access width
+(1, 2, 4: one 32-lane phase; 8: half-warps; 16: quarter-warps). Target: twin/core >= 10 at
+n = 1e6 instructions.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ QUICK = (1_000_000,)
 
 def cases(name, mode):
     sizes = FULL if mode == "full" else QUICK
-    return [(w, n, impl) for w in (4, 16) for n in sizes for impl in ("twin", "core")]
+    return [(w, n, impl) for w in (1, 2, 4, 8, 16) for n in sizes for impl in ("twin", "core")]
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=1)
 def _inputs(bench, width, n):
     a = bench.rng("banks", width, n).integers(0, 4096 // width, (n, 32)) * width
     return np.ascontiguousarray(a, dtype=np.int64)

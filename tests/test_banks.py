@@ -97,6 +97,14 @@ def _cases():
         pairs = np.repeat(rng.integers(0, 256, (200, 16)) * width, 2, axis=1)
         yield f"pairs{width}", pairs, width, rng.random((200, 32)) < 0.9
         yield f"strides{width}", np.arange(1, 65)[:, None] * width * LANE, width, None
+        # The core counts rows in a 56-row window per phase and falls back to a list walk past
+        # it: spans of 54..58 rows of 128 bytes, and idle lanes far outside the window.
+        span = np.arange(54, 59)[:, None] * 128 * (LANE % 4 == 3) + (LANE // 4) * 16 + (LANE % 4) * 4
+        span = (span // width) * width
+        yield f"window{width}", span, width, None
+        far = np.where(LANE < 24, LANE * 128 % 2048, 1 << 30)
+        yield f"idle-far{width}", np.broadcast_to((far // width) * width, (3, 32)), width, \
+            np.broadcast_to(LANE < 24, (3, 32))
 
 
 @pytest.mark.parametrize("op", ["ld", "st"])

@@ -411,3 +411,102 @@ def test_examples_run(script, tmp_path):
                          timeout=300)
     assert res.returncode == 0, res.stderr + res.stdout
     assert res.stdout.strip()
+
+
+# -- epilogue bank-conflict columns (issue 12 part 2) -----------------------------------------------
+def _byte_swizzle(addr, span):
+    """PTX 9.7.15.5.1.2 / NOTES 10: a swizzle of span bytes XORs address bits [7, 7 + B) into
+    [4, 4 + B), B = log2(span / 16)."""
+    b = (span // 16).bit_length() - 1
+    return addr ^ ((addr >> 3) & (((1 << b) - 1) << 4))
+
+
+@pytest.mark.parametrize("dtype, swizzle, rows, bn", [
+    ("bf16", "128B", 128, 256), ("bf16", "64B", 64, 96), ("f32", "32B", 64, 64),
+    ("f32", "none", 128, 8), ("e4m3", "128B", 256, 128), ("f16", "none", 64, 48),
+])
+def test_epilogue_tile_is_what_the_plan_lays_out(dtype, swizzle, rows, bn):
+    # The plan's epilogue buffer, from its own TMA description: boxes of [span / E, rows] written
+    # one after another along N, each box row span bytes, the swizzle on the absolute address.
+    # The banks module scores fastswz.banks.epilogue_tile: it must be the same map.
+    p = plan_gemm("sm90", "bf16", "bf16", "K", "K", rows, bn, 64, 1, epilogue_dtype=dtype,
+                  epilogue_swizzle=swizzle)
+    epi = p.row(0)["epilogue"]
+    span = SwizzleMode(swizzle).byte_width
+    e = fastswz.dtype(dtype).bits // 8
+    inner, outer = epi["tma_box"]
+    assert inner * e == span and outer == min(rows, 256)
+    r, c = np.meshgrid(np.arange(rows), np.arange(bn), indexing="ij")
+    plain = (c // inner) * rows * span + r * span + (c % inner) * e
+    from_plan = _byte_swizzle(plain + epi["offset"], span) - epi["offset"]
+    if bn * e % 32 == 0 or swizzle != "none":
+        np.testing.assert_array_equal(from_plan, fastswz.banks.epilogue_tile(dtype, swizzle, rows, bn))
+
+
+def test_epilogue_banks_by_hand():
+    # f32 64 x 64, 8-byte st.shared of accumulator pairs: 4 slabs x 8 column groups x 2 halves =
+    # 64 stores of 256 bytes (64 words: ideal 2 each, 128 in all). "none": a half-warp's rows
+    # 0-3 hit column blocks 0 and 1 (1024 bytes apart, the same banks) -> 2 per half-warp, 256;
+    # 32B: each 32-byte row is one column group, rows 0-3 fill 128 bytes -> ideal, 128; 64B and
+    # 128B: 2 rows per 128 bytes, the row pair of a half-warp collides -> 256 (the README's
+    # banks example: none 256, 32B 128, 64B 256, 128B 256).
+    p = plan_gemm(bm=64, bn=64, epilogue_dtype="f32", epilogue_swizzle=["none", "32B", "64B", "128B"])
+    assert p["epi_wavefronts"].tolist() == [256, 128, 256, 256]
+    assert p["epi_ideal"].tolist() == [128] * 4
+    assert p["epi_excess"].tolist() == [128, 0, 128, 128]
+    assert p["epi_best_swizzle"].tolist() == [2] * 4          # "32B"
+    e = p.row(0)["epilogue"]
+    assert (e["access"], e["wavefronts"], e["ideal"], e["excess"], e["best_swizzle"]) == \
+        ("st", 256, 128, 128, "32B")
+    # bf16 128 x 128 by stmatrix.x4: 64 blocks of 16 x 16, 4 wavefronts each at best; every
+    # layout's 8 rows of 16 bytes per matrix fall in distinct banks -> all ideal, the widest wins.
+    q = plan_gemm(bn=128, epilogue_dtype="bf16", epilogue_swizzle=["none", "128B"])
+    assert q["epi_wavefronts"].tolist() == [256, 256] and q["epi_excess"].tolist() == [0, 0]
+    assert q.row(0)["epilogue"]["best_swizzle"] == "128B" and q.row(0)["epilogue"]["access"] == "stmatrix"
+
+
+def test_epilogue_banks_absent_or_illegal_is_minus_one():
+    none = plan_gemm(bm=[64, 128])
+    for k in ("epi_wavefronts", "epi_ideal", "epi_excess", "epi_best_swizzle"):
+        assert none[k].tolist() == [-1, -1] and none[k].dtype == np.int32
+    assert none.row(0)["epilogue"] is None
+    # BM 96 is no wgmma tiling (reason 3): no tile, no score; BN 24 bf16: 48-byte rows, legal
+    # ("none"), but stmatrix.x4 needs 16 x 16 blocks -> no score and no best layout.
+    p = plan_gemm(bm=[96, 128], bn=[[64], [24]], epilogue_dtype="bf16")
+    assert p["reason"].tolist() == [[3, 0], [3, 0]]
+    assert p["epi_wavefronts"].tolist() == [[-1, 256 * 64 // 128], [-1, -1]]
+    assert p["epi_best_swizzle"].tolist() == [[-1, 4], [-1, -1]]
+    e = p.row(3)["epilogue"]
+    assert e["wavefronts"] is None and e["best_swizzle"] is None and e["swizzle"] == "none"
+    # over budget: the fields stay filled (as smem_bytes does), so does the score
+    q = plan_gemm(stages=60, epilogue_dtype="bf16")
+    assert int(q["reason"]) == 19 and int(q["epi_wavefronts"]) == 256   # 64 blocks x 4
+
+
+def test_epilogue_banks_fast_equals_twin_on_a_grid():
+    args = dict(arch=np.array(["sm90", "sm100"])[:, None, None, None, None],
+                cta_group=np.array([1, 2])[:, None, None, None],
+                bm=np.array([64, 128, 256])[:, None, None], bn=np.array([16, 24, 64, 128, 256])[:, None],
+                epilogue_dtype=["none", "bf16", "f32", "e4m3", "s8", "tf32"],
+                epilogue_swizzle=np.array(["auto", "none", "32B", "64B", "128B"])[:, None, None, None,
+                                                                                  None, None])
+    fast, twin = plan_gemm(**args), reference.plan_gemm(**args)
+    for k in ("epi_wavefronts", "epi_ideal", "epi_excess", "epi_best_swizzle", "reason"):
+        np.testing.assert_array_equal(fast[k], twin[k], err_msg=k)
+        assert fast[k].dtype == twin[k].dtype
+    w = fast["epi_wavefronts"]
+    assert (w > 0).sum() > 100 and (w == -1).sum() > 100 and (fast["epi_excess"] > 0).any()
+    assert (fast["epi_wavefronts"] - fast["epi_ideal"] == fast["epi_excess"])[w >= 0].all()
+
+
+def test_plan_cli_epilogue_json_and_text(capsys):
+    base = "plan --a-dtype bf16 --b-dtype bf16 --a-major K --b-major K --bm 64 --bn 64 --bk 64 --stages 2"
+    assert main((base + " --epilogue-dtype f32 --epilogue-swizzle none --json").split()) == 0
+    e = json.loads(capsys.readouterr().out)["epilogue"]
+    assert {k: e[k] for k in ("access", "wavefronts", "ideal", "excess", "best_swizzle")} == \
+        {"access": "st", "wavefronts": 256, "ideal": 128, "excess": 128, "best_swizzle": "32B"}
+    assert main((base + " --json").split()) == 0
+    assert json.loads(capsys.readouterr().out)["epilogue"] is None
+    assert main((base + " --epilogue-dtype f32 --epilogue-swizzle none").split()) == 0
+    out = capsys.readouterr().out
+    assert "stores (st): 256 wavefronts, ideal 128, excess 128; best swizzle 32B" in out

@@ -63,9 +63,12 @@ def _width(access_bytes) -> int:
     return w
 
 
-def bank_args(addresses, access_bytes, active, op):
+def bank_args(addresses, access_bytes, active, op, check=True):
     """Validate and coerce the arguments of :func:`bank_wavefronts` (shared with the twin):
-    ``(addr int64 (n, 32), act int8 (n, 32), width, is_load, batch shape)``."""
+    ``(addr int64 (n, 32), act, width, is_load, batch shape)``. ``act`` is int8 (n, 32), or
+    None for "every lane" when ``active`` is None. ``check=False`` leaves out the scan for
+    negative / misaligned addresses (the core flags them as it reads them and then calls
+    :func:`check_addresses`)."""
     width = _width(access_bytes)
     if op not in OPS:
         raise BankError(f"op={op!r} is not one of {list(OPS)} (ld: loads, st: stores)")
@@ -77,9 +80,8 @@ def bank_args(addresses, access_bytes, active, op):
                         f"of a warp (shape (..., 32))")
     shape = a.shape[:-1]
     addr = np.ascontiguousarray(a.reshape(-1, 32), dtype=np.int64)
-    if active is None:
-        act = np.ones(addr.shape, dtype=np.int8)
-    else:
+    act = None
+    if active is not None:
         m = np.asarray(active)
         if m.dtype != bool:
             raise FastswzTypeError(f"active must be a boolean array, not {m.dtype}")
@@ -88,10 +90,17 @@ def bank_args(addresses, access_bytes, active, op):
         except ValueError:
             raise BankError(f"active has shape {m.shape}, which does not broadcast to the "
                             f"addresses' shape {a.shape}") from None
-        act = np.ascontiguousarray(m.reshape(-1, 32), dtype=np.int8)
+        act = np.ascontiguousarray(m.reshape(-1, 32)).view(np.int8)
+    if check:
+        check_addresses(addr, act, width, a.shape)
+    return addr, act, width, op == "ld", shape
+
+
+def check_addresses(addr, act, width, shape):
+    """Raise for the first active address that is negative or not a multiple of ``width``."""
     # Fast test first, without temporaries the size of the input: the minimum, and the OR of
     # every address's low byte (a strided view) for the alignment bits.
-    if active is None:
+    if act is None:
         lo = addr.min(initial=0)
         low = addr.reshape(-1).view(np.uint8)[0 if sys.byteorder == "little" else 7::8]
         odd = int(np.bitwise_or.reduce(low)) & (width - 1) if low.size else 0
@@ -99,11 +108,14 @@ def bank_args(addresses, access_bytes, active, op):
         lo = np.where(act, addr, 0).min(initial=0)
         odd = ((addr & (width - 1)) * act).any()
     if lo < 0 or odd:
-        bad = np.flatnonzero((((addr < 0) | (addr % width != 0)) & act.astype(bool)).ravel())
+        live = np.ones(addr.shape, dtype=bool) if act is None else act.astype(bool)
+        bad = np.flatnonzero((((addr < 0) | (addr % width != 0)) & live).ravel())
         i = int(bad[0])
-        raise BankError(f"addresses[{np.unravel_index(i, a.shape)}]={int(addr.ravel()[i])} must be "
+        raise BankError(f"addresses[{np.unravel_index(i, shape)}]={int(addr.ravel()[i])} must be "
                         f">= 0 and a multiple of access_bytes={width} (aligned access)")
-    return addr, act, width, op == "ld", shape
+
+
+_ALL_LANES = np.ones((1, 32), dtype=np.int8)   # the core's act argument when every lane is active
 
 
 def bank_wavefronts(addresses, access_bytes, active=None, op="ld"):
@@ -138,9 +150,11 @@ def bank_wavefronts(addresses, access_bytes, active=None, op="ld"):
     >>> int(bank_wavefronts(lane * 0, 16))      # lane pairs agree: half-warp phases
     2
     """
-    addr, act, width, is_load, shape = bank_args(addresses, access_bytes, active, op)
+    addr, act, width, is_load, shape = bank_args(addresses, access_bytes, active, op, check=False)
     out = np.empty(addr.shape[0], dtype=np.int64)
-    _kernels.bank_wavefronts(addr, act, width, is_load, out)
+    masked = act is not None
+    if _kernels.bank_wavefronts(addr, act if masked else _ALL_LANES, width, is_load, masked, out):
+        check_addresses(addr, act, width, np.shape(addresses))
     return out.reshape(shape)
 
 
@@ -160,7 +174,8 @@ def ideal_wavefronts(addresses, access_bytes, active=None):
     addr, act, width, _, shape = bank_args(addresses, access_bytes, active, "ld")
     per = max(1, width // 4)
     words = ((addr >> 2)[:, :, None] + np.arange(per)).reshape(addr.shape[0], -1)
-    words = np.where(np.repeat(act.astype(bool), per, axis=1), words, -1)
+    if act is not None:
+        words = np.where(np.repeat(act.astype(bool), per, axis=1), words, -1)
     words = np.sort(words, axis=1)
     distinct = (words >= 0) & np.concatenate(
         [np.ones((words.shape[0], 1), dtype=bool), words[:, 1:] != words[:, :-1]], axis=1)
@@ -258,7 +273,7 @@ def _amap(amap, elem_bytes):
     e = as_int("elem_bytes", elem_bytes)
     if e not in (1, 2, 4):
         raise BankError(f"elem_bytes={e} must be 1, 2 or 4")
-    return m.astype(np.int64), e
+    return m.astype(np.int64, copy=False), e   # no copy: fragment_rows calls this per fragment
 
 
 def mma_a_rows(amap, elem_bytes, mn0=0, k0=0, trans=False):
@@ -326,8 +341,10 @@ def fragment_rows(amap, elem_bytes, operand="A", trans=False):
         raise BankError(f"a {m.shape[0]} x {m.shape[1]} tile is not a whole number of "
                         f"{step_mn} x {step_k} {operand} fragments")
     rows = mma_a_rows if operand == "A" else mma_b_rows
-    return np.stack([rows(m, e, i, k, trans) for i in range(0, m.shape[0], step_mn)
-                     for k in range(0, m.shape[1], step_k)])
+    # every fragment at once: fragment origins broadcast against the 32 lanes (MN outer, K inner)
+    mn0 = np.arange(0, m.shape[0], step_mn)[:, None, None]
+    k0 = np.arange(0, m.shape[1], step_k)[None, :, None]
+    return rows(m, e, mn0, k0, trans).reshape(-1, 32)
 
 
 def epilogue_tile(dtype, swizzle, m, n, pad_bytes=0, start=0):
@@ -386,9 +403,11 @@ def accumulator_stores(cmap, elem_bytes):
     if m.shape[0] % 16 or m.shape[1] % 8:
         raise BankError(f"a {m.shape[0]} x {m.shape[1]} accumulator tile is not whole 16 x 8 blocks")
     lane = np.arange(32)
-    out = [m[r0 + lane // 4 + h, c0 + 2 * (lane % 4)]
-           for r0 in range(0, m.shape[0], 16) for c0 in range(0, m.shape[1], 8) for h in (0, 8)]
-    return np.stack(out), 2 * e
+    # per (16-row slab, 8 columns, upper/lower 8 rows), in that order
+    r0 = np.arange(0, m.shape[0], 16)[:, None, None, None]
+    c0 = np.arange(0, m.shape[1], 8)[None, :, None, None]
+    h = np.array([0, 8])[None, None, :, None]
+    return m[r0 + lane // 4 + h, c0 + 2 * (lane % 4)].reshape(-1, 32), 2 * e
 
 
 def row_copy(amap, elem_bytes, access_bytes):

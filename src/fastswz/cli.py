@@ -284,6 +284,10 @@ def _plan(args) -> str:
         if row["epilogue"]:
             e = row["epilogue"]
             lines.append(f"epilogue     {e['dtype']} {e['swizzle']} {e['bytes']} bytes at {e['offset']}")
+            score = ("no score (the access does not fit the tile)" if e["wavefronts"] is None else
+                     f"{e['wavefronts']} wavefronts, ideal {e['ideal']}, excess {e['excess']}")
+            lines.append(f"  banks      stores ({e['access']}): {score}; best swizzle "
+                         f"{e['best_swizzle'] or '-'}")
     return "\n".join(lines)
 
 

@@ -26,6 +26,17 @@ column after the whole MN extent; that is ``OperandTile(..., order="mn")``. An M
 ``order="k"``. The plan uses exactly these orders, so its LBO/SBO and descriptors are those of
 the OperandTile built with them.
 
+Epilogue C/D tile (optional): BM/cta_group rows of BN elements, row-major with BN contiguous,
+cut into columns of one swizzle row (``span`` bytes: 16 for none, 32/64/128 for the swizzles);
+each column holds every row, 8-row atoms one after another, and the next column follows the
+whole column (TMA boxes of ``[span / E, min(rows, 256)]``). That is the K-major
+``OperandTile(dtype, "K", swizzle, rows, BN)`` of CuTe's default atom order, the tile
+:func:`fastswz.banks.epilogue_tile` builds, so the plan's bank-conflict columns
+(:data:`EPILOGUE_BANK_FIELDS`) score the stores of the accumulator into exactly this buffer:
+``stmatrix.x4`` of 16 x 16 blocks for 16-bit types, ``st.shared`` of each lane's two adjacent
+accumulator elements (the wgmma D fragment) for 8- and 32-bit types
+(:func:`epilogue_access`).
+
 Shared-memory budget: 232448 bytes (227 KiB) by default on sm90 and sm100, the per-block opt-in
 maximum of compute capabilities 9.0 and 10.0 (CUDA C++ Programming Guide, "Technical
 Specifications per Compute Capability": "Maximum amount of shared memory per thread block" 227 KB,
@@ -36,16 +47,19 @@ from __future__ import annotations
 
 import numpy as np
 
+import functools
+
 from . import _kernels
+from .banks import best_swizzle
 from .bulk import as_array, int_array
 from .dtypes import DTYPES, dtype as _lookup_dtype
-from .errors import FastswzTypeError, PlanError, as_int
+from .errors import BankError, FastswzTypeError, PlanError, TileError, as_int
 from .modes import SwizzleMode
 from .rules import _choice
 from .tile import OperandTile
 
 __all__ = ["plan_gemm", "GemmPlans", "PLAN_ERRORS", "plan_reason", "SMEM_OPTIN", "TMA_SWIZZLE",
-           "PLAN_FIELDS"]
+           "PLAN_FIELDS", "EPILOGUE_BANK_FIELDS", "EPILOGUE_SWIZZLES", "epilogue_access"]
 
 #: Per-block opt-in shared-memory limit (bytes) that plan_gemm's budget defaults to.
 SMEM_OPTIN = {"sm90": 232448, "sm100": 232448}
@@ -87,6 +101,14 @@ PLAN_ERRORS = (
     "smem_base + the shared-memory total ends past the 256 KiB window that descriptors address",
 )
 _R_OPERAND_A, _R_OPERAND_B, R_EPILOGUE, R_BUDGET, R_WINDOW = 6, 12, 18, 19, 20
+
+#: Bank-conflict columns of the epilogue stores (int32, -1 without an epilogue tile, for an
+#: illegal plan, or where the access does not fit the tile): wavefronts of all the stores,
+#: the ideal (one per 32 distinct words per instruction), their difference, and the
+#: :data:`EPILOGUE_SWIZZLES` code (into ``_SWIZZLES``) with the fewest wavefronts.
+EPILOGUE_BANK_FIELDS = ("epi_wavefronts", "epi_ideal", "epi_excess", "epi_best_swizzle")
+#: The epilogue tile layouts the plan lays out (and the best swizzle is chosen from).
+EPILOGUE_SWIZZLES = ("none", "32B", "64B", "128B")
 
 #: Integer columns of the kernel's output matrix, in row order (see :class:`GemmPlans`).
 _OPERAND_FIELDS = ("swizzle", "lbo_bytes", "sbo_bytes", "stage_bytes", "stage_stride", "offset",
@@ -267,6 +289,93 @@ def check_budget(out, inputs, given):
             f"smaller tiles")
 
 
+def epilogue_access(dtype) -> str:
+    """How the plan's bank columns assume the accumulator reaches the epilogue tile.
+
+    ``"stmatrix"`` (``stmatrix.x4``, 16x16 blocks of b16) for 16-bit types; ``"st"``
+    (``st.shared`` of the two adjacent elements each lane holds: 2-byte stores for 8-bit,
+    8-byte for 32-bit types) otherwise. Both walk the wgmma / mma.sync D fragment (PTX
+    9.7.15.5.1); on sm100 that is the register layout of ``tcgen05.ld.16x256b``.
+
+    Examples
+    --------
+    >>> epilogue_access("bf16"), epilogue_access("f32")
+    ('stmatrix', 'st')
+    """
+    return "stmatrix" if _lookup_dtype(dtype).bits == 16 else "st"
+
+
+@functools.lru_cache(maxsize=4096)
+def _epilogue_table(edt, rows, bn):
+    """``{swizzle code: (wavefronts, ideal)}`` of the epilogue stores of a rows x BN tile of
+    dtype code ``edt`` for every plan swizzle that fits, and the best code (-1: none fits).
+    Cached: a space repeats few combinations, and every requested swizzle shares one table."""
+    name = _DTYPES[edt]
+    try:
+        best, table = best_swizzle(name, rows, bn, epilogue_access(name), EPILOGUE_SWIZZLES)
+    except (TileError, BankError):
+        return {}, -1
+    return ({_SWIZZLES.index(k): (v.total, v.ideal_total) for k, v in table.items()},
+            _SWIZZLES.index(best))
+
+
+def _epilogue_score(edt, esw, rows, bn):
+    """(wavefronts, ideal, excess, best swizzle code) of one combination, -1 where the access
+    does not fit the tile."""
+    table, best = _epilogue_table(edt, rows, bn)
+    if esw not in table:
+        return (-1, -1, -1, best)
+    w, ideal = table[esw]
+    return (w, ideal, w - ideal, best)
+
+
+def _dense_codes(values, hi):
+    """Codes 0..k-1 of the distinct values (ints in [0, hi]) and those values, without a sort."""
+    present = np.bincount(values, minlength=hi + 1) > 0
+    lut = (np.cumsum(present) - 1).astype(np.int32)
+    return lut[values], np.flatnonzero(present)
+
+
+def epilogue_banks(inputs, out):
+    """The :data:`EPILOGUE_BANK_FIELDS` rows (int32, (4, n), a transposed (n, 4) array) of a plan
+    matrix, or None where no configuration has an epilogue tile.
+
+    Scored once per distinct (epilogue dtype, resolved swizzle, BM / cta_group, BN) and
+    gathered. Whole-column integer passes only (no index of the live subset: gathers and
+    scatters through it cost 3x more): each component gets dense codes from a bincount over
+    its small range, the combined key (0 for "no score") a code per distinct combination."""
+    edt = inputs[12]
+    if not (edt >= 0).any():
+        return None
+    reason = out[0]
+    live = (edt >= 0) & ((reason == 0) | (reason >= R_BUDGET))
+    rows, rv = _dense_codes((inputs[8] >> (inputs[1] - 1)) >> 3, _SHAPE_MAX // 8)
+    bn, bv = _dense_codes(inputs[9] >> 3, _SHAPE_MAX // 8)
+    sw = out[PLAN_FIELDS.index("epi_swizzle")]
+    key = edt * len(_SWIZZLES)          # in place from here: every temporary is a pass
+    key += sw
+    key *= len(rv)
+    key += rows
+    key *= len(bv)
+    key += bn
+    key += 1
+    key *= live
+    if len(_DTYPES) * len(_SWIZZLES) * len(rv) * len(bv) <= 1 << 22:
+        inv, keys = _dense_codes(key, int(key.max()))
+    else:
+        keys, inv = np.unique(key, return_inverse=True)
+    table = np.full((len(keys), len(EPILOGUE_BANK_FIELDS)), -1, dtype=np.int32)
+    for j, k in enumerate(keys.tolist()):
+        if k == 0:
+            continue
+        k, b = divmod(k - 1, len(bv))
+        k, r = divmod(k, len(rv))
+        d, w = divmod(k, len(_SWIZZLES))
+        table[j] = _epilogue_score(d, w, int(rv[r]) * 8, int(bv[b]) * 8)
+    # one gather of 16-byte rows; the four columns are strided views of the result
+    return np.take(table, inv, axis=0).T
+
+
 def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", bm=128,
               bn=128, bk=64, stages=4, swizzle_a="auto", swizzle_b="auto", epilogue_dtype=None,
               epilogue_swizzle="auto", smem_budget=None, cta_group=1, smem_base=0):
@@ -329,7 +438,7 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
     desc = np.empty((2, n), dtype=np.uint64)
     _kernels.plan_gemm(inputs, _DT_PROPS, _SW_PROPS, smem_base, out, desc)
     check_budget(out, inputs, smem_budget is not None)
-    return GemmPlans(inputs, out, desc, shape, smem_base)
+    return GemmPlans(inputs, out, desc, shape, smem_base, epilogue_banks(inputs, out))
 
 
 class GemmPlans:
@@ -340,9 +449,10 @@ class GemmPlans:
     ``("auto", "none", "32B", "64B", "128B", "128B_base32B")``, ``offset`` the stage-0 buffer's
     offset, ``stage_stride`` the aligned distance between stages, ``box_inner``/``box_outer``
     the TMA box, ``copies`` TMA copies per stage, ``k_step_increment`` -1 where not constant or
-    with a single k-step), ``legal`` (bool) and ``a_descriptor``/``b_descriptor`` (uint64,
-    stage 0, first MN block, first k-step). :meth:`row` gives one plan in full (descriptor
-    grids, TMA box offsets), the object ``fastswz plan --json`` prints.
+    with a single k-step), ``legal`` (bool), ``a_descriptor``/``b_descriptor`` (uint64,
+    stage 0, first MN block, first k-step) and the epilogue's bank-conflict columns
+    :data:`EPILOGUE_BANK_FIELDS` (int32, -1 where there is no score). :meth:`row` gives one plan
+    in full (descriptor grids, TMA box offsets), the object ``fastswz plan --json`` prints.
 
     Examples
     --------
@@ -351,11 +461,14 @@ class GemmPlans:
     ((2,), [1, 2], 2)
     >>> p.row(1)["a"]["tma_box"], p.row(1)["a"]["order"]
     ([64, 128], 'mn')
+    >>> e = plan_gemm(bm=64, bn=64, epilogue_dtype="f32", epilogue_swizzle=["none", "32B"])
+    >>> e["epi_wavefronts"].tolist(), e["epi_excess"].tolist(), e["epi_best_swizzle"].tolist()
+    ([256, 128], [128, 0], [2, 2])
     """
 
-    __slots__ = ("_inputs", "_out", "_desc", "shape", "smem_base", "_cols")
+    __slots__ = ("_inputs", "_out", "_desc", "shape", "smem_base", "_cols", "_banks")
 
-    def __init__(self, inputs, out, desc, shape, smem_base):
+    def __init__(self, inputs, out, desc, shape, smem_base, banks=None):
         object.__setattr__(self, "_inputs", inputs)
         object.__setattr__(self, "_out", out)
         object.__setattr__(self, "_desc", desc)
@@ -365,6 +478,11 @@ class GemmPlans:
         cols["legal"] = np.asarray(cols["reason"] == 0)
         cols["a_descriptor"] = desc[0].reshape(shape)
         cols["b_descriptor"] = desc[1].reshape(shape)
+        # banks: epilogue_banks' rows, or None: no epilogue anywhere, -1 columns for free
+        none = np.broadcast_to(np.int32(-1), shape)
+        for j, name in enumerate(EPILOGUE_BANK_FIELDS):
+            cols[name] = none if banks is None else banks[j].reshape(shape)
+        object.__setattr__(self, "_banks", banks)
         for a in cols.values():
             a.flags.writeable = False
         object.__setattr__(self, "_cols", cols)
@@ -466,9 +584,14 @@ class GemmPlans:
             sw = _SWIZZLES[f["epi_swizzle"]]
             rows, e = c["bm"] // c["cta_group"], DTYPES[c["epilogue_dtype"]].bits // 8
             span = SwizzleMode(sw).byte_width
+            bk = [-1] * 4 if self._banks is None else self._banks[:, i].tolist()
             res["epilogue"] = {"dtype": c["epilogue_dtype"], "swizzle": sw, "bytes": f["epi_bytes"],
                                "offset": f["epi_offset"], "tma_box": [span // e, min(rows, 256)],
-                               "tma_swizzle": sw, "tma_swizzle_enum": TMA_SWIZZLE[sw][0]}
+                               "tma_swizzle": sw, "tma_swizzle_enum": TMA_SWIZZLE[sw][0],
+                               "access": epilogue_access(c["epilogue_dtype"]),
+                               **{k: None if v < 0 else v for k, v in
+                                  zip(("wavefronts", "ideal", "excess"), bk[:3])},
+                               "best_swizzle": None if bk[3] < 0 else _SWIZZLES[bk[3]]}
         else:
             res["epilogue"] = None
         return res

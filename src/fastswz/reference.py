@@ -22,20 +22,20 @@ from __future__ import annotations
 import numpy as np
 
 from .algebra import composition, logical_divide, upcast
-from .banks import bank_args
+from .banks import accumulator_stores, bank_args, epilogue_tile, ideal_wavefronts, stmatrix_rows
 from .bulk import (LAYOUT_CODES, SMEM_LIMITS, _SMEM_NAMES, check_lbo_mode_rules, config_args, coords_args,
                    coords_error, coords_out_arg, descriptor_plan, domain_size, flat_layout, indices_arg,
                    int_array, out_arg, outer_check, smem_field_error, smem_pack_args, threads_arg,
                    unpack_args, unpack_dtypes, unpack_error)
 from .descriptor import SM90_FIELDS, SM90_RESERVED, SM100_FIELDS, SM100_RESERVED
 from .dtypes import DTYPES, dtype as lookup
-from .errors import DescriptorFieldError, FastswzTypeError, LayoutError, TileError
+from .errors import BankError, DescriptorFieldError, FastswzTypeError, LayoutError, TileError
 from .int_tuple import flatten
 from .layout import Layout
 from .linear import linear_args
 from .modes import SwizzleMode
-from .plan import (GemmPlans, PLAN_FIELDS, _DTYPES, _OPERAND_FIELDS, _SWIZZLES, check_budget,
-                   plan_args)
+from .plan import (EPILOGUE_BANK_FIELDS, EPILOGUE_SWIZZLES, GemmPlans, PLAN_FIELDS, _DTYPES,
+                   _OPERAND_FIELDS, _SWIZZLES, check_budget, plan_args)
 from .rules import _check_legal, _choice, check_stride_fields
 from .swizzle import Swizzle
 from .tile import OperandTile
@@ -363,7 +363,7 @@ def bank_wavefronts(addresses, access_bytes, active=None, op="ld"):
     32
     """
     addr, act, width, is_load, shape = bank_args(addresses, access_bytes, active, op)
-    act = act.astype(bool)
+    act = np.ones(addr.shape, dtype=bool) if act is None else act.astype(bool)
     n = addr.shape[0]
     per = max(1, width // 4)
     words = (addr >> 2)[:, :, None] + np.arange(per)
@@ -415,6 +415,7 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
     n = inputs.shape[1]
     out = np.zeros((len(PLAN_FIELDS), n), dtype=np.int32)
     desc = np.zeros((2, n), dtype=np.uint64)
+    banks = np.full((len(EPILOGUE_BANK_FIELDS), n), -1, dtype=np.int32)
     col = {name: j for j, name in enumerate(PLAN_FIELDS)}
     kinds = {"f16": 0, "tf32": 1, "f8f6f4": 2, "i8": 3}
 
@@ -538,6 +539,8 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
         vals.update({"b_" + k: v for k, v in fb.items()})
         for k, v in vals.items():
             out[col[k], i] = v
+        if edt >= 0:
+            banks[:, i] = _epilogue_stores(_DTYPES[edt], ename, cbm // cg, cbn)
         if out[0, i]:  # over budget / past the window: descriptor() may refuse the start
             for j, (t, f) in enumerate(((ta, fa), (tb, fb))):
                 lt = t.swizzle.layout_type(archname)
@@ -548,4 +551,35 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
         desc[0, i] = int(ta.descriptor(0, 0, smem_base + fa["offset"], ia))
         desc[1, i] = int(tb.descriptor(0, 0, smem_base + fb["offset"], ib))
     check_budget(out, inputs, smem_budget is not None)
-    return GemmPlans(inputs, out, desc, shape, smem_base)
+    return GemmPlans(inputs, out, desc, shape, smem_base, banks if (inputs[12] >= 0).any() else None)
+
+
+def _epilogue_stores(dname, swizzle, rows, bn):
+    """Twin of the plan's epilogue bank columns for one configuration: build the rows x BN
+    tile of every plan swizzle (:func:`fastswz.banks.epilogue_tile`), the lane addresses of
+    its stores (stmatrix.x4 for 16-bit types, st.shared of accumulator pairs otherwise) and
+    score them with this module's :func:`bank_wavefronts`. Returns (wavefronts, ideal,
+    excess, best swizzle code), -1 where the access does not fit."""
+    e = DTYPES[dname].bits // 8
+    totals = {}
+    for cand in EPILOGUE_SWIZZLES:
+        if (bn * e) % SwizzleMode(cand).byte_width:
+            continue
+        try:
+            cmap = epilogue_tile(dname, cand, rows, bn)
+            if e == 2:
+                lanes, width = stmatrix_rows(cmap, 2), 16      # x4: all 32 lanes give a row
+            else:
+                lanes, width = accumulator_stores(cmap, e)
+        except (TileError, BankError):
+            continue
+        totals[cand] = (int(bank_wavefronts(lanes, width, op="st").sum()),
+                        int(ideal_wavefronts(lanes, width).sum()))
+    if not totals:
+        return -1, -1, -1, -1
+    # fewest wavefronts; a tie goes to the wider swizzle (fewer TMA boxes)
+    best = min(totals, key=lambda c: (totals[c][0], -EPILOGUE_SWIZZLES.index(c)))
+    if swizzle not in totals:
+        return -1, -1, -1, _SWIZZLES.index(best)
+    w, ideal = totals[swizzle]
+    return w, ideal, w - ideal, _SWIZZLES.index(best)

@@ -3,8 +3,9 @@
 :func:`tune` enumerates a space of (BM, BN, BK, stages, swizzle A, swizzle B[, cta_group]) with
 :func:`fastswz.plan_gemm` in bulk, keeps the legal plans and orders them by *model cycles*. The
 model is a ranking aid for narrowing an autotuner's search, not a measurement or a prediction
-of speed: it ignores the epilogue, L2 hit rates, register pressure, instruction issue and
-clocks. Per SM, with ``F`` dense MACs per clock (sm90: 2048 for 16-bit, 4096 for 8-bit, 1024 for
+of speed: it ignores the epilogue (the plans' ``epi_*`` bank-conflict columns are there for a
+caller to weigh; the model does not use them), L2 hit rates, register pressure, instruction
+issue and clocks. Per SM, with ``F`` dense MACs per clock (sm90: 2048 for 16-bit, 4096 for 8-bit, 1024 for
 tf32, the H100 SXM datasheet peak divided by 132 SMs x 1.83 GHz; sm100: twice that):
 
 * one k-tile costs ``t = max(mma, smem, gmem)`` clocks: ``mma = BM' BN BK / F``; ``smem`` the
