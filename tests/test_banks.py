@@ -97,14 +97,20 @@ def _cases():
         pairs = np.repeat(rng.integers(0, 256, (200, 16)) * width, 2, axis=1)
         yield f"pairs{width}", pairs, width, rng.random((200, 32)) < 0.9
         yield f"strides{width}", np.arange(1, 65)[:, None] * width * LANE, width, None
-        # The core counts rows in a 56-row window per phase and falls back to a list walk past
-        # it: spans of 54..58 rows of 128 bytes, and idle lanes far outside the window.
-        span = np.arange(54, 59)[:, None] * 128 * (LANE % 4 == 3) + (LANE // 4) * 16 + (LANE % 4) * 4
+        # The core counts rows in a window per phase (64 rows of 128 bytes for 1-4 byte
+        # accesses, 56 for 8 and 16) and falls back to a list walk past it: spans of 54..66
+        # rows, idle lanes far outside the window, and instructions with no active lane.
+        span = np.arange(54, 67)[:, None] * 128 * (LANE % 4 == 3) + (LANE // 4) * 16 + (LANE % 4) * 4
         span = (span // width) * width
         yield f"window{width}", span, width, None
         far = np.where(LANE < 24, LANE * 128 % 2048, 1 << 30)
         yield f"idle-far{width}", np.broadcast_to((far // width) * width, (3, 32)), width, \
             np.broadcast_to(LANE < 24, (3, 32))
+        # one bank asked for row 0 and row k: a window that wrapped would see one row
+        yield f"wrap{width}", np.where(LANE % 2 == 1, np.arange(52, 70)[:, None] * 128, 0), width, None
+        idle = np.zeros((4, 32), dtype=bool)
+        idle[1, 5] = idle[3] = True
+        yield f"no-lane{width}", np.broadcast_to(LANE * width, (4, 32)), width, idle
 
 
 @pytest.mark.parametrize("op", ["ld", "st"])

@@ -28,6 +28,8 @@ cdef extern from "_simd.h" nogil:
                           const int64_t* width, const int64_t* lshift, const uint64_t* allowed,
                           uint64_t reserved, void* const* outs, const int64_t* osize,
                           const int64_t* rule)
+    uint64_t fsw_bank_words32(const int64_t* addr, const int8_t* act, int masked, Py_ssize_t n,
+                              int64_t* out)
 
 
 cdef void _layout_offsets(const int64_t[::1] shape, const int64_t[::1] stride, int64_t offset,
@@ -718,15 +720,16 @@ cdef int _bank_wavefronts(const int64_t[:, ::1] addr, const int8_t[:, ::1] act, 
     cdef const int8_t* m
     cdef uint64_t slot[32]
     memset(slot, 0, sizeof(slot))
+    if n == 0:
+        return 0
     if width <= 4:
-        # one 32-lane phase: constant arguments, so the compiler specialises the inlined loops
-        # (about 1.7x on random addresses)
-        if masked:
-            for i in range(n):
-                out[i] = _bank_rows(&addr[i, 0], &act[i, 0], 0, 32, 2, 5, True, slot, &bad)
-        else:
-            for i in range(n):
-                out[i] = _bank_rows(&addr[i, 0], &act[0, 0], 0, 32, 2, 5, False, slot, &bad)
+        # one 32-lane phase: the C loop (_simd.h, a POPCNT body per ISA) marks with -1 the rare
+        # instruction whose lanes span 64 or more 128-byte rows; those are counted here
+        bad = fsw_bank_words32(&addr[0, 0], &act[0, 0], masked, n, &out[0])
+        for i in range(n):
+            if out[i] < 0:
+                out[i] = _bank_group(&addr[i, 0], &act[i if masked else 0, 0], 0, 32, 2, 31,
+                                     masked)
         return (bad & (<uint64_t>low | (<uint64_t>1 << 63))) != 0
     for i in range(n):
         a = &addr[i, 0]
