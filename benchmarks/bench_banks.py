@@ -1,10 +1,10 @@
 """bank_wavefronts: shared-memory wavefronts of n warp instructions (32 lane addresses each).
 
-Rows per group: twin (numpy: sort + bincount per phase) and core (per bank group a 64-bit
-mask of the 128-byte rows seen: popcount for 1-4 bytes, a count in the top byte for 8/16). Inputs: random width-aligned addresses in
-a 4 KiB window (many conflicts, some broadcast), all lanes active, loads; every access width
-(1, 2, 4: one 32-lane phase; 8: half-warps; 16: quarter-warps). Target: twin/core >= 10 at
-n = 1e6 instructions.
+Rows per group: twin (numpy: sort + bincount per phase) and core (per bank group a 64-bit mask
+of the 128-byte rows seen: popcount for 1-4 bytes, a count in the top byte for 8/16). Inputs:
+random width-aligned addresses in a 4 KiB window (many conflicts, some broadcast), all lanes
+active, loads; every access width (1, 2, 4: one 32-lane phase; 8: half-warps; 16:
+quarter-warps). Target: twin/core >= 10 at n = 1e6 instructions.
 """
 
 from __future__ import annotations
