@@ -11,6 +11,7 @@ from libc.string cimport memset
 
 cdef enum:
     MAX_MODES = 64  # flat rank limit; bulk.py checks it
+    EVAL_BLOCK = 2048  # evaluate's inner block of offsets, on the stack (16 KiB)
 
 cdef extern from "_simd.h" nogil:
     # C loops built per ISA (AVX-512 / AVX2 / baseline) and chosen at load time.
@@ -32,8 +33,8 @@ cdef extern from "_simd.h" nogil:
                               int64_t* out)
 
 
-cdef void _layout_offsets(const int64_t[::1] shape, const int64_t[::1] stride, int64_t offset,
-                          int64_t yyy, int shift, int64_t[::1] out) noexcept nogil:
+cdef void _layout_odometer(const int64_t[::1] shape, const int64_t[::1] stride, int64_t offset,
+                           int64_t yyy, int shift, int64_t[::1] out) noexcept nogil:
     # Odometer over the flat modes, first mode fastest (CuTe's colexicographic order): one add
     # per element instead of a div/mod per mode.
     cdef Py_ssize_t n = out.shape[0], r = shape.shape[0], i, m
@@ -58,6 +59,57 @@ cdef void _layout_offsets(const int64_t[::1] shape, const int64_t[::1] stride, i
                 x -= stride[m] * shape[m]
                 crd[m] = 0
                 m += 1
+
+
+cdef void _layout_offsets(const int64_t[::1] shape, const int64_t[::1] stride, int64_t offset,
+                          int64_t yyy, int shift, int64_t[::1] out) noexcept nogil:
+    # The first modes whose extents multiply to at most EVAL_BLOCK form an inner block whose
+    # offsets T are tabulated once; the whole domain is then blocks out[b*P + j] = swz(x_b + T[j])
+    # with x_b from an odometer over the remaining modes. The block loop has no branch and
+    # vectorises (the per-element odometer's carry branch kept it scalar: about 3x slower with a
+    # swizzle on the 2-core machine). Small inner blocks keep the plain odometer.
+    cdef Py_ssize_t n = out.shape[0], r = shape.shape[0], q = 0, m, j, c, b, P = 1, size
+    cdef int64_t T[EVAL_BLOCK]
+    cdef int64_t crd[MAX_MODES]
+    cdef int64_t x = offset, v
+    cdef int64_t* o
+    while q < r and P * shape[q] <= EVAL_BLOCK:
+        P *= shape[q]
+        q += 1
+    if P < 16 or n != P * (n // P):
+        _layout_odometer(shape, stride, offset, yyy, shift, out)
+        return
+    T[0] = 0
+    size = 1
+    for m in range(q):
+        for c in range(1, shape[m]):
+            for j in range(size):
+                T[c * size + j] = T[j] + c * stride[m]
+        size *= shape[m]
+    for m in range(r):
+        crd[m] = 0
+    for b in range(n // P):
+        o = &out[b * P]
+        if yyy == 0:
+            for j in range(P):
+                o[j] = x + T[j]
+        elif shift >= 0:
+            for j in range(P):
+                v = x + T[j]
+                o[j] = v ^ ((v & yyy) >> shift)
+        else:
+            for j in range(P):
+                v = x + T[j]
+                o[j] = v ^ ((v & yyy) << (-shift))
+        m = q
+        while m < r:
+            crd[m] += 1
+            x += stride[m]
+            if crd[m] < shape[m]:
+                break
+            x -= stride[m] * shape[m]
+            crd[m] = 0
+            m += 1
 
 
 def layout_offsets(const int64_t[::1] shape, const int64_t[::1] stride, int64_t offset,
