@@ -289,3 +289,19 @@ def test_threads_give_identical_results():
     one = fastswz.tile_addresses(t, 0x400)
     for threads in (2, 3, 8, 1000):
         np.testing.assert_array_equal(fastswz.tile_addresses(t, 0x400, threads=threads), one)
+
+
+@pytest.mark.parametrize("text", [
+    "Sw<3,4,3> o 0 o ((8,128),(64,16)):((64,8192),(1,512))",   # 2^20: per-digit weight tables
+    "(1024,(1,1024),1024):(3,(5,-1024),1048576)",                  # 2^30: three full digits
+    "Sw<2,4,-3> o 9 o (2048,1024,1024):(1,2048,2097152)",          # 2^31: past the tables
+    "(3,(1024,4)):(1,(3,-3072))",                                   # not a power of two
+])
+def test_evaluate_at_large(text):
+    L = fastswz.parse(text)
+    n = fastswz.size(L)
+    rng = np.random.default_rng(3)
+    idx = np.concatenate([rng.integers(0, n, size=2000), [0, n - 1, n // 2, n - 1024]])
+    fast = fastswz.evaluate(L, idx)
+    np.testing.assert_array_equal(fast, reference.evaluate(L, idx))
+    assert fast[:50].tolist() == [L(int(i)) for i in idx[:50]]

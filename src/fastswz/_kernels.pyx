@@ -12,6 +12,9 @@ from libc.string cimport memset
 cdef enum:
     MAX_MODES = 64  # flat rank limit; bulk.py checks it
     EVAL_BLOCK = 2048  # evaluate's inner block of offsets, on the stack (16 KiB)
+    AT_BITS = 10       # evaluate_at's per-digit weight tables: 3 x 1024 int64 on the stack
+    AT_DIGITS = 3
+    AT_MASK = 1023
 
 cdef extern from "_simd.h" nogil:
     # C loops built per ISA (AVX-512 / AVX2 / baseline) and chosen at load time.
@@ -132,6 +135,46 @@ cdef inline int _log2_or_neg(int64_t v) noexcept nogil:
     return k
 
 
+cdef bint _offsets_at_tables(const int64_t[::1] shape, const int64_t[::1] stride, int64_t offset,
+                             int64_t yyy, int shift, const int* lg, const int64_t[::1] idx,
+                             int64_t[::1] out) noexcept nogil:
+    # With power-of-two extents each bit of a flat index adds a fixed amount to the offset
+    # (bit j of mode m's field adds stride[m] << j), so the offset is a sum of per-bit weights:
+    # three 1024-entry tables, one per 10-bit digit of the index, turn idx2crd into three L1
+    # loads. Returns False (nothing written) when the index has more than 30 bits.
+    cdef int64_t w[AT_DIGITS * AT_BITS]
+    cdef int64_t T[AT_DIGITS][1 << AT_BITS]
+    cdef Py_ssize_t n = idx.shape[0], r = shape.shape[0], i, m, d, v
+    cdef int nb = 0, j
+    cdef int64_t q, x
+    for m in range(r):
+        for j in range(lg[m]):
+            if nb == AT_DIGITS * AT_BITS:
+                return False
+            w[nb] = stride[m] * (<int64_t>1 << j)
+            nb += 1
+    for j in range(nb, AT_DIGITS * AT_BITS):
+        w[j] = 0
+    for d in range(AT_DIGITS):
+        T[d][0] = offset if d == 0 else 0
+        for v in range(1, 1 << AT_BITS):
+            # v's lowest set bit is bit j: T[v] = T[v without it] + its weight
+            j = 0
+            while not (v >> j) & 1:
+                j += 1
+            T[d][v] = T[d][v & (v - 1)] + w[d * AT_BITS + j]
+    if yyy == 0:
+        for i in range(n):
+            q = idx[i]
+            out[i] = T[0][q & AT_MASK] + T[1][(q >> AT_BITS) & AT_MASK] + T[2][q >> (2 * AT_BITS)]
+    else:
+        for i in range(n):
+            q = idx[i]
+            x = T[0][q & AT_MASK] + T[1][(q >> AT_BITS) & AT_MASK] + T[2][q >> (2 * AT_BITS)]
+            out[i] = swizzle_apply(x, yyy, shift)
+    return True
+
+
 cdef void _layout_offsets_at(const int64_t[::1] shape, const int64_t[::1] stride, int64_t offset,
                              int64_t yyy, int shift, const int64_t[::1] idx,
                              int64_t[::1] out) noexcept nogil:
@@ -142,6 +185,8 @@ cdef void _layout_offsets_at(const int64_t[::1] shape, const int64_t[::1] stride
     for m in range(r):
         lg[m] = _log2_or_neg(shape[m])
         pow2 = pow2 and lg[m] >= 0
+    if pow2 and _offsets_at_tables(shape, stride, offset, yyy, shift, lg, idx, out):
+        return
     if pow2:
         # Power-of-two extents (the common case for tiles): idx2crd by shifts and masks, not
         # one division and one remainder per mode.
