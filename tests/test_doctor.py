@@ -194,6 +194,14 @@ def inject(kind, rng, tile, kw, grid):
         a = a0 + (f["start"] - a0) * 8 // bits if kind == "element_units" else a0 + j * kb
         w = with_field(v, "start", a >> 4)
         return (idx, w) if w != v and bits != 8 or kind == "k_step_past_atom" and w != v else None
+    if kind == "offset_not_shifted":  # a K block's offset added in bytes or elements, not >> 4
+        if j == 0:
+            return None
+        a0 = fields(int(grid.reshape(S, B, J)[s, b, 0]))["start"]
+        d = f["start"] - a0
+        n = rng.choice([d, d * 8 // bits])
+        w = with_field(v, "start", (a0 >> 4) + n)
+        return (idx, w) if w != v else None
     if kind == "k_step_rows":  # MN-major: k-steps of another MMA's K (e.g. 16 rows, 16-bit)
         if j == 0 or tile.major != "MN":
             return None
@@ -219,6 +227,9 @@ def inject(kind, rng, tile, kw, grid):
         if "sbo" not in read:
             hi &= ~0x3FFF  # SBO not read
         return (idx, v & 0xFFFFFFFF) if hi else None
+    if kind == "halves_swapped":  # mov.b64 %rd, {hi, lo}
+        w = ((v & 0xFFFFFFFF) << 32) | (v >> 32)
+        return (idx, w) if w != v else None
     if kind == "start_not_rebased":
         if kw["start"] == 0:
             return None

@@ -41,6 +41,7 @@ MISTAKES = {
     "shifted_twice": "field shifted by 4 twice (bytes >> 8)",
     "lbo_sbo_swapped": "LBO and SBO swapped",
     "element_units": "offset or stride in elements instead of bytes",
+    "offset_not_shifted": "start advanced by an offset in bytes or elements, not 16-byte units",
     "k_step_past_atom": "k-step of +32 bytes past a swizzle atom",
     "k_step_rows": "MN-major k-step of the wrong number of K rows",
     "base_offset_missing": "pattern off its boundary with base_offset 0",
@@ -48,6 +49,7 @@ MISTAKES = {
     "stride_per_row": "stride of one row instead of one 8-row group",
     "zero_stride": "stride 0 where the MMA steps in that direction",
     "low_word_only": "only the low 32-bit word",
+    "halves_swapped": "the two 32-bit words swapped",
     "start_not_rebased": "start address not rebased to the shared window",
     "wrong_position": "start address of another stage, MN block or K block",
     "wrong_swizzle": "wrong swizzle mode for the tile",
@@ -429,6 +431,29 @@ def _h_elements(c, r):
                        f"({', '.join(str(r[n] << 4) for n in names)})")
 
 
+def _h_offset_units(c, r):
+    # FlashMLA #67 (NOTES 8.10): advancing a descriptor by n elements adds n * bytes / 16 to
+    # the start field; adding the byte count, or n itself, lands 16x (or 16/bytes x) too far.
+    bits = c.tile.element_bits
+    refs = [(c.A0, f"the offset of K block {c.j} from K block 0"),
+            (c.stage_start, "the sub-tile's offset from the tile start"),
+            (c.plan.start, "the offset from the first stage's start")]
+    seen = {r["start"]}
+    for ref, what in refs:
+        d = c.A - ref
+        if ref > c.A or d == 0:
+            continue
+        for units, n in (("bytes", d), ("elements", d * 8 // bits)):
+            f = ((ref >> 4) + n) & 0x3FFF
+            if f in seen:
+                continue
+            seen.add(f)
+            yield dict(r, start=f), (
+                f"{what} was added to the start field as {n} ({units}) instead of {d >> 4} "
+                f"(16-byte units: {d} bytes >> 4); the field counts 16-byte units, so it holds "
+                f"{r['start']} (0x{c.A:x}), not {f}")
+
+
 def _h_k_step(c, r):
     if c.j == 0:
         return
@@ -534,6 +559,16 @@ def _h_low_word(c, r):
             "base_offset, layout_type and, on sm100, the version bit) is 0")
 
 
+def _h_halves(c, r):
+    # a descriptor assembled from two 32-bit registers in the wrong order (mov.b64 {lo, hi})
+    w = ((c.e & 0xFFFFFFFF) << 32) | (c.e >> 32)
+    if w != c.e:
+        yield _split(w, c.arch), (
+            "the two 32-bit words are swapped: the low word (start address, LBO) must be bits "
+            "0-31 and the high word (SBO, base_offset, layout_type) bits 32-63, as in "
+            "mov.b64 %rd, {lo, hi}")
+
+
 def _h_not_rebased(c, r):
     for base, what in ((c.plan.start, "the tile's"), (c.stage_start, "this stage's")):
         if base and c.A >= base:
@@ -625,12 +660,14 @@ _HYPOTHESES = [
     ("shifted_twice", _h_twice, True),
     ("lbo_sbo_swapped", _h_swap, True),
     ("element_units", _h_elements, False),
+    ("offset_not_shifted", _h_offset_units, False),
     ("k_step_past_atom", _h_k_step, False),
     ("k_step_rows", _h_k_rows, False),
     ("base_offset", _h_base_offset, True),
     ("stride_per_row", _h_per_row, True),
     ("zero_stride", _h_zero, True),
     ("low_word_only", _h_low_word, False),
+    ("halves_swapped", _h_halves, False),
     ("start_not_rebased", _h_not_rebased, False),
     ("wrong_position", _h_position, False),
     ("wrong_swizzle", _h_swizzle, False),
