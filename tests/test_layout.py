@@ -589,8 +589,9 @@ def test_make_ordered_layout_ties_and_nested():
 
 
 def test_tile_to_shape_checks():
-    # CuTe 4.2 keeps the blocked product's structure (same functions as 8:1, (8,):(1,), (8,3):(1,8))
-    assert tile_to_shape(L(4), 8) == parse("((4,2)):((1,4))")
+    # CuTe 4.2 keeps the blocked product's structure (same functions as 8:1, (8,):(1,), (8,3):(1,8));
+    # an int-shaped block pairs with a rank-1 tuple repeat (compiled: 4:1 to 8)
+    assert tile_to_shape(L(4), 8) == parse("((4,(2))):((1,(4)))")
     assert tile_to_shape(L((4,)), (8,)) == parse("((4,2)):((1,4))")
     assert tile_to_shape(L(4), (8, 3)) == parse("((4,2),(1,3)):((1,4),(0,8))")
     assert values(tile_to_shape(L(4), (8, 3))) == values(L((8, 3)))

@@ -133,11 +133,18 @@ def test_sm100_and_epilogue_by_hand():
     # cta_group::2: M = 256 over the pair, each CTA holds 128 rows of A and 128 of B.
     assert r["instruction"] == "tcgen05.mma.cta_group::2.kind::f16.m256n256k16"
     assert r["a"]["mn"] == r["b"]["mn"] == 128 and r["warpgroups"] is None
+    # instruction descriptor (PTX tcgen05 instruction descriptor table): D f32 = 1 at bits 4-5,
+    # A/B bf16 = 1 at bits 7-9 and 10-12, N >> 3 at bits 17-22, M >> 4 at bits 24-28.
+    assert r["instr_descriptor"] == f"0x{1 << 4 | 1 << 7 | 1 << 10 | 32 << 17 | 16 << 24:08x}"
     # epilogue: 128 rows x 256 bf16 = 512 B rows, 128B swizzle, 65536 B after 3 x 2 x 16384.
     assert r["epilogue"]["swizzle"] == "128B" and r["epilogue"]["offset"] == 3 * 2 * 16384
     assert r["smem_bytes"] == 3 * 2 * 16384 + 128 * 512 + 3 * 16
     # sm100 descriptor: version bit 46, layout 2 (128B) << 61.
     assert int(r["a"]["descriptors"][0][0][0], 16) == 2 << 61 | 1 << 46 | 64 << 32 | 1 << 16
+    # e4m3 x e5m2 (kind::f8f6f4: codes 0 and 1), B MN-major (transpose B, bit 16)
+    r = plan_gemm("sm100", "e4m3", "e5m2", "K", "MN", 128, 64, 128, 2).row(0)
+    assert r["instr_descriptor"] == f"0x{1 << 4 | 1 << 10 | 1 << 16 | 8 << 17 | 8 << 24:08x}"
+    assert plan_gemm("sm90", "bf16", "bf16", "K", "K", 128, 64, 64, 2).row(0)["instr_descriptor"] is None
     r = plan_gemm("sm100", "tf32", "tf32", "K", "MN", 128, 128, 32, 2).row(0)
     assert r["b"]["swizzle"] == "128B_base32B"
     assert r["b"]["tma_swizzle_enum"] == "CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B"

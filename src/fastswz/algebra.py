@@ -732,39 +732,32 @@ def tile_to_shape(block, target_shape, order=None):
         return block._with_inner(tile_to_shape(block.inner, target_shape, order))
     block = _as_layout(block, "block")
     target = _norm(target_shape, "target_shape")
-    if type(target) is not tuple and type(block.shape) is tuple:
-        # CuTe's product_each/ceil_div follow the block's (rank-1 tuple) structure:
-        # (4):(1) to 4 gives ((4,1)):((1,0)) (CuTe 4.2, compiled)
+    if type(target) is not tuple:
+        # CuTe's product_each wraps an int target, so product_each/ceil_div follow a rank-1
+        # tuple: (4):(1) to 4 gives ((4,1)):((1,0)), 7:1 to 14 gives ((7,(2))):((1,(7)))
+        # (CuTe 4.2, compiled; the order may be an int or a rank-1 tuple either way)
         target = (target,)
-    r = len(target) if type(target) is tuple else 1
+    r = len(target)
     if len(block) > r:
         raise LayoutError(
             f"tile_to_shape: block {block} has rank {len(block)}, more than the target shape {_fmt(target)}"
         )
-    if type(target) is tuple and type(block.shape) is not tuple and r == 1:
+    if type(block.shape) is not tuple and r == 1:
         # CuTe's append<1> leaves a rank-1 block as it is, so its zip pairs the int-shaped block
         # with the whole repeat: 2:1 to (4) gives ((2,(2))):((1,(2))) (CuTe 4.2, compiled)
         padded = block
         block_shape = (block.size(),)
-    elif type(target) is tuple:
+    else:
         padded = make_layout(*_modes(block), *[Layout(1, 0)] * (r - len(block)))
         block_shape = _product_each(padded.shape)
-    else:
-        padded = block
-        block_shape = block.size()
     target_shape = _product_each(target)
-    bs, ts = (
-        (block_shape, target_shape) if type(target) is tuple else ((block_shape,), (target_shape,))
-    )
-    for b, t in zip(bs, ts):
+    for b, t in zip(block_shape, target_shape):
         if t % b != 0:
             raise LayoutError(
                 f"tile_to_shape: block shape {_fmt(block_shape)} does not divide the target shape "
                 f"{_fmt(target_shape)} ({t} % {b} != 0)"
             )
-    product_shape = (
-        tuple(t // b for b, t in zip(bs, ts)) if type(target) is tuple else ts[0] // bs[0]
-    )
+    product_shape = tuple(t // b for b, t in zip(block_shape, target_shape))
     tiles = make_ordered_layout(product_shape, order)
     # CuTe 4.x returns the blocked product as is (3.x coalesced it by product_shape); printing
     # the same form is what lets a user diff fastswz's output against CuTe's print(). Extent-1

@@ -269,7 +269,8 @@ def _plan(args) -> str:
         lines += [f"smem         {row['smem_bytes']} of {row['smem_budget']} bytes (mbarriers at "
                   f"{row['barrier_offset']}, {row['barrier_bytes']} bytes)",
                   f"mma          {row['instruction'] or '-'}, {row['mma_per_k_tile']} per k-tile"
-                  + (f", {row['warpgroups']} warpgroups" if row["warpgroups"] else "")]
+                  + (f", {row['warpgroups']} warpgroups" if row["warpgroups"] else "")
+                  + (f", idesc {row['instr_descriptor']}" if row["instr_descriptor"] else "")]
         for op in ("a", "b"):
             d = row[op]
             inc = "not constant" if d["k_step_increment"] is None else f"+{d['k_step_increment']}"

@@ -181,6 +181,9 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
             out.append(f"  constexpr int {cname} = {data[key]};")
         out.append(f"  constexpr int kWarpgroups = {data['warpgroups'] or 0};  // 0: tcgen05")
         out.append(f"  // MMA: {data['instruction']}")
+        if data.get("instr_descriptor"):
+            out.append(f"  constexpr uint32_t kInstrDescriptor = {data['instr_descriptor']}u;  "
+                       f"// tcgen05 instruction descriptor")
         for op in ("a", "b"):
             out += _operand_header(op, data[op])
         if data["epilogue"]:

@@ -52,6 +52,7 @@ import functools
 from . import _kernels
 from .banks import best_swizzle
 from .bulk import as_array, int_array
+from .descriptor import InstrDescriptorSM100
 from .dtypes import DTYPES, dtype as _lookup_dtype
 from .errors import BankError, FastswzTypeError, PlanError, TileError, as_int
 from .modes import SwizzleMode
@@ -544,6 +545,29 @@ class GemmPlans:
                     f"{name.get(db.name, db.name)}")
         return f"tcgen05.mma.cta_group::{c['cta_group']}.kind::{da.kind}.m{m}n{nn}k{k}"
 
+    def instr_descriptor(self, i) -> "int | None":
+        """The 32-bit tcgen05 instruction descriptor of plan ``i`` (None on sm90 or when illegal).
+
+        f32 accumulator (s32 for kind::i8), M and N of the MMA (M of the CTA pair under
+        cta_group 2), the operands' majors; no negation, saturation or sparsity (PTX 9.7.16.10,
+        instruction descriptor).
+
+        Examples
+        --------
+        >>> p = plan_gemm("sm100", "bf16", "bf16", "K", "K", 128, 256, 64, 4)
+        >>> hex(p.instr_descriptor(0))
+        '0x8400490'
+        """
+        i = self._index(i)
+        c = self.inputs(i)
+        if self._out[0, i] or c["arch"] != "sm100":
+            return None
+        m, nn = (int(self._out[PLAN_FIELDS.index(f), i]) for f in ("mma_m", "mma_n"))
+        kind = DTYPES[c["a_dtype"]].kind
+        return InstrDescriptorSM100(kind, c["a_dtype"], c["b_dtype"],
+                                    "s32" if kind == "i8" else "f32", m, nn,
+                                    c["a_major"], c["b_major"]).value
+
     def tiles(self, i):
         """``(A, B)`` :class:`~fastswz.OperandTile` of plan ``i`` (one CTA's stage buffer)."""
         i = self._index(i)
@@ -571,6 +595,8 @@ class GemmPlans:
                                                            "stages", "smem_budget", "smem_base")},
                "smem_bytes": f["smem_bytes"] if sized else None,
                "instruction": self.instruction(i) if reason == 0 else None,
+               "instr_descriptor": (None if reason or c["arch"] != "sm100" else
+                                    f"0x{self.instr_descriptor(i):08x}"),
                "mma_per_k_tile": f["mma_per_k_tile"] if sized else None,
                "warpgroups": (f["warpgroups"] if c["arch"] == "sm90" else None) if sized else None,
                "barrier_offset": f["barrier_offset"] if sized else None,

@@ -10,6 +10,8 @@ substitution), that it refuses and the first compiler error.  Test tooling only;
 
     python tools/golden/generate_algebra.py                 # build, run, write the JSON
     python tools/golden/generate_algebra.py --check         # rebuild and diff with the file
+    python tools/golden/generate_algebra.py --seed 777001 --per-op 12 --out /tmp/heldout.json
+    FASTSWZ_GOLDEN_ALGEBRA=/tmp/heldout.json pytest tests/test_golden_algebra.py   # held-out check
 
 Environment: CXX (default g++), CUDA_HOME (default /usr/local/cuda), GOLDEN_JOBS (default 2).
 """
@@ -703,11 +705,15 @@ def main(argv=None) -> int:
     ap.add_argument("--annotate", action="store_true",
                     help="only recompute the artifact marks of the committed file")
     ap.add_argument("--limit", type=int, help="first N cases of each operation (debugging)")
+    ap.add_argument("--out", type=Path, default=OUT,
+                    help="where to write the JSON (default: the committed file; another path with "
+                         "another --seed makes a held-out set for FASTSWZ_GOLDEN_ALGEBRA)")
     args = ap.parse_args(argv)
+    out_path = args.out.resolve()
 
     t0 = time.time()
     if args.annotate:
-        return annotate()
+        return annotate(out_path)
     BUILD.mkdir(parents=True, exist_ok=True)
     fl = flags()
     pch(fl)
@@ -756,15 +762,15 @@ def main(argv=None) -> int:
             "counts": {k: {"computed": v[0], "rejected": v[1]} for k, v in counts.items()}}
     txt = dump({"meta": meta, "cases": out})
     if args.check:
-        same = OUT.exists() and OUT.read_text() == txt
-        print("same" if same else f"DIFFERS: {OUT.relative_to(REPO)}")
+        same = out_path.exists() and out_path.read_text() == txt
+        print("same" if same else f"DIFFERS: {out_path}")
         rc = 0 if same else 1
     elif args.only:
         print(txt[:2000])
         rc = 0
     else:
-        OUT.write_text(txt)
-        annotate()
+        out_path.write_text(txt)
+        annotate(out_path)
         rc = 0
     for k, v in counts.items():
         print(f"{k:28s} {v[0]:5d} computed {v[1]:5d} rejected")
@@ -772,9 +778,9 @@ def main(argv=None) -> int:
     return rc
 
 
-def annotate() -> int:
-    """Recompute the artifact marks of the committed file (no compiler needed)."""
-    obj = json.loads(OUT.read_text())
+def annotate(path: Path = OUT) -> int:
+    """Recompute the artifact marks of the file (no compiler needed)."""
+    obj = json.loads(path.read_text())
     meta = obj["meta"]
     by_id = {c["id"]: c for c in enumerate_cases(meta["seed"], meta["per_op"])}
     n = 0
@@ -786,7 +792,7 @@ def annotate() -> int:
         if why:
             rec["artifact"] = why
             n += 1
-    OUT.write_text(dump(obj))
+    path.write_text(dump(obj))
     print(f"{n} artifacts marked")
     return 0
 
