@@ -149,3 +149,20 @@ def test_get_plan_compares_the_two_sources(monkeypatch):
     assert src == "fastswz" and plan is other and len(diffs) == 1 and diffs[0].startswith("b.sbo_bytes")
     assert plan_source.get_plan(cfg, "fastswz")[2] == []  # alone: not compared
     assert plan_source.get_plan(cfg, "derived")[1] == "derived"
+
+
+def test_heldout_plans_equal_the_derivation():
+    # random legal configurations (mixed swizzles per operand, odd BN, 1-6 stages, one k-step per
+    # k-tile): fastswz's plan (through `fastswz plan --json`, --swizzle-a/--swizzle-b) equals the
+    # independent derivation field by field
+    cfgs = rt.heldout_cases(20261125, 12)
+    assert len(cfgs) == 12 and any(c["a_swizzle"] != c["b_swizzle"] for c in cfgs)
+    for cfg in cfgs:
+        plan, src, diffs = plan_source.get_plan(cfg)
+        assert src == "fastswz" and plan["legal"] and diffs == [], (cfg, diffs)
+
+
+def test_one_k_step_has_no_increment():
+    cfg = rt._cfg("bf16", "K", "MN", 128, 256, 16, 4, "32B")
+    plan, _, diffs = plan_source.get_plan(cfg)
+    assert diffs == [] and plan["a"]["k_step_increment"] is None

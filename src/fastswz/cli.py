@@ -273,7 +273,8 @@ def _plan(args) -> str:
                   + (f", idesc {row['instr_descriptor']}" if row["instr_descriptor"] else "")]
         for op in ("a", "b"):
             d = row[op]
-            inc = "not constant" if d["k_step_increment"] is None else f"+{d['k_step_increment']}"
+            inc = (f"+{d['k_step_increment']}" if d["k_step_increment"] is not None else
+                   "none (one k-step per k-tile)" if d["k"] == d["inst_k"] else "not constant")
             lines += [f"{op.upper()}            {d['dtype']} {d['major']}-major {d['swizzle']} order "
                       f"{d['order']}: {d['layout']}",
                       f"  LBO/SBO    {d['lbo_bytes']} / {d['sbo_bytes']} bytes; stage {d['stage_bytes']} "

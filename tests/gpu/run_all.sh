@@ -6,6 +6,9 @@
 # (default tests/gpu/results/all/<suite>); summary.txt lists each suite's exit status and time.
 # Build dependencies the machine lacks (setuptools >= 77 for pyproject's SPDX license) travel
 # as wheels in .whl/ and go on PYTHONPATH, beside the image's environment.
+# Held-out cases drawn at run time: FSW_TMA_HELDOUT="SEED N" adds N random legal GEMM plans to
+# the TMA round trip (tma_roundtrip.py --heldout), FSW_HELDOUT_SEED=N a fourth pattern set to
+# the bank proof (gen_patterns.py --heldout).
 # Exit status: 0 when every suite passed, else 1.
 set -uo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -28,7 +31,11 @@ for suite in ${FSW_SUITES:-wgmma tma banks gluon}; do
   esac
   mkdir -p "$out/$suite"
   t0=$(date +%s)
-  OUT="$out/$suite" FSW_WORK="$work/$suite" bash "$script" >"$out/$suite/stdout.txt" 2>&1
+  extra=()
+  if [ "$suite" = tma ] && [ -n "${FSW_TMA_HELDOUT:-}" ]; then
+    read -r -a extra <<<"--heldout $FSW_TMA_HELDOUT"
+  fi
+  OUT="$out/$suite" FSW_WORK="$work/$suite" bash "$script" "${extra[@]}" >"$out/$suite/stdout.txt" 2>&1
   rc=$?
   line="$suite: exit status $rc, $(( $(date +%s) - t0 )) s"
   echo "$line" | tee -a "$out/summary.txt"

@@ -7,6 +7,7 @@ seeded random ones that probe the rule where the structured ones cannot. The pre
 fastswz.banks at generation time is stored beside each pattern.
 
     PYTHONPATH=src python tests/gpu/banks/gen_patterns.py [OUTDIR]
+    PYTHONPATH=src python tests/gpu/banks/gen_patterns.py --heldout SEED OUTDIR   # heldout.{txt,json}
 """
 from __future__ import annotations
 
@@ -146,6 +147,55 @@ def random_set(seed=1234):
     return P
 
 
+def heldout_set(seed):
+    """Patterns drawn at run time from a seed none of the committed sets used.
+
+    Other distributions than random_set's: strided lanes with random strides and offsets, rows
+    and columns of random swizzled tiles (Sw<B,M,S> over a random pitch), a handful of hot
+    words, sparse masks, and ldmatrix/stmatrix rows of random swizzled tiles. The predictions
+    are made by the fastswz under test when the set is written."""
+    rng = np.random.default_rng(seed)
+    P = [("baseline: no shared access", "baseline", [0] * 32, FULL)]
+
+    def swizzled(width):
+        b = int(rng.integers(1, 4))
+        m = int(rng.integers(max(int(np.log2(width)), 0), 6))
+        sh = int(rng.integers(b, 5))
+        pitch = int(rng.choice([64, 128, 256, 512]))
+        rows = rng.integers(0, 64, 32) if rng.random() < 0.5 else (LANE * int(rng.integers(1, 5))) % 64
+        cols = (rng.integers(0, pitch // width, 32) if rng.random() < 0.5
+                else np.full(32, int(rng.integers(0, pitch // width)))) * width
+        x = rows * pitch + cols
+        return x ^ ((x >> sh) & (((1 << b) - 1) << m))
+
+    for op in ("ld", "st"):
+        for width in (1, 2, 4, 8, 16):
+            for i in range(8):
+                form = i % 4
+                if form == 0:
+                    stride = int(rng.integers(1, 40)) * width
+                    addrs = int(rng.integers(0, 64)) * width + LANE * stride
+                elif form == 1:
+                    addrs = swizzled(width)
+                elif form == 2:
+                    pool = rng.integers(0, 4096 // width, int(rng.integers(2, 9))) * width
+                    addrs = rng.choice(pool, 32)
+                else:
+                    addrs = rng.integers(0, int(rng.choice([256, 2048, 32768])) // width, 32) * width
+                mask = FULL if i < 6 else int(rng.integers(1, 1 << 32)) & int(rng.integers(1, 1 << 32))
+                mask = mask or 1
+                P.append((f"heldout {op}{width} form {form} #{i}", f"{op}{width}",
+                          [int(a) % 65536 // width * width for a in addrs], mask))
+    for op in ("ldsm", "stsm"):
+        for x in (1, 2, 4):
+            for tr in ("", "_trans"):
+                for i in range(3):
+                    addrs = (swizzled(16) if i < 2 else rng.integers(0, 1024, 32) * 16) % 32768
+                    P.append((f"heldout {op} x{x}{tr.replace('_', '.')} #{i}", f"{op}_x{x}{tr}",
+                              [int(a) // 16 * 16 for a in addrs], FULL))
+    return P
+
+
 def pair_probes():
     """Where the load pair rule's scope is decided: which lanes must share, and with masks."""
     P = [("baseline: no shared access", "baseline", [0] * 32, FULL)]
@@ -196,6 +246,10 @@ def write(patterns, stem: Path):
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--heldout"]:
+        h = write(heldout_set(int(sys.argv[2])), Path(sys.argv[3]) / "heldout")
+        print(f"{len(h)} held-out patterns (seed {sys.argv[2]}) written to {sys.argv[3]}")
+        sys.exit(0)
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent
     a = write(structured(), out / "patterns")
     b = write(random_set(), out / "random")

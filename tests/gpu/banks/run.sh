@@ -6,6 +6,8 @@
 # fastswz.banks' predictions. Writes log.txt, sass.txt, metrics.txt, ncu_*.csv and
 # structured/random/pairs.{md,json} to $OUT (else tests/gpu/banks/results/).
 # FSW_REGEN=1 regenerates the patterns with the fastswz on PYTHONPATH first.
+# FSW_HELDOUT_SEED=N adds a fourth set, drawn from seed N at run time by the fastswz in src/
+# (gen_patterns.py --heldout: other distributions than the committed sets), written to $OUT.
 # Exit status: 0 all match, 1 a prediction differs, 3 build or profiler failure.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -28,18 +30,26 @@ grep -E "shared|ldsm|stsm" "$out/metrics.txt" | head -80
 metrics="$(python3 "$here/compare.py" metrics "$out/metrics.txt")"
 echo "metrics: $metrics"
 rc=0
-for set in patterns random pairs; do
+sets="patterns random pairs"
+if [ -n "${FSW_HELDOUT_SEED:-}" ]; then
+  PYTHONPATH="$here/../../../src${PYTHONPATH:+:$PYTHONPATH}" \
+    python3 "$here/gen_patterns.py" --heldout "$FSW_HELDOUT_SEED" "$work" || exit 3
+  cp "$work/heldout.json" "$out/"
+  sets="$sets heldout"
+fi
+for set in $sets; do
   name=$([ $set = patterns ] && echo structured || echo $set)
+  dir=$([ $set = heldout ] && echo "$work" || echo "$pat")
   timeout $([ $set = patterns ] && echo 80 || echo 60) ncu --cache-control none --clock-control none -k regex:k_ --metrics "$metrics" --csv \
-      "$work/banks" "$pat/$set.txt" > "$out/ncu_$name.csv" 2> "$out/ncu_$name.err"
+      "$work/banks" "$dir/$set.txt" > "$out/ncu_$name.csv" 2> "$out/ncu_$name.err"
   s=$?
   if [ $s -ne 0 ]; then
     echo "ncu ($name) exit $s; retrying with the core metrics"; tail -5 "$out/ncu_$name.err"
     timeout 40 ncu --cache-control none --clock-control none -k regex:k_ \
         --metrics "$(python3 "$here/compare.py" metrics /dev/null)" --csv \
-        "$work/banks" "$pat/$set.txt" > "$out/ncu_$name.csv" 2> "$out/ncu_$name.err" || { rc=3; continue; }
+        "$work/banks" "$dir/$set.txt" > "$out/ncu_$name.csv" 2> "$out/ncu_$name.err" || { rc=3; continue; }
   fi
-  python3 "$here/compare.py" compare "$pat/$set.json" "$out/ncu_$name.csv" "$out/$name" || rc=$((rc > 1 ? rc : 1))
+  python3 "$here/compare.py" compare "$dir/$set.json" "$out/ncu_$name.csv" "$out/$name" || rc=$((rc > 1 ? rc : 1))
 done
 echo "== done, exit $rc"
 exit $rc

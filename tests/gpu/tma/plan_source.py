@@ -79,8 +79,9 @@ def _operand(fastswz, dtype, major, swizzle, mn, bk, inst_mn, stages, first_offs
     inc = None
     d0 = [int(x) for x in table[0][0]]
     steps = [d - d0[0] for d in d0]
-    if all(steps[j] == j * (steps[1] if len(steps) > 1 else 0) for j in range(len(steps))):
-        inc = steps[1] if len(steps) > 1 else 0
+    # one k-step per k-tile has no increment: null, as for one that is not constant
+    if len(steps) > 1 and all(steps[j] == j * steps[1] for j in range(len(steps))):
+        inc = steps[1]
         for tab in table:  # constant in every stage and MN block too
             for row in tab:
                 if [int(x) - int(row[0]) for x in row] != steps:
@@ -159,8 +160,9 @@ def fastswz_plan(cfg: dict) -> "dict | None":
             "--a-major", cfg["a_major"], "--b-major", cfg["b_major"],
             "--bm", str(cfg["bm"]), "--bn", str(cfg["bn"]), "--bk", str(cfg["bk"]),
             "--stages", str(cfg["stages"]), "--json"]
-    if cfg.get("a_swizzle") and cfg.get("a_swizzle") == cfg.get("b_swizzle"):
-        args[-1:-1] = ["--swizzle", cfg["a_swizzle"]]
+    for op in ("a", "b"):  # None: the plan's own choice ("auto")
+        if cfg.get(f"{op}_swizzle"):
+            args[-1:-1] = [f"--swizzle-{op}", cfg[f"{op}_swizzle"]]
     out = subprocess.run(args, capture_output=True, text=True, check=True, env=os.environ)
     plan = json.loads(out.stdout)
     plan.setdefault("config", {k: cfg[k] for k in ("a_dtype", "b_dtype", "a_major", "b_major",

@@ -92,6 +92,33 @@ def cases(quick=False):
     return out
 
 
+def heldout_cases(seed, n):
+    """``n`` configurations drawn from ``seed``: other shapes than cases() (BM 192, odd BN,
+    1-6 stages, mixed swizzles per operand), kept where the derivation calls them legal."""
+    import random
+    rng = random.Random(seed)
+    out, tries = [], 0
+    while len(out) < n and tries < 100 * n:
+        tries += 1
+        dt = rng.choice(["bf16", "f16", "tf32", "e4m3"])
+        e = plan_source.ELEM_BYTES[dt]
+        am, bmj = (rng.choice(["K", "MN"]), rng.choice(["K", "MN"])) if e == 2 else ("K", "K")
+        bm = rng.choice([64, 128, 192, 256])
+        bn = rng.choice(range(16, 257, 16) if e != 1 else range(32, 257, 32))
+        bk = rng.choice([b for b in (16, 32, 64, 128, 256) if 32 <= b * e <= 256])
+        cfg = _cfg(dt, am, bmj, bm, bn, bk, rng.randint(1, 6))
+        cfg["a_swizzle"] = rng.choice([None, "32B", "64B", "128B"])
+        cfg["b_swizzle"] = rng.choice([None, "32B", "64B", "128B"])
+        try:
+            plan = plan_source.derive_plan(dt, dt, am, bmj, bm, bn, bk, cfg["stages"],
+                                           a_swizzle=cfg["a_swizzle"], b_swizzle=cfg["b_swizzle"])
+        except Exception:
+            continue
+        if plan.get("legal") and cfg not in out:
+            out.append(cfg)
+    return out
+
+
 def _set(side, **kv):
     def f(plan):
         plan[side].update(kv)
@@ -497,6 +524,8 @@ def main(argv=None):
     ap.add_argument("--out", default=None, help="folder for results.md / results.jsonl")
     ap.add_argument("--source", choices=("auto", "fastswz", "derived"), default="auto")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--heldout", nargs=2, type=int, metavar=("SEED", "N"),
+                    help="also run N legal configurations drawn from SEED (heldout_cases)")
     ap.add_argument("--negative", type=int, default=None,
                     help="run only negative control I and print [outcome, caught] as JSON")
     args = ap.parse_args(argv)
@@ -514,7 +543,8 @@ def main(argv=None):
     failed = 0
     t0 = time.time()
     counts = defaultdict(lambda: [0, 0])
-    for cfg in cases(args.quick):
+    grid = cases(args.quick) + (heldout_cases(*args.heldout) if args.heldout else [])
+    for cfg in grid:
         try:
             plan, src, diffs = plan_source.get_plan(cfg, args.source)
         except Exception as exc:  # a source that cannot produce a plan is a failure, not a skip
