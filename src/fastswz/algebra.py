@@ -753,9 +753,10 @@ def tile_to_shape(block, target_shape, order=None):
     target_shape = _product_each(target)
     for b, t in zip(block_shape, target_shape):
         if t % b != 0:
+            shown = (block_shape, target_shape) if r > 1 else (block_shape[0], target_shape[0])
             raise LayoutError(
-                f"tile_to_shape: block shape {_fmt(block_shape)} does not divide the target shape "
-                f"{_fmt(target_shape)} ({t} % {b} != 0)"
+                f"tile_to_shape: block shape {_fmt(shown[0])} does not divide the target shape "
+                f"{_fmt(shown[1])} ({t} % {b} != 0)"
             )
     product_shape = tuple(t // b for b, t in zip(block_shape, target_shape))
     tiles = make_ordered_layout(product_shape, order)

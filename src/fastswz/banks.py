@@ -111,7 +111,8 @@ def check_addresses(addr, act, width, shape):
         live = np.ones(addr.shape, dtype=bool) if act is None else act.astype(bool)
         bad = np.flatnonzero((((addr < 0) | (addr % width != 0)) & live).ravel())
         i = int(bad[0])
-        raise BankError(f"addresses[{np.unravel_index(i, shape)}]={int(addr.ravel()[i])} must be "
+        where = ", ".join(str(int(x)) for x in np.unravel_index(i, shape))
+        raise BankError(f"addresses[{where}]={int(addr.ravel()[i])} must be "
                         f">= 0 and a multiple of access_bytes={width} (aligned access)")
 
 
