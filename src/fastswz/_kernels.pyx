@@ -801,6 +801,14 @@ cdef inline int64_t _bank_rows(const int64_t* addr, const int8_t* act, int lo, i
     return best
 
 
+cdef inline bint _one_lane_per_pair(const int8_t* m, int lo, int hi) noexcept nogil:
+    cdef int p
+    for p in range(lo, hi, 2):
+        if m[p] and m[p + 1]:
+            return False
+    return True
+
+
 cdef int _bank_wavefronts(const int64_t[:, ::1] addr, const int8_t[:, ::1] act, int width,
                           bint is_load, bint masked, int64_t[::1] out) noexcept nogil:
     # Returns 1 when an active address is negative or not a multiple of width (the caller
@@ -844,6 +852,13 @@ cdef int _bank_wavefronts(const int64_t[:, ::1] addr, const int8_t[:, ::1] act, 
         total = 0
         lo = 0
         while lo < 32:
+            if (step < 2 * lanes and is_load and masked and lo % (2 * lanes) == 0
+                    and _one_lane_per_pair(m, lo, lo + 2 * lanes)):
+                # fastswz.banks rule 4: a half-warp whose pairs each hold at most one active
+                # lane is one phase of a 16-byte load, whatever the other half does
+                total += _bank_rows(a, m, lo, lo + 2 * lanes, shift, gbits, masked, slot, &bad)
+                lo += 2 * lanes
+                continue
             total += _bank_rows(a, m, lo, lo + step, shift, gbits, masked, slot, &bad)
             lo += step
         out[i] = total

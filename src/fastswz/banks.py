@@ -18,6 +18,10 @@ bytes are merged into the word). The rule below was found on an H100 (sm_90a, Ns
    ``(2i, 2i+1)`` reads one address (a pair with an idle lane always qualifies), the whole warp
    is served in phases twice as wide: 32 lanes for 8-byte, 16 lanes for 16-byte loads. The test
    is warp-wide: one disagreeing pair anywhere keeps the narrow phases for all.
+4. Loads only, 16 bytes: a half-warp in which no pair has two active lanes is one phase of its
+   own, even where rule 3 does not hold (a half-warp of sharing pairs does not merge alone).
+   Found by a held-out random pattern (7 active lanes, 3 wavefronts where rules 1-3 said 4) and
+   checked with probes that tell the two rules apart (``docs/CONFORMANCE.md``).
 
 So a 16-byte load of one address by all 32 lanes takes 2 wavefronts, a 16-byte store 4; a
 quarter-warp-identical 16-byte load takes 4 (no merging across phases beyond rule 3).

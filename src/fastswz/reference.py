@@ -356,7 +356,8 @@ def _group_counts(words, live, lanes):
 def bank_wavefronts(addresses, access_bytes, active=None, op="ld"):
     """Twin of :func:`fastswz.bank_wavefronts`: for every phase, sort its lanes' 4-byte words,
     keep the distinct ones, count them per bank with ``bincount`` and take the largest count;
-    a load whose lane pairs all read one address is served at half the phases (the rule in
+    a load whose lane pairs all read one address is served at half the phases, and so is a
+    half-warp of a 16-byte load whose pairs hold one active lane at most (the rules in
     :mod:`fastswz.banks`).
 
     >>> int(bank_wavefronts(np.arange(32) * 128, 4))      # 32 lanes, one bank
@@ -371,9 +372,12 @@ def bank_wavefronts(addresses, access_bytes, active=None, op="ld"):
     total = _group_counts(words, act, lanes).reshape(n, -1, 2 if lanes < 32 else 1).sum(axis=-1)
     if is_load and lanes < 32:
         # a lane pair agrees when its active lanes read one address (an idle lane agrees)
-        agree = ~(act[:, 0::2] & act[:, 1::2]) | (addr[:, 0::2] == addr[:, 1::2])
+        both = act[:, 0::2] & act[:, 1::2]
+        agree = ~both | (addr[:, 0::2] == addr[:, 1::2])
         merged = _group_counts(words, act, 2 * lanes)
-        total = np.where(agree.all(axis=-1)[:, None], merged, total)
+        # rule 4: a wide phase whose pairs each hold at most one active lane merges on its own
+        single = ~both.reshape(n, -1, lanes).any(axis=-1)
+        total = np.where(agree.all(axis=-1)[:, None] | single, merged, total)
     return total.sum(axis=-1).astype(np.int64).reshape(shape)
 
 

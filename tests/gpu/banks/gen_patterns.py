@@ -234,6 +234,49 @@ def pair_probes():
     return P
 
 
+def rule4_probes():
+    """Rule 4 (a half-warp whose pairs hold one active lane at most is one phase of a 16-byte
+    load) against rules 1-3 alone: most probes here are predicted differently by the two; the
+    stores, the sharing pair and the conflicts are the controls."""
+    P = [("baseline: no shared access", "baseline", [0] * 32, FULL)]
+
+    def add(name, kind, addrs, mask=FULL):
+        P.append((name, kind, [int(a) for a in np.asarray(addrs).ravel()], mask))
+
+    odd, even = 0xAAAAAAAA, 0x55555555
+    lo16, hi16 = 0x0000FFFF, 0xFFFF0000
+    pair_row = 2048 + (LANE % 16) // 2 * 16   # pair p of a half-warp -> its own 4 banks
+    for op in ("ld", "st"):
+        add(f"{op}16 half 1 odd lanes, half 0 full", f"{op}16",
+            np.where(LANE < 16, LANE * 16, pair_row), lo16 | (odd & hi16))
+        add(f"{op}16 half 1 even lanes, half 0 full", f"{op}16",
+            np.where(LANE < 16, LANE * 16, pair_row), lo16 | (even & hi16))
+        add(f"{op}16 half 0 mixed single lanes, half 1 full", f"{op}16",
+            np.where(LANE < 16, pair_row, LANE * 16), hi16 | 0x9669)   # one lane of each pair
+        add(f"{op}16 half 1 single lanes one address, half 0 full", f"{op}16",
+            np.where(LANE >= 16, 4096, LANE * 16), lo16 | (odd & hi16))
+        add(f"{op}16 half 1 single lanes, half 0 one split pair", f"{op}16",
+            np.where(LANE < 16, LANE * 16, pair_row), 0x3 | (odd & hi16))
+        add(f"{op}16 half 1 single lanes but one sharing pair, half 0 split", f"{op}16",
+            np.where(LANE < 16, LANE * 16, pair_row), 0x3 | (odd & hi16) | (1 << 16))
+        # 17/19 and 25/27 share a bank each (another row): 2 per quarter, 2 for the merged half
+        add(f"{op}16 half 1 single lanes, conflicts inside quarters, half 0 full", f"{op}16",
+            np.where(LANE < 16, LANE * 16,
+                     np.select([LANE == 19, LANE == 27], [2048 + 1024, 2048 + 64 + 1024], pair_row)),
+            lo16 | (odd & hi16))
+    rng4 = np.random.default_rng(4)
+    for i in range(12):   # random: one half single-lane pairs, the other half a split pair
+        h = i % 2
+        single = int(sum(1 << (2 * p + int(rng4.integers(0, 2))) for p in range(8)
+                         if rng4.random() < 0.8))
+        other = int(rng4.integers(1, 1 << 16)) | 0x3
+        mask = (single << 16 | other) if h else (other << 16 | single)
+        addrs = rng4.integers(0, 4096 // 16, 32) * 16
+        addrs[16 * (1 - h) + 1] = addrs[16 * (1 - h)] + 16      # that half's first pair splits
+        add(f"random ld16 half {h} single lanes, other half split #{i}", "ld16", addrs, mask)
+    return P
+
+
 def write(patterns, stem: Path):
     rows = []
     with open(stem.with_suffix(".txt"), "w") as f:
@@ -254,4 +297,6 @@ if __name__ == "__main__":
     a = write(structured(), out / "patterns")
     b = write(random_set(), out / "random")
     c = write(pair_probes(), out / "pairs")
-    print(f"{len(a)} structured + {len(b)} random + {len(c)} pair-rule patterns written to {out}")
+    d = write(rule4_probes(), out / "rule4")
+    print(f"{len(a)} structured + {len(b)} random + {len(c)} pair-rule + {len(d)} rule-4 patterns "
+          f"written to {out}")

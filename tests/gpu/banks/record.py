@@ -2,8 +2,9 @@
 
     python3 tests/gpu/banks/record.py OUT.json RUN_DIR [RUN_DIR ...]
 
-Each RUN_DIR holds ncu_{structured,random,pairs}.csv (or .csv.gz) from one run.sh; the patterns
-are this directory's patterns/random/pairs.json (same addresses in every run). Every launch
+Each RUN_DIR holds ncu_{structured,random,pairs,rule4,heldout}.csv (or .csv.gz) from one run.sh;
+the patterns are this directory's patterns/random/pairs/rule4.json (same addresses in every run),
+and for the held-out set, drawn at run time, the run's own heldout.json. Every launch
 becomes one record: pattern, kind, lane mask, addresses, measured wavefronts (all shared ops,
 minus the run's baseline launch) and the raw per-op ncu counters.
 """
@@ -17,7 +18,8 @@ from pathlib import Path
 import compare
 
 HERE = Path(__file__).resolve().parent
-SETS = {"structured": "patterns", "random": "random", "pairs": "pairs"}
+SETS = {"structured": "patterns", "random": "random", "pairs": "pairs", "rule4": "rule4",
+        "heldout": "heldout"}
 
 
 def _csv(run: Path, name: str):
@@ -38,7 +40,8 @@ def main(out, *runs):
             path = _csv(run, name)
             if path is None:
                 continue
-            patterns = json.loads((HERE / f"{stem}.json").read_text())
+            src = run if name == "heldout" else HERE
+            patterns = json.loads((src / f"{stem}.json").read_text())
             launches = compare.read_ncu(path)
             assert len(launches) == len(patterns), (run, name)
             base = [l for p, l in zip(patterns, launches) if p["kind"] == "baseline"][0]["metrics"]

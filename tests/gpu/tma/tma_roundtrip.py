@@ -92,9 +92,14 @@ def cases(quick=False):
     return out
 
 
-def heldout_cases(seed, n):
-    """``n`` configurations drawn from ``seed``: other shapes than cases() (BM 192, odd BN,
-    1-6 stages, mixed swizzles per operand), kept where the derivation calls them legal."""
+# The N that tma_roundtrip.cuh instantiates a kernel for (tma_dispatch_n).
+KERNEL_NS = (64, 128, 256)
+
+
+def heldout_cases(seed, n, bns=None):
+    """``n`` configurations drawn from ``seed``: other shapes than cases() (BM 192, other BN,
+    1-6 stages, mixed swizzles per operand), kept where the derivation calls them legal.
+    ``bns``: the BN to draw from (default: every multiple of 16, 32 for e4m3)."""
     import random
     rng = random.Random(seed)
     out, tries = [], 0
@@ -104,7 +109,7 @@ def heldout_cases(seed, n):
         e = plan_source.ELEM_BYTES[dt]
         am, bmj = (rng.choice(["K", "MN"]), rng.choice(["K", "MN"])) if e == 2 else ("K", "K")
         bm = rng.choice([64, 128, 192, 256])
-        bn = rng.choice(range(16, 257, 16) if e != 1 else range(32, 257, 32))
+        bn = rng.choice(bns or (range(16, 257, 16) if e != 1 else range(32, 257, 32)))
         bk = rng.choice([b for b in (16, 32, 64, 128, 256) if 32 <= b * e <= 256])
         cfg = _cfg(dt, am, bmj, bm, bn, bk, rng.randint(1, 6))
         cfg["a_swizzle"] = rng.choice([None, "32B", "64B", "128B"])
@@ -525,7 +530,8 @@ def main(argv=None):
     ap.add_argument("--source", choices=("auto", "fastswz", "derived"), default="auto")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--heldout", nargs=2, type=int, metavar=("SEED", "N"),
-                    help="also run N legal configurations drawn from SEED (heldout_cases)")
+                    help="also run N legal configurations drawn from SEED (heldout_cases; "
+                         "BN from KERNEL_NS on the GPU)")
     ap.add_argument("--negative", type=int, default=None,
                     help="run only negative control I and print [outcome, caught] as JSON")
     args = ap.parse_args(argv)
@@ -543,7 +549,9 @@ def main(argv=None):
     failed = 0
     t0 = time.time()
     counts = defaultdict(lambda: [0, 0])
-    grid = cases(args.quick) + (heldout_cases(*args.heldout) if args.heldout else [])
+    # the GPU kernel exists for KERNEL_NS only; the CPU model takes any BN
+    bns = KERNEL_NS if args.backend == "gpu" else None
+    grid = cases(args.quick) + (heldout_cases(*args.heldout, bns=bns) if args.heldout else [])
     for cfg in grid:
         try:
             plan, src, diffs = plan_source.get_plan(cfg, args.source)
