@@ -58,6 +58,13 @@ IDS = ["cy", "ref"]
     ((LANE % 8) * 16, 16, "ld", 4),  # quarters identical but pairs differ -> no merge -> 4
     ((LANE // 2) * 8, 8, "ld", 1),   # pairs agree, 16 distinct 8 B = 128 B in one phase -> 1
     ((LANE // 2) * 8, 8, "st", 2),   # same addresses stored: half-warp phases -> 2
+    # lanes i and i^2 share (i^1 do not): chunk ((i>>2)<<1 | i&1) -> 8 chunks = 128 B per
+    # half-warp; the loads merge too (rule 3, second pairing; H100: 2 and 1), stores do not
+    ((((LANE >> 2) << 1) | (LANE & 1)) * 16, 16, "ld", 2),
+    ((((LANE >> 2) << 1) | (LANE & 1)) * 16, 16, "st", 4),
+    ((((LANE >> 2) << 1) | (LANE & 1)) * 8, 8, "ld", 1),
+    # lanes i and i^4 share: no pairing of rule 3 -> quarter phases (H100: 4)
+    ((((LANE >> 3) << 2) | (LANE & 3)) * 16, 16, "ld", 4),
 ])
 def test_hand_checked(impl, addrs, width, op, want):
     assert int(impl(addrs, width, op=op)) == want
@@ -70,6 +77,13 @@ def test_active_lanes(impl):
     assert int(impl(LANE * 128, 4, active=np.zeros(32, bool))) == 0
     # 16-byte loads of one address with lane 1 idle: every pair still agrees -> 2 (measured)
     assert int(impl(LANE * 0, 16, active=LANE != 1)) == 2
+    # held-out seed 20261125: 7 active lanes, pair (6, 7) split, but no lanes i and i^2 both
+    # active -> half-warp phases: 3 (H100), not the quarter phases' 4
+    a = np.array([6496, 6992, 2048, 14912, 28032, 3280, 26496, 2880, 14400, 3264, 7872, 10816,
+                  19120, 25984, 28672, 15248, 15744, 31584, 12640, 25088, 28256, 4720, 3712,
+                  16832, 16192, 22336, 4752, 20240, 30400, 14816, 20656, 23536])
+    act = ((0x820211C0 >> LANE) & 1).astype(bool)
+    assert int(impl(a, 16, active=act)) == 3
 
 
 def test_ideal_and_matrix():

@@ -801,10 +801,13 @@ cdef inline int64_t _bank_rows(const int64_t* addr, const int8_t* act, int lo, i
     return best
 
 
-cdef inline bint _one_lane_per_pair(const int8_t* m, int lo, int hi) noexcept nogil:
+cdef inline bint _lanes_agree(const int64_t* a, const int8_t* m, bint masked, int k) noexcept nogil:
+    # every lane i with bit k clear reads the address of lane i + k, or one of them is idle
     cdef int p
-    for p in range(lo, hi, 2):
-        if m[p] and m[p + 1]:
+    for p in range(32):
+        if p & k:
+            continue
+        if a[p] != a[p + k] and (not masked or (m[p] and m[p + k])):
             return False
     return True
 
@@ -820,7 +823,6 @@ cdef int _bank_wavefronts(const int64_t[:, ::1] addr, const int8_t[:, ::1] act, 
     cdef int lo, step, p
     cdef int64_t total, low = width - 1
     cdef uint64_t bad = 0
-    cdef bint agree
     cdef const int64_t* a
     cdef const int8_t* m
     cdef uint64_t slot[32]
@@ -841,24 +843,13 @@ cdef int _bank_wavefronts(const int64_t[:, ::1] addr, const int8_t[:, ::1] act, 
         m = &act[i if masked else 0, 0]
         step = lanes
         if is_load and lanes < 32:
-            # fastswz.banks: a load whose lane pairs each read one address runs half the phases
-            agree = True
-            for p in range(0, 32, 2):
-                if a[p] != a[p + 1] and (not masked or (m[p] and m[p + 1])):
-                    agree = False
-                    break
-            if agree:
+            # fastswz.banks rule 3: a load whose lanes i and i^1, or whose lanes i and i^2,
+            # each read one address runs half the phases
+            if _lanes_agree(a, m, masked, 1) or _lanes_agree(a, m, masked, 2):
                 step = 2 * lanes
         total = 0
         lo = 0
         while lo < 32:
-            if (step < 2 * lanes and is_load and masked and lo % (2 * lanes) == 0
-                    and _one_lane_per_pair(m, lo, lo + 2 * lanes)):
-                # fastswz.banks rule 4: a half-warp whose pairs each hold at most one active
-                # lane is one phase of a 16-byte load, whatever the other half does
-                total += _bank_rows(a, m, lo, lo + 2 * lanes, shift, gbits, masked, slot, &bad)
-                lo += 2 * lanes
-                continue
             total += _bank_rows(a, m, lo, lo + step, shift, gbits, masked, slot, &bad)
             lo += step
         out[i] = total

@@ -5,7 +5,7 @@ warp's shared-memory instruction is served in *wavefronts*: in one wavefront eac
 one 4-byte word, to every lane that wants that word (broadcast for loads; for stores the lanes'
 bytes are merged into the word). The rule below was found on an H100 (sm_90a, Nsight Compute
 2025.3) and reproduces every one of 541 measurements recorded in ``docs/conformance/banks/``
-(``docs/CONFORMANCE.md``, bank-conflict section):
+(``docs/CONFORMANCE.md``, bank-conflict section; the count is kept current there):
 
 1. The warp is split into *phases* of consecutive lanes: 32 lanes for 1-, 2- and 4-byte accesses,
    16 lanes (half-warps) for 8-byte, 8 lanes (quarter-warps) for 16-byte accesses. ldmatrix and
@@ -15,13 +15,13 @@ bytes are merged into the word). The rule below was found on an H100 (sm_90a, Ns
    its active lanes (aligned accesses of one width either coincide or touch disjoint words).
    Phases add up; a phase with no active lane costs nothing.
 3. Loads only (``ld.shared.v2``/``.v4``, not stores, not ldmatrix): when every lane pair
-   ``(2i, 2i+1)`` reads one address (a pair with an idle lane always qualifies), the whole warp
-   is served in phases twice as wide: 32 lanes for 8-byte, 16 lanes for 16-byte loads. The test
-   is warp-wide: one disagreeing pair anywhere keeps the narrow phases for all.
-4. Loads only, 16 bytes: a half-warp in which no pair has two active lanes is one phase of its
-   own, even where rule 3 does not hold (a half-warp of sharing pairs does not merge alone).
-   Found by a held-out random pattern (7 active lanes, 3 wavefronts where rules 1-3 said 4) and
-   checked with probes that tell the two rules apart (``docs/CONFORMANCE.md``).
+   ``(i, i^1)`` reads one address, or every lane pair ``(i, i^2)`` does (a pair with an idle
+   lane always qualifies), the whole warp is served in phases twice as wide: 32 lanes for
+   8-byte, 16 lanes for 16-byte loads. The test is warp-wide: one disagreeing pair anywhere
+   keeps the narrow phases for all. The ``(i, i^2)`` pairing was found by held-out random
+   patterns: sparse loads with one split ``(i, i^1)`` pair that the H100 served in the wide
+   phases (22 of 62 such patterns); the two pairings together reproduce all 285 distinct 8- and
+   16-byte load measurements recorded, and a probe set where only ``(i, i^2)`` shares checks it.
 
 So a 16-byte load of one address by all 32 lanes takes 2 wavefronts, a 16-byte store 4; a
 quarter-warp-identical 16-byte load takes 4 (no merging across phases beyond rule 3).

@@ -356,9 +356,8 @@ def _group_counts(words, live, lanes):
 def bank_wavefronts(addresses, access_bytes, active=None, op="ld"):
     """Twin of :func:`fastswz.bank_wavefronts`: for every phase, sort its lanes' 4-byte words,
     keep the distinct ones, count them per bank with ``bincount`` and take the largest count;
-    a load whose lane pairs all read one address is served at half the phases, and so is a
-    half-warp of a 16-byte load whose pairs hold one active lane at most (the rules in
-    :mod:`fastswz.banks`).
+    a load whose lanes i and i^1 (or i and i^2) read one address is served at half the phases
+    (the rules in :mod:`fastswz.banks`).
 
     >>> int(bank_wavefronts(np.arange(32) * 128, 4))      # 32 lanes, one bank
     32
@@ -371,13 +370,16 @@ def bank_wavefronts(addresses, access_bytes, active=None, op="ld"):
     lanes = {1: 32, 2: 32, 4: 32, 8: 16, 16: 8}[width]
     total = _group_counts(words, act, lanes).reshape(n, -1, 2 if lanes < 32 else 1).sum(axis=-1)
     if is_load and lanes < 32:
-        # a lane pair agrees when its active lanes read one address (an idle lane agrees)
-        both = act[:, 0::2] & act[:, 1::2]
-        agree = ~both | (addr[:, 0::2] == addr[:, 1::2])
+        # lanes i and i^k agree when their active lanes read one address (an idle lane agrees);
+        # the load merges its phases when they all agree for k = 1 or for k = 2
+        merge = np.zeros(n, dtype=bool)
+        for k in (1, 2):
+            lo = (np.arange(32) & k) == 0
+            i, j = np.flatnonzero(lo), np.flatnonzero(lo) + k
+            agree = ~(act[:, i] & act[:, j]) | (addr[:, i] == addr[:, j])
+            merge |= agree.all(axis=-1)
         merged = _group_counts(words, act, 2 * lanes)
-        # rule 4: a wide phase whose pairs each hold at most one active lane merges on its own
-        single = ~both.reshape(n, -1, lanes).any(axis=-1)
-        total = np.where(agree.all(axis=-1)[:, None] | single, merged, total)
+        total = np.where(merge[:, None], merged, total)
     return total.sum(axis=-1).astype(np.int64).reshape(shape)
 
 

@@ -234,10 +234,13 @@ def pair_probes():
     return P
 
 
-def rule4_probes():
-    """Rule 4 (a half-warp whose pairs hold one active lane at most is one phase of a 16-byte
-    load) against rules 1-3 alone: most probes here are predicted differently by the two; the
-    stores, the sharing pair and the conflicts are the controls."""
+def merge_probes():
+    """When does a load run the wide phases (rule 3)? First, does a half-warp whose pairs hold
+    one active lane at most merge on its own (no: the probes that tell it apart from rules 1-3
+    measured rules 1-3); then one split (i, i^1) pair, its addresses 16 B to 16 KiB apart, in
+    full and sparse warps (narrow); the held-out patterns that the H100 served wide, repeated,
+    and 7-lane loads like them (wide exactly where lanes i and i^2 agree); last, lanes i and
+    i^2 (not i^1) sharing, with controls (i^4, i^8 sharing; stores; one disagreeing pair)."""
     P = [("baseline: no shared access", "baseline", [0] * 32, FULL)]
 
     def add(name, kind, addrs, mask=FULL):
@@ -274,7 +277,63 @@ def rule4_probes():
         addrs = rng4.integers(0, 4096 // 16, 32) * 16
         addrs[16 * (1 - h) + 1] = addrs[16 * (1 - h)] + 16      # that half's first pair splits
         add(f"random ld16 half {h} single lanes, other half split #{i}", "ld16", addrs, mask)
+    # one split pair: lane 2p+1 reads d bytes past lane 2p; every other pair agrees
+    for w in (16, 8):
+        base = (LANE // 2) * w
+        sparse = 0xAAAAAAAA
+        for p in (0, 7, 15):
+            for d in (16, 48, 128, 240, 256, 272, 384, 512, 1024, 4096, 16384):
+                if w == 8 and d % 8:
+                    continue
+                a = base.copy()
+                a[2 * p + 1] = (a[2 * p] + d) % 65536
+                add(f"ld{w} split pair {p} by {d} B, full warp", f"ld{w}", a)
+                add(f"ld{w} split pair {p} by {d} B, odd lanes + the pair", f"ld{w}", a,
+                    sparse | (3 << (2 * p)))
+    # The three held-out patterns (seeds 20261125 and 77) that measured fewer wavefronts than
+    # rules 1-3 give, each five times (is it repeatable?), and 7-lane loads like them
+    for kind, mask, addrs in EXCEPTIONS:
+        for r in range(5):
+            add(f"exception {kind} {mask:08x} repeat {r}", kind, addrs, mask)
+    rng7 = np.random.default_rng(7)
+    for i in range(40):
+        w = (16, 8)[i % 2]
+        pairs = rng7.choice(16, 6, replace=False)
+        mask = 3 << (2 * int(pairs[0]))
+        for q in pairs[1:]:
+            mask |= 1 << (2 * int(q) + int(rng7.integers(0, 2)))
+        addrs = rng7.integers(0, 32768 // w, 32) * w
+        add(f"random ld{w} 7 lanes, one split pair #{i}", f"ld{w}", addrs, mask)
+    # lanes i and i^2 share (lanes i and i^1 do not): the second pairing of rule 3
+    L = LANE
+    for w in (16, 8):
+        for k, what in ((2, "i^2"), (4, "i^4 (control)"), (8, "i^8 (control)")):
+            b = k.bit_length() - 1      # lane i and lane i^k read chunk c(i): bit b removed
+            a = (((L >> (b + 1)) << b) | (L & (k - 1))) * w
+            for op in ("ld", "st"):
+                add(f"{op}{w} lanes {what} share, full warp", f"{op}{w}", a)
+            add(f"ld{w} lanes {what} share, lanes 0-15 active", f"ld{w}", a, 0x0000FFFF)
+            b = a.copy()
+            b[5] = b[7] + 64 * w        # one (i, i^2) pair disagrees
+            add(f"ld{w} lanes {what} share but lanes 5 and 7 differ", f"ld{w}", b)
+        a = (((L >> 2) << 1) | (L & 1)) * w * 9 % 4096   # shared by i^2, spread over rows
+        add(f"ld{w} lanes i^2 share, spread rows", f"ld{w}", a)
+        add(f"ld{w} lanes i^2 share, spread rows, lanes 1 and 3 idle", f"ld{w}", a, 0xFFFFFFF5)
     return P
+
+
+EXCEPTIONS = [
+    ("ld16", 0x820211c0, [6496, 6992, 2048, 14912, 28032, 3280, 26496, 2880, 14400, 3264, 7872,
+                          10816, 19120, 25984, 28672, 15248, 15744, 31584, 12640, 25088, 28256,
+                          4720, 3712, 16832, 16192, 22336, 4752, 20240, 30400, 14816, 20656,
+                          23536]),
+    ("ld8", 0x20062830, [1624, 1312, 896, 48, 1792, 1320, 1872, 1312, 128, 1224, 640, 1784, 56,
+                         2040, 408, 232, 664, 144, 24, 1368, 1208, 1080, 920, 1640, 1480, 624,
+                         616, 1696, 672, 2024, 104, 24]),
+    ("ld16", 0x22400306, [1120, 3008, 1984, 1120, 2816, 1984, 3008, 2352, 2016, 2816, 2016, 1120,
+                          1120, 1984, 2016, 2816, 1120, 1984, 2816, 464, 2016, 3008, 2816, 464,
+                          1120, 2816, 2016, 3008, 1120, 2016, 2352, 2816]),
+]
 
 
 def write(patterns, stem: Path):
@@ -297,6 +356,6 @@ if __name__ == "__main__":
     a = write(structured(), out / "patterns")
     b = write(random_set(), out / "random")
     c = write(pair_probes(), out / "pairs")
-    d = write(rule4_probes(), out / "rule4")
-    print(f"{len(a)} structured + {len(b)} random + {len(c)} pair-rule + {len(d)} rule-4 patterns "
+    d = write(merge_probes(), out / "merge")
+    print(f"{len(a)} structured + {len(b)} random + {len(c)} pair-rule + {len(d)} merge patterns "
           f"written to {out}")

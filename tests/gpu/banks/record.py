@@ -2,8 +2,8 @@
 
     python3 tests/gpu/banks/record.py OUT.json RUN_DIR [RUN_DIR ...]
 
-Each RUN_DIR holds ncu_{structured,random,pairs,rule4,heldout}.csv (or .csv.gz) from one run.sh;
-the patterns are this directory's patterns/random/pairs/rule4.json (same addresses in every run),
+Each RUN_DIR holds ncu_{structured,random,pairs,merge,heldout}.csv (or .csv.gz) from one run.sh;
+the patterns are this directory's patterns/random/pairs/merge.json (same addresses in every run),
 and for the held-out set, drawn at run time, the run's own heldout.json. Every launch
 becomes one record: pattern, kind, lane mask, addresses, measured wavefronts (all shared ops,
 minus the run's baseline launch) and the raw per-op ncu counters.
@@ -18,7 +18,7 @@ from pathlib import Path
 import compare
 
 HERE = Path(__file__).resolve().parent
-SETS = {"structured": "patterns", "random": "random", "pairs": "pairs", "rule4": "rule4",
+SETS = {"structured": "patterns", "random": "random", "pairs": "pairs", "merge": "merge",
         "heldout": "heldout"}
 
 

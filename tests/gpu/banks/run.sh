@@ -2,8 +2,8 @@
 # Bank-conflict proof on a Hopper GPU, one command:  bash tests/gpu/banks/run.sh
 # Builds banks.cu (sm_90a), checks its SASS (one shared instruction per probe kernel), lists the
 # shared-memory metrics this ncu knows, profiles every pattern (patterns.txt: structured,
-# random.txt: seeded random, pairs.txt: the load pair rule, rule4.txt: the half-warp rule of
-# 16-byte loads) under Nsight Compute and compares the measured wavefronts with
+# random.txt: seeded random, pairs.txt: the load pair rule, merge.txt: when loads merge
+# phases) under Nsight Compute and compares the measured wavefronts with
 # fastswz.banks' predictions. Writes log.txt, sass.txt, metrics.txt, ncu_*.csv and
 # structured/random/pairs.{md,json} to $OUT (else tests/gpu/banks/results/).
 # FSW_REGEN=1 regenerates the patterns with the fastswz on PYTHONPATH first.
@@ -21,7 +21,7 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,compute_cap,driv
 nvcc --version | tail -2; ncu --version | tail -1
 pat="$here"
 if [ "${FSW_REGEN:-0}" = 1 ]; then python3 "$here/gen_patterns.py" "$work" && pat="$work"; fi
-cp "$pat"/patterns.json "$pat"/random.json "$pat"/pairs.json "$pat"/rule4.json "$out"/
+cp "$pat"/patterns.json "$pat"/random.json "$pat"/pairs.json "$pat"/merge.json "$out"/
 nvcc -O2 -arch=sm_90a -o "$work/banks" "$here/banks.cu" || exit 3
 cuobjdump -sass "$work/banks" > "$out/sass.txt" 2>&1
 python3 "$here/compare.py" sass "$out/sass.txt" || echo "WARNING: SASS check failed (see sass.txt)"
@@ -31,7 +31,7 @@ grep -E "shared|ldsm|stsm" "$out/metrics.txt" | head -80
 metrics="$(python3 "$here/compare.py" metrics "$out/metrics.txt")"
 echo "metrics: $metrics"
 rc=0
-sets="patterns random pairs rule4"
+sets="patterns random pairs merge"
 if [ -n "${FSW_HELDOUT_SEED:-}" ]; then
   PYTHONPATH="$here/../../../src${PYTHONPATH:+:$PYTHONPATH}" \
     python3 "$here/gen_patterns.py" --heldout "$FSW_HELDOUT_SEED" "$work" || exit 3
@@ -41,7 +41,7 @@ fi
 for set in $sets; do
   name=$([ $set = patterns ] && echo structured || echo $set)
   dir=$([ $set = heldout ] && echo "$work" || echo "$pat")
-  timeout $([ $set = patterns ] && echo 80 || echo 60) ncu --cache-control none --clock-control none -k regex:k_ --metrics "$metrics" --csv \
+  timeout $(case $set in patterns) echo 80;; merge) echo 150;; *) echo 60;; esac) ncu --cache-control none --clock-control none -k regex:k_ --metrics "$metrics" --csv \
       "$work/banks" "$dir/$set.txt" > "$out/ncu_$name.csv" 2> "$out/ncu_$name.err"
   s=$?
   if [ $s -ne 0 ]; then
