@@ -4,8 +4,8 @@ Shared memory has 32 banks of 4 bytes; the bank of byte address ``a`` is ``(a >>
 warp's shared-memory instruction is served in *wavefronts*: in one wavefront each bank delivers
 one 4-byte word, to every lane that wants that word (broadcast for loads; for stores the lanes'
 bytes are merged into the word). The rule below was found on an H100 (sm_90a, Nsight Compute
-2025.3) and reproduces every one of 541 measurements recorded in ``docs/conformance/banks/``
-(``docs/CONFORMANCE.md``, bank-conflict section; the count is kept current there):
+2025.3) and reproduces every one of the 3090 launches (1094 distinct warp instructions, held-out
+random sets among them) recorded in ``docs/conformance/banks/`` (``docs/CONFORMANCE.md``):
 
 1. The warp is split into *phases* of consecutive lanes: 32 lanes for 1-, 2- and 4-byte accesses,
    16 lanes (half-warps) for 8-byte, 8 lanes (quarter-warps) for 16-byte accesses. ldmatrix and
