@@ -227,6 +227,10 @@ def inject(kind, rng, tile, kw, grid):
         if "sbo" not in read:
             hi &= ~0x3FFF  # SBO not read
         return (idx, v & 0xFFFFFFFF) if hi else None
+    if kind == "lbo_k_major_habit":  # LBO 1 ("assumed 1" of K-major swizzled) where it is read
+        if "lbo" not in read or f["lbo"] == 16 or (v >> 52) & 1:
+            return None
+        return idx, with_field(v, "lbo", 1)
     if kind == "halves_swapped":  # mov.b64 %rd, {hi, lo}
         w = ((v & 0xFFFFFFFF) << 32) | (v >> 32)
         return (idx, w) if w != v else None
@@ -273,6 +277,8 @@ def _config_for(kind, rng):
         return tile, kw
     if kind in ("wrong_order", "lbo_sbo_swapped"):
         return random_config(rng, major=rng.choice(["MN", "K"]))
+    if kind == "lbo_k_major_habit":
+        return random_config(rng, major="MN")
     if kind == "k_step_rows":
         return random_config(rng, major="MN")
     return random_config(rng)
@@ -509,3 +515,13 @@ def test_cli_decode_lists_consistent_tiles(capsys):
     rc, out, _ = run(capsys, "decode", "0x4000008000400080", "--json")
     (m,) = json.loads(out)["consistent_tiles"]
     assert (m["major"], m["order"], m["bits"], m["atoms_mn"]) == ("MN", "mn", [16], 2)
+
+
+def test_a_stage_further_away_is_named():
+    # no stages given: the descriptor of the tile two tile-sizes on (stage 2 of a pipeline)
+    t = OperandTile("bf16", "K", "128B", 128, 64)
+    bad = int(t.descriptors(start=0x400 + 2 * t.nbytes).ravel()[0])
+    r = check_descriptors([bad], t, start=0x400)
+    f = r.findings[0]
+    assert f.status == "mistake" and f.corrected == int(t.descriptors(start=0x400).ravel()[0])
+    assert f.mistakes[0].kind == "wrong_position" and "2 tiles" in f.mistakes[0].text

@@ -48,6 +48,7 @@ MISTAKES = {
     "base_offset_wrong": "base_offset that the swizzle base does not need",
     "stride_per_row": "stride of one row instead of one 8-row group",
     "zero_stride": "stride 0 where the MMA steps in that direction",
+    "lbo_k_major_habit": "LBO 1 (K-major swizzled convention) where the hardware reads LBO",
     "low_word_only": "only the low 32-bit word",
     "halves_swapped": "the two 32-bit words swapped",
     "start_not_rebased": "start address not rebased to the shared window",
@@ -552,6 +553,20 @@ def _h_zero(c, r):
                 f"have, but {what}: {_LABEL[n]} = {r[n] << 4} B")
 
 
+def _h_lbo_habit(c, r):
+    # NOTES 8.8-8.9: K-major swizzled operands ignore LBO ("assumed 1", CUTLASS writes 1);
+    # copied to an MN-major or no-swizzle operand, whose LBO the hardware reads, it is wrong
+    t = c.tile
+    if (t.major == "MN" or not t.swizzle.is_swizzled) and r["lbo"] not in (1,) and not r["lbo_mode"]:
+        what = ("the distance between swizzle atoms along MN" if t.major == "MN" and
+                t.swizzle.is_swizzled else "the K-direction stride between core matrices"
+                if t.major == "K" else "the K stride between 8-row groups")
+        yield dict(r, lbo=1), (
+            f"LBO is 1 (16 B), the value CUTLASS writes for K-major swizzled operands, where the "
+            f"hardware ignores it (PTX: 'assumed 1'); this {t.major}-major "
+            f"{t.swizzle} operand's LBO is read: {what}, {r['lbo'] << 4} B")
+
+
 def _h_low_word(c, r):
     if r["sbo"] or r["layout"] or r["version"] or r["base"]:
         yield dict(r, sbo=0, layout=0, version=0, base=0, lbo_mode=0), (
@@ -597,16 +612,21 @@ def _h_position(c, r):
                    f"(off by {a2 - c.A:+d} bytes)")
     stride = c.plan.stage_stride or (c.tile.nbytes if c.plan.stages is None else None)
     if stride:
-        for d in (-1, 1):
+        # a stage the check was not given: up to 8 stage strides either way, inside the window
+        for d in sorted(range(-8, 9), key=abs):
             s2 = c.s + d
-            if 0 <= s2 < grid.shape[0]:
+            if d == 0 or 0 <= s2 < grid.shape[0]:
                 continue
             a2 = c.A + d * stride
-            if a2 < 0:
+            if not 0 <= a2 < 1 << 18:
                 continue
-            what = "stage" if c.plan.stages else "tile (a pipeline stage?)"
+            if c.plan.stages:
+                what = "one stage" if abs(d) == 1 else f"{abs(d)} stages"
+            else:
+                what = ("one tile (a pipeline stage?)" if abs(d) == 1 else
+                        f"{abs(d)} tiles (pipeline stages?)")
             yield dict(r, start=(a2 >> 4) & 0x3FFF), (
-                f"the start address 0x{a2:x} is one {what} {'past' if d > 0 else 'before'} "
+                f"the start address 0x{a2:x} is {what} {'past' if d > 0 else 'before'} "
                 f"{c.where()} (off by {d * stride:+d} bytes)")
 
 
@@ -666,6 +686,7 @@ _HYPOTHESES = [
     ("base_offset", _h_base_offset, True),
     ("stride_per_row", _h_per_row, True),
     ("zero_stride", _h_zero, True),
+    ("lbo_k_major_habit", _h_lbo_habit, True),
     ("low_word_only", _h_low_word, False),
     ("halves_swapped", _h_halves, False),
     ("start_not_rebased", _h_not_rebased, False),
