@@ -399,6 +399,13 @@ def _h_swap(c, r):
     yield dict(r, lbo=r["sbo"], sbo=r["lbo"]), f"LBO and SBO swapped: {why}"
 
 
+def _offset_refs(c) -> list:
+    """The addresses a kernel may have advanced this descriptor's start from, with a name."""
+    return [(c.A0, f"the offset of K block {c.j} from K block 0"),
+            (c.stage_start, "the sub-tile's offset from the tile start"),
+            (c.plan.start, "the offset from the first stage's start")]
+
+
 def _h_elements(c, r):
     bits = c.tile.element_bits
     if bits == 8:
@@ -406,11 +413,7 @@ def _h_elements(c, r):
     def el(nbytes):
         return nbytes * 8 // bits
     seen = set()
-    refs = [(c.A0, f"the offset of K block {c.j} from K block 0"),
-            (c.stage_start, "the sub-tile's offset from the tile start"),
-            (c.plan.start, "the offset from the first stage's start"),
-            (0, "the whole start address")]
-    for ref, what in refs:
+    for ref, what in _offset_refs(c) + [(0, "the whole start address")]:
         if ref > c.A:
             continue
         a2 = ref + el(c.A - ref)
@@ -436,11 +439,8 @@ def _h_offset_units(c, r):
     # FlashMLA #67 (NOTES 8.10): advancing a descriptor by n elements adds n * bytes / 16 to
     # the start field; adding the byte count, or n itself, lands 16x (or 16/bytes x) too far.
     bits = c.tile.element_bits
-    refs = [(c.A0, f"the offset of K block {c.j} from K block 0"),
-            (c.stage_start, "the sub-tile's offset from the tile start"),
-            (c.plan.start, "the offset from the first stage's start")]
     seen = {r["start"]}
-    for ref, what in refs:
+    for ref, what in _offset_refs(c):
         d = c.A - ref
         if ref > c.A or d == 0:
             continue

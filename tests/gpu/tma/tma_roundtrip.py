@@ -37,6 +37,7 @@ import copy
 import ctypes
 import json
 import os
+import random
 import subprocess
 import sys
 import time
@@ -100,7 +101,6 @@ def heldout_cases(seed, n, bns=None):
     """``n`` configurations drawn from ``seed``: other shapes than cases() (BM 192, other BN,
     1-6 stages, mixed swizzles per operand), kept where the derivation calls them legal.
     ``bns``: the BN to draw from (default: every multiple of 16, 32 for e4m3)."""
-    import random
     rng = random.Random(seed)
     out, tries = [], 0
     while len(out) < n and tries < 100 * n:
