@@ -374,8 +374,8 @@ def bank_wavefronts(addresses, access_bytes, active=None, op="ld"):
         # the load merges its phases when they all agree for k = 1 or for k = 2
         merge = np.zeros(n, dtype=bool)
         for k in (1, 2):
-            lo = (np.arange(32) & k) == 0
-            i, j = np.flatnonzero(lo), np.flatnonzero(lo) + k
+            i = np.flatnonzero((np.arange(32) & k) == 0)
+            j = i + k
             agree = ~(act[:, i] & act[:, j]) | (addr[:, i] == addr[:, j])
             merge |= agree.all(axis=-1)
         merged = _group_counts(words, act, 2 * lanes)
