@@ -14,7 +14,10 @@ import pprint
 import re
 
 from .errors import FastswzTypeError, PlanError
+from .int_tuple import flatten
+from .notation import parse
 from .plan import GemmPlans, TMA_SWIZZLE
+from .swizzle import ComposedLayout
 from .tile import OperandTile
 
 __all__ = ["emit", "emit_header", "emit_json", "emit_python", "EMIT_FORMATS"]
@@ -111,6 +114,8 @@ def _operand_header(op, d):
     lines = [f"  namespace {op} {{",
              f"    // {d['dtype']} {d['major']}-major {d['swizzle']}, {d['mn']} x {d['k']}, order "
              f"{d['order']}: {d['layout']}",
+             f"    constexpr bool kMajorK = {'true' if d['major'] == 'K' else 'false'};  // tensor map "
+             f"dims (innermost first): {', '.join(d['global_dims'])}",
              f"    constexpr uint32_t kLboBytes = {d['lbo_bytes']}u;",
              f"    constexpr uint32_t kSboBytes = {d['sbo_bytes']}u;",
              f"    constexpr uint32_t kStageBytes = {d['stage_bytes']}u;",
@@ -133,6 +138,78 @@ def _operand_header(op, d):
         lines.append("    // byte address of element (mn, k) in stage 0")
         lines.append(_c_array("uint32_t", "kAddresses", d["addresses"], 8))
     lines.append(f"  }}  // namespace {op}")
+    return lines
+
+
+def _c_mode(var, shape, stride):
+    """C terms of one layout mode at coordinate ``var``: sum of ((var / d) % s) * stride."""
+    terms, div = [], 1
+    shape, stride = flatten(shape), flatten(stride)
+    for sh, st in zip(shape, stride):
+        if sh > 1 and st != 0:
+            c = var if div == 1 else f"({var} / {div}u)"
+            c = c if div * sh >= (1 << 30) else f"({c} % {sh}u)"
+            terms.append(c if st == 1 else f"{c} * {st}u")
+        div *= sh
+    return terms
+
+
+def _c_layout_fn(name, layout, args, comment, scale=1):
+    """A device function that evaluates a CuTe layout (or swizzled composed layout) of rank
+    ``len(args)`` at a coordinate, generated from its shape and stride: the kernel holds the
+    evaluation rule only, never the layout's constants. ``scale`` multiplies the result (element
+    offsets to bytes), after the swizzle."""
+    if isinstance(layout, str):
+        layout = parse(layout)
+    sw = None
+    if isinstance(layout, ComposedLayout):
+        sw, layout = layout.outer, layout.inner
+    terms = []
+    for var, mode in zip(args, (layout[i] for i in range(len(args)))):
+        terms += _c_mode(var, mode.shape, mode.stride)
+    body = " + ".join(terms) if terms else "0u"
+    lines = [f"    // {comment}",
+             f"    FASTSWZ_FN uint32_t {name}({', '.join('uint32_t ' + a for a in args)}) {{",
+             f"      uint32_t o = {body};"]
+    if sw is not None and sw.bits:
+        lines.append(f"      o ^= (o & {sw.yyy_msk}u) >> {sw.shift}u;  // {sw}")
+    lines.append(f"      return o{'' if scale == 1 else f' * {scale}u'};")
+    lines.append("    }")
+    return lines
+
+
+def _ebytes(e):
+    from .dtypes import dtype
+
+    return dtype(e["dtype"]).bits // 8
+
+
+def _kernel_header(data):
+    k, acc = data["kernel"], data["kernel"]["accumulator"]
+    b = k["barriers"]
+    lines = ["  namespace kernel {  // warp-specialized persistent sm90 kernel (plan.row()['kernel'])",
+             f"    constexpr int kThreads = {k['threads']};",
+             f"    constexpr int kProducerWarpgroup = {k['producer_warpgroup']};",
+             f"    constexpr int kConsumerWarpgroups = {len(k['consumer_warpgroups'])};",
+             f"    constexpr int kFirstConsumerWarpgroup = {k['consumer_warpgroups'][0]};",
+             _c_array("uint32_t", "kFullBarrierOffsets", b["full"], 8),
+             _c_array("uint32_t", "kEmptyBarrierOffsets", b["empty"], 8),
+             f"    constexpr uint32_t kFullArrivals = {b['full_arrivals']}u;",
+             f"    constexpr uint32_t kEmptyArrivals = {b['empty_arrivals']}u;",
+             f"    constexpr uint32_t kTxBytes = {b['tx_bytes']}u;  // expect_tx per stage",
+             f"    constexpr int kTileGroup = {k['tile_order']['group']};  // {k['tile_order']['raster']}",
+             f"    constexpr int kClusterM = {k['cluster'][0]};",
+             f"    constexpr int kClusterN = {k['cluster'][1]};",
+             "  }  // namespace kernel",
+             f"  namespace accumulator {{  // {acc['instruction']} D fragment, per warpgroup",
+             f"    constexpr int kRows = {acc['shape'][0]};",
+             f"    constexpr int kCols = {acc['shape'][1]};",
+             f"    constexpr int kRegisters = {acc['registers']};"]
+    lines += _c_layout_fn("index", acc["layout"], ("thread", "reg"),
+                          f"TV layout {acc['layout']}: (thread, register) -> m + {acc['shape'][0]} n")
+    lines += [f"    FASTSWZ_FN uint32_t row(uint32_t thread, uint32_t reg) {{ return index(thread, reg) % {acc['shape'][0]}u; }}",
+              f"    FASTSWZ_FN uint32_t col(uint32_t thread, uint32_t reg) {{ return index(thread, reg) / {acc['shape'][0]}u; }}",
+              "  }  // namespace accumulator"]
     return lines
 
 
@@ -162,7 +239,13 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
     else:
         out.append(f"// Tile: {data['dtype']} {data['major']}-major {data['swizzle']} "
                    f"{data['mn']} x {data['k']} order {data['order']} {data['arch']}: {data['layout']}")
-    out += [f"#ifndef {guard}", f"#define {guard}", "", "#include <cstdint>", "",
+    out += [f"#ifndef {guard}", f"#define {guard}", "",
+            "#if defined(__CUDACC_RTC__)  // NVRTC has no <cstdint>",
+            "typedef unsigned int uint32_t;",
+            "typedef unsigned long long uint64_t;",
+            "#else",
+            "#include <cstdint>",
+            "#endif", "",
             "// Tables are __device__ constexpr under nvcc: kernels index them at run time, host",
             "// code reads them in constant expressions (copy an entry out to pass it by pointer).",
             "#ifndef FASTSWZ_TABLE",
@@ -170,6 +253,13 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
             "#define FASTSWZ_TABLE __device__ constexpr",
             "#else",
             "#define FASTSWZ_TABLE constexpr",
+            "#endif",
+            "#endif",
+            "#ifndef FASTSWZ_FN",
+            "#if defined(__CUDACC__)",
+            "#define FASTSWZ_FN __host__ __device__ __forceinline__ constexpr",
+            "#else",
+            "#define FASTSWZ_FN inline constexpr",
             "#endif",
             "#endif", "",
             f"namespace {name} {{"]
@@ -193,7 +283,17 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
                     f"    constexpr uint32_t kBytes = {e['bytes']}u;",
                     _c_array("uint32_t", "kTmaBox", e["tma_box"]),
                     f"    constexpr int kTmaSwizzle = {TMA_SWIZZLE[e['swizzle']][1]};  // {e['tma_swizzle_enum']}",
+                    f"    constexpr int kRows = {e['rows']};",
+                    f"    constexpr int kTmaCopies = {len(e['tma_box_offsets'])};",
+                    _c_array("uint32_t", "kTmaBoxSmemOffsets",
+                             [o["smem_offset"] for o in e["tma_box_offsets"]], 8),
+                    _c_array("uint32_t", "kTmaBoxCoords", [o["coords"] for o in e["tma_box_offsets"]]),
+                    *_c_layout_fn("offset", e["layout"], ("m", "n"),
+                                  f"byte offset of D(m, n) in the tile: {e['layout']} x "
+                                  f"{_ebytes(e)} B", _ebytes(e)),
                     "  }  // namespace epilogue"]
+        if data.get("kernel"):
+            out += _kernel_header(data)
     else:
         out += [f"  constexpr uint32_t kLboBytes = {data['lbo_bytes']}u;",
                 f"  constexpr uint32_t kSboBytes = {data['sbo_bytes']}u;",
