@@ -123,21 +123,24 @@ def _inline(sources):
     return text
 
 
-def compile_cubin(config, cache=True):
+def compile_cubin(config, cache=True, defines=None):
     """``(cubin bytes, key)`` of a configuration: from the cache, else NVRTC (no GPU needed).
 
     Raises :class:`~fastswz.PlanError` for a configuration the kernel family does not run and
     :class:`~fastswz.errors.CudaError` with NVRTC's log when the compile fails.
     """
     sources = codegen.kernel_sources(config)
+    if defines:
+        sources["gemm_sm90.cu"] = "".join(f"#define {k} {v}\n" for k, v in sorted(defines.items())) + sources["gemm_sm90.cu"]
     key = codegen.source_key(sources, "sm_90a", "nvrtc" + _nvrtc_version())
     path = cache_dir() / "cubin" / f"{key}.cubin"
     if cache and path.is_file():
         return path.read_bytes(), key
-    try:
-        from cuda.core import Program, ProgramOptions
-    except ImportError:
-        raise CudaUnavailableError("compiling needs cuda-core: pip install 'fastswz[cuda]'") from None
+    with _LOCK:  # one import at a time: compile_many's threads would race a first import
+        try:
+            from cuda.core import Program, ProgramOptions
+        except ImportError:
+            raise CudaUnavailableError("compiling needs cuda-core: pip install 'fastswz[cuda]'") from None
     opts = ProgramOptions(arch="sm_90a", std="c++17", name=f"fastswz_{key[:8]}.cu")
     try:
         prog = Program(_inline(sources), code_type="c++", options=opts)
@@ -166,8 +169,9 @@ def _tensor_map(ptr, dtype, inner, outer, ld, box, swizzle_value):
     drv = driver()
     e = _lookup_dtype(dtype).bits // 8
     tmap = _check(drv.cuTensorMapEncodeTiled(
-        getattr(drv.CUtensorMapDataType, _TMA_DTYPE[dtype]), 2, ptr,
-        [inner, outer], [ld * e], [box[0], box[1]], [1, 1],
+        getattr(drv.CUtensorMapDataType, _TMA_DTYPE[dtype]), drv.cuuint32_t(2), ptr,
+        [drv.cuuint64_t(inner), drv.cuuint64_t(outer)], [drv.cuuint64_t(ld * e)],
+        [drv.cuuint32_t(box[0]), drv.cuuint32_t(box[1])], [drv.cuuint32_t(1), drv.cuuint32_t(1)],
         drv.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         drv.CUtensorMapSwizzle(swizzle_value),
         drv.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,

@@ -29,12 +29,40 @@ __device__ __forceinline__ uint32_t shared_addr(const void* p) {
 __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
 }
+#ifndef FSW_DEBUG_HANG
+#define FSW_DEBUG_HANG 0
+#endif
+#ifndef FSW_SETMAXNREG
+// Register reallocation between the roles (setmaxnreg). Seen on an H100: with four consumer
+// warpgroups (640 threads) setmaxnreg.inc to 112 never returned, while 1-3 consumer warpgroups
+// ran; at 640 threads the entry cap (96) already holds a BN <= 128 accumulator.
+#define FSW_SETMAXNREG -1  // -1: by the number of consumer warpgroups
+#endif
+#if FSW_DEBUG_HANG
+// Debug builds only: a wait that spins too long records where it is stuck in host-mapped
+// memory (the host sets fsw_debug_out) and goes on spinning.
+extern "C" __device__ unsigned int* fsw_debug_out;
+__device__ unsigned int* fsw_debug_out = nullptr;
+#endif
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   uint32_t done;
+#if FSW_DEBUG_HANG
+  long spins = 0;
+#endif
   do {
     asm volatile(
         "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
         : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+#if FSW_DEBUG_HANG
+    if (++spins == (1L << 24) && fsw_debug_out && threadIdx.x % 128 == 0) {
+      unsigned long long state;
+      asm volatile("ld.shared.b64 %0, [%1];" : "=l"(state) : "r"(bar));
+      volatile unsigned int* o = fsw_debug_out + 8 * (blockIdx.x * 8 + threadIdx.x / 128);
+      o[0] = 1; o[1] = blockIdx.x; o[2] = threadIdx.x; o[3] = bar; o[4] = parity;
+      o[5] = (unsigned)state; o[6] = (unsigned)(state >> 32);
+      __threadfence_system();
+    }
+#endif
   } while (!done);
 }
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
@@ -81,6 +109,7 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
   tn = i / height;
 }
 
+constexpr bool kSetMaxNReg = FSW_SETMAXNREG == 1 || (FSW_SETMAXNREG < 0 && K::kConsumerWarpgroups < 4);
 constexpr int kKSteps = P::kMmaPerKTile / P::kWarpgroups;      // wgmma per warpgroup per k-tile
 constexpr int kProducerRegs = 40;
 constexpr int kConsumerRegsRaw = (65536 - 128 * kProducerRegs) / (K::kConsumerWarpgroups * 128);
@@ -112,7 +141,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
   __syncthreads();
 
   if (wg == K::kProducerWarpgroup) {
-    reg_dealloc<kProducerRegs>();
+    if (kSetMaxNReg) reg_dealloc<kProducerRegs>();
     if (threadIdx.x % 128 == 0) {
       asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_a) : "memory");
       asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_b) : "memory");
@@ -146,7 +175,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       }
     }
   } else {
-    reg_alloc<kConsumerRegs>();
+    if (kSetMaxNReg) reg_alloc<kConsumerRegs>();
     const int w = wg - K::kFirstConsumerWarpgroup;   // A's MN block (64 rows) of this warpgroup
     const int thread = threadIdx.x % 128;
     const bool leader = threadIdx.x == K::kFirstConsumerWarpgroup * 128;

@@ -129,8 +129,11 @@ def correct(args):
             m, nn, k = shp
             if cfg["a_dtype"] in ("e4m3", "e5m2", "tf32", "f32") and ((k * (1 if cfg["a_dtype"][0] == "e" else 4)) % 16):
                 pass
+            t1 = time.time()
             try:
                 ok = check_one(cfg, m, nn, k, gen, log)
+                if args.verbose:
+                    print("ok" if ok else "FAIL", cfg, shp, f"{time.time() - t1:.2f} s", flush=True)
             except Exception as e:  # noqa: BLE001 - a failure is a result
                 ok = False
                 print("ERROR", cfg, shp, repr(e)[:300])
@@ -196,6 +199,9 @@ def bench(args):
                 rows.append(row)
                 if best is None or r["median_ms"] < best["median_ms"]:
                     best = row
+            if best is None:
+                print(f"{dt:5s} {m}x{n}x{k}: every configuration failed")
+                continue
             print(f"{dt:5s} {m:6d}x{n:6d}x{k:6d}  cuBLAS {ref_tf:7.1f} TF/s  fastswz best {best['tflops']:7.1f} "
                   f"({100 * best['ratio']:5.1f}%)  {best['config']['bm']}x{best['config']['bn']}x{best['config']['bk']}"
                   f"x{best['config']['stages']}{' epi' if best['config']['epilogue'] else ''} spread {best['spread']:.3f}",
@@ -213,7 +219,13 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--configs")
+    ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--watchdog", type=float, default=0,
+                    help="dump every Python stack and exit after this many seconds (hang diagnosis)")
     args = ap.parse_args()
+    if args.watchdog:
+        import faulthandler
+        faulthandler.dump_traceback_later(args.watchdog, exit=True)
     print("device:", runtime.device_info())
     ok = True
     if args.what in ("correct", "both"):
