@@ -20,7 +20,7 @@ from .blockscaled import BLOCK_SCALED_KINDS, InstrDescriptorBlockScaled
 from .descriptor import KINDS, InstrDescriptorSM100, decode
 from .doctor import check_descriptors, consistent_tiles
 from .draw import MAX_CELLS, MAX_TEXT_CELLS, UNITS, VIEWS, draw_layout, draw_tile, show_layout, show_tile
-from .errors import BankError, DescriptorFieldError, FastswzError, TileError
+from .errors import BankError, DescriptorFieldError, FastswzError, PlanError, TileError
 from .gluon import to_gluon
 from .linear import to_linear_layout
 from .notation import parse
@@ -226,7 +226,136 @@ def _parser() -> argparse.ArgumentParser:
     em.add_argument("--name", default=None, help="namespace / variable name")
     em.add_argument("--addresses", action="store_true", help="also write stage-0 address tables")
     em.add_argument("-o", "--output", default=None, help="write to this file (default stdout)")
+    _gemm_parser(sub)
     return p
+
+
+def _gemm_parser(sub):
+    g = sub.add_parser(
+        "gemm", help="compile, run and time a fastswz GEMM kernel on the GPU (extra 'cuda')",
+        description="Build the sm_90a GEMM kernel from a plan (given, or the best plan of tune's "
+                    "model that the kernel family runs), run it on random inputs, optionally check "
+                    "it against a float64 reference, and print TFLOP/s (beside cuBLAS when torch "
+                    "is installed). Needs an H100/H200 and pip install 'fastswz[cuda]'.")
+    g.add_argument("--m", required=True, type=_int)
+    g.add_argument("--n", required=True, type=_int)
+    g.add_argument("--k", required=True, type=_int)
+    g.add_argument("--a-dtype", default="bf16", help="bf16, f16, tf32, e4m3, e5m2 (default bf16)")
+    g.add_argument("--b-dtype", default=None, help="default: the A type")
+    g.add_argument("--a-major", default="K", choices=["K", "MN"])
+    g.add_argument("--b-major", default="K", choices=["K", "MN"])
+    g.add_argument("--out-dtype", default=None, help="bf16, f16 or f32 (default f32 for tf32, else bf16)")
+    for name in ("bm", "bn", "bk", "stages"):
+        g.add_argument(f"--{name}", type=_int, default=None, help="plan field (default: chosen)")
+    g.add_argument("--swizzle-a", default="auto")
+    g.add_argument("--swizzle-b", default="auto")
+    g.add_argument("--epilogue", action="store_true",
+                   help="store D through the plan's swizzled smem epilogue tile and TMA")
+    g.add_argument("--check", action="store_true",
+                   help="also check D: exact on small integers, relative error on random inputs")
+    g.add_argument("--reps", type=_int, default=20, help="timed runs (median reported)")
+    g.add_argument("--json", action="store_true")
+
+
+def _gemm(args):
+    import importlib
+    import json as _json
+
+    fc = importlib.import_module("fastswz.cuda")  # cuda.bindings loads only when a GPU call runs
+    a_dt = args.a_dtype
+    b_dt = args.b_dtype or a_dt
+    out_dt = args.out_dtype or ("f32" if a_dt in ("tf32", "f32") else "bf16")
+    if args.reps < 1:
+        raise PlanError(f"--reps {args.reps} must be >= 1")
+    fields = {k: getattr(args, k) for k in ("bm", "bn", "bk", "stages")}
+    if all(v is None for v in fields.values()):
+        cfg = fc.choose_plan(args.m, args.n, args.k, a_dt, b_dt, args.a_major, args.b_major, out_dt)
+        chosen = "tune model's best supported plan"
+    else:
+        cfg = {**fc.normalize_config(), **{k: v for k, v in fields.items() if v is not None},
+               "swizzle_a": args.swizzle_a, "swizzle_b": args.swizzle_b}
+        chosen = "given"
+    cfg = fc.normalize_config(cfg, a_dtype=a_dt, b_dtype=b_dt, a_major=args.a_major,
+                              b_major=args.b_major, out_dtype=out_dt, epilogue=args.epilogue)
+    why = fc.supported(cfg)
+    if why:
+        raise PlanError(f"the sm90 GEMM kernel does not run this plan: {why}")
+    kern = fc.compile_gemm(cfg)
+    res = {"config": kern.config, "plan": chosen, "instruction": kern.plan["instruction"],
+           "smem_bytes": kern.smem_bytes, "threads": kern.plan["kernel"]["threads"],
+           "device": fc.device_info()}
+    if args.check:
+        from .cuda.runtime import check
+        res["check"] = [check(kern, args.m, args.n, args.k, ints=True),
+                        check(kern, args.m, args.n, args.k, ints=False)]
+    res["fastswz"] = kern.time(args.m, args.n, args.k, reps=args.reps)
+    res["cublas"] = _cublas_time(args.m, args.n, args.k, a_dt, b_dt, out_dt, args.reps)
+    if args.json:
+        return _json.dumps(res, indent=1, default=str)
+    c = kern.config
+    lines = [f"gemm         {args.m} x {args.n} x {args.k}, {a_dt} x {b_dt} -> {out_dt}, "
+             f"{args.a_major}/{args.b_major}-major",
+             f"plan         {c['bm']} x {c['bn']} x {c['bk']}, {c['stages']} stages, swizzle "
+             f"{kern.plan['a']['swizzle']}/{kern.plan['b']['swizzle']}, "
+             f"{'smem epilogue tile + TMA store' if c['epilogue'] else 'registers -> global'} ({chosen})",
+             f"kernel       {res['instruction']}, {res['threads']} threads, {res['smem_bytes']} B smem, "
+             f"{res['device']['name']}"]
+    for r in res.get("check", []):
+        what = "integers" if r["ints"] else "random"
+        detail = f"{r['mismatches']} mismatches" if r["ints"] else f"relative error {r['rel_err']:.2e}"
+        lines.append(f"check        {what}: {'ok' if r['ok'] else 'FAILED'} ({detail}, "
+                     f"{r['unwritten']} unwritten)")
+    f = res["fastswz"]
+    lines.append(f"fastswz      {f['tflops']:.1f} TFLOP/s (median {f['median_ms']:.4f} ms of "
+                 f"{f['reps']}, spread {100 * f['spread']:.1f}%)")
+    cb = res["cublas"]
+    if cb:
+        lines.append(f"cuBLAS       {cb['tflops']:.1f} TFLOP/s (median {cb['median_ms']:.4f} ms; "
+                     f"fastswz at {100 * f['tflops'] / cb['tflops']:.1f}%)")
+    else:
+        lines.append("cuBLAS       not measured (torch is not installed, or has no kernel for these types)")
+    out = "\n".join(lines)
+    if args.check and not all(r["ok"] for r in res["check"]):
+        return out, 1
+    return out
+
+
+def _cublas_time(m, n, k, a_dt, b_dt, out_dt, reps):
+    """torch's cuBLAS on the same problem, timed like the kernel (events, L2 flushed)."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    td = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32, "tf32": torch.float32,
+          "e4m3": getattr(torch, "float8_e4m3fn", None), "e5m2": getattr(torch, "float8_e5m2", None)}
+    a = torch.randn(m, k, device="cuda").to(td[a_dt])
+    b = torch.randn(n, k, device="cuda").to(td[b_dt]).t()
+    if a_dt in ("e4m3", "e5m2"):
+        one = torch.tensor(1.0, device="cuda")
+
+        def fn():
+            return torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=td[out_dt])
+    else:
+        def fn():
+            return a @ b
+    flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size // 4,
+                        dtype=torch.int32, device="cuda")
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    ts = []
+    try:
+        for i in range(3 + reps):
+            flush.fill_(i)
+            start.record()
+            fn()
+            stop.record()
+            stop.synchronize()
+            if i >= 3:
+                ts.append(start.elapsed_time(stop))
+    except RuntimeError:
+        return None
+    ts.sort()
+    med = ts[len(ts) // 2]
+    return {"median_ms": med, "tflops": 2.0 * m * n * k / med / 1e9}
 
 
 def _plan_arguments(p):
@@ -547,7 +676,7 @@ def main(argv=None) -> int:
     try:
         out = {"tile": _tile, "decode": _decode, "instr": _instr, "draw": _draw, "show": _show,
                "check": _check, "banks": _banks, "plan": _plan,
-               "tune": _tune, "emit": _emit}[args.cmd](args)
+               "tune": _tune, "emit": _emit, "gemm": _gemm}[args.cmd](args)
     except FastswzError as exc:
         print(f"fastswz: error: {exc}", file=sys.stderr)
         return 2

@@ -22,9 +22,6 @@ __all__ = [
     "DescriptorFieldError",
     "BankError",
     "PlanError",
-    "CudaError",
-    "CudaUnavailableError",
-    "GemmArgumentError",
 ]
 
 
@@ -93,17 +90,3 @@ def as_major(name: str, value) -> str:
 class PlanError(FastswzError, ValueError):
     """A kernel plan (``plan_gemm``, ``tune``, ``emit``) was given input no configuration can use."""
 
-
-class CudaError(FastswzError, RuntimeError):
-    """The optional GPU runtime (:mod:`fastswz.cuda`) failed: a compile error (with the NVRTC
-    log), a driver call that returned an error, or a launch that faulted."""
-
-
-class CudaUnavailableError(CudaError):
-    """The GPU runtime cannot run here: the ``cuda`` extra is not installed, no GPU is visible,
-    or the GPU is not the architecture the plan targets."""
-
-
-class GemmArgumentError(FastswzError, ValueError):
-    """A tensor handed to :func:`fastswz.cuda.gemm` does not fit the plan: shape, dtype,
-    strides, alignment or device."""

@@ -22,7 +22,8 @@ import math
 import os
 import sys
 
-from ..errors import CudaError, CudaUnavailableError, GemmArgumentError, PlanError
+from ..errors import PlanError
+from .errors import CudaError, CudaUnavailableError, GemmArgumentError
 from . import codegen
 from .codegen import GEMM_KEYS, OUT_DTYPES, kernel_sources, normalize_config, supported
 

@@ -21,7 +21,7 @@ import threading
 import numpy as np
 
 from ..dtypes import dtype as _lookup_dtype
-from ..errors import CudaError, CudaUnavailableError, GemmArgumentError
+from .errors import CudaError, CudaUnavailableError, GemmArgumentError
 from . import codegen
 
 __all__ = ["cache_dir", "compile_cubin", "GemmKernel", "device_info", "device_key", "driver"]
@@ -58,7 +58,12 @@ def _context():
     drv = driver()
     with _LOCK:
         if "ctx" not in _STATE:
-            err = drv.cuInit(0)[0]
+            try:
+                err = drv.cuInit(0)[0]
+            except RuntimeError as e:  # cuda.bindings could not load the driver library
+                raise CudaUnavailableError(
+                    f"no NVIDIA driver here ({e}): the GEMM kernels need a Hopper GPU (sm_90a); "
+                    f"compiling (compile_gemm) works without one") from None
             if err != drv.CUresult.CUDA_SUCCESS:
                 raise CudaUnavailableError(
                     f"no usable NVIDIA GPU: cuInit returned {err.name}; the GEMM kernels need a "
@@ -275,6 +280,73 @@ class GemmKernel:
                 "reps": reps}
 
 
+def check(kernel, m, n, k, *, ints=True, seed=0):
+    """Run ``kernel`` once on host-made inputs and compare D with the float64 product.
+
+    ``ints=True``: small integers in [-2, 2] (exact in every input type, every sum exact in
+    f32): D must equal the reference rounded to the output type, element for element.
+    ``ints=False``: normal(0, 1) values; the relative Frobenius error is reported. D is
+    poisoned (all bits set: NaN) first, so an unwritten element fails. Returns a dict.
+    """
+    from .reference_gemm import decode, encode_fp8
+
+    c = kernel.config
+    rng = np.random.default_rng(seed)
+    drv = driver()
+    _context()
+    host, ptrs = [], []
+    lda, ldb, ldd = _lds(c, m, n, k)
+    for op, rows in (("a", m), ("b", n)):
+        dt = c[op + "_dtype"]
+        x = rng.integers(-2, 3, rows * k).astype(np.float32) if ints else rng.standard_normal(rows * k, dtype=np.float32)
+        bits = _bits_of(x, dt)
+        # logical (rows, k) values; stored K-major as (rows, k), MN-major as (k, rows)
+        logical = decode(bits, dt).reshape(rows, k)
+        stored = bits.reshape(rows, k) if c[op + "_major"] == "K" else np.ascontiguousarray(bits.reshape(rows, k).T)
+        ptr = _alloc(stored.nbytes)
+        _check(drv.cuMemcpyHtoD(ptr, stored.ctypes.data, stored.nbytes), "cuMemcpyHtoD")
+        host.append(logical)
+        ptrs.append(ptr)
+    eo = _lookup_dtype(c["out_dtype"]).bits // 8
+    pd = _alloc(m * n * eo)
+    try:
+        _check(drv.cuMemsetD8(pd, 0xFF, m * n * eo), "cuMemsetD8")
+        kernel.launch(ptrs[0], ptrs[1], pd, m, n, k, lda, ldb, ldd)
+        _check(drv.cuCtxSynchronize(), "the GEMM kernel")
+        out = np.empty(m * n, dtype={1: np.uint8, 2: np.uint16, 4: np.uint32}[eo])
+        _check(drv.cuMemcpyDtoH(out.ctypes.data, pd, out.nbytes), "cuMemcpyDtoH")
+    finally:
+        for p in (*ptrs, pd):
+            drv.cuMemFree(p)
+    d = decode(out, c["out_dtype"]).reshape(m, n)
+    ref = host[0] @ host[1].T
+    res = {"m": m, "n": n, "k": k, "ints": ints, "unwritten": int(np.isnan(d).sum())}
+    if ints:
+        want = decode(_bits_of(ref.astype(np.float32), c["out_dtype"]), c["out_dtype"]).reshape(m, n)
+        res["mismatches"] = int((d != want).sum())
+        res["ok"] = res["mismatches"] == 0
+    else:
+        err = float(np.linalg.norm(np.nan_to_num(d, nan=1e30) - ref) / np.linalg.norm(ref))
+        res["rel_err"] = err
+        res["ok"] = bool(err < (2e-2 if c["a_dtype"] in ("e4m3", "e5m2") else 1e-2))
+    return res
+
+
+def _bits_of(x, dtype):
+    """Raw bits of float32 values rounded to ``dtype`` (round to nearest even)."""
+    name = _lookup_dtype(dtype).name
+    x = np.asarray(x, dtype=np.float32)
+    if name in ("f32", "tf32"):
+        return x.view(np.uint32)
+    if name == "f16":
+        return x.astype(np.float16).view(np.uint16)
+    if name == "bf16":
+        u = x.view(np.uint32).astype(np.uint64)
+        return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    from .reference_gemm import encode_fp8
+    return encode_fp8(x, name)
+
+
 def _lds(c, m, n, k):
     """Leading dimensions (elements) of densely packed A, B, D for a configuration's majors."""
     lda = k if c["a_major"] == "K" else m
@@ -300,14 +372,7 @@ def random_bits(dtype, count, rng):
     normal(0, 1) rounded to the type (no NaN or infinity), for timing and checks."""
     name = _lookup_dtype(dtype).name
     x = rng.standard_normal(count, dtype=np.float32)
-    if name in ("f32", "tf32"):
-        return x.view(np.uint32)
-    if name == "f16":
-        return x.astype(np.float16).view(np.uint16)
-    if name == "bf16":
-        return (x.view(np.uint32) >> 16).astype(np.uint16)
-    from .reference_gemm import encode_fp8
-    return encode_fp8(x, name)
+    return _bits_of(x, name)
 
 
 def _problem_buffers(c, m, n, k, seed):
