@@ -422,6 +422,10 @@ def mma_sync(shape, dtype, operand):
     else:
         fam = _FAMILY[dtype]
         bits = _BITS[fam]
+    if (fam, shape) not in _MMA or (dtype in _FP8 and shape == "m8n8k16"):
+        ok = MMA_SYNC_SHAPES.get(dtype) or sorted({s for (_, s) in _MMA})
+        raise FragmentError(f"shape={shape!r} is not an mma.sync shape for {dtype}: use one of "
+                            f"{list(ok)}")
     sh, st = _MMA[(fam, shape)]["C" if acc else operand]
     ext = {"A": (M, K), "B": (N, K), "C": (M, N), "D": (M, N)}[operand]
     op = "C" if acc else operand
