@@ -43,6 +43,7 @@ from . import _kernels
 from .dtypes import dtype as _dtype
 from .errors import BankError, FastswzTypeError, TileError, as_int
 from .tile import OperandTile
+from .tv_layout import ldmatrix, mma_sync, stmatrix
 
 __all__ = ["bank_wavefronts", "ideal_wavefronts", "matrix_wavefronts", "BankScore", "score",
            "mma_a_rows", "mma_b_rows", "fragment_rows", "epilogue_tile", "stmatrix_rows",
@@ -281,6 +282,14 @@ def _amap(amap, elem_bytes):
     return m.astype(np.int64, copy=False), e   # no copy: fragment_rows calls this per fragment
 
 
+def _matrix_rows(op, x):
+    """(matrix, row) each lane points at in an ldmatrix/stmatrix ``.x{x}``: the public address
+    map (:func:`fastswz.tv_layout.ldmatrix` with ``role="addresses"``); lanes past ``8x``
+    repeat the first ones, as the hardware ignores them."""
+    rows = op(x, role="addresses").coords()[0][:, 0]
+    return rows // 8, rows % 8
+
+
 def mma_a_rows(amap, elem_bytes, mn0=0, k0=0, trans=False):
     """Row addresses of one ``ldmatrix.x4`` loading a 16 x (32 bytes of K) A fragment.
 
@@ -298,8 +307,7 @@ def mma_a_rows(amap, elem_bytes, mn0=0, k0=0, trans=False):
     4
     """
     m, e = _amap(amap, elem_bytes)
-    t = np.arange(32)
-    j, r = t // 8, t % 8
+    j, r = _matrix_rows(ldmatrix, 4)
     if trans:
         return m[mn0 + (j % 2) * 8, k0 + (j // 2) * 8 + r]
     return m[mn0 + (j % 2) * 8 + r, k0 + (j // 2) * (16 // e)]
@@ -317,8 +325,7 @@ def mma_b_rows(amap, elem_bytes, n0=0, k0=0, trans=False):
     2
     """
     m, e = _amap(amap, elem_bytes)
-    t = np.arange(32) % 16
-    j, r = t // 8, t % 8
+    j, r = _matrix_rows(ldmatrix, 2)
     if trans:
         return m[n0, k0 + j * 8 + r]
     return m[n0 + r, k0 + j * (16 // e)]
@@ -387,7 +394,14 @@ def stmatrix_rows(cmap, elem_bytes):
     m, e = _amap(cmap, elem_bytes)
     if e != 2:
         raise BankError(f"stmatrix stores 16-bit elements (b16), not elem_bytes={e}")
-    return fragment_rows(m, e, "A")
+    if m.shape[0] % 16 or m.shape[1] % 16:
+        raise BankError(f"a {m.shape[0]} x {m.shape[1]} tile is not a whole number of "
+                        f"16 x 16 A fragments")
+    # lane 8j + r: row r of matrix j; matrices (rows 0-7 | 8-15) x (columns 0-7 | 8-15)
+    j, r = _matrix_rows(stmatrix, 4)
+    r0 = np.arange(0, m.shape[0], 16)[:, None, None]
+    c0 = np.arange(0, m.shape[1], 16)[None, :, None]
+    return m[r0 + (j % 2) * 8 + r, c0 + (j // 2) * 8].reshape(-1, 32)
 
 
 def accumulator_stores(cmap, elem_bytes):
@@ -407,12 +421,14 @@ def accumulator_stores(cmap, elem_bytes):
     m, e = _amap(cmap, elem_bytes)
     if m.shape[0] % 16 or m.shape[1] % 8:
         raise BankError(f"a {m.shape[0]} x {m.shape[1]} accumulator tile is not whole 16 x 8 blocks")
-    lane = np.arange(32)
+    # The public D map (mma.sync C = one warp's slab of the wgmma D): values 0,1 and 2,3 of each
+    # lane are the adjacent pairs, stored as one 2 * elem_bytes access each.
+    rows, cols = mma_sync("m16n8k16", "f32", "C").coords()      # (32 lanes, 4 values)
+    pr, pc = rows[:, 0::2].T, cols[:, 0::2].T                   # (upper/lower pair, lane)
     # per (16-row slab, 8 columns, upper/lower 8 rows), in that order
     r0 = np.arange(0, m.shape[0], 16)[:, None, None, None]
     c0 = np.arange(0, m.shape[1], 8)[None, :, None, None]
-    h = np.array([0, 8])[None, None, :, None]
-    return m[r0 + lane // 4 + h, c0 + 2 * (lane % 4)].reshape(-1, 32), 2 * e
+    return m[r0 + pr, c0 + pc].reshape(-1, 32), 2 * e
 
 
 def row_copy(amap, elem_bytes, access_bytes):
