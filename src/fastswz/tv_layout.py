@@ -115,7 +115,7 @@ class TVLayout:
             raise FastswzTypeError(f"name={name!r} must be a string")
         bits = as_int("bits", bits)
         if bits not in (4, 6, 8, 16, 32, 64):
-            raise FragmentError(f"bits={bits} is not an element width: use 8, 16, 32 or 64")
+            raise FragmentError(f"bits={bits} is not an element width: use 4, 6, 8, 16, 32 or 64")
         if order == "tmem" and cols > TMEM_LANE:
             raise FragmentError(f"extents=({rows}, {cols}): tensor memory has at most {TMEM_LANE} "
                                 f"columns per lane in an address")
