@@ -260,6 +260,93 @@ class TVLayout:
             cols.append(self.addresses(byte_map).ravel())
         return np.stack(cols, axis=1)
 
+    def to_linear(self, transpose=False):
+        """This fragment as a Triton linear layout over ``(register, lane, warp)`` (a
+        :class:`fastswz.LinearLayout` to ``(dim0, dim1)`` = (row, col) of :attr:`extents`).
+
+        Triton names a register by the value index CuTe uses here, a lane by the thread's
+        index in its warp and a warp by ``thread // 32``. ``transpose=True`` swaps the output
+        dimensions (Triton's B operand is the K x N tensor, fastswz's is (n, k)). Needs
+        power-of-two thread and value counts, and a map that is linear over GF(2) (every layout
+        of this module with power-of-two extents is).
+
+        Examples
+        --------
+        >>> print(mma_sync("m16n8k16", "f32", "C").to_linear())
+         - register=1 -> (0, 1)
+           register=2 -> (8, 0)
+         - lane=1 -> (0, 2)
+           lane=2 -> (0, 4)
+           lane=4 -> (1, 0)
+           lane=8 -> (2, 0)
+           lane=16 -> (4, 0)
+        where out dims are: [dim0 (size 16), dim1 (size 8)]
+        """
+        from .linear import LinearLayout, linear_evaluate
+        if self.order == "tmem":
+            raise FragmentError(f"{self.name}: a tensor-memory layout has no Triton register "
+                                f"layout; compose it with tmem_fragment() first")
+        T, V = self.threads, self.values
+        if T & (T - 1) or V & (V - 1) or T < 32 and T != 1:
+            raise FragmentError(f"{self.name} has {T} threads and {V} values: a Triton linear "
+                                f"layout needs powers of two (and whole warps)")
+        r, c = self.coords()
+        rows, cols = self.extents
+        if transpose:
+            r, c, rows, cols = c, r, cols, rows
+
+        def vec(t, v):
+            return (int(r[t, v]), int(c[t, v]))
+        reg = [vec(0, 1 << j) for j in range(V.bit_length() - 1)]
+        lane = [vec(1 << j, 0) for j in range(min(T, 32).bit_length() - 1)]
+        warp = [vec(32 << j, 0) for j in range((T // 32).bit_length() - 1)] if T > 32 else []
+        ins = [("register", reg), ("lane", lane)] + ([("warp", warp)] if T > 32 else [])
+        ll = LinearLayout(ins, [("dim0", _pow2(rows)), ("dim1", _pow2(cols))])
+        # a linear layout must reproduce the whole map (XOR of the basis images)
+        t = np.arange(T)[:, None]
+        v = np.arange(V)[None, :]
+        flat = (v + V * (t % 32) + 32 * V * (t // 32)).ravel()
+        got = linear_evaluate(ll, flat)
+        dbits = _pow2(rows).bit_length() - 1
+        want = r.ravel() | (c.ravel() << dbits)
+        if not np.array_equal(got, want):
+            raise FragmentError(f"{self.name}: the map is not linear over GF(2), so it has no "
+                                f"Triton linear layout")
+        return ll
+
+    def gluon(self):
+        """The Triton/Gluon distributed layout with this register map, as the constructor call
+        text, or None where Gluon has none (copy layouts, tensor memory).
+
+        Examples
+        --------
+        >>> wgmma_d(128).gluon()
+        'NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, 128, 16])'
+        >>> mma_sync("m16n8k16", "bf16", "A").gluon()
+        'DotOperandLayout(operand_index=0, parent=NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, 1], instr_shape=[16, 8]), k_width=2)'
+        """
+        parts = self.name.split(".")
+        if parts[0] == "wgmma" and parts[-1] == "D":
+            n = int(parts[1].split("n")[1])
+            return (f"NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], "
+                    f"instr_shape=[16, {n}, 16])")
+        mma2 = "NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, 1], instr_shape=[16, 8])"
+        if parts[0] == "mma" and parts[1].startswith("m16n8"):
+            if parts[-1] == "C":
+                return mma2
+            return (f"DotOperandLayout(operand_index={'AB'.index(parts[-1])}, parent={mma2}, "
+                    f"k_width={max(1, 32 // self.bits)})")
+        if parts[0] == "wgmma" and parts[-1] == "A":
+            k = int(parts[1].split("k")[1])
+            mma3 = (f"NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], "
+                    f"instr_shape=[16, 8, {k}])")
+            return f"DotOperandLayout(operand_index=0, parent={mma3}, k_width={max(1, 32 // self.bits)})"
+        return None
+
+
+def _pow2(n):
+    return 1 << (int(n) - 1).bit_length()
+
 
 def _span(layout):
     lo = hi = 0
