@@ -48,7 +48,8 @@ from .tv_layout import ldmatrix, mma_sync, stmatrix
 __all__ = ["bank_wavefronts", "ideal_wavefronts", "matrix_wavefronts", "BankScore", "score",
            "mma_a_rows", "mma_b_rows", "fragment_rows", "epilogue_tile", "stmatrix_rows",
            "accumulator_stores", "row_copy", "epilogue_access", "best_swizzle", "EPILOGUE_ACCESSES",
-           "EPILOGUE_SWIZZLES", "ACCESS_BYTES", "OPS", "PATTERNS", "pattern_scores", "epilogue_column"]
+           "EPILOGUE_SWIZZLES", "ACCESS_BYTES", "OPS", "PATTERNS", "pattern_scores", "epilogue_column",
+           "fragment_accesses", "fragment_score"]
 
 ACCESS_BYTES = (1, 2, 4, 8, 16)
 OPS = ("ld", "st")
@@ -583,3 +584,66 @@ def epilogue_column(dtype, m, n, swizzle, access="stmatrix"):
     best, _ = best_swizzle(dtype, m, n, access)
     return {"epilogue_wavefronts": s.total, "epilogue_ideal": s.ideal_total,
             "epilogue_excess": s.excess, "epilogue_best_swizzle": best}
+
+
+def fragment_accesses(tv, byte_map, vector=True):
+    """Lane addresses of the ``ld.shared`` / ``st.shared`` that move a register fragment between
+    registers and a tile: one warp instruction per (warp, access), lanes = the warp's threads.
+
+    Each thread moves its values in order; with ``vector=True`` consecutive values whose bytes
+    are adjacent in the tile (and together at most 16 bytes, aligned) share one access, as a
+    compiler vectorises them; otherwise every 32-bit register (or 64-bit value) is one access.
+    The access width must be the same for every thread (it is for every fragment here).
+    ``byte_map`` is as for :meth:`fastswz.TVLayout.addresses`.
+
+    Returns ``(addresses (instructions, 32), access_bytes)``.
+
+    Examples
+    --------
+    >>> from fastswz import wgmma_d
+    >>> a, w = fragment_accesses(wgmma_d(64), epilogue_tile("f32", "rowmajor", 64, 64))
+    >>> a.shape, w, score(a, w, "st").total                  # the pairs of accumulator_stores
+    ((64, 32), 8, 512)
+    """
+    from .tv_layout import TVLayout
+    if not isinstance(tv, TVLayout):
+        raise FastswzTypeError(f"fragment must be a TVLayout, not {type(tv).__name__}")
+    addr = tv.addresses(byte_map)                                  # (threads, values)
+    e = max(1, tv.bits // 8)
+    per = max(1, 32 // tv.bits)                                    # values per 32-bit register
+    group = per
+    if vector:
+        # grow the group while every thread's next values stay adjacent and aligned
+        while (group * 2 <= tv.values and group * 2 * e <= 16 and tv.values % (group * 2) == 0):
+            g2 = addr.reshape(tv.threads, -1, group * 2)
+            if not (np.all(g2 - g2[:, :, :1] == np.arange(group * 2) * e) and np.all(g2[:, :, 0] % (group * 2 * e) == 0)):
+                break
+            group *= 2
+    group = min(group, tv.values)
+    g = addr.reshape(tv.threads, -1, group)
+    if group > 1 and not np.all(g - g[:, :, :1] == np.arange(group) * e):
+        raise BankError(f"{tv.name}: the values of one register are not adjacent in this tile, so "
+                        f"no single ld/st moves them: use vector=False on 8/16-bit values only "
+                        f"through ldmatrix/stmatrix (fastswz.ldmatrix)")
+    width = group * e
+    if width not in ACCESS_BYTES:
+        raise BankError(f"{tv.name}: an access of {width} bytes is not a shared-memory width")
+    first = g[:, :, 0]                                             # (threads, accesses)
+    warps = tv.threads // 32
+    if tv.threads % 32:
+        raise BankError(f"{tv.name}: {tv.threads} threads are not whole warps")
+    return first.reshape(warps, 32, -1).transpose(0, 2, 1).reshape(-1, 32), width
+
+
+def fragment_score(tv, byte_map, op="ld", vector=True):
+    """:func:`score` of :func:`fragment_accesses`: the wavefronts of moving a fragment.
+
+    Examples
+    --------
+    >>> from fastswz import OperandTile, wgmma_a
+    >>> t = OperandTile("bf16", "K", "128B", 64, 64).addresses().astype("int64")
+    >>> fragment_score(wgmma_a("bf16"), t).excess      # A from registers, loaded with ld.shared.b32
+    0
+    """
+    a, w = fragment_accesses(tv, byte_map, vector)
+    return score(a, w, op)

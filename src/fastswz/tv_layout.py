@@ -46,7 +46,7 @@ from .errors import FastswzTypeError, FragmentError, as_int
 from .layout import Layout
 from .notation import parse
 
-__all__ = ["TVLayout", "mma_sync", "wgmma_d", "wgmma_a", "ldmatrix", "stmatrix", "tmem_accumulator",
+__all__ = ["TVLayout", "fragment", "FRAGMENT_EXAMPLES", "mma_sync", "wgmma_d", "wgmma_a", "ldmatrix", "stmatrix", "tmem_accumulator",
            "tcgen05_ld", "tcgen05_st", "tmem_fragment", "MMA_SYNC_SHAPES", "TCGEN05_SHAPES",
            "wgmma_d_coords", "tv_coords", "tv_inverse"]
 
@@ -835,3 +835,61 @@ def tmem_fragment(accumulator, ld, lane0=0, col0=0):
     m = np.where(hit, flat % rows, -1)
     n = np.where(hit, flat // rows, -1)
     return m, n
+
+
+#: One name of each kind :func:`fragment` reads (every TVLayout's ``name`` is such a name).
+FRAGMENT_EXAMPLES = ("mma.m16n8k16.bf16.A", "mma.m16n8k16.f32.C", "wgmma.m64n128.f32.D",
+                     "wgmma.m64nNk16.bf16.A", "ldmatrix.m8n8.x4.trans.b16.registers",
+                     "stmatrix.m8n8.x4.b16.addresses", "tcgen05.ld.16x256b.x4.warpgroup")
+
+
+def fragment(name):
+    """The TV layout an instruction name describes: the inverse of ``TVLayout.name``, and what
+    ``fastswz fragment NAME`` reads.
+
+    Names: ``mma.<shape>.<type>.<A|B|C|D>``; ``wgmma.m64n<N>.<f32|s32|f16>.D``;
+    ``wgmma.m64nNk<K>.<type>.A``; ``<ldmatrix|stmatrix>.m8n8.x<1|2|4>[.trans][.b16]
+    [.registers|.addresses]``; ``tcgen05.<ld|st>.<shape>.x<num>[.warpgroup]``
+    (:data:`FRAGMENT_EXAMPLES` has one of each).
+
+    Examples
+    --------
+    >>> fragment("wgmma.m64n64.f32.D") == wgmma_d(64)
+    True
+    >>> all(fragment(x).name == x for x in FRAGMENT_EXAMPLES)
+    True
+    """
+    if not isinstance(name, str):
+        raise FastswzTypeError(f"name={name!r} must be a string such as 'mma.m16n8k16.bf16.A'")
+    p = name.split(".")
+    bad = FragmentError(f"fragment name {name!r} is not one fastswz knows: use forms like "
+                        f"{', '.join(FRAGMENT_EXAMPLES)}")
+    try:
+        if p[0] == "mma" and len(p) == 4:
+            return mma_sync(p[1], p[2], p[3])
+        if p[0] == "wgmma" and len(p) == 4 and p[3] == "D" and p[1].startswith("m64n"):
+            return wgmma_d(int(p[1][4:]), p[2])
+        if p[0] == "wgmma" and len(p) == 4 and p[3] == "A":
+            tv = wgmma_a(p[2])
+            if tv.name != name:
+                raise bad
+            return tv
+        if p[0] in ("ldmatrix", "stmatrix") and len(p) >= 3 and p[1] == "m8n8" and p[2][:1] == "x":
+            rest = p[3:]
+            trans = bool(rest) and rest[0] == "trans"
+            rest = rest[1:] if trans else rest
+            rest = rest[1:] if rest and rest[0] == "b16" else rest
+            role = rest[0] if rest else "registers"
+            if len(rest) > 1:
+                raise bad
+            fn = ldmatrix if p[0] == "ldmatrix" else stmatrix
+            return fn(int(p[2][1:]), trans, role)
+        if p[0] == "tcgen05" and len(p) in (4, 5) and p[1] in ("ld", "st") and p[3][:1] == "x":
+            if len(p) == 5 and p[4] != "warpgroup":
+                raise bad
+            return tcgen05_ld(p[2], int(p[3][1:]), 4 if len(p) == 5 else 1, op=p[1])
+    except ValueError as exc:
+        if isinstance(exc, FragmentError):
+            raise
+        raise bad from None
+    raise bad
