@@ -623,11 +623,9 @@ def fragment_accesses(tv, byte_map, vector=True):
     g = addr.reshape(tv.threads, -1, group)
     if group > 1 and not np.all(g - g[:, :, :1] == np.arange(group) * e):
         raise BankError(f"{tv.name}: the values of one register are not adjacent in this tile, so "
-                        f"no single ld/st moves them: use vector=False on 8/16-bit values only "
-                        f"through ldmatrix/stmatrix (fastswz.ldmatrix)")
-    width = group * e
-    if width not in ACCESS_BYTES:
-        raise BankError(f"{tv.name}: an access of {width} bytes is not a shared-memory width")
+                        f"no single ld/st moves them; move them with ldmatrix/stmatrix instead "
+                        f"(fastswz.ldmatrix), or use a tile where they are adjacent")
+    width = group * e          # 1..16: a power of two times the element bytes, at most 16
     first = g[:, :, 0]                                             # (threads, accesses)
     warps = tv.threads // 32
     if tv.threads % 32:
