@@ -4,7 +4,7 @@ MMA traits (ALayout/BLayout/CLayout), the wgmma register A and accumulator layou
 accumulator's TMEM layout must be *identical* layouts (same shape and stride as CuTe prints
 them). Copy traits count bits: CuTe's ``DstLayout``/``SrcLayout`` of ldmatrix, stmatrix and
 tcgen05.ld/st must be the same function as fastswz's element layout widened to bits
-(``bit = element * bits + b``), over the whole domain (docs/CUTE_COMPARISON.md §8).
+(``bit = element * bits + b``), over the whole domain (docs/CUTE_COMPARISON.md §9).
 """
 
 from __future__ import annotations
