@@ -124,6 +124,11 @@ class TVLayout:
         if lo < 0 or hi >= cap:
             raise FragmentError(f"layout {layout} reaches index {lo if lo < 0 else hi}, outside the "
                                 f"{rows} x {cols} extents (order={order!r}): index must be in [0, {cap})")
+        if order == "tmem":
+            col = evaluate(layout) & (TMEM_LANE - 1)
+            if col.size and int(col.max()) >= cols:
+                raise FragmentError(f"layout {layout} reaches TMEM column {int(col.max())}, outside the "
+                                    f"{cols} columns of the extents ({rows}, {cols})")
         for k, v in (("layout", layout), ("extents", (rows, cols)), ("order", order),
                      ("name", name), ("bits", bits)):
             object.__setattr__(self, k, v)
