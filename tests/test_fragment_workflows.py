@@ -223,3 +223,12 @@ def test_cli_fragment_errors_exit_2_with_one_line(capsys, argv, msg):
 
 def test_examples_constant():
     assert len(FRAGMENT_EXAMPLES) == 7
+
+
+def test_cli_draw_and_show_take_a_fragment(capsys):
+    rc, out, _ = _run(capsys, "show", "--fragment", "mma.m8n8k4.f64.C")
+    assert rc == 0 and out.splitlines()[3].split("|")[1].strip() == "T0V0"
+    rc, out, _ = _run(capsys, "draw", "--fragment", "wgmma.m64n8.f32.D")
+    assert rc == 0 and 'data-fragment="wgmma.m64n8.f32.D"' in out
+    rc, out, err = _run(capsys, "show", "--fragment", "mma.m8n8k4.f64.C", "--dtype", "bf16")
+    assert rc == 2 and "--fragment draws a register fragment by itself" in err

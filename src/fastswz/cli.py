@@ -162,6 +162,8 @@ def _parser() -> argparse.ArgumentParser:
                         f"mn,k; logical view: cells at (mn, k), labelled by address.")
         _tile_options(v, required=False)
         v.add_argument("--layout", metavar="TEXT", help="a Layout or ComposedLayout, e.g. 'Sw<3,4,3> o (8,64):(64,1)'")
+        v.add_argument("--fragment", metavar="NAME",
+                       help="a register fragment, e.g. wgmma.m64n64.f32.D (cells T<thread>V<value>, as the PTX figures)")
         v.add_argument("--view", default=None, choices=VIEWS, help="tiles: physical (default) or logical")
         v.add_argument("--unit", default=None, choices=UNITS, help="tiles: one cell per chunk (default) or element")
         v.add_argument("--max-cells", default=None, type=_int,
@@ -529,6 +531,11 @@ def _picture(args):
     for name, value in _TILE_DEFAULTS.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
+    if getattr(args, "fragment", None) is not None:
+        if given or args.layout is not None:
+            raise TileError(f"--fragment draws a register fragment by itself: give either --fragment, "
+                            f"--layout or the tile options")
+        return "fragment", fragment(args.fragment)
     if args.layout is not None:
         if given:
             raise TileError(f"--{given[0].replace('_', '-')} is a tile option; --layout draws a layout "
@@ -567,7 +574,10 @@ def _write_atomic(path: str, text: str) -> None:
 def _draw(args) -> str:
     kind, obj = _picture(args)
     limit = {} if args.max_cells is None else {"max_cells": args.max_cells}
-    if kind == "layout":
+    if kind == "fragment":
+        from .draw import draw_fragment
+        svg = draw_fragment(obj, **limit)
+    elif kind == "layout":
         svg = draw_layout(obj, **limit)
     else:
         svg = draw_tile(obj, args.view, args.start, args.swizzle_base, args.unit,
@@ -581,6 +591,9 @@ def _draw(args) -> str:
 def _show(args) -> str:
     kind, obj = _picture(args)
     limit = {} if args.max_cells is None else {"max_cells": args.max_cells}
+    if kind == "fragment":
+        from .draw import show_fragment
+        return show_fragment(obj, **limit)
     if kind == "layout":
         return show_layout(obj, **limit)
     return show_tile(obj, args.view, args.start, args.swizzle_base, args.unit, **limit)
