@@ -31,6 +31,7 @@ MODULES = [  # one a line: every public module
     "fastswz.plan",
     "fastswz.tune",
     "fastswz.emit",
+    "fastswz.tv_layout",
 ]
 
 

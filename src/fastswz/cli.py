@@ -28,6 +28,7 @@ from .tile import ARCHS, LBO_POLICIES, ORDERS, SWIZZLE_BASES, OperandTile
 from .plan import plan_gemm
 from .tune import TUNE_NOTE, tune
 from .emit import EMIT_FORMATS, emit
+from .tv_layout import FRAGMENT_EXAMPLES, fragment
 
 
 def _int(text: str) -> int:
@@ -161,6 +162,8 @@ def _parser() -> argparse.ArgumentParser:
                         f"mn,k; logical view: cells at (mn, k), labelled by address.")
         _tile_options(v, required=False)
         v.add_argument("--layout", metavar="TEXT", help="a Layout or ComposedLayout, e.g. 'Sw<3,4,3> o (8,64):(64,1)'")
+        v.add_argument("--fragment", metavar="NAME",
+                       help="a register fragment, e.g. wgmma.m64n64.f32.D (cells T<thread>V<value>, as the PTX figures)")
         v.add_argument("--view", default=None, choices=VIEWS, help="tiles: physical (default) or logical")
         v.add_argument("--unit", default=None, choices=UNITS, help="tiles: one cell per chunk (default) or element")
         v.add_argument("--max-cells", default=None, type=_int,
@@ -226,8 +229,91 @@ def _parser() -> argparse.ArgumentParser:
     em.add_argument("--name", default=None, help="namespace / variable name")
     em.add_argument("--addresses", action="store_true", help="also write stage-0 address tables")
     em.add_argument("-o", "--output", default=None, help="write to this file (default stdout)")
+
+    fr = sub.add_parser("fragment", help="where each register of an mma/wgmma/ldmatrix/tcgen05 fragment lives",
+                        description="The thread-value layout of a register fragment (fastswz.tv_layout): "
+                                    "per thread, the (row, col) each value holds; with a tile (--dtype "
+                                    "--swizzle), its shared-memory byte address and the bank-conflict "
+                                    "score of moving it. NAME as e.g. " + ", ".join(FRAGMENT_EXAMPLES) + ".")
+    fr.add_argument("name", metavar="NAME", help="instruction.operand name (see above)")
+    out = fr.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="one JSON object")
+    out.add_argument("--show", action="store_true", help="the fragment as a table (PTX figure style)")
+    out.add_argument("--draw", action="store_true", help="the fragment as SVG")
+    out.add_argument("--emit", default=None, choices=EMIT_FORMATS, help="write the fragment table as code")
+    fr.add_argument("--name", dest="emit_name", default=None, help="--emit: namespace / variable name")
+    fr.add_argument("-o", "--output", default=None, help="--draw/--emit: write to this file")
+    fr.add_argument("--dtype", default=None, help="element type of the tile the fragment moves to/from")
+    fr.add_argument("--swizzle", default=None,
+                    help="tile layout: none, 32B, 64B, 128B (operand atom) or rowmajor (C/D only)")
+    fr.add_argument("--major", default="K", choices=["K", "MN"], help="operand tile major-ness")
+    fr.add_argument("--mn", type=_int, default=None, help="tile rows (default: the fragment's)")
+    fr.add_argument("--k", type=_int, default=None, help="tile columns (default: the fragment's)")
+    fr.add_argument("--banks", default=None, choices=["ld", "st"],
+                    help="score moving the fragment with ld.shared / st.shared (needs the tile)")
     _gemm_parser(sub)
     return p
+
+
+def _fragment_tile(tv, args):
+    """The byte map the fragment is composed with, or None without --dtype/--swizzle."""
+    if args.dtype is None and args.swizzle is None:
+        if args.banks:
+            raise BankError("--banks needs the tile: give --dtype and --swizzle")
+        return None
+    if args.dtype is None or args.swizzle is None:
+        raise TileError("give both --dtype and --swizzle for the tile the fragment moves to/from")
+    from .banks import epilogue_tile
+    mn = tv.extents[0] if args.mn is None else args.mn
+    k = tv.extents[1] if args.k is None else args.k
+    if args.swizzle == "rowmajor" or tv.name.endswith((".C", ".D")):
+        return epilogue_tile(args.dtype, args.swizzle, mn, k)
+    return OperandTile(args.dtype, args.major, args.swizzle, mn, k).addresses().astype(np.int64)
+
+
+def _fragment(args) -> str:
+    from .banks import fragment_score
+    from .draw import draw_fragment, show_fragment
+
+    tv = fragment(args.name)
+    amap = _fragment_tile(tv, args)
+    if args.show:
+        return show_fragment(tv)
+    if args.draw or args.emit:
+        text = draw_fragment(tv) if args.draw else emit(tv, args.emit, args.emit_name, amap,
+                                                         f"fastswz fragment {args.name}")
+        if args.output:
+            _write_atomic(args.output, text)
+            return f"wrote {args.output} ({len(text)} bytes)"
+        return text.rstrip("\n")
+    r, c = tv.coords()
+    addr = None if amap is None else tv.addresses(amap)
+    sc = None if args.banks is None else fragment_score(tv, amap, args.banks)
+    if args.json:
+        d = {"instruction": tv.name, "layout": str(tv.layout), "order": tv.order,
+             "extents": list(tv.extents), "threads": tv.threads, "values": tv.values,
+             "registers": tv.registers, "bits": tv.bits, "gluon": tv.gluon(),
+             "row": r.tolist(), "col": c.tolist()}
+        if addr is not None:
+            d["addresses"] = addr.tolist()
+        if sc is not None:
+            d["banks"] = sc.as_dict()
+        return json.dumps(d)
+    axes = "TMEM (lane, column)" if tv.order == "tmem" else "(row, col)"
+    lines = [f"fragment   {tv.name}",
+             f"layout     {tv.layout}  (thread, value) -> {axes} of {tv.extents[0]} x {tv.extents[1]}",
+             f"threads    {tv.threads}, {tv.values} values of {tv.bits} bits = {tv.registers} registers each"]
+    if tv.gluon():
+        lines.append(f"gluon      {tv.gluon()}")
+    for t in range(tv.threads):
+        cells = [f"{int(a)},{int(b)}" + ("" if addr is None else f"@{int(addr[t, v]):#x}")
+                 for v, (a, b) in enumerate(zip(r[t], c[t]))]
+        lines.append(f"T{t:<4} " + " ".join(cells))
+    if sc is not None:
+        d = sc.as_dict()
+        lines.append(f"banks      {args.banks}: {d['instructions']} instructions of {d['access_bytes']} bytes, "
+                     f"{d['wavefronts']} wavefronts (ideal {d['ideal']}, excess {d['excess']})")
+    return "\n".join(lines)
 
 
 def _gemm_parser(sub):
@@ -574,6 +660,11 @@ def _picture(args):
     for name, value in _TILE_DEFAULTS.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
+    if getattr(args, "fragment", None) is not None:
+        if given or args.layout is not None:
+            raise TileError(f"--fragment draws a register fragment by itself: give either --fragment, "
+                            f"--layout or the tile options")
+        return "fragment", fragment(args.fragment)
     if args.layout is not None:
         if given:
             raise TileError(f"--{given[0].replace('_', '-')} is a tile option; --layout draws a layout "
@@ -612,7 +703,10 @@ def _write_atomic(path: str, text: str) -> None:
 def _draw(args) -> str:
     kind, obj = _picture(args)
     limit = {} if args.max_cells is None else {"max_cells": args.max_cells}
-    if kind == "layout":
+    if kind == "fragment":
+        from .draw import draw_fragment
+        svg = draw_fragment(obj, **limit)
+    elif kind == "layout":
         svg = draw_layout(obj, **limit)
     else:
         svg = draw_tile(obj, args.view, args.start, args.swizzle_base, args.unit,
@@ -626,6 +720,9 @@ def _draw(args) -> str:
 def _show(args) -> str:
     kind, obj = _picture(args)
     limit = {} if args.max_cells is None else {"max_cells": args.max_cells}
+    if kind == "fragment":
+        from .draw import show_fragment
+        return show_fragment(obj, **limit)
     if kind == "layout":
         return show_layout(obj, **limit)
     return show_tile(obj, args.view, args.start, args.swizzle_base, args.unit, **limit)
@@ -676,7 +773,7 @@ def main(argv=None) -> int:
     try:
         out = {"tile": _tile, "decode": _decode, "instr": _instr, "draw": _draw, "show": _show,
                "check": _check, "banks": _banks, "plan": _plan,
-               "tune": _tune, "emit": _emit, "gemm": _gemm}[args.cmd](args)
+               "tune": _tune, "emit": _emit, "fragment": _fragment, "gemm": _gemm}[args.cmd](args)
     except FastswzError as exc:
         print(f"fastswz: error: {exc}", file=sys.stderr)
         return 2

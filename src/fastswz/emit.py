@@ -64,14 +64,35 @@ def _plan_dict(plan, addresses):
     return d
 
 
+def _fragment_dict(tv, addresses, start):
+    """A register fragment: per (thread, value) its register, row and column, and with
+    ``addresses`` (an OperandTile or a 2-D byte map) its shared-memory byte address."""
+    d = {"kind": "fragment", "instruction": tv.name, "layout": str(tv.layout), "order": tv.order,
+         "rows": tv.extents[0], "cols": tv.extents[1], "bits": tv.bits, "threads": tv.threads,
+         "values": tv.values, "registers": tv.registers}
+    r, c = tv.coords()
+    d["register_of_value"] = [v * tv.bits // 32 for v in range(tv.values)]
+    d["row"], d["col"] = r.tolist(), c.tolist()
+    if addresses is not None and addresses is not False:
+        if addresses is True:
+            raise PlanError("addresses=True: a fragment needs the tile it reads or writes: pass "
+                            "addresses=OperandTile(...) or a 2-D byte map (banks.epilogue_tile)")
+        amap = addresses.addresses(start) if isinstance(addresses, OperandTile) else addresses
+        d["addresses"] = tv.addresses(amap).tolist()
+    return d
+
+
 def _data(obj, addresses, start=0, inst_mn=None):
+    from .tv_layout import TVLayout
+    if isinstance(obj, TVLayout):
+        return _fragment_dict(obj, addresses, start)
     if isinstance(obj, OperandTile):
         return _tile_dict(obj, start, inst_mn, addresses)
     if isinstance(obj, (GemmPlans, dict)):
         return _plan_dict(obj, addresses)
     raise FastswzTypeError(
         f"obj={type(obj).__name__} is not something emit writes: pass an OperandTile, a "
-        f"plan_gemm result with one configuration, or GemmPlans.row(i)")
+        f"plan_gemm result with one configuration, GemmPlans.row(i) or a TVLayout")
 
 
 def _name(name, default):
@@ -226,10 +247,13 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
     ['constexpr int kKStepIncrement = 2;', 'constexpr int kKStepIncrement = 2;']
     """
     data = _data(obj, addresses, start, inst_mn)
-    name = _name(name, "fastswz_plan" if data["kind"] == "gemm_plan" else "fastswz_tile")
+    name = _name(name, {"gemm_plan": "fastswz_plan", "tile": "fastswz_tile"}.get(data["kind"], "fastswz_fragment"))
     guard = f"FASTSWZ_{name.upper()}_H"
     out = [f"// {_header_line(data, command)}"]
-    if data["kind"] == "gemm_plan":
+    if data["kind"] == "fragment":
+        out.append(f"// Fragment: {data['instruction']}: {data['layout']} (thread, value) -> "
+                   f"(row, col) of {data['rows']} x {data['cols']} ({data['order']})")
+    elif data["kind"] == "gemm_plan":
         out.append(f"// GEMM plan: {data['arch']} {data['bm']}x{data['bn']}x{data['bk']}, "
                    f"{data['stages']} stages, {data['instruction']}, {data['smem_bytes']} bytes of "
                    f"shared memory (smem_base 0x{data['smem_base']:x})")
@@ -263,7 +287,20 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
             "#endif",
             "#endif", "",
             f"namespace {name} {{"]
-    if data["kind"] == "gemm_plan":
+    if data["kind"] == "fragment":
+        out += [f"  constexpr int kThreads = {data['threads']};",
+                f"  constexpr int kValues = {data['values']};  // per thread",
+                f"  constexpr int kRegisters = {data['registers']};  // 32-bit, per thread",
+                f"  constexpr int kBits = {data['bits']};  // per value",
+                "  // value v is in register kRegisterOfValue[v]",
+                _c_array("uint32_t", "kRegisterOfValue", data["register_of_value"], 16),
+                "  // [thread][value]: row (m, or n of B, or TMEM lane) and column (k, n, or TMEM column)",
+                _c_array("uint32_t", "kRow", data["row"], 16),
+                _c_array("uint32_t", "kCol", data["col"], 16)]
+        if "addresses" in data:
+            out += ["  // [thread][value]: shared-memory byte address in the tile",
+                    _c_array("uint32_t", "kAddress", data["addresses"], 8)]
+    elif data["kind"] == "gemm_plan":
         for key, cname in (("bm", "kBM"), ("bn", "kBN"), ("bk", "kBK"), ("stages", "kStages"),
                            ("smem_bytes", "kSmemBytes"), ("smem_base", "kSmemBase"),
                            ("barrier_offset", "kBarrierOffset"), ("mma_per_k_tile", "kMmaPerKTile"),
@@ -333,7 +370,7 @@ def emit_python(obj, name=None, addresses=False, command=None, start=0, inst_mn=
     'wgmma.m64n128k16.f32.bf16.bf16'
     """
     data = _data(obj, addresses, start, inst_mn)
-    var = _name(name, "PLAN" if data["kind"] == "gemm_plan" else "TILE")
+    var = _name(name, {"gemm_plan": "PLAN", "tile": "TILE"}.get(data["kind"], "FRAGMENT"))
     body = pprint.pformat(data, sort_dicts=False, width=100)
     return f'"""{_header_line(data, command)}"""\n\n{var} = {body}\n'
 
@@ -342,13 +379,25 @@ def emit(obj, format="header", name=None, addresses=False, command=None, start=0
     """:func:`emit_header`, :func:`emit_json` or :func:`emit_python` by ``format``.
 
     ``start`` and ``inst_mn`` apply to an OperandTile (its descriptor grid's start address and
-    MMA MN extent); a plan carries its own.
+    MMA MN extent); a plan carries its own. For a :class:`~fastswz.TVLayout` (a register
+    fragment) the tables are, per thread and value, the row and column it holds and, with
+    ``addresses`` an OperandTile (read at ``start``) or a 2-D byte map, its shared-memory byte
+    address.
 
     Examples
     --------
     >>> from fastswz import OperandTile
     >>> print(emit(OperandTile("bf16", "K", "128B", 64, 64), "header").splitlines()[1])
     // Tile: bf16 K-major 128B 64 x 64 order mn sm90: Sw<3,3,3> o 0 o ((8,8),(64,1)):((64,512),(1,0))
+
+    A register fragment, with the byte address of every register in a row-major f32 tile:
+
+    >>> from fastswz import wgmma_d
+    >>> from fastswz.banks import epilogue_tile
+    >>> import json
+    >>> d = json.loads(emit(wgmma_d(16), "json", addresses=epilogue_tile("f32", "rowmajor", 64, 16)))
+    >>> d["row"][5], d["col"][5], d["addresses"][5]
+    ([1, 1, 9, 9, 1, 1, 9, 9], [2, 3, 2, 3, 10, 11, 10, 11], [72, 76, 584, 588, 104, 108, 616, 620])
     """
     if not isinstance(format, str) or format not in EMIT_FORMATS:
         raise PlanError(f"format={format!r} is not one of {list(EMIT_FORMATS)}")

@@ -22,6 +22,7 @@ __all__ = [
     "DescriptorFieldError",
     "BankError",
     "PlanError",
+    "FragmentError",
 ]
 
 
@@ -90,3 +91,8 @@ def as_major(name: str, value) -> str:
 class PlanError(FastswzError, ValueError):
     """A kernel plan (``plan_gemm``, ``tune``, ``emit``) was given input no configuration can use."""
 
+
+class FragmentError(FastswzError, ValueError):
+    """A register fragment or tensor-memory layout (``fastswz.tv_layout``) was asked for an
+    instruction, shape or operand the PTX ISA does not have, or composed with a map that does
+    not fit."""
