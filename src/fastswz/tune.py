@@ -33,7 +33,6 @@ tf32, the H100 SXM datasheet peak divided by 132 SMs x 1.83 GHz; sm100: twice th
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 
@@ -44,11 +43,15 @@ from .errors import PlanError, as_int
 from .plan import PLAN_FIELDS, _SWIZZLES, plan_gemm
 from .rules import _choice
 
-__all__ = ["tune", "DEFAULT_SMS", "LATENCY"]
+__all__ = ["tune", "DEFAULT_SMS", "LATENCY", "MAX_EXTENT", "MAX_SMS"]
 
 #: SM counts the ``sms`` argument defaults to: H100 SXM (132), B200 (148).
 DEFAULT_SMS = {"sm90": 132, "sm100": 148}
 LATENCY = 800
+#: Largest M, N or K tune accepts: a TMA tensor map dimension holds at most 2**32 elements.
+MAX_EXTENT = 1 << 32
+#: Largest SM count tune accepts.
+MAX_SMS = 1 << 16
 _SM_SMEM = 233472  # 228 KiB of shared memory per SM on sm90 and sm100, 1 KiB reserved per CTA
 _GMEM_BW = {"sm90": 48, "sm100": 64}
 
@@ -92,11 +95,18 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
     for name, v in (("m", m), ("n", n), ("k", k)):
         if v < 1:
             raise PlanError(f"{name}={v} must be >= 1 (a GEMM problem extent in elements)")
+        if v > MAX_EXTENT:
+            raise PlanError(
+                f"{name}={v} exceeds 2**32 = {MAX_EXTENT}, the largest extent a TMA tensor map "
+                f"dimension holds (cuTensorMapEncodeTiled globalDim): split the GEMM")
     arch = _choice("arch", arch, ("sm90", "sm100"))
     sms = DEFAULT_SMS[arch] if sms is None else as_int("sms", sms)
     top = as_int("top", top)
     if sms < 1 or top < 1:
         raise PlanError(f"sms={sms} and top={top} must both be >= 1")
+    if sms > MAX_SMS:
+        raise PlanError(f"sms={sms} exceeds {MAX_SMS}, the most SMs the model counts "
+                        f"(an H100 SXM has 132): give the GPU's SM count")
     da, db = _lookup_dtype(a_dtype), _lookup_dtype(b_dtype)
     e = da.bits // 8 if da.bits >= 8 else 1
     bks = [b for b in (16, 32, 64, 128, 256) if 32 <= b * e <= 512]
@@ -161,11 +171,12 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
         t = np.maximum(np.maximum(mma, sm_t), gm_t)
         s_eff = st * occ
         tk = np.maximum(t, (LATENCY + t) / np.maximum(s_eff, 1))
-        tiles = math.ceil(m / bm) * np.ceil(n / bn).astype(np.int64)
+        # Exact integers (extents <= 2**32: tiles < 2**61), the product in float64: no overflow.
+        tiles = -(-m // bm) * (-(-n // bn))
         units = sms // cg
-        per_unit = np.ceil(tiles / units).astype(np.int64)
-        ktiles = np.ceil(k / bk).astype(np.int64)
-        cycles = per_unit * ktiles * tk
+        per_unit = -(-tiles // units)
+        ktiles = -(-k // bk)
+        cycles = per_unit.astype(np.float64) * ktiles * tk
         bound = np.where(tk > t, 3, np.where(t == mma, 0, np.where(t == sm_t, 1, 2)))
         width = -(col["a_swizzle"] + col["b_swizzle"])  # wider swizzles first on ties
         for j in range(legal.size):
