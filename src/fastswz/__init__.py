@@ -32,9 +32,9 @@ from .notation import parse
 from .swizzle import ComposedLayout, Swizzle, make_composed_layout
 from .tile import OperandTile
 from .linear import LinearLayout, from_linear_layout, linear_evaluate, to_linear_layout
-from .errors import PlanError
+from .errors import MeasureError, PlanError
 from .plan import PLAN_ERRORS, GemmPlans, plan_gemm, plan_reason
-from .tune import tune
+from .tune import TuneModel, score_plans, tune
 from .emit import emit, emit_header, emit_json, emit_python
 
 
@@ -62,3 +62,4 @@ __all__ = [
 ]
 __all__ += ["draw_tile", "draw_layout", "show_tile", "show_layout"]
 __all__ += ["check_descriptors", "consistent_tiles"]
+__all__ += ["TuneModel", "score_plans", "MeasureError"]

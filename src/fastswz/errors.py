@@ -22,6 +22,7 @@ __all__ = [
     "DescriptorFieldError",
     "BankError",
     "PlanError",
+    "MeasureError",
 ]
 
 
@@ -89,3 +90,8 @@ def as_major(name: str, value) -> str:
 
 class PlanError(FastswzError, ValueError):
     """A kernel plan (``plan_gemm``, ``tune``, ``emit``) was given input no configuration can use."""
+
+
+class MeasureError(FastswzError, RuntimeError):
+    """A measured search (``tune(..., measure=K)``) cannot run: no GPU runtime
+    (``fastswz.cuda``, the extra ``cuda``), no GPU, or no plan that it can time."""
