@@ -461,3 +461,110 @@ def test_cli_measure_errors_one_line(monkeypatch, capsys, argv, needle):
     monkeypatch.setitem(sys.modules, "fastswz.cuda", None)
     rc, out, err = _err(capsys, ["tune", "--m", "64", "--n", "64", "--k", "64", *argv])
     assert rc == 2 and out == "" and len(err) == 1 and needle in err[0], err
+
+
+# -- the measurement and calibration tools, against a fake runtime -------------------------------------
+import importlib.util  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+TOOLS = Path(__file__).resolve().parents[1] / "tools"
+
+
+def _tool(name):
+    spec = importlib.util.spec_from_file_location(f"_tool_{name}", TOOLS / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _model_timed_cuda(monkeypatch, truth=TRUTH, unsupported=lambda c: None):
+    """A fake runtime whose times are ``truth``'s model cycles at 1.83 GHz."""
+    calls = {"compile": 0, "time": 0}
+    mod = types.ModuleType("fastswz.cuda")
+    mod.CudaUnavailableError = FakeUnavailable
+
+    class Kernel:
+        def __init__(self, cfg):
+            self.cfg = cfg
+
+        def time(self, m, n, k, *, warmup=3, reps=20, flush_l2=True):
+            calls["time"] += 1
+            ms = float(score_plans(truth, [self.cfg], m, n, k)[0]) / 1.83e6
+            return {"median_ms": ms, "min_ms": ms, "max_ms": ms * 1.01, "spread": 0.01,
+                    "tflops": 2 * m * n * k / ms / 1e9}
+
+    def compile_many(configs, out_dtype="bf16", jobs=None):
+        calls["compile"] += len(configs)
+        return [Kernel(c) for c in configs]
+
+    def compile_gemm(cfg, out_dtype="bf16"):
+        if cfg["bn"] == 48:
+            raise RuntimeError("nvrtc: fake failure")
+        return Kernel(cfg)
+
+    mod.supported = unsupported
+    mod.compile_many, mod.compile_gemm = compile_many, compile_gemm
+    mod.device_key = lambda: "FAKE H100, 132 SMs"
+    mod.device_info = lambda: {"name": "FAKE H100", "sms": 132, "cc": "9.0"}
+    monkeypatch.setitem(sys.modules, "fastswz.cuda", mod)
+    return calls
+
+
+def test_tune_measure_compile_then_run_then_calibrate(monkeypatch, tmp_path, capsys):
+    calls = _model_timed_cuda(monkeypatch, unsupported=lambda c: None if c["bn"] % 16 == 0 else "x")
+    tm = _tool("tune_measure")
+    monkeypatch.setattr(tm, "nvidia_smi", lambda: None)
+    cache, out = tmp_path / "cubins", tmp_path / "measured.json"
+    shapes = "sq2048,decode64,llm_up,1024x1024x1024"
+    common = ["--cache", str(cache), "--shapes", shapes, "--dtypes", "bf16", "--cap", "64"]
+    assert tm.main(["--compile-only", *common]) == 0
+    manifest = json.loads((cache / tm.MANIFEST).read_text())
+    configs = manifest["configs"]["bf16"]
+    assert len(configs) == 64 == calls["compile"] and calls["time"] == 0
+    assert len({json.dumps(c, sort_keys=True) for c in configs}) == 64  # deduplicated
+    # each shape's model top-16 is among them
+    for name, (m, n, k) in manifest["shapes"].items():
+        top = {json.dumps({c: r[c] for c in tm.CONFIG_KEYS}, sort_keys=True)
+               for r in tune(m, n, k, top=16)}
+        assert top <= {json.dumps(c, sort_keys=True) for c in configs}
+    # a run cut short by its time budget, then resumed
+    run = ["--run", *common, "--out", str(out)]
+    assert tm.main(run + ["--time-budget", "1e-9"]) == 0
+    part = json.loads(out.read_text())
+    assert 0 < len(part["rows"]) < 4 * 64
+    assert tm.main(run + ["--resume"]) == 0
+    data = json.loads(out.read_text())
+    assert len(data["rows"]) == 4 * 64
+    assert data["header"]["device_key"] == "FAKE H100, 132 SMs"
+    assert data["header"]["timing"] == {"warmup": 3, "reps": 20, "flush_l2": True, "out_dtype": "bf16"}
+    failed = [r for r in data["rows"] if r["error"]]
+    assert all(r["config"]["bn"] == 48 and r["error"].startswith("compile: RuntimeError") for r in failed)
+    good = [r for r in data["rows"] if not r["error"]]
+    assert all(r["median_ms"] > 0 and r["model_rank"] >= 1 for r in good)
+    text = capsys.readouterr().out
+    assert "| sq2048 | bf16 | 64 |" in text
+    # calibrate: fit on two shapes, report the others
+    tc = _tool("tune_calibrate")
+    model_file = tmp_path / "fitted.py"
+    assert tc.main([str(out), "--train", "sq2048,llm_up", "--write-model", str(model_file),
+                    "--json", str(tmp_path / "cal.json"), "--epilogue"]) == 0
+    text = capsys.readouterr().out
+    assert "held-out shapes (default -> fitted)" in text and "| decode64 | bf16 |" in text
+    assert model_file.read_text().startswith("TuneModel(")
+    cal = json.loads((tmp_path / "cal.json").read_text())
+    before, after = cal["held-out shapes"]["default"], cal["held-out shapes"]["fitted"]
+    assert sorted(e["name"] for e in after) == ["1024x1024x1024", "decode64"]
+    for b, a in zip(before, after):  # 64 plans, fitted on two shapes: the held-out choice improves
+        assert a["top1_regret"] <= b["top1_regret"] and a["spearman"] > 0.7, (b, a)
+    assert sum(a["top1_regret"] for a in after) < sum(b["top1_regret"] for b in before)
+    assert tc.main([str(out), "--train", "nope"]) == 2
+
+
+def test_tune_measure_without_runtime_exits_2(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(sys.modules, "fastswz.cuda", None)
+    tm = _tool("tune_measure")
+    with pytest.raises(SystemExit) as info:
+        tm.main(["--compile-only", "--cache", str(tmp_path)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "fastswz.cuda is unavailable" in err[0]
