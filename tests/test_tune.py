@@ -387,6 +387,15 @@ def test_measure_second_call_is_cached(monkeypatch, tmp_path):
     assert len(calls["time"]) == n_time + 19
 
 
+def test_measure_cache_key_ignores_spelling(monkeypatch, tmp_path):
+    calls = _fake_cuda(monkeypatch)
+    tune(1024, 1024, 1024, "bf16", "bf16", "K", "K", top=3, measure=3, cache_dir=tmp_path)
+    n = len(calls["time"])
+    rows = tune(1024, 1024, 1024, "BF16", " bf16", "k", "K ", top=3, measure=3, cache_dir=tmp_path)
+    assert len(calls["time"]) == n and all(r["cached"] for r in rows)
+    assert {c["a_dtype"] for c in calls["compile"]} == {"bf16"} and {c["a_major"] for c in calls["compile"]} == {"K"}
+
+
 def test_measure_default_cache_dir_from_env(monkeypatch, tmp_path):
     _fake_cuda(monkeypatch)
     monkeypatch.setenv("FASTSWZ_CACHE", str(tmp_path))

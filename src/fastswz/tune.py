@@ -379,6 +379,10 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
                       epilogue_dtype, smem_budget, progress, model=model)
         from .measure import measure_plans
 
+        # canonical names: the runtime's configs and the cache key do not depend on spelling
+        a_dtype, b_dtype = _lookup_dtype(a_dtype).name, _lookup_dtype(b_dtype).name
+        a_major, b_major = (_choice(f, v, ("K", "MN")) for f, v in (("a_major", a_major),
+                                                                    ("b_major", b_major)))
         return measure_plans(ranked, m, n, k, a_dtype, b_dtype, a_major, b_major, count=measure,
                              top=top, cache_dir=cache_dir, use_cache=use_cache,
                              out_dtype=out_dtype, warmup=warmup, reps=reps, progress=progress)
