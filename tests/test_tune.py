@@ -396,6 +396,21 @@ def test_measure_cache_key_ignores_spelling(monkeypatch, tmp_path):
     assert {c["a_dtype"] for c in calls["compile"]} == {"bf16"} and {c["a_major"] for c in calls["compile"]} == {"K"}
 
 
+def test_measure_epilogue_kernels(monkeypatch, tmp_path):
+    calls = _fake_cuda(monkeypatch)
+    rows = tune(4096, 4096, 4096, top=4, measure=4, cache_dir=tmp_path)
+    assert {(c["epilogue"], c["out_dtype"]) for c in calls["compile"]} == {(False, "bf16")}
+    with_epi = tune(4096, 4096, 4096, top=4, measure=4, cache_dir=tmp_path, epilogue_dtype="f32")
+    assert {(c["epilogue"], c["out_dtype"]) for c in calls["compile"][4:]} == {(True, "f32")}
+    assert not any(r["cached"] for r in with_epi)  # another kernel: another cache entry
+    # the ranking measured is the one with the epilogue tile in shared memory
+    model = tune(4096, 4096, 4096, top=4, epilogue_dtype="f32")
+    assert {r["model_rank"]: r["smem_bytes"] for r in with_epi} == {r["rank"]: r["smem_bytes"] for r in model}
+    assert max(r["smem_bytes"] for r in with_epi) > max(r["smem_bytes"] for r in rows)
+    with pytest.raises(PlanError, match="epilogue_dtype=f32 and out_dtype=bf16"):
+        tune(4096, 4096, 4096, measure=4, epilogue_dtype="f32", out_dtype="bf16")
+
+
 def test_measure_default_cache_dir_from_env(monkeypatch, tmp_path):
     _fake_cuda(monkeypatch)
     monkeypatch.setenv("FASTSWZ_CACHE", str(tmp_path))

@@ -226,7 +226,9 @@ def _parser() -> argparse.ArgumentParser:
     ms.add_argument("--cache-dir", default=None, metavar="DIR",
                     help="measured results cache (default $FASTSWZ_CACHE/tune or ~/.cache/fastswz/tune)")
     ms.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    ms.add_argument("--out-dtype", default="bf16", help="the kernel's output type (default bf16)")
+    ms.add_argument("--out-dtype", default=None,
+                    help="the kernel's output type (default: --epilogue-dtype, else bf16); with "
+                         "--epilogue-dtype the kernel stores through the plan's epilogue tile")
     ms.add_argument("--warmup", default=3, type=_int, help="warm-up launches per plan (default 3)")
     ms.add_argument("--reps", default=20, type=_int, help="timed launches per plan (default 20)")
     fmt = tu.add_mutually_exclusive_group()

@@ -35,7 +35,7 @@ __all__ = ["measure_plans", "cache_dir_default", "MEASURE_NOTE", "CONFIG_KEYS"]
 
 #: The configuration keys the GPU runtime reads (``supported``, ``compile_gemm``).
 CONFIG_KEYS = ("arch", "cta_group", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk",
-               "stages", "swizzle_a", "swizzle_b")
+               "stages", "swizzle_a", "swizzle_b", "out_dtype", "epilogue")
 MEASURE_NOTE = ("measured ranking (fastswz.cuda GEMM kernel: CUDA events, warm-up, L2 flushed, "
                 "median of repeats); model_rank is the cost model's rank of the same plan")
 
@@ -149,8 +149,8 @@ def _compile(cuda, configs, out_dtype, jobs, bar):
 
 
 def measure_plans(ranked, m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", *,
-                  count=10, top=None, cache_dir=None, use_cache=True, out_dtype="bf16", warmup=3,
-                  reps=20, flush_l2=True, jobs=None, progress=False):
+                  count=10, top=None, cache_dir=None, use_cache=True, out_dtype="bf16",
+                  epilogue=False, warmup=3, reps=20, flush_l2=True, jobs=None, progress=False):
     """Time the first ``count`` plans of a model ranking that the GPU runtime supports.
 
     Parameters
@@ -167,6 +167,9 @@ def measure_plans(ranked, m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", 
         Default :func:`cache_dir_default`.
     use_cache : bool
         Read and write the cache (False: time everything, write nothing).
+    epilogue : bool
+        The kernels store through the plan's shared-memory epilogue tile (of ``out_dtype``)
+        and a TMA store, instead of straight from registers (the runtime's ``epilogue`` key).
     out_dtype, warmup, reps, flush_l2, jobs
         Passed to ``fastswz.cuda.compile_many`` and ``GemmKernel.time``.
     progress : bool
@@ -219,7 +222,8 @@ def measure_plans(ranked, m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", 
     for r in ranked:
         cfg = {**{c: r[c] for c in ("arch", "cta_group", "bm", "bn", "bk", "stages", "swizzle_a",
                                     "swizzle_b")},
-               "a_dtype": a_dtype, "b_dtype": b_dtype, "a_major": a_major, "b_major": b_major}
+               "a_dtype": a_dtype, "b_dtype": b_dtype, "a_major": a_major, "b_major": b_major,
+               "out_dtype": out_dtype, "epilogue": bool(epilogue)}
         why = cuda.supported(cfg)
         if why is None:
             chosen.append((r, cfg))

@@ -317,7 +317,7 @@ def _cycles_of(model, table, m, n, k, sms):
 
 def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch="sm90",
          sms=None, top=10, epilogue_dtype=None, smem_budget=None, progress=False, *, model=None,
-         measure=None, cache_dir=None, use_cache=True, out_dtype="bf16", warmup=3, reps=20):
+         measure=None, cache_dir=None, use_cache=True, out_dtype=None, warmup=3, reps=20):
     """The ``top`` legal plans for an M x N x K GEMM, best model cycles first (or, with
     ``measure``, best measured time first).
 
@@ -343,9 +343,12 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
         cached on disk (see :func:`fastswz.measure.measure_plans`). Needs the extra and a GPU:
         otherwise a :class:`~fastswz.FastswzError` says so (the model ranking needs neither).
     cache_dir, use_cache, out_dtype, warmup, reps
-        With ``measure``: the cache directory (default ``$FASTSWZ_CACHE`` or
-        ``~/.cache/fastswz/tune``), whether to read and write it, the kernel's output type and
-        the timing's warm-up launches and timed repeats.
+        With ``measure``: the cache directory (default ``$FASTSWZ_CACHE/tune`` or
+        ``~/.cache/fastswz/tune``), whether to read and write it, the kernel's output type
+        (default ``epilogue_dtype``, else bf16) and the timing's warm-up launches and timed
+        repeats. With an ``epilogue_dtype`` the timed kernels store through the plan's
+        shared-memory epilogue tile (``epilogue=True`` in their configuration), whose type is
+        the output type; without, they store the accumulators straight to global memory.
 
     Returns
     -------
@@ -381,10 +384,17 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
 
         # canonical names: the runtime's configs and the cache key do not depend on spelling
         a_dtype, b_dtype = _lookup_dtype(a_dtype).name, _lookup_dtype(b_dtype).name
+        epi = None if epilogue_dtype is None else _lookup_dtype(epilogue_dtype).name
+        out_dtype = _lookup_dtype(out_dtype if out_dtype is not None else epi or "bf16").name
+        if epi is not None and epi != out_dtype:
+            raise PlanError(
+                f"epilogue_dtype={epi} and out_dtype={out_dtype}: the measured kernel's epilogue "
+                f"tile holds its output, so give one type (or leave out_dtype out)")
         a_major, b_major = (_choice(f, v, ("K", "MN")) for f, v in (("a_major", a_major),
                                                                     ("b_major", b_major)))
         return measure_plans(ranked, m, n, k, a_dtype, b_dtype, a_major, b_major, count=measure,
                              top=top, cache_dir=cache_dir, use_cache=use_cache,
+                             epilogue=epi is not None,
                              out_dtype=out_dtype, warmup=warmup, reps=reps, progress=progress)
     da, db = _lookup_dtype(a_dtype), _lookup_dtype(b_dtype)
     e = da.bits // 8 if da.bits >= 8 else 1
