@@ -513,7 +513,8 @@ def _model_timed_cuda(monkeypatch, truth=TRUTH, unsupported=lambda c: None):
 
         def time(self, m, n, k, *, warmup=3, reps=20, flush_l2=True):
             calls["time"] += 1
-            ms = float(score_plans(truth, [self.cfg], m, n, k)[0]) / 1.83e6
+            epi = self.cfg.get("out_dtype", "bf16") if self.cfg.get("epilogue") else None
+            ms = float(score_plans(truth, [self.cfg], m, n, k, epilogue_dtype=epi)[0]) / 1.83e6
             return {"median_ms": ms, "min_ms": ms, "max_ms": ms * 1.01, "spread": 0.01,
                     "tflops": 2 * m * n * k / ms / 1e9}
 
@@ -547,10 +548,11 @@ def test_tune_measure_compile_then_run_then_calibrate(monkeypatch, tmp_path, cap
     assert len(configs) == 64 == calls["compile"] and calls["time"] == 0
     assert len({json.dumps(c, sort_keys=True) for c in configs}) == 64  # deduplicated
     # each shape's model top-16 is among them
+    assert all(c["epilogue"] is False for c in configs)
     for name, (m, n, k) in manifest["shapes"].items():
         top = {json.dumps({c: r[c] for c in tm.CONFIG_KEYS}, sort_keys=True)
                for r in tune(m, n, k, top=16)}
-        assert top <= {json.dumps(c, sort_keys=True) for c in configs}
+        assert top <= {json.dumps({c: cfg[c] for c in tm.CONFIG_KEYS}, sort_keys=True) for cfg in configs}
     # a run cut short by its time budget, then resumed
     run = ["--run", *common, "--out", str(out)]
     assert tm.main(run + ["--time-budget", "1e-9"]) == 0
@@ -560,13 +562,14 @@ def test_tune_measure_compile_then_run_then_calibrate(monkeypatch, tmp_path, cap
     data = json.loads(out.read_text())
     assert len(data["rows"]) == 4 * 64
     assert data["header"]["device_key"] == "FAKE H100, 132 SMs"
-    assert data["header"]["timing"] == {"warmup": 3, "reps": 20, "flush_l2": True, "out_dtype": "bf16"}
+    assert data["header"]["timing"] == {"warmup": 3, "reps": 20, "flush_l2": True, "out_dtype": "bf16",
+                                       "epilogue": "off"}
     failed = [r for r in data["rows"] if r["error"]]
     assert all(r["config"]["bn"] == 48 and r["error"].startswith("compile: RuntimeError") for r in failed)
     good = [r for r in data["rows"] if not r["error"]]
     assert all(r["median_ms"] > 0 and r["model_rank"] >= 1 for r in good)
     text = capsys.readouterr().out
-    assert "| sq2048 | bf16 | 64 |" in text
+    assert "| sq2048 | bf16 | regs | 64 |" in text
     # calibrate: fit on two shapes, report the others
     tc = _tool("tune_calibrate")
     model_file = tmp_path / "fitted.py"
@@ -592,3 +595,33 @@ def test_tune_measure_without_runtime_exits_2(monkeypatch, tmp_path, capsys):
     assert info.value.code == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "fastswz.cuda is unavailable" in err[0]
+
+
+def test_tune_measure_epilogue_both_and_part4_report(monkeypatch, tmp_path, capsys):
+    truth = TRUTH.replace(epilogue_clocks_per_wavefront=64.0)
+    _model_timed_cuda(monkeypatch, truth=truth)
+    tm = _tool("tune_measure")
+    monkeypatch.setattr(tm, "nvidia_smi", lambda: None)
+    cache, out = tmp_path / "c", tmp_path / "m.json"
+    common = ["--cache", str(cache), "--shapes", "sq2048,decode64,llm_up", "--dtypes", "bf16",
+              "--cap", "60", "--epilogue", "both", "--out-dtype", "f32"]
+    assert tm.main(["--compile-only", *common]) == 0
+    configs = json.loads((cache / tm.MANIFEST).read_text())["configs"]["bf16"]
+    on = [c for c in configs if c["epilogue"]]
+    off = [c for c in configs if not c["epilogue"]]
+    assert len(off) == 60 and 0 < len(on) <= 60  # some plans no longer fit with the f32 tile
+    assert tm.main(["--run", *common, "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["header"]["timing"]["epilogue"] == "both" and data["header"]["timing"]["out_dtype"] == "f32"
+    text = capsys.readouterr().out
+    assert "| sq2048 | bf16 | smem |" in text and "| sq2048 | bf16 | regs |" in text
+    tc = _tool("tune_calibrate")
+    assert tc.main([str(out), "--train", "sq2048,llm_up", "--epilogue", "--json", str(tmp_path / "c.json")]) == 0
+    text = capsys.readouterr().out
+    assert "the epilogue tile's cost, plan by plan" in text
+    rep = json.loads((tmp_path / "c.json").read_text())["epilogue"]
+    assert rep["fitted_weight"] > 0  # the truth charges the wavefronts: the fit finds a weight
+    for e in rep["pairs"]:
+        assert e["pairs"] == len(on) and e["median_on_over_off"] > 1.0
+        # the added time follows the wavefronts (not only: the tile also costs occupancy)
+        assert e["spearman_delta_wavefronts"] > 0.3

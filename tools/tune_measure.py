@@ -93,42 +93,54 @@ def runtime(cache):
     return cuda
 
 
-def config_of(row, dt):
+def config_of(row, dt, out_dtype="bf16", epilogue=False):
     return {**{c: row[c] for c in CONFIG_KEYS}, "a_dtype": dt, "b_dtype": dt, "a_major": "K",
-            "b_major": "K"}
+            "b_major": "K", "out_dtype": out_dtype, "epilogue": epilogue}
 
 
 def ckey(cfg):
     return tuple(cfg[c] for c in CONFIG_KEYS)
 
 
-def choose(cuda, shapes, dtypes, cap, top_always, good_frac, seed):
-    """The manifest: per dtype the configs to time and per shape the model's rank and cycles."""
+EPILOGUES = {"off": (False,), "on": (True,), "both": (False, True)}
+
+
+def choose(cuda, shapes, dtypes, cap, top_always, good_frac, seed, out_dtype="bf16",
+           epilogue="off"):
+    """The manifest: per dtype the configs to time (each with its ``epilogue`` flag) and per
+    shape x dtype the model's rank and cycles of each (the ranking with the epilogue tile in
+    shared memory for ``epilogue: true`` kernels)."""
     from fastswz import tune
 
+    variants = EPILOGUES[epilogue]
     manifest = {"shapes": {k: list(v) for k, v in shapes.items()}, "dtypes": list(dtypes),
-                "configs": {}, "model": {}, "unsupported": {}, "selection": {
-                    "cap": cap, "top_always": top_always, "good_frac": good_frac, "seed": seed}}
+                "out_dtype": out_dtype, "epilogue": epilogue, "configs": {}, "model": {},
+                "unsupported": {}, "selection": {"cap": cap, "top_always": top_always,
+                                                 "good_frac": good_frac, "seed": seed}}
     for dt in dtypes:
-        ranked = {name: tune(*mnk, dt, dt, top=1 << 40) for name, mnk in shapes.items()}
-        first = next(iter(ranked.values()))
-        support = {}
+        ranked = {}  # epilogue flag -> shape -> tune rows
+        support = {}  # epilogue flag -> config key -> supported
         reasons = {}
-        for r in first:
-            cfg = config_of(r, dt)
-            why = cuda.supported(cfg)
-            support[ckey(cfg)] = why is None
-            if why is not None:
-                reasons[why] = reasons.get(why, 0) + 1
+        for v in variants:
+            ranked[v] = {name: tune(*mnk, dt, dt, top=1 << 40, epilogue_dtype=out_dtype if v else None)
+                         for name, mnk in shapes.items()}
+            support[v] = {}
+            for r in next(iter(ranked[v].values())):
+                cfg = config_of(r, dt, out_dtype, v)
+                why = cuda.supported(cfg)
+                support[v][ckey(cfg)] = why is None
+                if why is not None:
+                    reasons[why] = reasons.get(why, 0) + 1
         manifest["unsupported"][dt] = reasons
-        ok = sorted(k for k, v in support.items() if v)
+        base = variants[0]  # the selection follows the first variant's ranking
+        ok = sorted(k for k, sup in support[base].items() if sup)
         if not ok:
-            print(f"tune_measure: {dt}: the kernel supports none of {len(support)} legal plans "
-                  f"({reasons})", file=sys.stderr)
+            print(f"tune_measure: {dt}: the kernel supports none of {len(support[base])} legal "
+                  f"plans ({reasons})", file=sys.stderr)
             continue
         must, good = [], set()
-        for name, rows in ranked.items():
-            sup = [ckey(config_of(r, dt)) for r in rows if support.get(ckey(config_of(r, dt)))]
+        for name, rows in ranked[base].items():
+            sup = [ckey(r) for r in rows if support[base].get(ckey(r))]
             for key in sup[:top_always]:
                 if key not in must:
                     must.append(key)
@@ -142,32 +154,45 @@ def choose(cuda, shapes, dtypes, cap, top_always, good_frac, seed):
         pool_all = [k for k in ok if k not in set(chosen)]
         take = rng.permutation(len(pool_all))[:max(0, cap - len(chosen))]
         chosen += [pool_all[i] for i in sorted(take.tolist())]
-        manifest["configs"][dt] = [dict(zip(CONFIG_KEYS, k)) for k in chosen]
-        for name, rows in ranked.items():
-            pos = {ckey(config_of(r, dt)): (r["rank"], r["model_cycles"]) for r in rows}
-            manifest["model"][f"{name}/{dt}"] = [list(pos[k]) for k in chosen]
-        print(f"tune_measure: {dt}: {len(support)} legal plans, {len(ok)} supported, "
-              f"{len(chosen)} chosen ({len(must)} model top-{top_always} picks)", file=sys.stderr)
+        configs, model = [], {name: [] for name in shapes}
+        for v in variants:
+            pos = {name: {ckey(r): (r["rank"], r["model_cycles"]) for r in rows}
+                   for name, rows in ranked[v].items()}
+            first = next(iter(pos.values()))
+            for k in chosen:
+                if k in first and support[v].get(k):  # legal with this epilogue, and run
+                    configs.append({**dict(zip(CONFIG_KEYS, k)), "epilogue": v})
+                    for name in shapes:
+                        model[name].append(list(pos[name][k]))
+        manifest["configs"][dt] = configs
+        for name in shapes:
+            manifest["model"][f"{name}/{dt}"] = model[name]
+        print(f"tune_measure: {dt}: {len(support[base])} legal plans, {len(ok)} supported, "
+              f"{len(chosen)} chosen ({len(must)} model top-{top_always} picks), "
+              f"{len(configs)} kernels (epilogue {epilogue})", file=sys.stderr)
     return manifest
 
 
-def compile_all(cuda, manifest, out_dtype, jobs, cache, chunk=32):
-    configs = [dict(c, a_dtype=dt, b_dtype=dt, a_major="K", b_major="K")
+def compile_all(cuda, manifest, out_dtype, jobs, chunk=32):
+    configs = [dict(c, a_dtype=dt, b_dtype=dt, a_major="K", b_major="K", out_dtype=out_dtype)
                for dt, cs in manifest["configs"].items() for c in cs]
     errors = {}
     started = time.perf_counter()
     for s in range(0, len(configs), chunk):
         part = configs[s:s + chunk]
         try:
-            cuda.compile_many(part, **_kwargs(cuda.compile_many, out_dtype=out_dtype, jobs=jobs,
-                                              cache_dir=cache))
+            got = list(cuda.compile_many(part, **_kwargs(cuda.compile_many, out_dtype=out_dtype,
+                                                         jobs=jobs)))
         except Exception:  # noqa: BLE001 - find the bad ones one by one
+            got = []
             for cfg in part:
                 try:
-                    cuda.compile_gemm(cfg, **_kwargs(cuda.compile_gemm, out_dtype=out_dtype,
-                                                     cache_dir=cache))
+                    got.append(cuda.compile_gemm(cfg, out_dtype=out_dtype))
                 except Exception as exc:  # noqa: BLE001 - recorded, not fatal
-                    errors[json.dumps(cfg, sort_keys=True)] = f"{type(exc).__name__}: {exc}"
+                    got.append(exc)
+        for cfg, k in zip(part, got):  # compile_many may give an exception in a kernel's place
+            if isinstance(k, Exception):
+                errors[json.dumps(cfg, sort_keys=True)] = f"{type(k).__name__}: {k}"
         done = min(s + chunk, len(configs))
         print(f"\rtune_measure: compiled {done}/{len(configs)} "
               f"({time.perf_counter() - started:.0f} s, {len(errors)} failed)", end="",
@@ -258,10 +283,12 @@ def run(cuda, manifest, args):
                          "python": platform.python_version(),
                          "kernel_version": getattr(cuda, "KERNEL_VERSION", None)},
             "timing": {"warmup": args.warmup, "reps": args.reps, "flush_l2": not args.no_flush,
-                       "out_dtype": args.out_dtype},
+                       "out_dtype": manifest.get("out_dtype", args.out_dtype),
+                       "epilogue": manifest.get("epilogue", "off")},
             "selection": manifest["selection"], "command": " ".join(sys.argv)},
             "rows": [], "reference": []}
     done = {(r["name"], r["a_dtype"], json.dumps(r["config"], sort_keys=True)) for r in data["rows"]}
+    out_dtype = manifest.get("out_dtype", args.out_dtype)
     started = time.perf_counter()
     stopped, timed = False, 0
     for dt, configs in manifest["configs"].items():
@@ -275,14 +302,13 @@ def run(cuda, manifest, args):
                         time.perf_counter() - started > args.time_budget):
                     stopped = True
                     break
-                full = dict(cfg, a_dtype=dt, b_dtype=dt, a_major="K", b_major="K")
+                full = dict(cfg, a_dtype=dt, b_dtype=dt, a_major="K", b_major="K", out_dtype=out_dtype)
                 row = {"name": name, "m": m, "n": n, "k": k, "a_dtype": dt, "b_dtype": dt,
-                       "a_major": "K", "b_major": "K", "out_dtype": args.out_dtype, "config": cfg,
+                       "a_major": "K", "b_major": "K", "out_dtype": out_dtype, "config": cfg,
                        "model_rank": model[i][0], "model_cycles": model[i][1], "median_ms": None,
                        "min_ms": None, "max_ms": None, "spread": None, "tflops": None, "error": None}
                 try:
-                    kern = cuda.compile_gemm(full, **_kwargs(
-                        cuda.compile_gemm, out_dtype=args.out_dtype, cache_dir=args.cache))
+                    kern = cuda.compile_gemm(full, out_dtype=out_dtype)
                 except Exception as exc:  # noqa: BLE001 - recorded
                     row["error"] = f"compile: {type(exc).__name__}: {exc}"
                 else:
@@ -319,16 +345,18 @@ def run(cuda, manifest, args):
 def summary(data):
     from fastswz.calibrate import spearman, top1_regret
 
-    lines = ["| shape | dtype | plans | failed | best ms | best TFLOP/s | best plan | model #1 ms | "
-             "regret | Spearman | cuBLAS ms | best / cuBLAS |", "|" + "---|" * 12]
+    lines = ["| shape | dtype | epilogue | plans | failed | best ms | best TFLOP/s | best plan | "
+             "model #1 ms | regret | Spearman | cuBLAS ms | best / cuBLAS |", "|" + "---|" * 13]
     groups = {}
     for r in data["rows"]:
-        groups.setdefault((r["name"], r["a_dtype"]), []).append(r)
+        epi = "smem" if r["config"].get("epilogue") else "regs"
+        groups.setdefault((r["name"], r["a_dtype"], epi), []).append(r)
     refs = {(r["name"], r["a_dtype"]): r for r in data.get("reference", [])}
-    for (name, dt), rows in groups.items():
+    for (name, dt, epi), rows in groups.items():
         ok = [r for r in rows if r["median_ms"] is not None]
         if not ok:
-            lines.append(f"| {name} | {dt} | {len(rows)} | {len(rows)} | - | - | - | - | - | - | - | - |")
+            lines.append(f"| {name} | {dt} | {epi} | {len(rows)} | {len(rows)} | - | - | - | - | - | "
+                         f"- | - | - |")
             continue
         ok.sort(key=lambda r: r["model_rank"])
         ms = np.array([r["median_ms"] for r in ok])
@@ -338,7 +366,7 @@ def summary(data):
         ref = refs.get((name, dt), {})
         rms = ref.get("median_ms")
         lines.append(
-            f"| {name} | {dt} | {len(rows)} | {len(rows) - len(ok)} | {ms.min():.4f} | "
+            f"| {name} | {dt} | {epi} | {len(rows)} | {len(rows) - len(ok)} | {ms.min():.4f} | "
             f"{b.get('tflops') or 0:.0f} | {c['bm']}x{c['bn']}x{c['bk']} s{c['stages']} "
             f"{c['swizzle_a']}/{c['swizzle_b']} | {ms[0]:.4f} | {top1_regret(cyc, ms):.1%} | "
             f"{spearman(cyc, ms):.3f} | {'-' if rms is None else f'{rms:.4f}'} | "
@@ -361,7 +389,10 @@ def main(argv=None):
     p.add_argument("--top-always", type=int, default=16, help="each shape's model top-N always timed (default 16)")
     p.add_argument("--good-frac", type=float, default=0.15, help="'near the top' = the model's best fraction (default 0.15)")
     p.add_argument("--seed", type=int, default=20, help="sample seed (default 20)")
-    p.add_argument("--out-dtype", default="bf16")
+    p.add_argument("--out-dtype", default="bf16", help="the kernels' output type (default bf16)")
+    p.add_argument("--epilogue", default="off", choices=sorted(EPILOGUES),
+                   help="kernels store from registers (off, default), through the plan's "
+                        "shared-memory epilogue tile and a TMA store (on), or both (part 4)")
     p.add_argument("--jobs", type=int, default=None, help="parallel compiles (default: the runtime's)")
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--reps", type=int, default=20)
@@ -379,9 +410,8 @@ def main(argv=None):
     mpath = Path(args.cache) / MANIFEST
     if args.compile_only:
         manifest = choose(cuda, parse_shapes(args.shapes), args.dtypes.split(","), args.cap,
-                          args.top_always, args.good_frac, args.seed)
-        manifest["out_dtype"] = args.out_dtype
-        n, errors = compile_all(cuda, manifest, args.out_dtype, args.jobs, args.cache)
+                          args.top_always, args.good_frac, args.seed, args.out_dtype, args.epilogue)
+        n, errors = compile_all(cuda, manifest, args.out_dtype, args.jobs)
         write(mpath, manifest)
         print(f"tune_measure: {n} kernels compiled into {args.cache} ({len(errors)} failed); "
               f"manifest {mpath}")
@@ -394,7 +424,7 @@ def main(argv=None):
         print(f"tune_measure: no {mpath}: choosing the plans now (compiling on this machine)",
               file=sys.stderr)
         manifest = choose(cuda, parse_shapes(args.shapes), args.dtypes.split(","), args.cap,
-                          args.top_always, args.good_frac, args.seed)
+                          args.top_always, args.good_frac, args.seed, args.out_dtype, args.epilogue)
     run(cuda, manifest, args)
     return 0
 

@@ -34,7 +34,8 @@ __all__ = ["spearman", "top1_regret", "topk_recall", "best_in_topk", "problems",
 
 #: The constants :func:`fit_model` searches, with how: ``("scale", lo, hi)`` multiplies the
 #: current value by factors that shrink each round, within [lo, hi]; ``("values", ...)`` tries
-#: each value (``tile_overhead`` is also scaled once non-zero).
+#: each value (``tile_overhead`` and ``epilogue_clocks_per_wavefront`` are also scaled once
+#: non-zero).
 FIT_PARAMS = {
     "latency": ("scale", 50.0, 50000.0),
     "l2_bytes_per_clock": ("scale", 2.0, 1024.0),
@@ -46,8 +47,11 @@ FIT_PARAMS = {
     "other_registers": ("values", 0.0, 16.0, 32.0, 64.0, 96.0, 128.0),
     "wave_quantization": ("values", 0.0, 0.25, 0.5, 0.75, 1.0),
     "tile_overhead": ("values", 0.0, 250.0, 500.0, 1000.0, 2000.0, 4000.0, 8000.0, 16000.0),
-    "epilogue_clocks_per_wavefront": ("values", 0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0),
+    "epilogue_clocks_per_wavefront": ("values", 0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0),
 }
+
+
+_SCALED_ONCE_NONZERO = ("tile_overhead", "epilogue_clocks_per_wavefront")
 
 
 def _vectors(a, b, what):
@@ -145,14 +149,17 @@ _PROBLEM_KEYS = ("m", "n", "k", "a_dtype", "b_dtype", "a_major", "b_major")
 
 def problems(measurements) -> dict:
     """Group measured rows by problem: ``{key: {"name", "rows"}}``, key ``(m, n, k, a_dtype,
-    b_dtype, a_major, b_major, arch)``, in first-seen order; failed rows are left out.
+    b_dtype, a_major, b_major, arch, epilogue)``, in first-seen order; failed rows are left out.
+    ``epilogue`` is the row's ``out_dtype`` for kernels that store through the plan's
+    shared-memory epilogue tile (``config["epilogue"]`` true), else None: those are other
+    kernels, ranked among themselves, with the epilogue tile in their plans.
 
     Examples
     --------
     >>> rows = [{"name": "sq", "m": 64, "n": 64, "k": 64, "a_dtype": "bf16", "b_dtype": "bf16",
     ...          "config": {"bm": 64, "bn": 64, "bk": 64, "stages": 2}, "median_ms": 0.01}]
     >>> list(problems(rows))
-    [(64, 64, 64, 'bf16', 'bf16', 'K', 'K', 'sm90')]
+    [(64, 64, 64, 'bf16', 'bf16', 'K', 'K', 'sm90', None)]
     """
     if isinstance(measurements, dict):
         measurements = measurements.get("rows", [])
@@ -166,7 +173,8 @@ def problems(measurements) -> dict:
             continue
         cfg = r["config"]
         key = (int(r["m"]), int(r["n"]), int(r["k"]), r.get("a_dtype", "bf16"), r.get("b_dtype", "bf16"),
-               r.get("a_major", "K"), r.get("b_major", "K"), cfg.get("arch", "sm90"))
+               r.get("a_major", "K"), r.get("b_major", "K"), cfg.get("arch", "sm90"),
+               r.get("out_dtype", "bf16") if cfg.get("epilogue") else None)
         out.setdefault(key, {"name": r.get("name") or "x".join(map(str, key[:3])), "rows": []})
         out[key]["rows"].append(r)
     return out
@@ -195,11 +203,11 @@ class _Problem:
 
     def __init__(self, key, group, epilogue_dtype, sms):
         self.key, self.name = key, group["name"]
-        m, n, k, a, b, am, bm, arch = key
+        m, n, k, a, b, am, bm, arch, epi = key
         rows = [dict(r["config"], a_dtype=a, b_dtype=b, a_major=am, b_major=bm) for r in group["rows"]]
         self.arch, self.mnk = arch, (m, n, k)
         self.sms = sms or DEFAULT_SMS[arch]
-        self.table = _plan_columns(arch, rows, epilogue_dtype)
+        self.table = _plan_columns(arch, rows, epi if epi is not None else epilogue_dtype)
         self.measured = np.array([r["median_ms"] for r in group["rows"]], dtype=np.float64)
         # model rank order of the default model breaks ties the way tune does (earlier first)
         order = [r.get("model_rank") for r in group["rows"]]
@@ -242,7 +250,10 @@ def evaluate(model, measurements, shapes=None, *, k=5, epilogue_dtype=None, sms=
         Problems to score: names (``"sq4096"``), ``(m, n, k)`` tuples or full keys; default all.
     k : int
         The cut of the recall metrics.
-    epilogue_dtype, sms
+    epilogue_dtype : str, optional
+        Score rows whose kernel has no epilogue tile as if it had one of this type (rows with
+        ``config["epilogue"]`` true always have theirs).
+    sms : int, optional
         As :func:`fastswz.score_plans`.
 
     Returns
@@ -296,7 +307,8 @@ def fit_model(measurements, shapes=None, *, model=None, params=None, rounds=4, r
         Start point; default the arch's default model.
     params : list of str, optional
         Constants to fit; default every key of :data:`FIT_PARAMS` except
-        ``epilogue_clocks_per_wavefront``, which is added when ``epilogue_dtype`` is given.
+        ``epilogue_clocks_per_wavefront``, which is added when ``epilogue_dtype`` is given
+        (pass it in ``params`` to fit it on rows whose kernels have an epilogue tile).
     rounds : int
         Coordinate-search rounds.
     regret_weight : float
@@ -354,7 +366,7 @@ def fit_model(measurements, shapes=None, *, model=None, params=None, rounds=4, r
                 tries = [v for v in tries if spec[0] <= v <= spec[1]]
             else:
                 tries = [v for v in spec if v != cur]
-                if name == "tile_overhead" and cur > 0:
+                if name in _SCALED_ONCE_NONZERO and cur > 0:
                     tries += [cur * f for f in fs] + [cur / f for f in fs]
             for v in tries:
                 cand = model.replace(**{name: v})
