@@ -30,6 +30,8 @@ MODULES = [  # one a line: every public module
     "fastswz.cute_dsl",
     "fastswz.plan",
     "fastswz.tune",
+    "fastswz.calibrate",
+    "fastswz.measure",
     "fastswz.emit",
     "fastswz.tv_layout",
 ]

@@ -32,9 +32,9 @@ from .notation import parse
 from .swizzle import ComposedLayout, Swizzle, make_composed_layout
 from .tile import OperandTile
 from .linear import LinearLayout, from_linear_layout, linear_evaluate, to_linear_layout
-from .errors import PlanError
+from .errors import MeasureError, PlanError
 from .plan import PLAN_ERRORS, GemmPlans, plan_gemm, plan_reason
-from .tune import tune
+from .tune import TuneModel, score_plans, tune
 from .emit import emit, emit_header, emit_json, emit_python
 
 
@@ -69,3 +69,4 @@ from .draw import draw_fragment, show_fragment
 __all__ += ["FragmentError", "TVLayout", "fragment", "draw_fragment", "show_fragment", "mma_sync", "wgmma_d", "wgmma_a", "wgmma_d_coords", "ldmatrix",
             "stmatrix", "tmem_accumulator", "tcgen05_ld", "tcgen05_st", "tmem_fragment", "tv_coords",
             "tv_inverse"]
+__all__ += ["TuneModel", "score_plans", "MeasureError"]

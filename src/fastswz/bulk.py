@@ -39,17 +39,35 @@ def as_array(name, values):
 
 
 def int_array(name, values, dtype=np.int64):
-    """Coerce an array-like of integers; reject floats, bools and out-of-range values."""
+    """Coerce an array-like of integers; reject floats, bools and out-of-range values.
+
+    A value beyond int64 raises a LayoutError whose ``value`` attribute holds it, so that a
+    caller with a narrower rule (``plan_gemm``'s BM, stages, budget, ...) can name its own range
+    instead of int64's."""
     arr = as_array(name, values)
-    if arr.dtype == object:
+    if arr.dtype.kind == "f" and not isinstance(values, np.ndarray):
+        # numpy turns a list mixing int64 and uint64-range ints into float64: keep them ints
+        obj = np.asarray(values, dtype=object)
+        if all(isinstance(v, (int, np.integer)) for v in obj.ravel().tolist()):
+            arr = obj
+    if arr.dtype == object:  # Python ints (numpy keeps those beyond int64 as objects), or junk
         try:
-            arr = np.array([operator.index(v) for v in arr.ravel()], dtype=np.int64).reshape(arr.shape)
-        except (TypeError, OverflowError) as exc:
+            ints = [operator.index(v) for v in arr.ravel()]
+        except TypeError as exc:
             raise FastswzTypeError(f"{name} must hold integers ({exc})") from None
+        big = next((v for v in ints if not -(1 << 63) <= v < 1 << 63), None)
+        if big is not None:
+            err = LayoutError(f"{name} holds {big}, beyond int64; values must lie in "
+                              f"[-2**63, 2**63)")
+            err.value = big  # callers with a narrower range name it (plan_gemm's fields)
+            raise err
+        arr = np.array(ints, dtype=np.int64).reshape(arr.shape)
     if arr.dtype.kind not in "iu" or arr.dtype == np.bool_:
         raise FastswzTypeError(f"{name} must be an integer array, not dtype {arr.dtype}")
     if arr.dtype == np.uint64 and arr.size and int(arr.max()) >= 1 << 63:
-        raise LayoutError(f"{name} holds {int(arr.max())}, beyond int64; offsets must be < 2**63")
+        err = LayoutError(f"{name} holds {int(arr.max())}, beyond int64; offsets must be < 2**63")
+        err.value = int(arr.max())
+        raise err
     return arr
 
 

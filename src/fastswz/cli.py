@@ -27,6 +27,7 @@ from .notation import parse
 from .tile import ARCHS, LBO_POLICIES, ORDERS, SWIZZLE_BASES, OperandTile
 from .plan import plan_gemm
 from .tune import TUNE_NOTE, tune
+from .measure import MEASURE_NOTE
 from .emit import EMIT_FORMATS, emit
 from .tv_layout import FRAGMENT_EXAMPLES, fragment
 
@@ -204,7 +205,9 @@ def _parser() -> argparse.ArgumentParser:
                         description="Enumerate BM, BN, BK, stages and swizzles for an M x N x K "
                                     "GEMM and print the best legal plans under fastswz's cost model "
                                     "(wave quantization, pipeline depth, smem-limited occupancy, MMA "
-                                    "shape). A ranking aid, not measured speed.")
+                                    "shape). A ranking aid, not measured speed; with --measure, the "
+                                    "model's first --top plans are compiled and timed on the GPU "
+                                    "(extra 'cuda') and printed fastest first.")
     tu.add_argument("--m", required=True, type=_int)
     tu.add_argument("--n", required=True, type=_int)
     tu.add_argument("--k", required=True, type=_int)
@@ -214,9 +217,23 @@ def _parser() -> argparse.ArgumentParser:
     tu.add_argument("--a-major", default="K", choices=["K", "MN"])
     tu.add_argument("--b-major", default="K", choices=["K", "MN"])
     tu.add_argument("--sms", default=None, type=_int, help="SM count (default 132 for sm90, 148 for sm100)")
-    tu.add_argument("--top", default=10, type=_int)
+    tu.add_argument("--top", default=10, type=_int,
+                    help="plans to print (with --measure: plans to compile and time)")
     tu.add_argument("--epilogue-dtype", default=None, help="C/D tile type in smem (default: none)")
     tu.add_argument("--smem-budget", default=None, type=_int)
+    ms = tu.add_argument_group("measured search (needs fastswz.cuda: pip install 'fastswz[cuda]', "
+                               "and a GPU)")
+    ms.add_argument("--measure", action="store_true",
+                    help="time the model's first --top plans that the GPU kernel supports and rank "
+                         "them by measured time (model_rank beside each)")
+    ms.add_argument("--cache-dir", default=None, metavar="DIR",
+                    help="measured results cache (default $FASTSWZ_CACHE/tune or ~/.cache/fastswz/tune)")
+    ms.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    ms.add_argument("--out-dtype", default=None,
+                    help="the kernel's output type (default: --epilogue-dtype, else bf16); with "
+                         "--epilogue-dtype the kernel stores through the plan's epilogue tile")
+    ms.add_argument("--warmup", default=3, type=_int, help="warm-up launches per plan (default 3)")
+    ms.add_argument("--reps", default=20, type=_int, help="timed launches per plan (default 20)")
     fmt = tu.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true")
     fmt.add_argument("--csv", action="store_true")
@@ -509,20 +526,43 @@ def _plan(args) -> str:
 
 
 def _tune(args) -> str:
+    measured = args.measure
+    if not measured and (args.cache_dir is not None or args.no_cache):
+        raise PlanError(f"--{'cache-dir' if args.cache_dir is not None else 'no-cache'} applies to "
+                        f"a measured search: add --measure")
+    extra = (dict(measure=args.top, cache_dir=args.cache_dir, use_cache=not args.no_cache,
+                  out_dtype=args.out_dtype, warmup=args.warmup, reps=args.reps)
+             if measured else {})
     rows = tune(args.m, args.n, args.k, args.a_dtype, args.b_dtype, args.a_major, args.b_major,
-                args.arch, args.sms, args.top, args.epilogue_dtype, args.smem_budget, progress=True)
+                args.arch, args.sms, args.top, args.epilogue_dtype, args.smem_budget, progress=True,
+                **extra)
+    note = MEASURE_NOTE if measured else TUNE_NOTE
     if args.json:
-        return json.dumps({"note": TUNE_NOTE, "plans": rows})
+        return json.dumps({"note": note, "plans": rows})
     keys = list(rows[0])
     if args.csv:
         return "\n".join([",".join(keys)] + [",".join(str(r[k]) for k in keys) for r in rows])
     cols = ["rank", "bm", "bn", "bk", "stages", "cta_group", "swizzle_a", "swizzle_b", "smem_bytes",
             "occupancy", "waves", "bound", "model_cycles", "efficiency", "instruction"]
-    table = [cols] + [[str(r[c]) for c in cols] for r in rows]
+    lines = [f"# {note}"]
+    if measured:
+        cols = ["rank", "model_rank", "measured_ms", "measured_tflops", "spread", "bm", "bn", "bk",
+                "stages", "cta_group", "swizzle_a", "swizzle_b", "model_cycles", "cached"]
+        lines.append(f"# device: {rows[0]['device']}")
+    table = [cols] + [[_cell(r[c]) for c in cols] for r in rows]
     width = [max(len(row[j]) for row in table) for j in range(len(cols))]
-    lines = [f"# {TUNE_NOTE}"]
     lines += ["  ".join(v.rjust(w) for v, w in zip(row, width)) for row in table]
+    failed = [r for r in rows if r.get("error")]
+    lines += [f"# model rank {r['model_rank']} did not run: {r['error']}" for r in failed]
     return "\n".join(lines)
+
+
+def _cell(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4g}" if abs(v) < 1e5 else str(v)
+    return str(v)
 
 
 def _emit(args) -> str:

@@ -325,9 +325,9 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
                     _c_array("uint32_t", "kTmaBoxSmemOffsets",
                              [o["smem_offset"] for o in e["tma_box_offsets"]], 8),
                     _c_array("uint32_t", "kTmaBoxCoords", [o["coords"] for o in e["tma_box_offsets"]]),
-                    *_c_layout_fn("offset", e["layout"], ("m", "n"),
-                                  f"byte offset of D(m, n) in the tile: {e['layout']} x "
-                                  f"{_ebytes(e)} B", _ebytes(e)),
+                    *(_c_layout_fn("offset", e["layout"], ("m", "n"),
+                                   f"byte offset of D(m, n) in the tile: {e['layout']} x "
+                                   f"{_ebytes(e)} B", _ebytes(e)) if e.get("layout") else []),
                     "  }  // namespace epilogue"]
         if data.get("kernel"):
             out += _kernel_header(data)

@@ -23,6 +23,7 @@ __all__ = [
     "BankError",
     "PlanError",
     "FragmentError",
+    "MeasureError",
 ]
 
 
@@ -96,3 +97,7 @@ class FragmentError(FastswzError, ValueError):
     """A register fragment or tensor-memory layout (``fastswz.tv_layout``) was asked for an
     instruction, shape or operand the PTX ISA does not have, or composed with a map that does
     not fit."""
+
+class MeasureError(FastswzError, RuntimeError):
+    """A measured search (``tune(..., measure=K)``) cannot run: no GPU runtime
+    (``fastswz.cuda``, the extra ``cuda``), no GPU, or no plan that it can time."""

@@ -54,7 +54,7 @@ from .banks import best_swizzle
 from .bulk import as_array, int_array
 from .descriptor import InstrDescriptorSM100
 from .dtypes import DTYPES, dtype as _lookup_dtype
-from .errors import BankError, FastswzTypeError, PlanError, TileError, as_int
+from .errors import BankError, FastswzTypeError, LayoutError, PlanError, TileError, as_int
 from .layout import Layout
 from .modes import SwizzleMode
 from .rules import _choice
@@ -250,16 +250,23 @@ def _swizzle_code(name, allow_base32=True):
 
 
 def _ints(name, values, lo, hi, multiple=1):
-
-    a = int_array(name, values)
-    if a.size:
-        bad = (a < lo) | (a > hi) | ((a & (multiple - 1)) != 0)  # multiple: a power of two
-        if bad.any():
-            v = int(a.ravel()[int(np.flatnonzero(bad.ravel())[0])])
-            rule = f"{lo} <= {name} <= {hi}" + (f" and a multiple of {multiple}" if multiple > 1 else "")
-            why = (" (every operand tile is built of 8-row, 16-byte core matrices, so BM, BN and "
-                   "BK are multiples of 8)" if multiple == 8 else "")
-            raise PlanError(f"{name} holds {v}, outside {rule}{why}")
+    """An int32 column in ``[lo, hi]`` (and a multiple of ``multiple``, a power of two); the
+    first value outside, beyond int64 included, is named with this field's own range."""
+    try:
+        a = int_array(name, values)
+    except LayoutError as exc:  # a Python int beyond int64: outside any field's range
+        v, a = exc.value, None
+    else:
+        v = None
+        if a.size:
+            bad = (a < lo) | (a > hi) | ((a & (multiple - 1)) != 0)
+            if bad.any():
+                v = int(a.ravel()[int(np.flatnonzero(bad.ravel())[0])])
+    if v is not None:
+        rule = f"{lo} <= {name} <= {hi}" + (f" and a multiple of {multiple}" if multiple > 1 else "")
+        why = (" (every operand tile is built of 8-row, 16-byte core matrices, so BM, BN and "
+               "BK are multiples of 8)" if multiple == 8 else "")
+        raise PlanError(f"{name} holds {v}, outside {rule}{why}")
     return a.astype(np.int32)
 
 
@@ -641,10 +648,13 @@ class GemmPlans:
             rows, e = c["bm"] // c["cta_group"], DTYPES[c["epilogue_dtype"]].bits // 8
             span = SwizzleMode(sw).byte_width
             bk = [-1] * 4 if self._banks is None else self._banks[:, i].tolist()
-            etile = OperandTile(c["epilogue_dtype"], "K", sw, rows, c["bn"])
+            try:  # BN not a whole number of 32-byte MMA K steps: no OperandTile form
+                elayout = str(OperandTile(c["epilogue_dtype"], "K", sw, rows, c["bn"]).layout)
+            except TileError:
+                elayout = None
             box = [span // e, min(rows, 256)]
             res["epilogue"] = {"dtype": c["epilogue_dtype"], "swizzle": sw, "bytes": f["epi_bytes"],
-                               "offset": f["epi_offset"], "rows": rows, "layout": str(etile.layout),
+                               "offset": f["epi_offset"], "rows": rows, "layout": elayout,
                                "tma_box": box,
                                "tma_box_offsets": [
                                    {"smem_offset": (cj * rows + ro) * span,

@@ -3,9 +3,12 @@
 :func:`tune` enumerates a space of (BM, BN, BK, stages, swizzle A, swizzle B[, cta_group]) with
 :func:`fastswz.plan_gemm` in bulk, keeps the legal plans and orders them by *model cycles*. The
 model is a ranking aid for narrowing an autotuner's search, not a measurement or a prediction
-of speed: it ignores the epilogue (the plans' ``epi_*`` bank-conflict columns are there for a
-caller to weigh; the model does not use them), L2 hit rates, register pressure, instruction
-issue and clocks. Per SM, with ``F`` dense MACs per clock (sm90: 2048 for 16-bit, 4096 for 8-bit, 1024 for
+of speed: by default it ignores the epilogue (the plans' ``epi_*`` bank-conflict columns are
+weighed only by a :class:`TuneModel` with ``epilogue_clocks_per_wavefront`` > 0), L2 hit rates,
+instruction issue and clocks. Every constant below is a field of :class:`TuneModel`
+(:data:`DEFAULT_MODELS` per arch; ``tune(..., model=...)`` takes another, e.g. one fitted to
+measurements by :func:`fastswz.calibrate.fit_model`), and ``tune(..., measure=K)`` times the
+model's first K plans on the GPU (:mod:`fastswz.measure`). Per SM, with ``F`` dense MACs per clock (sm90: 2048 for 16-bit, 4096 for 8-bit, 1024 for
 tf32, the H100 SXM datasheet peak divided by 132 SMs x 1.83 GHz; sm100: twice that):
 
 * one k-tile costs ``t = max(mma, smem, gmem)`` clocks: ``mma = BM' BN BK / F``; ``smem`` the
@@ -26,54 +29,326 @@ tf32, the H100 SXM datasheet peak divided by 132 SMs x 1.83 GHz; sm100: twice th
 * TMA rows: an operand without swizzle is loaded in 16-byte box rows, half of a 32-byte sector,
   so its gmem bytes count twice; equal model cycles rank the wider swizzle first;
 * wave quantization: each SM (CTA pair under cta_group 2) runs ``ceil(tiles / SMs)`` tiles of
-  ``ceil(K / BK)`` k-tiles, so a partial last wave costs a whole one;
+  ``ceil(K / BK)`` k-tiles, so a partial last wave costs a whole one
+  (``wave_quantization`` w < 1 blends in the fractional ``tiles / SMs``);
+* per tile, ``tile_overhead`` clocks (pipeline fill, epilogue; 0 by default) and
+  ``epilogue_clocks_per_wavefront`` x the epilogue stores' wavefronts (0 by default);
 * MMA shape efficiency follows from the above (a narrow BN is smem- or gmem-bound, a tile that
   overhangs M or N wastes MMAs); ``efficiency`` = useful MACs / (F x SMs x model cycles).
 """
 
 from __future__ import annotations
 
-import math
+import dataclasses
 import sys
 import time
 
 import numpy as np
 
 from .dtypes import dtype as _lookup_dtype
-from .errors import PlanError, as_int
+from .errors import FastswzTypeError, PlanError, as_int
 from .plan import PLAN_FIELDS, _SWIZZLES, plan_gemm
 from .rules import _choice
 
-__all__ = ["tune", "DEFAULT_SMS", "LATENCY"]
+__all__ = ["tune", "TuneModel", "DEFAULT_MODELS", "score_plans", "DEFAULT_SMS", "LATENCY",
+           "MAX_EXTENT", "MAX_SMS"]
 
 #: SM counts the ``sms`` argument defaults to: H100 SXM (132), B200 (148).
 DEFAULT_SMS = {"sm90": 132, "sm100": 148}
 LATENCY = 800
-_SM_SMEM = 233472  # 228 KiB of shared memory per SM on sm90 and sm100, 1 KiB reserved per CTA
-_GMEM_BW = {"sm90": 48, "sm100": 64}
+#: Largest M, N or K tune accepts: a TMA tensor map dimension holds at most 2**32 elements.
+MAX_EXTENT = 1 << 32
+#: Largest SM count tune accepts.
+MAX_SMS = 1 << 16
 
 
-def _macs_per_clock(arch, bits):
-    base = {8: 4096, 16: 2048, 32: 1024}[bits]
-    return base * (2 if arch == "sm100" else 1)
+@dataclasses.dataclass(frozen=True)
+class TuneModel:
+    """The constants of :func:`tune`'s cost model (clocks, bytes and MACs per clock per SM).
+
+    The defaults (:data:`DEFAULT_MODELS`) are round datasheet figures; a model fitted to
+    measurements (:func:`fastswz.calibrate.fit_model`) replaces them. Fields:
+
+    ``latency``: clocks from a TMA load's issue to its data in shared memory. ``l2_bytes_per_clock``:
+    bytes per clock per SM that TMA brings from L2. ``smem_bytes_per_clock``: shared-memory bytes
+    the MMAs read per clock. ``macs_per_clock_8/16/32``: dense MACs per clock per SM for 8-, 16- and
+    32-bit operands. ``unswizzled_row_cost``: gmem weight of an operand loaded without swizzle
+    (16-byte box rows, half a 32-byte sector). ``occupancy_weight``: how much each resident CTA
+    beyond the first adds to the loads in flight (1: a whole CTA's stages; 0: nothing).
+    ``other_registers``: registers per thread besides the sm90 accumulator. ``wave_quantization``:
+    1 charges a partial last wave as a whole one, 0 as its fraction. ``tile_overhead``: clocks per
+    output tile (pipeline fill, epilogue). ``epilogue_clocks_per_wavefront``: clocks per
+    shared-memory wavefront of the epilogue stores (needs an epilogue dtype; 0 ignores them).
+    ``smem_per_sm``, ``smem_reserved_per_cta``, ``threads_per_sm``, ``registers_per_sm``,
+    ``tmem_columns``: the hardware limits occupancy is computed from.
+
+    Examples
+    --------
+    >>> m = TuneModel()
+    >>> m.latency, m.l2_bytes_per_clock, m.macs(16)
+    (800.0, 48.0, 2048.0)
+    >>> slow_l2 = m.replace(l2_bytes_per_clock=24.0)
+    >>> slow_l2.l2_bytes_per_clock, m == TuneModel()
+    (24.0, True)
+    """
+
+    latency: float = 800.0
+    l2_bytes_per_clock: float = 48.0
+    smem_bytes_per_clock: float = 128.0
+    macs_per_clock_8: float = 4096.0
+    macs_per_clock_16: float = 2048.0
+    macs_per_clock_32: float = 1024.0
+    unswizzled_row_cost: float = 2.0
+    occupancy_weight: float = 1.0
+    other_registers: float = 32.0
+    wave_quantization: float = 1.0
+    tile_overhead: float = 0.0
+    epilogue_clocks_per_wavefront: float = 0.0
+    smem_per_sm: int = 233472
+    smem_reserved_per_cta: int = 1024
+    threads_per_sm: int = 2048
+    registers_per_sm: int = 65536
+    tmem_columns: int = 512
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise FastswzTypeError(f"TuneModel.{f.name}={v!r} must be a number")
+            lo = 0.0 if f.name in _MAY_BE_ZERO else 1e-9
+            if not (np.isfinite(v) and v >= lo) or (f.name in _AT_MOST_ONE and v > 1):
+                rule = ("in [0, 1]" if f.name in _AT_MOST_ONE else
+                        ">= 0" if f.name in _MAY_BE_ZERO else "> 0")
+                raise PlanError(f"TuneModel.{f.name}={v!r} must be finite and {rule}")
+            object.__setattr__(self, f.name, type(f.default)(v))
+
+    def macs(self, bits: int) -> float:
+        """Dense MACs per clock per SM for ``bits``-bit operands."""
+        return {8: self.macs_per_clock_8, 16: self.macs_per_clock_16, 32: self.macs_per_clock_32}[bits]
+
+    def replace(self, **changes) -> "TuneModel":
+        """A copy with ``changes`` (``dataclasses.replace``)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        """The fields as a dict (the form ``tools/tune_calibrate.py`` writes)."""
+        return dataclasses.asdict(self)
+
+
+_MAY_BE_ZERO = {"occupancy_weight", "other_registers", "wave_quantization", "tile_overhead",
+                "epilogue_clocks_per_wavefront", "smem_reserved_per_cta"}
+_AT_MOST_ONE = {"occupancy_weight", "wave_quantization"}
+
+#: The cost model's constants per arch (sm100: tcgen05's doubled MMA rate, 64 B/clock from L2).
+DEFAULT_MODELS = {
+    "sm90": TuneModel(),
+    "sm100": TuneModel(l2_bytes_per_clock=64.0, macs_per_clock_8=8192.0, macs_per_clock_16=4096.0,
+                       macs_per_clock_32=2048.0),
+}
+
+
+def _model_arg(model, arch):
+    if model is None:
+        return DEFAULT_MODELS[arch]
+    if not isinstance(model, TuneModel):
+        raise FastswzTypeError(f"model={type(model).__name__} must be a fastswz.TuneModel or None "
+                               f"(the arch's default constants)")
+    return model
+
+
+def _evaluate(model, arch, bits, cols, m, n, k, sms):
+    """Model cycles (float64) and their parts for plan columns (numpy arrays of one length):
+    ``cta_group``, ``bm``, ``bn``, ``bk``, ``stages``, ``smem``, ``a_swizzle``, ``b_swizzle``
+    (plan swizzle codes), ``mma_m``, ``epi_wavefronts`` (-1: none). Returns a dict with
+    ``cycles``, ``bound`` (0 mma, 1 smem, 2 gmem, 3 latency), ``occupancy``, ``tiles``,
+    ``per_unit``; plans that fit zero CTAs have ``occupancy`` 0 and cycles inf."""
+    cg, bm, bn, bk, st = (cols[c].astype(np.int64) for c in ("cta_group", "bm", "bn", "bk", "stages"))
+    smem = cols["smem"].astype(np.int64)
+    e = bits // 8 if bits >= 8 else 1
+    F = model.macs(bits)
+    bm_sm, bn_sm = bm // cg, bn // cg
+    if arch == "sm90":
+        threads = (bm // 64 + 1) * 128
+        smem_rd = (bm // 64) * (64 + bn) * bk * e
+        regs = np.floor(model.registers_per_sm / (threads * (bn // 2 + model.other_registers)))
+    else:
+        threads = np.full_like(bm, 256)
+        smem_rd = (bm_sm + bn_sm) * bk * e
+        regs = model.tmem_columns // (bn * (bm_sm // np.maximum(cols["mma_m"].astype(np.int64) // cg, 1)))
+    occ = np.minimum(np.minimum(model.smem_per_sm // (smem + model.smem_reserved_per_cta),
+                                model.threads_per_sm // threads), regs).astype(np.int64)
+    mma = bm_sm * bn * bk / F
+    sm_t = smem_rd / model.smem_bytes_per_clock
+    # 16-byte TMA rows (no swizzle) use half of each 32-byte sector.
+    wa = np.where(cols["a_swizzle"] == 1, model.unswizzled_row_cost, 1.0)
+    wb = np.where(cols["b_swizzle"] == 1, model.unswizzled_row_cost, 1.0)
+    gm_t = (bm_sm * wa + bn_sm * wb) * bk * e / model.l2_bytes_per_clock
+    t = np.maximum(np.maximum(mma, sm_t), gm_t)
+    s_eff = st * (1.0 + model.occupancy_weight * (occ - 1))
+    tk = np.maximum(t, (model.latency + t) / np.maximum(s_eff, 1))
+    # Exact integers (extents <= 2**32: tiles < 2**61), the product in float64: no overflow.
+    tiles = -(-m // bm) * (-(-n // bn))
+    units = sms // cg
+    per_unit = -(-tiles // units)
+    ktiles = -(-k // bk)
+    waves = per_unit.astype(np.float64)
+    if model.wave_quantization != 1.0:
+        w = model.wave_quantization
+        waves = w * waves + (1.0 - w) * (tiles / units)
+    cycles = waves * ktiles * tk
+    if model.tile_overhead:
+        cycles = cycles + waves * model.tile_overhead
+    if model.epilogue_clocks_per_wavefront:
+        epi = np.maximum(cols["epi_wavefronts"].astype(np.float64), 0.0)
+        cycles = cycles + waves * model.epilogue_clocks_per_wavefront * epi
+    cycles = np.where(occ >= 1, cycles, np.inf)
+    bound = np.where(tk > t, 3, np.where(t == mma, 0, np.where(t == sm_t, 1, 2)))
+    return {"cycles": cycles, "bound": bound, "occupancy": occ, "tiles": tiles, "per_unit": per_unit}
+
+
+def _problem(m, n, k, arch, sms):
+    m, n, k = (as_int(x, v) for x, v in (("m", m), ("n", n), ("k", k)))
+    for name, v in (("m", m), ("n", n), ("k", k)):
+        if v < 1:
+            raise PlanError(f"{name}={v} must be >= 1 (a GEMM problem extent in elements)")
+        if v > MAX_EXTENT:
+            raise PlanError(
+                f"{name}={v} exceeds 2**32 = {MAX_EXTENT}, the largest extent a TMA tensor map "
+                f"dimension holds (cuTensorMapEncodeTiled globalDim): split the GEMM")
+    arch = _choice("arch", arch, ("sm90", "sm100"))
+    sms = DEFAULT_SMS[arch] if sms is None else as_int("sms", sms)
+    return m, n, k, arch, sms
+
+
+def _sms_range(sms, top):
+    if sms < 1 or top < 1:
+        raise PlanError(f"sms={sms} and top={top} must both be >= 1")
+    if sms > MAX_SMS:
+        raise PlanError(f"sms={sms} exceeds {MAX_SMS}, the most SMs the model counts "
+                        f"(an H100 SXM has 132): give the GPU's SM count")
+
+
+_CONFIG_KEYS = ("arch", "cta_group", "bm", "bn", "bk", "stages", "swizzle_a", "swizzle_b")
+
+
+def score_plans(model, rows, m, n, k, *, sms=None, epilogue_dtype=None):
+    """Model cycles of plan configurations for an M x N x K GEMM (vectorised).
+
+    Parameters
+    ----------
+    model : TuneModel or None
+        The constants; None: :data:`DEFAULT_MODELS` of the rows' arch.
+    rows : list of dict
+        Plan configurations, e.g. :func:`tune`'s rows: ``bm``, ``bn``, ``bk``, ``stages`` and
+        optionally ``arch`` (default sm90, one arch for all rows), ``cta_group`` (1),
+        ``a_dtype``/``b_dtype`` (bf16), ``a_major``/``b_major`` (K), ``swizzle_a``/``swizzle_b``
+        (auto). Other keys are ignored.
+    m, n, k : int
+        Problem size.
+    sms : int, optional
+        SM count; default :data:`DEFAULT_SMS` for the arch.
+    epilogue_dtype : str, optional
+        Plan an epilogue tile of this type, so that ``epilogue_clocks_per_wavefront`` sees its
+        bank-conflict wavefronts.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 model cycles, one per row (``inf`` for an illegal plan or one that fits no CTA).
+        For tune's own rows and model, the cycles tune reports (before rounding).
+
+    Examples
+    --------
+    >>> rows = tune(4096, 4096, 4096, top=3)
+    >>> c = score_plans(None, rows, 4096, 4096, 4096)
+    >>> [int(round(x)) for x in c] == [r["model_cycles"] for r in rows]
+    True
+    >>> fast_l2 = TuneModel(l2_bytes_per_clock=96.0)
+    >>> bool((score_plans(fast_l2, rows, 4096, 4096, 4096) <= c).all())
+    True
+    """
+    listed = isinstance(rows, (list, tuple))
+    bad = next((r for r in rows if not isinstance(r, dict)), None) if listed else rows
+    if not listed or bad is not None:
+        raise FastswzTypeError(f"rows must be a list of plan dicts (as tune returns); it holds "
+                               f"{bad!r:.60}, a {type(bad).__name__}")
+    archs = {r.get("arch", "sm90") for r in rows} or {"sm90"}
+    if len(archs) > 1:
+        raise PlanError(f"rows hold plans of several archs {sorted(archs)}: score one arch at a time")
+    m, n, k, arch, sms = _problem(m, n, k, archs.pop(), sms)
+    _sms_range(sms, 1)
+    model = _model_arg(model, arch)
+    if not rows:
+        return np.zeros(0)
+    table = _plan_columns(arch, rows, epilogue_dtype)
+    return _cycles_of(model, table, m, n, k, sms)
+
+
+def _plan_columns(arch, rows, epilogue_dtype=None):
+    """plan_gemm over a list of configurations: the columns :func:`_evaluate` reads, the
+    operand bits, and the legal mask (independent of the problem and the model)."""
+
+    def col(key, default):
+        return np.array([r.get(key, default) for r in rows])
+
+    dt = col("a_dtype", "bf16")
+    p = plan_gemm(arch, dt, col("b_dtype", "bf16"), col("a_major", "K"), col("b_major", "K"),
+                  col("bm", None), col("bn", None), col("bk", None), col("stages", None),
+                  col("swizzle_a", "auto"), col("swizzle_b", "auto"), epilogue_dtype, "auto", None,
+                  col("cta_group", 1))
+    bits = np.array([_lookup_dtype(str(d)).bits for d in dt.tolist()])
+    return {"cta_group": p._inputs[1], "bm": p._inputs[8], "bn": p._inputs[9],
+            "bk": p._inputs[10], "stages": p._inputs[11], "smem": p["smem_bytes"],
+            "a_swizzle": p["a_swizzle"], "b_swizzle": p["b_swizzle"], "mma_m": p["mma_m"],
+            "epi_wavefronts": p["epi_wavefronts"], "legal": p["legal"], "bits": bits,
+            "arch": arch}
+
+
+def _cycles_of(model, table, m, n, k, sms):
+    """Model cycles of a :func:`_plan_columns` table (inf where illegal); one pass per width."""
+    out = np.full(len(table["bits"]), np.inf)
+    for bits in np.unique(table["bits"]).tolist():
+        sel = table["legal"] & (table["bits"] == bits)
+        if sel.any():
+            cols = {c: np.asarray(v)[sel] for c, v in table.items() if c not in ("arch", "bits", "legal")}
+            out[sel] = _evaluate(model, table["arch"], bits, cols, m, n, k, sms)["cycles"]
+    return out
 
 
 def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch="sm90",
-         sms=None, top=10, epilogue_dtype=None, smem_budget=None, progress=False):
-    """The ``top`` legal plans for an M x N x K GEMM, best model cycles first.
+         sms=None, top=10, epilogue_dtype=None, smem_budget=None, progress=False, *, model=None,
+         measure=None, cache_dir=None, use_cache=True, out_dtype=None, warmup=3, reps=20):
+    """The ``top`` legal plans for an M x N x K GEMM, best model cycles first (or, with
+    ``measure``, best measured time first).
 
     Parameters
     ----------
     m, n, k : int
-        Problem size (elements).
+        Problem size (elements), 1 .. 2**32 (:data:`MAX_EXTENT`).
     a_dtype, b_dtype, a_major, b_major, arch, epilogue_dtype, smem_budget
         As :func:`fastswz.plan_gemm`.
     sms : int, optional
-        SM count; default :data:`DEFAULT_SMS` for the arch.
+        SM count (1 .. 65536); default :data:`DEFAULT_SMS` for the arch.
     top : int
         How many plans to return.
     progress : bool
-        Draw a progress line on stderr once the enumeration has run for more than a second.
+        Draw a progress line on stderr once the enumeration (or a measured search) has run for
+        more than a second.
+    model : TuneModel, optional
+        The cost model's constants; default :data:`DEFAULT_MODELS` of the arch.
+    measure : int, optional
+        Time the model's first ``measure`` plans that the GPU runtime (``fastswz.cuda``, extra
+        ``cuda``) supports and return them ranked by measured time (at most ``top`` of them),
+        each with ``model_rank``, ``measured_ms``, ``measured_tflops``, ``spread``; results are
+        cached on disk (see :func:`fastswz.measure.measure_plans`). Needs the extra and a GPU:
+        otherwise a :class:`~fastswz.FastswzError` says so (the model ranking needs neither).
+    cache_dir, use_cache, out_dtype, warmup, reps
+        With ``measure``: the cache directory (default ``$FASTSWZ_CACHE/tune`` or
+        ``~/.cache/fastswz/tune``), whether to read and write it, the kernel's output type
+        (default ``epilogue_dtype``, else bf16) and the timing's warm-up launches and timed
+        repeats. With an ``epilogue_dtype`` the timed kernels store through the plan's
+        shared-memory epilogue tile (``epilogue=True`` in their configuration), whose type is
+        the output type; without, they store the accumulators straight to global memory.
 
     Returns
     -------
@@ -87,16 +362,40 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
     >>> best = tune(4096, 4096, 4096, top=3)
     >>> [(p["bm"], p["bn"], p["instruction"]) for p in best][:1]
     [(128, 256, 'wgmma.m64n256k16.f32.bf16.bf16')]
+    >>> deep = tune(4096, 4096, 4096, top=1, model=TuneModel(latency=4000.0))[0]
+    >>> deep["stages"] >= best[0]["stages"]
+    True
     """
-    m, n, k = (as_int(x, v) for x, v in (("m", m), ("n", n), ("k", k)))
-    for name, v in (("m", m), ("n", n), ("k", k)):
-        if v < 1:
-            raise PlanError(f"{name}={v} must be >= 1 (a GEMM problem extent in elements)")
-    arch = _choice("arch", arch, ("sm90", "sm100"))
-    sms = DEFAULT_SMS[arch] if sms is None else as_int("sms", sms)
+    m, n, k, arch, sms = _problem(m, n, k, arch, sms)
     top = as_int("top", top)
-    if sms < 1 or top < 1:
-        raise PlanError(f"sms={sms} and top={top} must both be >= 1")
+    _sms_range(sms, top)
+    model = _model_arg(model, arch)
+    if measure is not None:
+        measure = as_int("measure", measure)
+        if measure < 1:
+            raise PlanError(f"measure={measure} must be >= 1 (how many of the model's plans to time)")
+        warmup, reps = as_int("warmup", warmup), as_int("reps", reps)
+        if warmup < 0 or reps < 1:
+            raise PlanError(f"warmup={warmup} and reps={reps}: the timing needs warmup >= 0 "
+                            f"launches and reps >= 1 timed ones")
+        ranked = tune(m, n, k, a_dtype, b_dtype, a_major, b_major, arch, sms, 1 << 62,
+                      epilogue_dtype, smem_budget, progress, model=model)
+        from .measure import measure_plans
+
+        # canonical names: the runtime's configs and the cache key do not depend on spelling
+        a_dtype, b_dtype = _lookup_dtype(a_dtype).name, _lookup_dtype(b_dtype).name
+        epi = None if epilogue_dtype is None else _lookup_dtype(epilogue_dtype).name
+        out_dtype = _lookup_dtype(out_dtype if out_dtype is not None else epi or "bf16").name
+        if epi is not None and epi != out_dtype:
+            raise PlanError(
+                f"epilogue_dtype={epi} and out_dtype={out_dtype}: the measured kernel's epilogue "
+                f"tile holds its output, so give one type (or leave out_dtype out)")
+        a_major, b_major = (_choice(f, v, ("K", "MN")) for f, v in (("a_major", a_major),
+                                                                    ("b_major", b_major)))
+        return measure_plans(ranked, m, n, k, a_dtype, b_dtype, a_major, b_major, count=measure,
+                             top=top, cache_dir=cache_dir, use_cache=use_cache,
+                             epilogue=epi is not None,
+                             out_dtype=out_dtype, warmup=warmup, reps=reps, progress=progress)
     da, db = _lookup_dtype(a_dtype), _lookup_dtype(b_dtype)
     e = da.bits // 8 if da.bits >= 8 else 1
     bks = [b for b in (16, 32, 64, 128, 256) if 32 <= b * e <= 512]
@@ -128,7 +427,7 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
                   file=sys.stderr, flush=True)
     if shown:
         print(file=sys.stderr)
-    F = _macs_per_clock(arch, da.bits)
+    F = model.macs(da.bits if da.bits >= 8 else 8)
     cands = []
     for cg, bm, p in rows:
         legal = np.flatnonzero(p["legal"].ravel())
@@ -140,39 +439,18 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
         bk = np.array(bks)[idx[1]]
         st = stages[idx[2]]
         smem = col["smem_bytes"]
-        bm_sm, bn_sm = bm // cg, bn // cg
-        if arch == "sm90":
-            threads = (bm // 64 + 1) * 128
-            smem_rd = (bm // 64) * (64 + bn) * bk * e
-        else:
-            threads = 256
-            smem_rd = (bm_sm + bn_sm) * bk * e
-        if arch == "sm90":
-            regs = 65536 // (threads * (bn // 2 + 32))
-        else:
-            regs = 512 // (bn * (bm_sm // np.maximum(col["mma_m"] // cg, 1)))
-        occ = np.minimum(np.minimum(_SM_SMEM // (smem + 1024), 2048 // threads), regs)
-        mma = bm_sm * bn * bk / F
-        sm_t = smem_rd / 128.0
-        # 16-byte TMA rows (no swizzle) use half of each 32-byte sector.
-        wa = np.where(col["a_swizzle"] == 1, 2, 1)
-        wb = np.where(col["b_swizzle"] == 1, 2, 1)
-        gm_t = (bm_sm * wa + bn_sm * wb) * bk * e / _GMEM_BW[arch]
-        t = np.maximum(np.maximum(mma, sm_t), gm_t)
-        s_eff = st * occ
-        tk = np.maximum(t, (LATENCY + t) / np.maximum(s_eff, 1))
-        tiles = math.ceil(m / bm) * np.ceil(n / bn).astype(np.int64)
-        units = sms // cg
-        per_unit = np.ceil(tiles / units).astype(np.int64)
-        ktiles = np.ceil(k / bk).astype(np.int64)
-        cycles = per_unit * ktiles * tk
-        bound = np.where(tk > t, 3, np.where(t == mma, 0, np.where(t == sm_t, 1, 2)))
+        r = _evaluate(model, arch, da.bits, {
+            "cta_group": np.full(legal.size, cg), "bm": np.full(legal.size, bm), "bn": bn, "bk": bk,
+            "stages": st, "smem": smem, "a_swizzle": col["a_swizzle"], "b_swizzle": col["b_swizzle"],
+            "mma_m": col["mma_m"], "epi_wavefronts": p["epi_wavefronts"].ravel()[legal]},
+            m, n, k, sms)
+        cycles, occ, bound = r["cycles"], r["occupancy"], r["bound"]
         width = -(col["a_swizzle"] + col["b_swizzle"])  # wider swizzles first on ties
         for j in range(legal.size):
             if occ[j] < 1:
                 continue
             cands.append((float(cycles[j]), int(width[j]), int(smem[j]), cg, bm, int(bn[j]), int(bk[j]), int(st[j]),
-                          p, int(legal[j]), int(occ[j]), int(tiles[j]), int(per_unit[j]),
+                          p, int(legal[j]), int(occ[j]), int(r["tiles"][j]), int(r["per_unit"][j]),
                           int(bound[j])))
     if not cands:
         raise PlanError(

@@ -104,6 +104,9 @@ def supported(config) -> "str | None":
     r = int(p["reason"].ravel()[0])
     if r:
         return plan_reason(r)
+    if c["epilogue"] and p.row(0)["epilogue"]["layout"] is None:
+        return (f"bn={c['bn']}: the epilogue tile's row is not a whole number of 32-byte steps of "
+                f"{c['out_dtype']}, so it has no canonical layout; use epilogue=False or another BN")
     return None
 
 
