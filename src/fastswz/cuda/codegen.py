@@ -15,7 +15,7 @@ from importlib import resources
 from ..dtypes import DTYPES, dtype as _lookup_dtype
 from ..emit import emit_header
 from ..errors import FastswzTypeError, PlanError
-from ..plan import plan_gemm, plan_reason
+from ..plan import TILE_GROUP, plan_gemm, plan_reason
 
 __all__ = ["GEMM_KEYS", "OUT_DTYPES", "normalize_config", "supported", "plan_for", "mma_header",
            "kernel_sources", "source_key", "KERNEL_NAME"]
@@ -27,10 +27,10 @@ OUT_DTYPES = ("bf16", "f16", "f32")
 #: the output). ``epilogue``: True to go through the plan's shared-memory epilogue tile and a
 #: TMA store, False to store the registers straight to global memory.
 GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages",
-             "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue")
+             "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group")
 _DEFAULTS = {"arch": "sm90", "a_dtype": "bf16", "b_dtype": "bf16", "a_major": "K", "b_major": "K",
              "bm": 128, "bn": 256, "bk": 64, "stages": 4, "swizzle_a": "auto", "swizzle_b": "auto",
-             "cta_group": 1, "out_dtype": "bf16", "epilogue": False}
+             "cta_group": 1, "out_dtype": "bf16", "epilogue": False, "tile_group": TILE_GROUP}
 # wgmma input kinds the kernel family runs (PTX 9.7.15.5.2): f16/bf16 with both majors;
 # tf32 and fp8 K-major only (imm-trans exists for .f16/.bf16 alone).
 _INPUTS = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
@@ -53,7 +53,7 @@ def normalize_config(config=None, **overrides) -> dict:
         for k, v in src.items():
             if k in GEMM_KEYS:
                 c[k] = v
-    for k in ("bm", "bn", "bk", "stages", "cta_group"):
+    for k in ("bm", "bn", "bk", "stages", "cta_group", "tile_group"):
         if isinstance(c[k], bool) or not isinstance(c[k], int):
             try:
                 c[k] = int(c[k])
@@ -62,6 +62,9 @@ def normalize_config(config=None, **overrides) -> dict:
     for k in ("a_dtype", "b_dtype", "out_dtype"):
         c[k] = _lookup_dtype(c[k]).name
     c["epilogue"] = bool(c["epilogue"])
+    if not 1 <= c["tile_group"] <= 1 << 16:
+        raise PlanError(f"tile_group={c['tile_group']} must be in 1..65536 (tile rows per group of "
+                        f"the persistent tile order)")
     return c
 
 
@@ -215,9 +218,9 @@ def kernel_sources(config) -> dict:
     why = supported(c)
     if why:
         raise PlanError(f"the sm90 GEMM kernel does not run this configuration: {why}")
-    plans = plan_for(c)
-    row = plans.row(0)
-    return {"fastswz_plan.h": emit_header(plans, name="fastswz_plan"),
+    row = plan_for(c).row(0)
+    row["kernel"]["tile_order"]["group"] = c["tile_group"]
+    return {"fastswz_plan.h": emit_header(row, name="fastswz_plan"),
             "fastswz_mma.h": mma_header(row, c["out_dtype"]),
             "gemm_sm90.cu": _kernel_text()}
 

@@ -168,9 +168,14 @@ def bench(args):
               (8192, 4096, 14336), (16384, 1024, 4096)]
     cands = json.load(open(args.configs)) if args.configs else {
         "bf16": [dict(bm=128, bn=256, bk=64, stages=4), dict(bm=128, bn=256, bk=64, stages=3, epilogue=True),
+                 dict(bm=128, bn=256, bk=64, stages=4, tile_group=16),
+                 dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, tile_group=16),
+                 dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, tile_group=4),
                  dict(bm=128, bn=128, bk=64, stages=6), dict(bm=256, bn=128, bk=64, stages=4),
                  dict(bm=128, bn=192, bk=64, stages=5)],
         "e4m3": [dict(bm=128, bn=256, bk=128, stages=4), dict(bm=128, bn=256, bk=128, stages=3, epilogue=True),
+                 dict(bm=128, bn=256, bk=128, stages=4, tile_group=16),
+                 dict(bm=128, bn=256, bk=128, stages=3, epilogue=True, tile_group=16),
                  dict(bm=128, bn=128, bk=128, stages=6), dict(bm=256, bn=128, bk=128, stages=4)]}
     flush = torch.empty(2 * 50 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
     rows = []
@@ -204,7 +209,7 @@ def bench(args):
                 continue
             print(f"{dt:5s} {m:6d}x{n:6d}x{k:6d}  cuBLAS {ref_tf:7.1f} TF/s  fastswz best {best['tflops']:7.1f} "
                   f"({100 * best['ratio']:5.1f}%)  {best['config']['bm']}x{best['config']['bn']}x{best['config']['bk']}"
-                  f"x{best['config']['stages']}{' epi' if best['config']['epilogue'] else ''} spread {best['spread']:.3f}",
+                  f"x{best['config']['stages']}{' epi' if best['config']['epilogue'] else ''} g{best['config']['tile_group']} spread {best['spread']:.3f}",
                   flush=True)
             del a, bt
     with open(os.path.join(args.out, "gemm-bench.json"), "w") as f:
