@@ -121,6 +121,7 @@ def test_supported_names_the_rule():
     assert "K-major" in supported(dict(a_dtype="e4m3", b_dtype="e4m3", a_major="MN")) or \
         "not allowed" in supported(dict(a_dtype="e4m3", b_dtype="e4m3", a_major="MN"))
     assert "sm_90a" in supported(dict(arch="sm100"))
+    assert "at least 2 stages" in supported(dict(stages=1))   # seen on the H100: a deadlock
     assert "exceeds the budget" in supported(dict(bm=256, bn=256, bk=128, stages=8))
     with pytest.raises(fastswz.PlanError, match="does not run"):
         codegen.kernel_sources(dict(a_dtype="s8", b_dtype="s8"))

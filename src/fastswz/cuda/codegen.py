@@ -98,6 +98,9 @@ def supported(config) -> "str | None":
         if c[op + "_dtype"] not in _INPUTS:
             return (f"{op}_dtype={c[op + '_dtype']}: the kernel family takes f16, bf16, tf32/f32, "
                     f"e4m3 and e5m2 inputs")
+    if c["stages"] < 2:
+        return ("stages=1: the kernel keeps one k-tile's wgmma in flight while the next k-tile "
+                "loads, so its stage ring needs at least 2 stages")
     if c["out_dtype"] not in OUT_DTYPES:
         return f"out_dtype={c['out_dtype']}: the kernel writes {', '.join(OUT_DTYPES)}"
     try:
