@@ -24,6 +24,9 @@ ALL_NAMES = (
     + [wgmma_a(dt).name for dt in ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8")]
     + [f"{op}.m8n8.x{x}{t}.b16.{r}" for op in ("ldmatrix", "stmatrix") for x in (1, 2, 4)
        for t in ("", ".trans") for r in ("registers", "addresses")]
+    + [f"ldmatrix.m16n16.x{x}.trans.b8.{r}" for x in (1, 2) for r in ("registers", "addresses")]
+    + [f"ldmatrix.m8n16.x{x}.b8x16.{r}" for x in (1, 2, 4) for r in ("registers", "addresses")]
+    + [f"stmatrix.m16n8.x{x}.trans.b8.{r}" for x in (1, 2, 4) for r in ("registers", "addresses")]
     + [f"tcgen05.{o}.{s}.x{n}{w}" for o in ("ld", "st") for s in fastswz.tv_layout.TCGEN05_SHAPES
        for n in (1, 4) for w in ("", ".warpgroup")])
 

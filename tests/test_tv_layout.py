@@ -307,3 +307,52 @@ def test_errors(call, err):
 def test_twins_refuse_the_same(fn):
     with pytest.raises(fastswz.FastswzTypeError, match="expected a TVLayout"):
         fn(fastswz.Layout(8))
+
+
+# -- the sm100 8-bit ldmatrix / stmatrix forms (CuTe's traits and the PTX text; no hardware here) ----
+@pytest.mark.parametrize("x", [1, 2])
+def test_ldmatrix_m16n16_b8(x):
+    regs = ldmatrix(x, True, shape="m16n16")
+    r, c = regs.coords()
+    assert regs.registers == 2 * x and regs.extents == (16 * x, 16)
+    for t in range(32):
+        q, g = t % 4, t // 4
+        for j in range(x):
+            # after the transpose (result (i, k) = memory (k, i)): "4 consecutive columns across
+            # 2 rows" -- result rows g and g + 8, result columns 4q .. 4q + 3 of matrix j
+            vals = slice(8 * j, 8 * j + 8)
+            got = sorted(zip((c[t, vals]).tolist(), (r[t, vals] - 16 * j).tolist()))
+            assert got == sorted((i, 4 * q + k) for i in (g, g + 8) for k in range(4))
+    addr = ldmatrix(x, True, "addresses", "m16n16").coords()[0][:, 0]
+    np.testing.assert_array_equal(addr, np.arange(32) % (16 * x))
+
+
+@pytest.mark.parametrize("x", [1, 2, 4])
+def test_ldmatrix_m8n16_and_stmatrix_m16n8(x):
+    r, c = ldmatrix(x, shape="m8n16").coords()
+    t = np.arange(32)[:, None]
+    v = np.arange(4 * x)[None, :]
+    np.testing.assert_array_equal(r, 8 * (v // 4) + t // 4)          # "4 consecutive columns"
+    np.testing.assert_array_equal(c, 4 * (t % 4) + v % 4)
+    r, c = stmatrix(x, True, shape="m16n8").coords()
+    v = np.arange(4 * x)[None, :]
+    np.testing.assert_array_equal(r, 2 * (t % 4) + v % 2 + 8 * (v // 4))
+    np.testing.assert_array_equal(c, t // 4 + 8 * ((v // 2) % 2))
+    for tv in (ldmatrix(x, shape="m8n16"), stmatrix(x, True, shape="m16n8"),
+               ldmatrix(x, shape="m8n16", role="addresses")):
+        rt, rv = reference.tv_coords(tv)
+        np.testing.assert_array_equal(tv.coords()[0], rt)
+        assert fastswz.fragment(tv.name) == tv
+
+
+@pytest.mark.parametrize("call", [
+    lambda: ldmatrix(4, True, shape="m16n16"),
+    lambda: ldmatrix(1, shape="m16n16"),
+    lambda: ldmatrix(1, True, shape="m8n16"),
+    lambda: stmatrix(1, shape="m16n8"),
+    lambda: stmatrix(1, True, shape="m16n16"),
+    lambda: ldmatrix(1, shape="m16n8"),
+])
+def test_b8_form_errors(call):
+    with pytest.raises(fastswz.FragmentError):
+        call()

@@ -68,15 +68,46 @@ def _bits_equal(tv, cute_text, bits):
     np.testing.assert_array_equal(got, want)
 
 
+def _through_lanes(regs_text, addr_text, bits):
+    """CuTe's copy traits as (lane that supplies the row, element column, bit) for every
+    (thread, register bit): independent of how CuTe numbers the rows of its bit buffer."""
+    regs, addr = parse(regs_text), parse(addr_text)
+    T, V = regs[0].size(), regs[1].size()
+    got = evaluate(regs).reshape(V, T).T                         # (thread, bit) -> buffer bit
+    a = evaluate(addr).reshape(addr[1].size(), addr[0].size()).T   # (lane, bit)
+    row_lane = {}
+    for lane in range(a.shape[0]):
+        for r in np.unique(a[lane] // 128).tolist():
+            row_lane.setdefault(r, lane)
+    lanes = np.vectorize(row_lane.__getitem__)(got // 128)
+    return lanes, (got % 128) // bits, got % bits
+
+
+def _mine_through_lanes(regs, addrs):
+    t, _ = addrs.inverse()
+    r, c = regs.coords()
+    bits = regs.bits
+    lanes = np.repeat(t[r, c], bits, axis=1)
+    cols = np.repeat(c, bits, axis=1)
+    return lanes, cols, np.tile(np.arange(bits), (regs.threads, regs.values))
+
+
 @pytest.mark.parametrize("rec", _cases("matrix"))
 def test_ldmatrix_stmatrix_traits(rec):
     fn = ldmatrix if rec["op"] == "ldmatrix" else stmatrix
-    regs = fn(rec["x"], rec["trans"], "registers")
-    addrs = fn(rec["x"], rec["trans"], "addresses")
+    shape = rec.get("shape", "m8n8")
+    regs = fn(rec["x"], rec["trans"], "registers", shape)
+    addrs = fn(rec["x"], rec["trans"], "addresses", shape)
     # ldmatrix: Src = addresses, Dst = registers; stmatrix: the other way round
-    src, dst = (addrs, regs) if rec["op"] == "ldmatrix" else (regs, addrs)
-    _bits_equal(src, rec["src"], 16)
-    _bits_equal(dst, rec["dst"], 16)
+    regs_text, addr_text = (rec["dst"], rec["src"]) if rec["op"] == "ldmatrix" else (rec["src"], rec["dst"])
+    # 1. through the lanes: which lane's row and which column every register bit comes from
+    for got, want in zip(_through_lanes(regs_text, addr_text, regs.bits), _mine_through_lanes(regs, addrs)):
+        np.testing.assert_array_equal(got, want)
+    # 2. where CuTe's bit buffer numbers rows as the lanes do (all but ldmatrix.m16n16), the
+    #    layouts are the same function outright
+    if shape != "m16n16":
+        _bits_equal(regs, regs_text, regs.bits)
+        _bits_equal(addrs, addr_text, regs.bits)
 
 
 def _tmem_bits(tv):
@@ -124,11 +155,12 @@ def test_counts_per_instruction():
         per["wgmma.A(RS)"] += 1
         per["wgmma.D"] += 1
     for r in data["matrix"]:
-        per[f"{r['op']}{'.trans' if r['trans'] else ''}"] += 2
+        per[f"{r['op']}.{r.get('shape', 'm8n8')}{'.trans' if r['trans'] else ''}"] += 2
     for r in data["tmem_copy"]:
         per[f"tcgen05.{r['op']}.{r['shape']}"] += 1
     per["tcgen05.mma accumulator (TMEM)"] = len(data["tmem_frg"])
     assert per["wgmma.D"] == 32 + 3 + 3 + 3 + 18
-    assert per["ldmatrix"] == per["stmatrix"] == 6
-    assert sum(per.values()) == 63 + 118 + 24 + 74 + 12
+    assert per["ldmatrix.m8n8"] == per["stmatrix.m8n8"] == 6
+    assert per["ldmatrix.m16n16.trans"] == 4 and per["ldmatrix.m8n16"] == 12 and per["stmatrix.m16n8.trans"] == 6
+    assert sum(per.values()) == 63 + 118 + 46 + 74 + 12
     assert Layout is fastswz.Layout

@@ -46,7 +46,7 @@ from .errors import FastswzTypeError, FragmentError, as_int
 from .layout import Layout
 from .notation import parse
 
-__all__ = ["TVLayout", "fragment", "FRAGMENT_EXAMPLES", "mma_sync", "wgmma_d", "wgmma_a", "ldmatrix", "stmatrix", "tmem_accumulator",
+__all__ = ["TVLayout", "fragment", "FRAGMENT_EXAMPLES", "LDMATRIX_SHAPES", "STMATRIX_SHAPES", "mma_sync", "wgmma_d", "wgmma_a", "ldmatrix", "stmatrix", "tmem_accumulator",
            "tcgen05_ld", "tcgen05_st", "tmem_fragment", "MMA_SYNC_SHAPES", "TCGEN05_SHAPES",
            "wgmma_d_coords", "tv_coords", "tv_inverse"]
 
@@ -609,40 +609,78 @@ def wgmma_a(dtype):
 
 
 # -- ldmatrix / stmatrix (PTX 9.7.14.5.15, 9.7.14.5.16) ----------------------------------------------
-def _matrix_args(x, trans):
+#: ldmatrix / stmatrix shapes: m8n8 (.b16, sm75 / sm90), and the sm100 8-bit forms m16n16
+#: (ldmatrix ``.trans.b8``, ``.b8x16`` from 6/4-bit), m8n16 (ldmatrix ``.b8x16`` from 6/4-bit) and
+#: m16n8 (stmatrix ``.trans.b8``).
+LDMATRIX_SHAPES = ("m8n8", "m16n16", "m8n16")
+STMATRIX_SHAPES = ("m8n8", "m16n8")
+
+
+def _matrix_args(x, trans, shape, op):
+    shapes = LDMATRIX_SHAPES if op == "ldmatrix" else STMATRIX_SHAPES
+    if shape not in shapes:
+        raise FragmentError(f"shape={shape!r} is not an {op} shape: use one of {list(shapes)}")
     x = as_int("x", x)
-    if x not in (1, 2, 4):
-        raise FragmentError(f"x={x} is not a matrix count of ldmatrix/stmatrix: use 1, 2 or 4")
+    counts = (1, 2) if shape == "m16n16" else (1, 2, 4)
+    if x not in counts:
+        raise FragmentError(f"x={x} is not a matrix count of {op}.{shape}: use "
+                            f"{', '.join(map(str, counts))}")
     if not isinstance(trans, bool):
         raise FastswzTypeError(f"trans={trans!r} must be True or False")
+    if shape in ("m16n16", "m16n8") and not trans:
+        raise FragmentError(f"{op}.{shape} (8-bit) exists only with .trans: pass trans=True")
+    if shape == "m8n16" and trans:
+        raise FragmentError(f"{op}.m8n16 (.b8x16 from 6/4-bit) has no .trans form")
     return x
 
 
-def _matrix(x, trans, role, op):
+def _matrix(x, trans, role, op, shape="m8n8"):
     if role not in ("registers", "addresses"):
         raise FragmentError(f"role={role!r} is not 'registers' (the values each lane holds) or "
                             f"'addresses' (the row each lane points at)")
-    name = f"{op}.m8n8.x{x}{'.trans' if trans else ''}.b16.{role}"
+    b16 = shape == "m8n8"
+    cols = 8 if b16 else 16                         # elements per 16-byte row
+    rows = (16 if shape == "m16n16" else 8) * x     # rows the lanes address
+    kind = {"m8n8": "b16", "m16n16": "b8", "m8n16": "b8x16", "m16n8": "b8"}[shape]
+    name = f"{op}.{shape}.x{x}{'.trans' if trans else ''}.{kind}.{role}"
+    bits = 16 if b16 else 8
     if role == "addresses":
-        # lane 8j + r points at row r of matrix j; lanes past 8x repeat (ignored by the hardware)
-        thr = (32,) if x == 4 else ((8 * x, 4 // x),)
-        thr_d = (8,) if x == 4 else ((8, 0),)
-        return TVLayout(Layout((thr[0], 8), (thr_d[0], 1)), (8 * x, 8), "row", name, 16)
-    if trans:   # lane t holds (row 2(t%4) + i, column t//4) of each matrix
+        # lane i points at row i (row r of matrix j: lane rows_per_matrix * j + r); lanes past
+        # the last row repeat the first ones (the hardware ignores their addresses)
+        lay = Layout((32, cols), (cols, 1)) if rows == 32 else Layout(((rows, 32 // rows), cols),
+                                                                      ((cols, 0), 1))
+        return TVLayout(lay, (rows, cols), "row", name, bits)
+    if shape == "m8n8" and trans:     # lane t holds (row 2(t%4) + i, column t//4) of each matrix
         lay = Layout(((4, 8), (2, x)), ((16, 1), (8, 64)))
-    else:       # lane t holds (row t//4, column 2(t%4) + i) of each matrix
+    elif shape == "m8n8":             # lane t holds (row t//4, column 2(t%4) + i) of each matrix
         lay = Layout(((4, 8), (2, x)), ((2, 8), (1, 64)))
-    return TVLayout(lay, (8 * x, 8), "row", name, 16)
+    elif shape == "m8n16":            # lane t holds (row t//4, columns 4(t%4) .. +3) of each matrix
+        lay = Layout(((4, 8), (4, x)), ((4, 16), (1, 128)))
+    elif shape == "m16n8":            # lane t holds rows 2(t%4) + i, columns t//4 and t//4 + 8
+        lay = Layout(((4, 8), (2, 2, x)), ((32, 1), (16, 8, 128)))
+    else:                             # m16n16: rows 4(t%4) + {0,1} (+2 in the second register),
+        lay = Layout(((4, 8), (2, 2, 2, x)), ((64, 1), (16, 8, 32, 256)))  # columns t//4, +8
+    return TVLayout(lay, (rows, cols), "row", name, bits)
 
 
-def ldmatrix(x, trans=False, role="registers"):
-    """``ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16``: which lane receives which elements
+def ldmatrix(x, trans=False, role="registers", shape="m8n8"):
+    """``ldmatrix.sync.aligned.<shape>.x{1,2,4}[.trans]``: which lane receives which elements
     (``role="registers"``, CuTe's ``DstLayout``) or which lane supplies which row address
     (``role="addresses"``, CuTe's ``SrcLayout``).
 
-    Coordinates are (row, col) of the ``8x`` shared-memory rows of 8 16-bit elements, matrix
-    ``j`` being rows ``8j .. 8j+7`` (row-major index, ``order="row"``). Register ``j`` of a lane
-    holds matrix ``j``.
+    Coordinates are (row, col) of the shared-memory rows the lanes address, 16 bytes each
+    (8 elements of ``.b16``, 16 of ``.b8``), lane ``i`` pointing at row ``i`` (row-major index,
+    ``order="row"``). ``shape``:
+
+    * ``"m8n8"`` (``.b16``, sm75+): register ``j`` holds matrix ``j`` (rows ``8j .. 8j+7``).
+    * ``"m16n16"`` (``.trans.b8`` and ``.trans.b8x16`` from 6/4-bit, sm100; ``x`` 1 or 2): per
+      16 x 16 matrix two registers; lane ``t`` holds rows ``4(t%4) .. +3`` of columns ``t//4``
+      and ``t//4 + 8``, which after the transpose are "4 consecutive columns across 2 rows"
+      (PTX ISA). CuTe's ``SM100_U8x8_LDSM_T`` numbers the rows of its bit buffer differently
+      (lane ``t`` fills its row ``t%2 + 8((t//2)%2) + 2(t//4)``); through the lanes both say the
+      same (``tests/test_tv_layout_golden.py``).
+    * ``"m8n16"`` (``.b8x16`` from ``.b6x16_p32`` / ``.b4x16_p64``, sm100): lane ``t`` holds row
+      ``t//4``, columns ``4(t%4) .. +3`` of each matrix.
 
     Examples
     --------
@@ -650,21 +688,28 @@ def ldmatrix(x, trans=False, role="registers"):
     ((4,8),(2,4)):((2,8),(1,64))
     ((16,2),8):((8,0),1)
     (None, None)
+    >>> r, c = ldmatrix(1, True, shape="m16n16").coords()
+    >>> r[5].tolist(), c[5].tolist()     # lane 5: rows 4, 5 then 6, 7 of columns 1 and 9
+    ([4, 5, 4, 5, 6, 7, 6, 7], [1, 1, 9, 9, 1, 1, 9, 9])
     """
-    return _matrix(_matrix_args(x, trans), trans, role, "ldmatrix")
+    return _matrix(_matrix_args(x, trans, shape, "ldmatrix"), trans, role, "ldmatrix", shape)
 
 
-def stmatrix(x, trans=False, role="registers"):
-    """``stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16`` (sm90): the lanes' registers
+def stmatrix(x, trans=False, role="registers", shape="m8n8"):
+    """``stmatrix.sync.aligned.<shape>.x{1,2,4}[.trans]``: the lanes' registers
     (``role="registers"``, CuTe's ``SrcLayout``) and row addresses (``"addresses"``,
-    ``DstLayout``); the same maps as :func:`ldmatrix` in the other direction.
+    ``DstLayout``). ``"m8n8"`` (``.b16``, sm90) is :func:`ldmatrix`'s map in the other direction;
+    ``"m16n8"`` (``.trans.b8``, sm100): lane ``t`` writes rows ``2(t%4)`` and ``+1`` (``+8``
+    per further register), columns ``t//4`` and ``t//4 + 8`` of 16-byte rows.
 
     Examples
     --------
     >>> stmatrix(4).coords()[0][0].tolist()   # lane 0 writes row 0 of each matrix
     [0, 0, 8, 8, 16, 16, 24, 24]
+    >>> stmatrix(1, True, shape="m16n8").coords()[1][9].tolist()
+    [2, 2, 10, 10]
     """
-    return _matrix(_matrix_args(x, trans), trans, role, "stmatrix")
+    return _matrix(_matrix_args(x, trans, shape, "stmatrix"), trans, role, "stmatrix", shape)
 
 
 # -- tcgen05 (PTX 9.7.16) ------------------------------------------------------------------------------
@@ -879,16 +924,16 @@ def fragment(name):
             if tv.name != name:
                 raise bad
             return tv
-        if p[0] in ("ldmatrix", "stmatrix") and len(p) >= 3 and p[1] == "m8n8" and p[2][:1] == "x":
+        if p[0] in ("ldmatrix", "stmatrix") and len(p) >= 3 and p[2][:1] == "x":
             rest = p[3:]
             trans = bool(rest) and rest[0] == "trans"
             rest = rest[1:] if trans else rest
-            rest = rest[1:] if rest and rest[0] == "b16" else rest
+            rest = rest[1:] if rest and rest[0] in ("b16", "b8", "b8x16") else rest
             role = rest[0] if rest else "registers"
             if len(rest) > 1:
                 raise bad
             fn = ldmatrix if p[0] == "ldmatrix" else stmatrix
-            return fn(int(p[2][1:]), trans, role)
+            return fn(int(p[2][1:]), trans, role, p[1])
         if p[0] == "tcgen05" and len(p) in (4, 5) and p[1] in ("ld", "st") and p[3][:1] == "x":
             if len(p) == 5 and p[4] != "warpgroup":
                 raise bad

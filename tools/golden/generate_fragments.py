@@ -64,11 +64,15 @@ GMMA = ([(f"SM90::GMMA::MMA_64x{n}x16_F32BF16BF16_RS<GMMA::Major::K, GMMA::Major
         + [(f"SM90::GMMA::MMA_64x{n}x8_F32TF32TF32_RS_TN<>", n, "tf32") for n in (8, 64, 256)]
         + [(f"SM90::GMMA::MMA_64x{n}x32_F32E4M3E4M3_RS_TN<>", n, "e4m3") for n in (8, 64, 256)]
         + [(f"SM90::GMMA::MMA_64x{n}x32_S32S8S8_RS_TN", n, "s8") for n in _GMMA_N_INT])
-# (atom, op, x, trans)
-MATRIX = ([(f"SM75_U32x{x}_LDSM_N", "ldmatrix", x, False) for x in (1, 2, 4)]
-          + [(f"SM75_U16x{2 * x}_LDSM_T", "ldmatrix", x, True) for x in (1, 2, 4)]
-          + [(f"SM90_U32x{x}_STSM_N", "stmatrix", x, False) for x in (1, 2, 4)]
-          + [(f"SM90_U16x{2 * x}_STSM_T", "stmatrix", x, True) for x in (1, 2, 4)])
+# (atom, op, x, trans, shape)
+MATRIX = ([(f"SM75_U32x{x}_LDSM_N", "ldmatrix", x, False, "m8n8") for x in (1, 2, 4)]
+          + [(f"SM75_U16x{2 * x}_LDSM_T", "ldmatrix", x, True, "m8n8") for x in (1, 2, 4)]
+          + [(f"SM90_U32x{x}_STSM_N", "stmatrix", x, False, "m8n8") for x in (1, 2, 4)]
+          + [(f"SM90_U16x{2 * x}_STSM_T", "stmatrix", x, True, "m8n8") for x in (1, 2, 4)]
+          + [(f"SM100_U8x{8 * x}_LDSM_T", "ldmatrix", x, True, "m16n16") for x in (1, 2)]
+          + [(f"SM100_SU{b}_DU8x16_x{x}_LDSM_N", "ldmatrix", x, False, "m8n16") for b in (4, 6)
+             for x in (1, 2, 4)]
+          + [(f"SM100_U8x{4 * x}_STSM_T", "stmatrix", x, True, "m16n8") for x in (1, 2, 4)])
 _TMEM_SHAPES = {"32dp32b": ("32x32b", 128), "16dp64b": ("16x64b", 128), "16dp128b": ("16x128b", 64),
                 "16dp256b": ("16x256b", 32), "16dp32b": ("16x32bx2", 128)}
 TMEM_COPY = [(f"SM100_TMEM_{op.upper()}_{k}{num}x", op, shape, num)
@@ -122,9 +126,10 @@ def assemble(out: str, meta: dict) -> dict:
     for atom, n, dt in GMMA:
         a, b, c = mma[atom.replace(" ", "")]
         data["gmma"].append({"atom": atom, "n": n, "dtype": dt, "A": a, "C": c})
-    for atom, op, x, trans in MATRIX:
+    for atom, op, x, trans, shape in MATRIX:
         s, d = cp[atom]
-        data["matrix"].append({"atom": atom, "op": op, "x": x, "trans": trans, "src": s, "dst": d})
+        data["matrix"].append({"atom": atom, "op": op, "shape": shape, "x": x, "trans": trans,
+                               "src": s, "dst": d})
     for atom, op, shape, num in TMEM_COPY:
         s, d = cp[atom]
         data["tmem_copy"].append({"atom": atom, "op": "ld" if op == "load" else "st",
