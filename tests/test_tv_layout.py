@@ -50,7 +50,8 @@ IDS = [f"{tv.name}-{i}" for i, tv in enumerate(ALL)]
 def _ptx_mma(shape, dt, op, t, i):
     """(row, col) of value ``i`` of lane ``t``; B as (n, k)."""
     g, q = t // 4, t % 4
-    fam = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8, "f64": 64}[dt]
+    fam = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8, "f64": 64,
+           "s4": 4, "u4": 4, "b1": 1}[dt]
     if op == "C":
         if shape in ("m8n8k4", "m8n8k16"):
             return g, 2 * q + i
@@ -59,12 +60,13 @@ def _ptx_mma(shape, dt, op, t, i):
         if op == "A":   # a0..a7: (g | g+8, 2q + i%2 (+8 for a4..a7))
             return g + 8 * ((i // 2) % 2), 2 * q + i % 2 + 8 * (i // 4)
         return g, 2 * q + i % 2 + 8 * (i // 2)       # B (n, k)
-    if fam == 8:
-        if shape == "m8n8k16":
-            return g, 4 * q + i
+    if fam <= 8:     # E = 32 / bits values per register: lane holds E consecutive k
+        E = 32 // fam
+        if shape.startswith("m8n8"):
+            return g, E * q + i
         if op == "A":
-            return g + 8 * ((i // 4) % 2), 4 * q + i % 4 + 16 * (i // 8)
-        return g, 4 * q + i % 4 + 16 * (i // 4)
+            return g + 8 * ((i // E) % 2), E * q + i % E + 4 * E * (i // (2 * E))
+        return g, E * q + i % E + 4 * E * (i // E)
     # tf32 and f64: one element per (32- or 64-bit) register, k = q (+4)
     if op == "A":
         if shape == "m8n8k4":

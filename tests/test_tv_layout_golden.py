@@ -42,13 +42,42 @@ def test_golden_files_present():
     assert meta["cutlass_version"] == "4.2.0"
 
 
+#: Traits where CuTe's printed layout is wrong, with what CuTe prints and what the PTX figure (and
+#: fastswz) says; docs/CUTE_COMPARISON.md §9 describes them. The test pins CuTe's text, so a fix
+#: upstream shows up here.
+CUTE_DEFECTS = {
+    # 4.2 only (fixed in 4.7.0): thread stride 32 makes k = 4 (t%4) + i overlap and miss k >= 20
+    ("golden_cute_fragments.json", "SM80_16x8x32_S32S4S4S32_TN", "B"):
+        ("((4,8),(8)):((32,1),(8))", "((4,8),(8)):((64,1),(8))"),
+    # 4.2 and 4.7.0: the value stride is nested once more than its shape (not congruent; CuTe
+    # itself cannot evaluate this ALayout: crd2idx fails to compile)
+    ("golden_cute_fragments.json", "SM80_16x8x128_S32U1U1S32_TN_XORPOPC", "A"):
+        ("((4,8),(32,2)):((512,1),((16,8)))", "((4,8),(32,2)):((512,1),(16,8))"),
+    ("golden_cute_fragments_4.7.0.json", "SM80_16x8x128_S32U1U1S32_TN_XORPOPC", "A"):
+        ("((4,8),(32,2)):((512,1),((16,8)))", "((4,8),(32,2)):((512,1),(16,8))"),
+}
+
+
 @pytest.mark.parametrize("rec", _cases("mma"))
-def test_mma_sync_traits(rec):
+def test_mma_sync_traits(rec, request):
+    fname = request.node.callspec.id.split("-")[0] + ".json"
     for op in "ABC":
         tv = mma_sync(rec["shape"], rec["dtype"], op)
+        defect = CUTE_DEFECTS.get((fname, rec["atom"], op))
+        if defect:
+            assert rec[op] == defect[0], (rec["atom"], op, "CuTe changed: update CUTE_DEFECTS")
+            assert str(tv) == defect[1]
+            continue
         assert str(tv) == rec[op], (rec["atom"], op)
         assert tv.layout == parse(rec[op])
         COUNTS[f"mma.{rec['shape']}"] += 1
+
+
+def test_cute_42_s4_b_layout_is_not_a_bijection():
+    """The defect recorded above, shown: CuTe 4.2's B map of m16n8k32.s4 covers 20 of 32 k."""
+    L = parse("((4,8),(8)):((32,1),(8))")
+    k = np.unique(evaluate(L) // 8)
+    assert len(k) == 20 and k.max() == 19
 
 
 @pytest.mark.parametrize("rec", _cases("gmma"))
@@ -162,5 +191,5 @@ def test_counts_per_instruction():
     assert per["wgmma.D"] == 32 + 3 + 3 + 3 + 18
     assert per["ldmatrix.m8n8"] == per["stmatrix.m8n8"] == 6
     assert per["ldmatrix.m16n16.trans"] == 4 and per["ldmatrix.m8n16"] == 12 and per["stmatrix.m16n8.trans"] == 6
-    assert sum(per.values()) == 63 + 118 + 46 + 74 + 12
+    assert sum(per.values()) == 84 + 118 + 46 + 74 + 12
     assert Layout is fastswz.Layout

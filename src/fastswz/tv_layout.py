@@ -114,8 +114,8 @@ class TVLayout:
         if not isinstance(name, str):
             raise FastswzTypeError(f"name={name!r} must be a string")
         bits = as_int("bits", bits)
-        if bits not in (4, 6, 8, 16, 32, 64):
-            raise FragmentError(f"bits={bits} is not an element width: use 4, 6, 8, 16, 32 or 64")
+        if bits not in (1, 4, 6, 8, 16, 32, 64):
+            raise FragmentError(f"bits={bits} is not an element width: use 1, 4, 6, 8, 16, 32 or 64")
         if order == "tmem" and cols > TMEM_LANE:
             raise FragmentError(f"extents=({rows}, {cols}): tensor memory has at most {TMEM_LANE} "
                                 f"columns per lane in an address")
@@ -423,10 +423,10 @@ def tv_inverse(tv):
 
 # -- mma.sync (PTX 9.7.14.5) ------------------------------------------------------------------------
 _T = (4, 8)          # thread = (t % 4, t // 4): "thread in group", "group"
-_F16, _TF32, _B8, _F64 = "16-bit", "tf32", "8-bit", "f64"
+_F16, _TF32, _B8, _F64, _B4, _B1 = "16-bit", "tf32", "8-bit", "f64", "4-bit", "1-bit"
 _FAMILY = {"f16": _F16, "bf16": _F16, "tf32": _TF32, "e4m3": _B8, "e5m2": _B8,
-           "s8": _B8, "u8": _B8, "f64": _F64}
-_BITS = {_F16: 16, _TF32: 32, _B8: 8, _F64: 64}
+           "s8": _B8, "u8": _B8, "f64": _F64, "s4": _B4, "u4": _B4, "b1": _B1}
+_BITS = {_F16: 16, _TF32: 32, _B8: 8, _F64: 64, _B4: 4, _B1: 1}
 # C/D of every 16 x 8 shape: c0,c1 at (g, 2*(t%4) + {0,1}), c2,c3 at row g + 8 (f32, f16, s32).
 _FP8 = ("e4m3", "e5m2")       # no m8n8k16 (that shape is s8/u8 only)
 _C16x8 = (((4, 8), (2, 2)), ((32, 1), (16, 8)))
@@ -456,7 +456,20 @@ _MMA = {
     (_F64, "m16n8k16"): {"A": (((4, 8), (2, 4)), ((16, 1), (8, 64))),
                          "B": (((4, 8), 4), ((8, 1), 32)), "C": _C16x8},
 }
-#: mma.sync shapes per input type, as the PTX ISA lists them (sm80+; f64 m16n8k* sm90).
+# Sub-byte integer shapes (s4/u4: E = 8 values per register, b1: E = 32): the 8-bit pattern
+# widened, lane t holding E consecutive k of rows t//4 (and t//4 + 8).
+# (CuTe writes the single value mode as (8) for s4/u4 and as 32 for b1; fastswz prints as CuTe.)
+for _fam, _E in ((_B4, 8), (_B1, 32)):
+    _V, _D = ((_E,), (8,)) if _fam == _B4 else (_E, 8)
+    _MMA[(_fam, f"m8n8k{4 * _E}")] = {"A": (((4, 8), _V), ((8 * _E, 1), _D)),
+                                      "B": (((4, 8), _V), ((8 * _E, 1), _D)), "C": _C8x8}
+    _MMA[(_fam, f"m16n8k{4 * _E}")] = {"A": (((4, 8), (_E, 2)), ((16 * _E, 1), (16, 8))),
+                                       "B": (((4, 8), _V), ((8 * _E, 1), _D)), "C": _C16x8}
+    _MMA[(_fam, f"m16n8k{8 * _E}")] = {"A": (((4, 8), (_E, 2, 2)), ((16 * _E, 1), (16, 8, 64 * _E))),
+                                       "B": (((4, 8), (_E, 2)), ((8 * _E, 1), (8, 32 * _E))),
+                                       "C": _C16x8}
+#: mma.sync shapes per input type, as the PTX ISA lists them (sm80+; f64 m16n8k* sm90; s4/u4
+#: and b1 sm80+ as in PTX, not run on Hopper's hardware here).
 MMA_SYNC_SHAPES = {dt: tuple(s for (f, s) in _MMA if f == fam and not (dt in _FP8 and s == "m8n8k16"))
                    for dt, fam in _FAMILY.items()}
 _C_DTYPES = ("f32", "f16", "s32", "f64")

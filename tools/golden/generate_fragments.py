@@ -51,6 +51,13 @@ MMA = [
     ("SM89_16x8x32_F32E4M3E4M3F32_TN", "m16n8k32", "e4m3"),
     ("SM89_16x8x32_F32E5M2E5M2F32_TN", "m16n8k32", "e5m2"),
     ("SM89_16x8x32_F16E4M3E4M3F16_TN", "m16n8k32", "e4m3"),
+    ("SM80_8x8x32_S32S4S4S32_TN", "m8n8k32", "s4"),
+    ("SM80_16x8x32_S32S4S4S32_TN", "m16n8k32", "s4"),
+    ("SM80_16x8x64_S32S4S4S32_TN", "m16n8k64", "s4"),
+    ("SM80_16x8x64_S32U4U4S32_TN", "m16n8k64", "u4"),
+    ("SM80_8x8x128_S32U1U1S32_TN_XORPOPC", "m8n8k128", "b1"),
+    ("SM80_16x8x128_S32U1U1S32_TN_XORPOPC", "m16n8k128", "b1"),
+    ("SM80_16x8x256_S32U1U1S32_TN_XORPOPC", "m16n8k256", "b1"),
     ("SM90_16x8x4_F64F64F64F64_TN", "m16n8k4", "f64"),
     ("SM90_16x8x8_F64F64F64F64_TN", "m16n8k8", "f64"),
     ("SM90_16x8x16_F64F64F64F64_TN", "m16n8k16", "f64"),
@@ -118,6 +125,7 @@ def assemble(out: str, meta: dict) -> dict:
     rows = [ln.split(" ") for ln in out.splitlines() if ln]
     mma = {r[1]: r[2:] for r in rows if r[0] == "M"}
     cp = {r[1]: r[2:] for r in rows if r[0] == "C"}
+
     frg = [r[1:] for r in rows if r[0] == "F"]
     data = {"meta": meta, "mma": [], "gmma": [], "matrix": [], "tmem_copy": [], "tmem_frg": []}
     for atom, shape, dt in MMA:
