@@ -38,6 +38,8 @@ Examples
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from . import _kernels
@@ -46,9 +48,10 @@ from .errors import FastswzTypeError, FragmentError, as_int
 from .layout import Layout
 from .notation import parse
 
-__all__ = ["TVLayout", "fragment", "FRAGMENT_EXAMPLES", "LDMATRIX_SHAPES", "STMATRIX_SHAPES", "mma_sync", "wgmma_d", "wgmma_a", "ldmatrix", "stmatrix", "tmem_accumulator",
-           "tcgen05_ld", "tcgen05_st", "tmem_fragment", "MMA_SYNC_SHAPES", "TCGEN05_SHAPES",
-           "wgmma_d_coords", "tv_coords", "tv_inverse"]
+__all__ = ["TVLayout", "fragment", "mma_sync", "wgmma_d", "wgmma_d_coords", "wgmma_a", "ldmatrix",
+           "stmatrix", "tmem_accumulator", "tcgen05_ld", "tcgen05_st", "tmem_fragment", "tv_coords",
+           "tv_inverse", "FRAGMENT_EXAMPLES", "LDMATRIX_SHAPES", "STMATRIX_SHAPES", "MMA_SYNC_SHAPES",
+           "TCGEN05_SHAPES"]
 
 ORDERS = ("col", "row", "tmem")
 #: Lane stride of a tensor-memory address (``TMEM::DP`` in CuTe): lane << 16 | column.
@@ -422,7 +425,7 @@ def tv_inverse(tv):
 
 
 # -- mma.sync (PTX 9.7.14.5) ------------------------------------------------------------------------
-_T = (4, 8)          # thread = (t % 4, t // 4): "thread in group", "group"
+# A warp's thread mode is (4, 8) = (t % 4, t // 4): "thread in group", "group" of the PTX figures.
 _F16, _TF32, _B8, _F64, _B4, _B1 = "16-bit", "tf32", "8-bit", "f64", "4-bit", "1-bit"
 _FAMILY = {"f16": _F16, "bf16": _F16, "tf32": _TF32, "e4m3": _B8, "e5m2": _B8,
            "s8": _B8, "u8": _B8, "f64": _F64, "s4": _B4, "u4": _B4, "b1": _B1}
@@ -478,7 +481,6 @@ _C_DTYPES = ("f32", "f16", "s32", "f64")
 def _mnk(shape):
     if not isinstance(shape, str):
         raise FastswzTypeError(f"shape={shape!r} must be a string such as 'm16n8k16'")
-    import re
     g = re.fullmatch(r"m(\d+)n(\d+)k(\d+)", shape)
     if not g:
         raise FragmentError(f"shape={shape!r} is not of the form 'mMnNkK' (e.g. 'm16n8k16')")
@@ -883,21 +885,18 @@ def tmem_fragment(accumulator, ld, lane0=0, col0=0):
     if not isinstance(ld, TVLayout) or ld.order != "tmem":
         raise FragmentError("ld must be a TVLayout into tensor memory (tcgen05_ld / tcgen05_st)")
     lane0, col0 = as_int("lane0", lane0), as_int("col0", col0)
-    rows, cols = (accumulator[0].size(), accumulator[1].size()) if len(accumulator) == 2 else (None, None)
-    if rows is None:
+    if len(accumulator) != 2:
         raise FragmentError(f"accumulator {accumulator} must have two modes (m, n)")
-    addr = evaluate(accumulator)                        # colex: m fastest
-    key = np.full(1, -1)
+    rows = accumulator[0].size()
+    # the inverse of the accumulator by sorting its addresses; colex order: m fastest
+    addr = evaluate(accumulator)
     order = np.argsort(addr, kind="stable")
     sorted_addr = addr[order]
     want = ld.index() + (lane0 << 16) + col0
-    pos = np.searchsorted(sorted_addr, want)
-    pos = np.minimum(pos, len(sorted_addr) - 1)
+    pos = np.minimum(np.searchsorted(sorted_addr, want), len(sorted_addr) - 1)
     hit = sorted_addr[pos] == want
-    flat = np.where(hit, order[pos], key[0])
-    m = np.where(hit, flat % rows, -1)
-    n = np.where(hit, flat // rows, -1)
-    return m, n
+    flat = order[pos]
+    return np.where(hit, flat % rows, -1), np.where(hit, flat // rows, -1)
 
 
 #: One name of each kind :func:`fragment` reads (every TVLayout's ``name`` is such a name).
