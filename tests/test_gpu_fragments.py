@@ -38,13 +38,13 @@ def test_generated_wrappers_are_current():
 def test_instruction_tables_agree():
     gen = _load("gen_ops")
     assert [op[0] for op in gen.MMA] == [c[0] for c in check.MMA_CASES]
-    assert gen.WGMMA_SS_N == check.WGMMA_SS_N
+    assert gen.WGMMA_SS_N == check.WGMMA_SS_N and gen.WGMMA_SS_F16_N == check.WGMMA_SS_F16_N
     assert [(r[0], r[3]) for r in gen.WGMMA_RS] == check.WGMMA_RS
 
 
 def test_checker_passes_on_simulated_hardware():
     results, controls = check.run_all(simulate.SimBackend(), log=lambda s: None)
-    assert len(results) == 42 and all(r.mismatches == 0 for r in results)
+    assert len(results) == 45 and all(r.mismatches == 0 for r in results)
     assert all(r.checked > 0 for r in results)
     assert all(r.mismatches > 0 for _, r in controls), [w for w, r in controls if not r.mismatches]
 
@@ -70,7 +70,7 @@ def test_encodings_are_exact():
 def test_main_writes_logs(tmp_path):
     rc = check.main(["--backend", "sim", "--out", str(tmp_path)])
     assert rc == 0
-    assert "SUMMARY fragments: 42/42" in (tmp_path / "fragments.txt").read_text()
+    assert "SUMMARY fragments: 45/45" in (tmp_path / "fragments.txt").read_text()
 
 
 def test_kernels_compile_for_sm90a(tmp_path):
