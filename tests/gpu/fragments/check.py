@@ -155,6 +155,8 @@ class GpuBackend:
         lib.fsw_wgmma_rs.argtypes = [ctypes.c_int, u32p, u8p, ctypes.c_int, ctypes.c_uint64, u32p]
         buf = ctypes.create_string_buffer(256)
         cc = lib.fsw_device_name(buf, 256)
+        if cc < 0:
+            raise RuntimeError(f"no usable CUDA device (CUDA error {-cc})")
         self.device = f"{buf.value.decode()} (sm_{cc})"
         self.mma_ops = {lib.fsw_mma_name(i).decode(): i for i in range(lib.fsw_mma_count())}
         self.rs_ops = {(lib.fsw_rs_dtype(i).decode(), lib.fsw_rs_n(i)): i for i in range(lib.fsw_rs_count())}

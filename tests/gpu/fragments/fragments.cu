@@ -220,9 +220,11 @@ int fsw_rs_count() { return kNumRs; }
 const char* fsw_rs_dtype(int op) { return op >= 0 && op < kNumRs ? kRs[op].dtype : ""; }
 int fsw_rs_n(int op) { return op >= 0 && op < kNumRs ? kRs[op].n : -1; }
 
+// Compute capability (e.g. 90), or minus the CUDA error when there is no usable device.
 int fsw_device_name(char* buf, int len) {
   cudaDeviceProp p;
-  FSW_CHECK(cudaGetDeviceProperties(&p, 0));
+  cudaError_t e = cudaGetDeviceProperties(&p, 0);
+  if (e != cudaSuccess) return -(int)e;
   std::strncpy(buf, p.name, len - 1);
   buf[len - 1] = 0;
   return p.major * 10 + p.minor;
