@@ -23,8 +23,9 @@ of stride 16 rows. A value is one element; its 32-bit register is ``value * bits
 
 Every layout here is derived from the PTX ISA fragment figures (mma.sync 9.7.14.5, ldmatrix /
 stmatrix 9.7.14.5.15-16, wgmma 9.7.15.5, tcgen05 data paths and ld/st shapes 9.7.16.x) and checked
-against CuTe's traits compiled from CUTLASS 4.2 (``tests/data/golden_cute_fragments.json``) and,
-for everything the H100 runs, against the registers of a kernel (``tests/gpu/fragments``).
+against CuTe's traits compiled from CUTLASS 4.2 and 4.7.0 (``tests/data/golden_cute_fragments*.json``;
+two CuTe defects are recorded in ``docs/CUTE_COMPARISON.md`` §9) and, for everything the H100 runs,
+against the registers of a kernel (``tests/gpu/fragments``). ``docs/fragments.md`` is the guide.
 
 Examples
 --------
@@ -74,14 +75,15 @@ class TVLayout:
         Rank 2: mode 0 the thread, mode 1 the value; maps to a flat coordinate index.
     extents : (int, int)
         The (rows, cols) of the matrix the fragment tiles: (M, K) for A, (N, K) for B, (M, N)
-        for C/D, (8 * matrices, elements per 16-byte row) for ldmatrix, (lanes, columns) of
-        tensor memory for tcgen05.ld.
+        for C/D, (rows the lanes address, elements per 16-byte row) for ldmatrix / stmatrix,
+        (lanes, columns) of tensor memory for tcgen05.ld / st.
     order : {"col", "row", "tmem"}
         How the flat index splits (module docstring).
     name : str
         The instruction and operand, e.g. ``"mma.m16n8k16.f16.A"``.
     bits : int
-        Element width (16 for f16/bf16, 32 for f32/tf32/s32, 8 for 8-bit types, 64 for f64).
+        Element width (16 for f16/bf16, 32 for f32/tf32/s32, 8 for 8-bit types, 64 for f64,
+        4 for s4/u4, 1 for b1).
 
     Notes
     -----
