@@ -358,3 +358,36 @@ def test_ldmatrix_m8n16_and_stmatrix_m16n8(x):
 def test_b8_form_errors(call):
     with pytest.raises(fastswz.FragmentError):
         call()
+
+
+# -- repeat: the tiled fragment of several instructions ---------------------------------------------
+@pytest.mark.parametrize("tv, mr, nr", [(wgmma_d(64), 2, 1), (wgmma_d(128), 2, 2), (wgmma_d(24), 1, 3),
+                                        (mma_sync("m16n8k16", "f32", "C"), 4, 2),
+                                        (mma_sync("m16n8k16", "bf16", "A"), 2, 4),
+                                        (mma_sync("m16n8k32", "s8", "B"), 2, 2),
+                                        (wgmma_a("e4m3"), 1, 2), (mma_sync("m8n8k4", "f64", "B"), 1, 1)])
+def test_repeat_tiles_the_atom(tv, mr, nr):
+    big = tv.repeat(mr, nr)
+    rows, cols = tv.extents
+    assert big.extents == (rows * mr, cols * nr) and big.threads == tv.threads
+    assert big.values == tv.values * mr * nr
+    r, c = tv.coords()
+    R, C = big.coords()
+    for j in range(nr):
+        for i in range(mr):
+            blk = slice(tv.values * (i + mr * j), tv.values * (i + mr * j + 1))
+            np.testing.assert_array_equal(R[:, blk], r + rows * i)
+            np.testing.assert_array_equal(C[:, blk], c + cols * j)
+    t, v = big.inverse()
+    assert (t >= 0).sum() == np.unique(tv.index()).size * mr * nr
+    assert fastswz.TVLayout.parse(str(big), big.extents, "col", big.name, big.bits) == big
+    assert fastswz.fragment(big.name) == big
+
+
+def test_repeat_errors():
+    with pytest.raises(fastswz.FragmentError, match="not a column-major MMA fragment"):
+        ldmatrix(4).repeat(2)
+    with pytest.raises(fastswz.FragmentError, match="must both be >= 1"):
+        wgmma_d(8).repeat(0)
+    with pytest.raises(fastswz.FragmentError, match="moves both row and column"):
+        TVLayout(fastswz.Layout((2, 2), (5, 1)), (4, 4)).repeat(2)

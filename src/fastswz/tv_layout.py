@@ -270,6 +270,52 @@ class TVLayout:
             cols.append(self.addresses(byte_map).ravel())
         return np.stack(cols, axis=1)
 
+    def repeat(self, m_reps=1, n_reps=1):
+        """The fragment of ``m_reps x n_reps`` instructions issued by the same threads, tiling a
+        ``(rows * m_reps) x (cols * n_reps)`` matrix: values ordered ``(value, m-rep, n-rep)`` as
+        CuTe's TiledMMA orders a thread's accumulators (``make_tiled_mma`` with one atom per
+        thread group). For column-major fragments (MMA operands and accumulators).
+
+        Examples
+        --------
+        >>> acc = wgmma_d(256).repeat(2)        # a 128 x 256 tile: two m64 wgmmas per warpgroup
+        >>> print(acc), acc.extents, acc.registers
+        ((4,8,4),((2,2,32),2)):((256,1,16),((128,8,1024),64))
+        (None, (128, 256), 256)
+        >>> m, n = acc.coords()
+        >>> int(m[37, 6 + 128]), int(n[37, 6 + 128])   # the second wgmma's register 6: m + 64
+        (89, 10)
+        """
+        mr, nr = as_int("m_reps", m_reps), as_int("n_reps", n_reps)
+        if mr < 1 or nr < 1:
+            raise FragmentError(f"m_reps={mr}, n_reps={nr} must both be >= 1")
+        if self.order != "col":
+            raise FragmentError(f"{self.name or 'this layout'} is not a column-major MMA fragment "
+                                f"(order={self.order!r}); repeat() tiles MMA operands and accumulators")
+        rows, cols = self.extents
+        R = rows * mr
+
+        def conv(d):       # an index step of the old (rows x cols) matrix in the new (R x ...) one
+            if 0 <= d < rows or d % rows == 0:
+                return d % rows + R * (d // rows)
+            raise FragmentError(f"{self.name or 'this layout'}: stride {d} moves both row and column, "
+                                f"so the fragment cannot be repeated by re-striding")
+
+        def restride(x):
+            return tuple(restride(e) for e in x) if isinstance(x, tuple) else conv(x)
+        thr = self.layout[0]
+        val = self.layout[1]
+        shape = (thr.shape, (val.shape, mr, nr))
+        stride = (restride(thr.stride), (restride(val.stride), rows, R * cols))
+        if mr == 1 and nr == 1:
+            shape, stride = (thr.shape, val.shape), (restride(thr.stride), restride(val.stride))
+        elif nr == 1:
+            shape, stride = (thr.shape, (val.shape, mr)), (restride(thr.stride), (restride(val.stride), rows))
+        elif mr == 1:
+            shape, stride = (thr.shape, (val.shape, nr)), (restride(thr.stride), (restride(val.stride), R * cols))
+        name = self.name if (mr, nr) == (1, 1) else f"{self.name}.x{mr}x{nr}"
+        return TVLayout(Layout(shape, stride), (R, cols * nr), "col", name, self.bits)
+
     def to_linear(self, transpose=False):
         """This fragment as a Triton linear layout over ``(register, lane, warp)`` (a
         :class:`fastswz.LinearLayout` to ``(dim0, dim1)`` = (row, col) of :attr:`extents`).
@@ -914,7 +960,8 @@ def fragment(name):
     Names: ``mma.<shape>.<type>.<A|B|C|D>``; ``wgmma.m64n<N>.<f32|s32|f16>.D``;
     ``wgmma.m64nNk<K>.<type>.A``; ``<ldmatrix|stmatrix>.m8n8.x<1|2|4>[.trans][.b16]
     [.registers|.addresses]``; ``tcgen05.<ld|st>.<shape>.x<num>[.warpgroup]``
-    (:data:`FRAGMENT_EXAMPLES` has one of each).
+    (:data:`FRAGMENT_EXAMPLES` has one of each); an MMA name followed by ``.x<m>x<n>`` is
+    :meth:`TVLayout.repeat`.
 
     Examples
     --------
@@ -922,9 +969,14 @@ def fragment(name):
     True
     >>> all(fragment(x).name == x for x in FRAGMENT_EXAMPLES)
     True
+    >>> fragment("wgmma.m64n256.f32.D.x2x1").extents
+    (128, 256)
     """
     if not isinstance(name, str):
         raise FastswzTypeError(f"name={name!r} must be a string such as 'mma.m16n8k16.bf16.A'")
+    rep = re.fullmatch(r"(.*\.[ABCD])\.x(\d+)x(\d+)", name)
+    if rep:          # a repeated MMA fragment (TVLayout.repeat)
+        return fragment(rep.group(1)).repeat(int(rep.group(2)), int(rep.group(3)))
     p = name.split(".")
     bad = FragmentError(f"fragment name {name!r} is not one fastswz knows: use forms like "
                         f"{', '.join(FRAGMENT_EXAMPLES)}")
