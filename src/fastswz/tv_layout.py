@@ -381,7 +381,8 @@ class TVLayout:
         >>> mma_sync("m16n8k16", "bf16", "A").gluon()
         'DotOperandLayout(operand_index=0, parent=NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, 1], instr_shape=[16, 8]), k_width=2)'
         """
-        parts = self.name.split(".")
+        base = re.sub(r"\.x\d+x\d+$", "", self.name)      # a repeated fragment: the same layout
+        parts = base.split(".")
         if parts[0] == "wgmma" and parts[-1] == "D":
             n = int(parts[1].split("n")[1])
             return (f"NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], "

@@ -46,6 +46,10 @@ def cases():
     for dt in ("f16", "bf16", "tf32", "e4m3"):
         a = tvl.wgmma_a(dt)
         out.append((a.name, a, False, a.gluon(), list(a.extents)))
+    # several instructions per warpgroup / warp: TVLayout.repeat against Triton's tiling
+    for tv in (tvl.wgmma_d(128).repeat(2), tvl.wgmma_d(64).repeat(2, 2),
+               tvl.mma_sync("m16n8k16", "f32", "C").repeat(2, 4)):
+        out.append((tv.name, tv, False, tv.gluon(), list(tv.extents)))
     return out
 
 
