@@ -24,6 +24,9 @@ ALL_NAMES = (
     + [wgmma_a(dt).name for dt in ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8")]
     + [f"{op}.m8n8.x{x}{t}.b16.{r}" for op in ("ldmatrix", "stmatrix") for x in (1, 2, 4)
        for t in ("", ".trans") for r in ("registers", "addresses")]
+    + [f"ldmatrix.m16n16.x{x}.trans.b8.{r}" for x in (1, 2) for r in ("registers", "addresses")]
+    + [f"ldmatrix.m8n16.x{x}.b8x16.{r}" for x in (1, 2, 4) for r in ("registers", "addresses")]
+    + [f"stmatrix.m16n8.x{x}.trans.b8.{r}" for x in (1, 2, 4) for r in ("registers", "addresses")]
     + [f"tcgen05.{o}.{s}.x{n}{w}" for o in ("ld", "st") for s in fastswz.tv_layout.TCGEN05_SHAPES
        for n in (1, 4) for w in ("", ".warpgroup")])
 
@@ -232,3 +235,14 @@ def test_cli_draw_and_show_take_a_fragment(capsys):
     assert rc == 0 and 'data-fragment="wgmma.m64n8.f32.D"' in out
     rc, out, err = _run(capsys, "show", "--fragment", "mma.m8n8k4.f64.C", "--dtype", "bf16")
     assert rc == 2 and "--fragment draws a register fragment by itself" in err
+
+
+def test_fragment_score_of_ldmatrix_is_the_instruction():
+    rowmajor = epilogue_tile("bf16", "rowmajor", 32, 64)
+    for x in (1, 2, 4):
+        s = fragment_score(ldmatrix(x), rowmajor)
+        rows = rowmajor[np.arange(32) % (8 * x), 0]
+        assert s.total == int(banks.matrix_wavefronts(rows, x)) == 8 * x
+        assert fragment_score(fastswz.stmatrix(x, True), rowmajor).op == "stmatrix"
+    sw = fastswz.OperandTile("bf16", "K", "128B", 64, 64).addresses().astype(np.int64)
+    assert fragment_score(ldmatrix(4, role="addresses"), sw).excess == 0

@@ -38,13 +38,13 @@ def test_generated_wrappers_are_current():
 def test_instruction_tables_agree():
     gen = _load("gen_ops")
     assert [op[0] for op in gen.MMA] == [c[0] for c in check.MMA_CASES]
-    assert gen.WGMMA_SS_N == check.WGMMA_SS_N
+    assert gen.WGMMA_SS_N == check.WGMMA_SS_N and gen.WGMMA_SS_F16_N == check.WGMMA_SS_F16_N
     assert [(r[0], r[3]) for r in gen.WGMMA_RS] == check.WGMMA_RS
 
 
 def test_checker_passes_on_simulated_hardware():
     results, controls = check.run_all(simulate.SimBackend(), log=lambda s: None)
-    assert len(results) == 42 and all(r.mismatches == 0 for r in results)
+    assert len(results) == 45 and all(r.mismatches == 0 for r in results)
     assert all(r.checked > 0 for r in results)
     assert all(r.mismatches > 0 for _, r in controls), [w for w, r in controls if not r.mismatches]
 
@@ -70,7 +70,7 @@ def test_encodings_are_exact():
 def test_main_writes_logs(tmp_path):
     rc = check.main(["--backend", "sim", "--out", str(tmp_path)])
     assert rc == 0
-    assert "SUMMARY fragments: 42/42" in (tmp_path / "fragments.txt").read_text()
+    assert "SUMMARY fragments: 45/45" in (tmp_path / "fragments.txt").read_text()
 
 
 def test_kernels_compile_for_sm90a(tmp_path):
@@ -101,3 +101,38 @@ def test_fragments_on_gpu(tmp_path):
     env = dict(os.environ, OUT=str(tmp_path), PYTHONPATH=os.pathsep.join(sys.path))
     p = subprocess.run(["bash", str(HERE / "run.sh")], env=env, capture_output=True, text=True, timeout=1800)
     assert p.returncode == 0, p.stdout[-6000:] + p.stderr[-2000:]
+
+
+def test_triton_probe_logic_with_a_stand_in(tmp_path, monkeypatch):
+    """The probe's comparison on the CPU: a stand-in Triton answering with fastswz's own bases
+    (one case with the register bases reversed, one with a wrong lane) is classified right."""
+    import json
+    import types
+
+    tp = _load("triton_probe")
+    fake = types.ModuleType("triton")
+    fake.__version__ = "stand-in"
+    exp = types.ModuleType("triton.experimental")
+    gl = types.ModuleType("triton.experimental.gluon")
+    lang = types.ModuleType("triton.experimental.gluon.language")
+    c = types.ModuleType("triton._C")
+    lib = types.ModuleType("triton._C.libtriton")
+    lib.gluon_ir = types.SimpleNamespace(GluonOpBuilder=type("B", (), {"to_linear_layout": None}))
+    for name, mod in (("triton", fake), ("triton.experimental", exp), ("triton.experimental.gluon", gl),
+                      ("triton.experimental.gluon.language", lang), ("triton._C", c),
+                      ("triton._C.libtriton", lib)):
+        monkeypatch.setitem(sys.modules, name, mod)
+    cases = tp.cases()
+    answers = {}
+    for i, (name, tv, tr, text, shape) in enumerate(cases):
+        b = tp.fastswz_bases(tv, tr)
+        if i == 1:
+            b["register"] = b["register"][::-1]
+        answers[text, tuple(shape)] = b
+    monkeypatch.setattr(tp, "triton_bases", lambda text, shape: answers[text, tuple(shape)])
+    assert tp.main(["--out", str(tmp_path)]) == 0
+    d = json.loads((tmp_path / "triton_probe.json").read_text())
+    assert [r["verdict"] for r in d["cases"]].count("register order differs") == 1
+    key = (cases[0][3], tuple(cases[0][4]))
+    answers[key] = dict(answers[key], lane=[[0, 1]] + answers[key]["lane"][1:])
+    assert tp.main(["--out", str(tmp_path)]) == 1

@@ -50,7 +50,8 @@ IDS = [f"{tv.name}-{i}" for i, tv in enumerate(ALL)]
 def _ptx_mma(shape, dt, op, t, i):
     """(row, col) of value ``i`` of lane ``t``; B as (n, k)."""
     g, q = t // 4, t % 4
-    fam = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8, "f64": 64}[dt]
+    fam = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8, "f64": 64,
+           "s4": 4, "u4": 4, "b1": 1}[dt]
     if op == "C":
         if shape in ("m8n8k4", "m8n8k16"):
             return g, 2 * q + i
@@ -59,12 +60,13 @@ def _ptx_mma(shape, dt, op, t, i):
         if op == "A":   # a0..a7: (g | g+8, 2q + i%2 (+8 for a4..a7))
             return g + 8 * ((i // 2) % 2), 2 * q + i % 2 + 8 * (i // 4)
         return g, 2 * q + i % 2 + 8 * (i // 2)       # B (n, k)
-    if fam == 8:
-        if shape == "m8n8k16":
-            return g, 4 * q + i
+    if fam <= 8:     # E = 32 / bits values per register: lane holds E consecutive k
+        E = 32 // fam
+        if shape.startswith("m8n8"):
+            return g, E * q + i
         if op == "A":
-            return g + 8 * ((i // 4) % 2), 4 * q + i % 4 + 16 * (i // 8)
-        return g, 4 * q + i % 4 + 16 * (i // 4)
+            return g + 8 * ((i // E) % 2), E * q + i % E + 4 * E * (i // (2 * E))
+        return g, E * q + i % E + 4 * E * (i // E)
     # tf32 and f64: one element per (32- or 64-bit) register, k = q (+4)
     if op == "A":
         if shape == "m8n8k4":
@@ -307,3 +309,85 @@ def test_errors(call, err):
 def test_twins_refuse_the_same(fn):
     with pytest.raises(fastswz.FastswzTypeError, match="expected a TVLayout"):
         fn(fastswz.Layout(8))
+
+
+# -- the sm100 8-bit ldmatrix / stmatrix forms (CuTe's traits and the PTX text; no hardware here) ----
+@pytest.mark.parametrize("x", [1, 2])
+def test_ldmatrix_m16n16_b8(x):
+    regs = ldmatrix(x, True, shape="m16n16")
+    r, c = regs.coords()
+    assert regs.registers == 2 * x and regs.extents == (16 * x, 16)
+    for t in range(32):
+        q, g = t % 4, t // 4
+        for j in range(x):
+            # after the transpose (result (i, k) = memory (k, i)): "4 consecutive columns across
+            # 2 rows" -- result rows g and g + 8, result columns 4q .. 4q + 3 of matrix j
+            vals = slice(8 * j, 8 * j + 8)
+            got = sorted(zip((c[t, vals]).tolist(), (r[t, vals] - 16 * j).tolist()))
+            assert got == sorted((i, 4 * q + k) for i in (g, g + 8) for k in range(4))
+    addr = ldmatrix(x, True, "addresses", "m16n16").coords()[0][:, 0]
+    np.testing.assert_array_equal(addr, np.arange(32) % (16 * x))
+
+
+@pytest.mark.parametrize("x", [1, 2, 4])
+def test_ldmatrix_m8n16_and_stmatrix_m16n8(x):
+    r, c = ldmatrix(x, shape="m8n16").coords()
+    t = np.arange(32)[:, None]
+    v = np.arange(4 * x)[None, :]
+    np.testing.assert_array_equal(r, 8 * (v // 4) + t // 4)          # "4 consecutive columns"
+    np.testing.assert_array_equal(c, 4 * (t % 4) + v % 4)
+    r, c = stmatrix(x, True, shape="m16n8").coords()
+    v = np.arange(4 * x)[None, :]
+    np.testing.assert_array_equal(r, 2 * (t % 4) + v % 2 + 8 * (v // 4))
+    np.testing.assert_array_equal(c, t // 4 + 8 * ((v // 2) % 2))
+    for tv in (ldmatrix(x, shape="m8n16"), stmatrix(x, True, shape="m16n8"),
+               ldmatrix(x, shape="m8n16", role="addresses")):
+        rt, rv = reference.tv_coords(tv)
+        np.testing.assert_array_equal(tv.coords()[0], rt)
+        assert fastswz.fragment(tv.name) == tv
+
+
+@pytest.mark.parametrize("call", [
+    lambda: ldmatrix(4, True, shape="m16n16"),
+    lambda: ldmatrix(1, shape="m16n16"),
+    lambda: ldmatrix(1, True, shape="m8n16"),
+    lambda: stmatrix(1, shape="m16n8"),
+    lambda: stmatrix(1, True, shape="m16n16"),
+    lambda: ldmatrix(1, shape="m16n8"),
+])
+def test_b8_form_errors(call):
+    with pytest.raises(fastswz.FragmentError):
+        call()
+
+
+# -- repeat: the tiled fragment of several instructions ---------------------------------------------
+@pytest.mark.parametrize("tv, mr, nr", [(wgmma_d(64), 2, 1), (wgmma_d(128), 2, 2), (wgmma_d(24), 1, 3),
+                                        (mma_sync("m16n8k16", "f32", "C"), 4, 2),
+                                        (mma_sync("m16n8k16", "bf16", "A"), 2, 4),
+                                        (mma_sync("m16n8k32", "s8", "B"), 2, 2),
+                                        (wgmma_a("e4m3"), 1, 2), (mma_sync("m8n8k4", "f64", "B"), 1, 1)])
+def test_repeat_tiles_the_atom(tv, mr, nr):
+    big = tv.repeat(mr, nr)
+    rows, cols = tv.extents
+    assert big.extents == (rows * mr, cols * nr) and big.threads == tv.threads
+    assert big.values == tv.values * mr * nr
+    r, c = tv.coords()
+    R, C = big.coords()
+    for j in range(nr):
+        for i in range(mr):
+            blk = slice(tv.values * (i + mr * j), tv.values * (i + mr * j + 1))
+            np.testing.assert_array_equal(R[:, blk], r + rows * i)
+            np.testing.assert_array_equal(C[:, blk], c + cols * j)
+    t, v = big.inverse()
+    assert (t >= 0).sum() == np.unique(tv.index()).size * mr * nr
+    assert fastswz.TVLayout.parse(str(big), big.extents, "col", big.name, big.bits) == big
+    assert fastswz.fragment(big.name) == big
+
+
+def test_repeat_errors():
+    with pytest.raises(fastswz.FragmentError, match="not a column-major MMA fragment"):
+        ldmatrix(4).repeat(2)
+    with pytest.raises(fastswz.FragmentError, match="must both be >= 1"):
+        wgmma_d(8).repeat(0)
+    with pytest.raises(fastswz.FragmentError, match="moves both row and column"):
+        TVLayout(fastswz.Layout((2, 2), (5, 1)), (4, 4)).repeat(2)

@@ -634,7 +634,9 @@ def fragment_accesses(tv, byte_map, vector=True):
 
 
 def fragment_score(tv, byte_map, op="ld", vector=True):
-    """:func:`score` of :func:`fragment_accesses`: the wavefronts of moving a fragment.
+    """:func:`score` of :func:`fragment_accesses`: the wavefronts of moving a fragment. For an
+    ``ldmatrix`` / ``stmatrix`` ``.m8n8`` fragment (either role) it scores the instruction itself
+    (:func:`matrix_wavefronts` of the rows its lanes address in ``byte_map``).
 
     Examples
     --------
@@ -642,6 +644,21 @@ def fragment_score(tv, byte_map, op="ld", vector=True):
     >>> t = OperandTile("bf16", "K", "128B", 64, 64).addresses().astype("int64")
     >>> fragment_score(wgmma_a("bf16"), t).excess      # A from registers, loaded with ld.shared.b32
     0
+    >>> from fastswz import ldmatrix
+    >>> fragment_score(ldmatrix(4), t).total             # ldmatrix.x4 of 32 swizzled rows
+    4
+    >>> fragment_score(ldmatrix(4), epilogue_tile("bf16", "rowmajor", 32, 64)).total  # 8-way
+    32
     """
+    from .tv_layout import TVLayout
+    if isinstance(tv, TVLayout) and tv.name.startswith(("ldmatrix.m8n8", "stmatrix.m8n8")):
+        # the instruction itself: lanes 0 .. 8x-1 give the 16-byte rows (role "addresses", or the
+        # address map of the same instruction for a register map)
+        from .tv_layout import ldmatrix, stmatrix
+        x = tv.extents[0] // 8
+        fn = ldmatrix if tv.name.startswith("ldmatrix") else stmatrix
+        rows = fn(x, ".trans" in tv.name, "addresses").addresses(byte_map)[:, 0]
+        kind = "ldmatrix" if fn is ldmatrix else "stmatrix"
+        return BankScore(matrix_wavefronts(rows, x, kind), np.full(1, x, np.int64), 16, kind)
     a, w = fragment_accesses(tv, byte_map, vector)
     return score(a, w, op)

@@ -23,8 +23,9 @@ of stride 16 rows. A value is one element; its 32-bit register is ``value * bits
 
 Every layout here is derived from the PTX ISA fragment figures (mma.sync 9.7.14.5, ldmatrix /
 stmatrix 9.7.14.5.15-16, wgmma 9.7.15.5, tcgen05 data paths and ld/st shapes 9.7.16.x) and checked
-against CuTe's traits compiled from CUTLASS 4.2 (``tests/data/golden_cute_fragments.json``) and,
-for everything the H100 runs, against the registers of a kernel (``tests/gpu/fragments``).
+against CuTe's traits compiled from CUTLASS 4.2 and 4.7.0 (``tests/data/golden_cute_fragments*.json``;
+two CuTe defects are recorded in ``docs/CUTE_COMPARISON.md`` §9) and, for everything the H100 runs,
+against the registers of a kernel (``tests/gpu/fragments``). ``docs/fragments.md`` is the guide.
 
 Examples
 --------
@@ -38,6 +39,8 @@ Examples
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from . import _kernels
@@ -46,9 +49,10 @@ from .errors import FastswzTypeError, FragmentError, as_int
 from .layout import Layout
 from .notation import parse
 
-__all__ = ["TVLayout", "fragment", "FRAGMENT_EXAMPLES", "mma_sync", "wgmma_d", "wgmma_a", "ldmatrix", "stmatrix", "tmem_accumulator",
-           "tcgen05_ld", "tcgen05_st", "tmem_fragment", "MMA_SYNC_SHAPES", "TCGEN05_SHAPES",
-           "wgmma_d_coords", "tv_coords", "tv_inverse"]
+__all__ = ["TVLayout", "fragment", "mma_sync", "wgmma_d", "wgmma_d_coords", "wgmma_a", "ldmatrix",
+           "stmatrix", "tmem_accumulator", "tcgen05_ld", "tcgen05_st", "tmem_fragment", "tv_coords",
+           "tv_inverse", "FRAGMENT_EXAMPLES", "LDMATRIX_SHAPES", "STMATRIX_SHAPES", "MMA_SYNC_SHAPES",
+           "TCGEN05_SHAPES"]
 
 ORDERS = ("col", "row", "tmem")
 #: Lane stride of a tensor-memory address (``TMEM::DP`` in CuTe): lane << 16 | column.
@@ -71,14 +75,15 @@ class TVLayout:
         Rank 2: mode 0 the thread, mode 1 the value; maps to a flat coordinate index.
     extents : (int, int)
         The (rows, cols) of the matrix the fragment tiles: (M, K) for A, (N, K) for B, (M, N)
-        for C/D, (8 * matrices, elements per 16-byte row) for ldmatrix, (lanes, columns) of
-        tensor memory for tcgen05.ld.
+        for C/D, (rows the lanes address, elements per 16-byte row) for ldmatrix / stmatrix,
+        (lanes, columns) of tensor memory for tcgen05.ld / st.
     order : {"col", "row", "tmem"}
         How the flat index splits (module docstring).
     name : str
         The instruction and operand, e.g. ``"mma.m16n8k16.f16.A"``.
     bits : int
-        Element width (16 for f16/bf16, 32 for f32/tf32/s32, 8 for 8-bit types, 64 for f64).
+        Element width (16 for f16/bf16, 32 for f32/tf32/s32, 8 for 8-bit types, 64 for f64,
+        4 for s4/u4, 1 for b1).
 
     Notes
     -----
@@ -114,8 +119,8 @@ class TVLayout:
         if not isinstance(name, str):
             raise FastswzTypeError(f"name={name!r} must be a string")
         bits = as_int("bits", bits)
-        if bits not in (4, 6, 8, 16, 32, 64):
-            raise FragmentError(f"bits={bits} is not an element width: use 4, 6, 8, 16, 32 or 64")
+        if bits not in (1, 4, 6, 8, 16, 32, 64):
+            raise FragmentError(f"bits={bits} is not an element width: use 1, 4, 6, 8, 16, 32 or 64")
         if order == "tmem" and cols > TMEM_LANE:
             raise FragmentError(f"extents=({rows}, {cols}): tensor memory has at most {TMEM_LANE} "
                                 f"columns per lane in an address")
@@ -265,6 +270,52 @@ class TVLayout:
             cols.append(self.addresses(byte_map).ravel())
         return np.stack(cols, axis=1)
 
+    def repeat(self, m_reps=1, n_reps=1):
+        """The fragment of ``m_reps x n_reps`` instructions issued by the same threads, tiling a
+        ``(rows * m_reps) x (cols * n_reps)`` matrix: values ordered ``(value, m-rep, n-rep)`` as
+        CuTe's TiledMMA orders a thread's accumulators (``make_tiled_mma`` with one atom per
+        thread group). For column-major fragments (MMA operands and accumulators).
+
+        Examples
+        --------
+        >>> acc = wgmma_d(256).repeat(2)        # a 128 x 256 tile: two m64 wgmmas per warpgroup
+        >>> print(acc), acc.extents, acc.registers
+        ((4,8,4),((2,2,32),2)):((256,1,16),((128,8,1024),64))
+        (None, (128, 256), 256)
+        >>> m, n = acc.coords()
+        >>> int(m[37, 6 + 128]), int(n[37, 6 + 128])   # the second wgmma's register 6: m + 64
+        (89, 10)
+        """
+        mr, nr = as_int("m_reps", m_reps), as_int("n_reps", n_reps)
+        if mr < 1 or nr < 1:
+            raise FragmentError(f"m_reps={mr}, n_reps={nr} must both be >= 1")
+        if self.order != "col":
+            raise FragmentError(f"{self.name or 'this layout'} is not a column-major MMA fragment "
+                                f"(order={self.order!r}); repeat() tiles MMA operands and accumulators")
+        rows, cols = self.extents
+        R = rows * mr
+
+        def conv(d):       # an index step of the old (rows x cols) matrix in the new (R x ...) one
+            if 0 <= d < rows or d % rows == 0:
+                return d % rows + R * (d // rows)
+            raise FragmentError(f"{self.name or 'this layout'}: stride {d} moves both row and column, "
+                                f"so the fragment cannot be repeated by re-striding")
+
+        def restride(x):
+            return tuple(restride(e) for e in x) if isinstance(x, tuple) else conv(x)
+        thr = self.layout[0]
+        val = self.layout[1]
+        shape = (thr.shape, (val.shape, mr, nr))
+        stride = (restride(thr.stride), (restride(val.stride), rows, R * cols))
+        if mr == 1 and nr == 1:
+            shape, stride = (thr.shape, val.shape), (restride(thr.stride), restride(val.stride))
+        elif nr == 1:
+            shape, stride = (thr.shape, (val.shape, mr)), (restride(thr.stride), (restride(val.stride), rows))
+        elif mr == 1:
+            shape, stride = (thr.shape, (val.shape, nr)), (restride(thr.stride), (restride(val.stride), R * cols))
+        name = self.name if (mr, nr) == (1, 1) else f"{self.name}.x{mr}x{nr}"
+        return TVLayout(Layout(shape, stride), (R, cols * nr), "col", name, self.bits)
+
     def to_linear(self, transpose=False):
         """This fragment as a Triton linear layout over ``(register, lane, warp)`` (a
         :class:`fastswz.LinearLayout` to ``(dim0, dim1)`` = (row, col) of :attr:`extents`).
@@ -330,7 +381,8 @@ class TVLayout:
         >>> mma_sync("m16n8k16", "bf16", "A").gluon()
         'DotOperandLayout(operand_index=0, parent=NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, 1], instr_shape=[16, 8]), k_width=2)'
         """
-        parts = self.name.split(".")
+        base = re.sub(r"\.x\d+x\d+$", "", self.name)      # a repeated fragment: the same layout
+        parts = base.split(".")
         if parts[0] == "wgmma" and parts[-1] == "D":
             n = int(parts[1].split("n")[1])
             return (f"NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], "
@@ -422,11 +474,11 @@ def tv_inverse(tv):
 
 
 # -- mma.sync (PTX 9.7.14.5) ------------------------------------------------------------------------
-_T = (4, 8)          # thread = (t % 4, t // 4): "thread in group", "group"
-_F16, _TF32, _B8, _F64 = "16-bit", "tf32", "8-bit", "f64"
+# A warp's thread mode is (4, 8) = (t % 4, t // 4): "thread in group", "group" of the PTX figures.
+_F16, _TF32, _B8, _F64, _B4, _B1 = "16-bit", "tf32", "8-bit", "f64", "4-bit", "1-bit"
 _FAMILY = {"f16": _F16, "bf16": _F16, "tf32": _TF32, "e4m3": _B8, "e5m2": _B8,
-           "s8": _B8, "u8": _B8, "f64": _F64}
-_BITS = {_F16: 16, _TF32: 32, _B8: 8, _F64: 64}
+           "s8": _B8, "u8": _B8, "f64": _F64, "s4": _B4, "u4": _B4, "b1": _B1}
+_BITS = {_F16: 16, _TF32: 32, _B8: 8, _F64: 64, _B4: 4, _B1: 1}
 # C/D of every 16 x 8 shape: c0,c1 at (g, 2*(t%4) + {0,1}), c2,c3 at row g + 8 (f32, f16, s32).
 _FP8 = ("e4m3", "e5m2")       # no m8n8k16 (that shape is s8/u8 only)
 _C16x8 = (((4, 8), (2, 2)), ((32, 1), (16, 8)))
@@ -456,7 +508,20 @@ _MMA = {
     (_F64, "m16n8k16"): {"A": (((4, 8), (2, 4)), ((16, 1), (8, 64))),
                          "B": (((4, 8), 4), ((8, 1), 32)), "C": _C16x8},
 }
-#: mma.sync shapes per input type, as the PTX ISA lists them (sm80+; f64 m16n8k* sm90).
+# Sub-byte integer shapes (s4/u4: E = 8 values per register, b1: E = 32): the 8-bit pattern
+# widened, lane t holding E consecutive k of rows t//4 (and t//4 + 8).
+# (CuTe writes the single value mode as (8) for s4/u4 and as 32 for b1; fastswz prints as CuTe.)
+for _fam, _E in ((_B4, 8), (_B1, 32)):
+    _V, _D = ((_E,), (8,)) if _fam == _B4 else (_E, 8)
+    _MMA[(_fam, f"m8n8k{4 * _E}")] = {"A": (((4, 8), _V), ((8 * _E, 1), _D)),
+                                      "B": (((4, 8), _V), ((8 * _E, 1), _D)), "C": _C8x8}
+    _MMA[(_fam, f"m16n8k{4 * _E}")] = {"A": (((4, 8), (_E, 2)), ((16 * _E, 1), (16, 8))),
+                                       "B": (((4, 8), _V), ((8 * _E, 1), _D)), "C": _C16x8}
+    _MMA[(_fam, f"m16n8k{8 * _E}")] = {"A": (((4, 8), (_E, 2, 2)), ((16 * _E, 1), (16, 8, 64 * _E))),
+                                       "B": (((4, 8), (_E, 2)), ((8 * _E, 1), (8, 32 * _E))),
+                                       "C": _C16x8}
+#: mma.sync shapes per input type, as the PTX ISA lists them (sm80+; f64 m16n8k* sm90; s4/u4
+#: and b1 sm80+ as in PTX, not run on Hopper's hardware here).
 MMA_SYNC_SHAPES = {dt: tuple(s for (f, s) in _MMA if f == fam and not (dt in _FP8 and s == "m8n8k16"))
                    for dt, fam in _FAMILY.items()}
 _C_DTYPES = ("f32", "f16", "s32", "f64")
@@ -465,7 +530,6 @@ _C_DTYPES = ("f32", "f16", "s32", "f64")
 def _mnk(shape):
     if not isinstance(shape, str):
         raise FastswzTypeError(f"shape={shape!r} must be a string such as 'm16n8k16'")
-    import re
     g = re.fullmatch(r"m(\d+)n(\d+)k(\d+)", shape)
     if not g:
         raise FragmentError(f"shape={shape!r} is not of the form 'mMnNkK' (e.g. 'm16n8k16')")
@@ -609,40 +673,78 @@ def wgmma_a(dtype):
 
 
 # -- ldmatrix / stmatrix (PTX 9.7.14.5.15, 9.7.14.5.16) ----------------------------------------------
-def _matrix_args(x, trans):
+#: ldmatrix / stmatrix shapes: m8n8 (.b16, sm75 / sm90), and the sm100 8-bit forms m16n16
+#: (ldmatrix ``.trans.b8``, ``.b8x16`` from 6/4-bit), m8n16 (ldmatrix ``.b8x16`` from 6/4-bit) and
+#: m16n8 (stmatrix ``.trans.b8``).
+LDMATRIX_SHAPES = ("m8n8", "m16n16", "m8n16")
+STMATRIX_SHAPES = ("m8n8", "m16n8")
+
+
+def _matrix_args(x, trans, shape, op):
+    shapes = LDMATRIX_SHAPES if op == "ldmatrix" else STMATRIX_SHAPES
+    if shape not in shapes:
+        raise FragmentError(f"shape={shape!r} is not an {op} shape: use one of {list(shapes)}")
     x = as_int("x", x)
-    if x not in (1, 2, 4):
-        raise FragmentError(f"x={x} is not a matrix count of ldmatrix/stmatrix: use 1, 2 or 4")
+    counts = (1, 2) if shape == "m16n16" else (1, 2, 4)
+    if x not in counts:
+        raise FragmentError(f"x={x} is not a matrix count of {op}.{shape}: use "
+                            f"{', '.join(map(str, counts))}")
     if not isinstance(trans, bool):
         raise FastswzTypeError(f"trans={trans!r} must be True or False")
+    if shape in ("m16n16", "m16n8") and not trans:
+        raise FragmentError(f"{op}.{shape} (8-bit) exists only with .trans: pass trans=True")
+    if shape == "m8n16" and trans:
+        raise FragmentError(f"{op}.m8n16 (.b8x16 from 6/4-bit) has no .trans form")
     return x
 
 
-def _matrix(x, trans, role, op):
+def _matrix(x, trans, role, op, shape="m8n8"):
     if role not in ("registers", "addresses"):
         raise FragmentError(f"role={role!r} is not 'registers' (the values each lane holds) or "
                             f"'addresses' (the row each lane points at)")
-    name = f"{op}.m8n8.x{x}{'.trans' if trans else ''}.b16.{role}"
+    b16 = shape == "m8n8"
+    cols = 8 if b16 else 16                         # elements per 16-byte row
+    rows = (16 if shape == "m16n16" else 8) * x     # rows the lanes address
+    kind = {"m8n8": "b16", "m16n16": "b8", "m8n16": "b8x16", "m16n8": "b8"}[shape]
+    name = f"{op}.{shape}.x{x}{'.trans' if trans else ''}.{kind}.{role}"
+    bits = 16 if b16 else 8
     if role == "addresses":
-        # lane 8j + r points at row r of matrix j; lanes past 8x repeat (ignored by the hardware)
-        thr = (32,) if x == 4 else ((8 * x, 4 // x),)
-        thr_d = (8,) if x == 4 else ((8, 0),)
-        return TVLayout(Layout((thr[0], 8), (thr_d[0], 1)), (8 * x, 8), "row", name, 16)
-    if trans:   # lane t holds (row 2(t%4) + i, column t//4) of each matrix
+        # lane i points at row i (row r of matrix j: lane rows_per_matrix * j + r); lanes past
+        # the last row repeat the first ones (the hardware ignores their addresses)
+        lay = Layout((32, cols), (cols, 1)) if rows == 32 else Layout(((rows, 32 // rows), cols),
+                                                                      ((cols, 0), 1))
+        return TVLayout(lay, (rows, cols), "row", name, bits)
+    if shape == "m8n8" and trans:     # lane t holds (row 2(t%4) + i, column t//4) of each matrix
         lay = Layout(((4, 8), (2, x)), ((16, 1), (8, 64)))
-    else:       # lane t holds (row t//4, column 2(t%4) + i) of each matrix
+    elif shape == "m8n8":             # lane t holds (row t//4, column 2(t%4) + i) of each matrix
         lay = Layout(((4, 8), (2, x)), ((2, 8), (1, 64)))
-    return TVLayout(lay, (8 * x, 8), "row", name, 16)
+    elif shape == "m8n16":            # lane t holds (row t//4, columns 4(t%4) .. +3) of each matrix
+        lay = Layout(((4, 8), (4, x)), ((4, 16), (1, 128)))
+    elif shape == "m16n8":            # lane t holds rows 2(t%4) + i, columns t//4 and t//4 + 8
+        lay = Layout(((4, 8), (2, 2, x)), ((32, 1), (16, 8, 128)))
+    else:                             # m16n16: rows 4(t%4) + {0,1} (+2 in the second register),
+        lay = Layout(((4, 8), (2, 2, 2, x)), ((64, 1), (16, 8, 32, 256)))  # columns t//4, +8
+    return TVLayout(lay, (rows, cols), "row", name, bits)
 
 
-def ldmatrix(x, trans=False, role="registers"):
-    """``ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16``: which lane receives which elements
+def ldmatrix(x, trans=False, role="registers", shape="m8n8"):
+    """``ldmatrix.sync.aligned.<shape>.x{1,2,4}[.trans]``: which lane receives which elements
     (``role="registers"``, CuTe's ``DstLayout``) or which lane supplies which row address
     (``role="addresses"``, CuTe's ``SrcLayout``).
 
-    Coordinates are (row, col) of the ``8x`` shared-memory rows of 8 16-bit elements, matrix
-    ``j`` being rows ``8j .. 8j+7`` (row-major index, ``order="row"``). Register ``j`` of a lane
-    holds matrix ``j``.
+    Coordinates are (row, col) of the shared-memory rows the lanes address, 16 bytes each
+    (8 elements of ``.b16``, 16 of ``.b8``), lane ``i`` pointing at row ``i`` (row-major index,
+    ``order="row"``). ``shape``:
+
+    * ``"m8n8"`` (``.b16``, sm75+): register ``j`` holds matrix ``j`` (rows ``8j .. 8j+7``).
+    * ``"m16n16"`` (``.trans.b8`` and ``.trans.b8x16`` from 6/4-bit, sm100; ``x`` 1 or 2): per
+      16 x 16 matrix two registers; lane ``t`` holds rows ``4(t%4) .. +3`` of columns ``t//4``
+      and ``t//4 + 8``, which after the transpose are "4 consecutive columns across 2 rows"
+      (PTX ISA). CuTe's ``SM100_U8x8_LDSM_T`` numbers the rows of its bit buffer differently
+      (lane ``t`` fills its row ``t%2 + 8((t//2)%2) + 2(t//4)``); through the lanes both say the
+      same (``tests/test_tv_layout_golden.py``).
+    * ``"m8n16"`` (``.b8x16`` from ``.b6x16_p32`` / ``.b4x16_p64``, sm100): lane ``t`` holds row
+      ``t//4``, columns ``4(t%4) .. +3`` of each matrix.
 
     Examples
     --------
@@ -650,21 +752,28 @@ def ldmatrix(x, trans=False, role="registers"):
     ((4,8),(2,4)):((2,8),(1,64))
     ((16,2),8):((8,0),1)
     (None, None)
+    >>> r, c = ldmatrix(1, True, shape="m16n16").coords()
+    >>> r[5].tolist(), c[5].tolist()     # lane 5: rows 4, 5 then 6, 7 of columns 1 and 9
+    ([4, 5, 4, 5, 6, 7, 6, 7], [1, 1, 9, 9, 1, 1, 9, 9])
     """
-    return _matrix(_matrix_args(x, trans), trans, role, "ldmatrix")
+    return _matrix(_matrix_args(x, trans, shape, "ldmatrix"), trans, role, "ldmatrix", shape)
 
 
-def stmatrix(x, trans=False, role="registers"):
-    """``stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16`` (sm90): the lanes' registers
+def stmatrix(x, trans=False, role="registers", shape="m8n8"):
+    """``stmatrix.sync.aligned.<shape>.x{1,2,4}[.trans]``: the lanes' registers
     (``role="registers"``, CuTe's ``SrcLayout``) and row addresses (``"addresses"``,
-    ``DstLayout``); the same maps as :func:`ldmatrix` in the other direction.
+    ``DstLayout``). ``"m8n8"`` (``.b16``, sm90) is :func:`ldmatrix`'s map in the other direction;
+    ``"m16n8"`` (``.trans.b8``, sm100): lane ``t`` writes rows ``2(t%4)`` and ``+1`` (``+8``
+    per further register), columns ``t//4`` and ``t//4 + 8`` of 16-byte rows.
 
     Examples
     --------
     >>> stmatrix(4).coords()[0][0].tolist()   # lane 0 writes row 0 of each matrix
     [0, 0, 8, 8, 16, 16, 24, 24]
+    >>> stmatrix(1, True, shape="m16n8").coords()[1][9].tolist()
+    [2, 2, 10, 10]
     """
-    return _matrix(_matrix_args(x, trans), trans, role, "stmatrix")
+    return _matrix(_matrix_args(x, trans, shape, "stmatrix"), trans, role, "stmatrix", shape)
 
 
 # -- tcgen05 (PTX 9.7.16) ------------------------------------------------------------------------------
@@ -825,21 +934,18 @@ def tmem_fragment(accumulator, ld, lane0=0, col0=0):
     if not isinstance(ld, TVLayout) or ld.order != "tmem":
         raise FragmentError("ld must be a TVLayout into tensor memory (tcgen05_ld / tcgen05_st)")
     lane0, col0 = as_int("lane0", lane0), as_int("col0", col0)
-    rows, cols = (accumulator[0].size(), accumulator[1].size()) if len(accumulator) == 2 else (None, None)
-    if rows is None:
+    if len(accumulator) != 2:
         raise FragmentError(f"accumulator {accumulator} must have two modes (m, n)")
-    addr = evaluate(accumulator)                        # colex: m fastest
-    key = np.full(1, -1)
+    rows = accumulator[0].size()
+    # the inverse of the accumulator by sorting its addresses; colex order: m fastest
+    addr = evaluate(accumulator)
     order = np.argsort(addr, kind="stable")
     sorted_addr = addr[order]
     want = ld.index() + (lane0 << 16) + col0
-    pos = np.searchsorted(sorted_addr, want)
-    pos = np.minimum(pos, len(sorted_addr) - 1)
+    pos = np.minimum(np.searchsorted(sorted_addr, want), len(sorted_addr) - 1)
     hit = sorted_addr[pos] == want
-    flat = np.where(hit, order[pos], key[0])
-    m = np.where(hit, flat % rows, -1)
-    n = np.where(hit, flat // rows, -1)
-    return m, n
+    flat = order[pos]
+    return np.where(hit, flat % rows, -1), np.where(hit, flat // rows, -1)
 
 
 #: One name of each kind :func:`fragment` reads (every TVLayout's ``name`` is such a name).
@@ -855,7 +961,8 @@ def fragment(name):
     Names: ``mma.<shape>.<type>.<A|B|C|D>``; ``wgmma.m64n<N>.<f32|s32|f16>.D``;
     ``wgmma.m64nNk<K>.<type>.A``; ``<ldmatrix|stmatrix>.m8n8.x<1|2|4>[.trans][.b16]
     [.registers|.addresses]``; ``tcgen05.<ld|st>.<shape>.x<num>[.warpgroup]``
-    (:data:`FRAGMENT_EXAMPLES` has one of each).
+    (:data:`FRAGMENT_EXAMPLES` has one of each); an MMA name followed by ``.x<m>x<n>`` is
+    :meth:`TVLayout.repeat`.
 
     Examples
     --------
@@ -863,9 +970,14 @@ def fragment(name):
     True
     >>> all(fragment(x).name == x for x in FRAGMENT_EXAMPLES)
     True
+    >>> fragment("wgmma.m64n256.f32.D.x2x1").extents
+    (128, 256)
     """
     if not isinstance(name, str):
         raise FastswzTypeError(f"name={name!r} must be a string such as 'mma.m16n8k16.bf16.A'")
+    rep = re.fullmatch(r"(.*\.[ABCD])\.x(\d+)x(\d+)", name)
+    if rep:          # a repeated MMA fragment (TVLayout.repeat)
+        return fragment(rep.group(1)).repeat(int(rep.group(2)), int(rep.group(3)))
     p = name.split(".")
     bad = FragmentError(f"fragment name {name!r} is not one fastswz knows: use forms like "
                         f"{', '.join(FRAGMENT_EXAMPLES)}")
@@ -879,16 +991,16 @@ def fragment(name):
             if tv.name != name:
                 raise bad
             return tv
-        if p[0] in ("ldmatrix", "stmatrix") and len(p) >= 3 and p[1] == "m8n8" and p[2][:1] == "x":
+        if p[0] in ("ldmatrix", "stmatrix") and len(p) >= 3 and p[2][:1] == "x":
             rest = p[3:]
             trans = bool(rest) and rest[0] == "trans"
             rest = rest[1:] if trans else rest
-            rest = rest[1:] if rest and rest[0] == "b16" else rest
+            rest = rest[1:] if rest and rest[0] in ("b16", "b8", "b8x16") else rest
             role = rest[0] if rest else "registers"
             if len(rest) > 1:
                 raise bad
             fn = ldmatrix if p[0] == "ldmatrix" else stmatrix
-            return fn(int(p[2][1:]), trans, role)
+            return fn(int(p[2][1:]), trans, role, p[1])
         if p[0] == "tcgen05" and len(p) in (4, 5) and p[1] in ("ld", "st") and p[3][:1] == "x":
             if len(p) == 5 and p[4] != "warpgroup":
                 raise bad

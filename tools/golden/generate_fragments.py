@@ -51,6 +51,13 @@ MMA = [
     ("SM89_16x8x32_F32E4M3E4M3F32_TN", "m16n8k32", "e4m3"),
     ("SM89_16x8x32_F32E5M2E5M2F32_TN", "m16n8k32", "e5m2"),
     ("SM89_16x8x32_F16E4M3E4M3F16_TN", "m16n8k32", "e4m3"),
+    ("SM80_8x8x32_S32S4S4S32_TN", "m8n8k32", "s4"),
+    ("SM80_16x8x32_S32S4S4S32_TN", "m16n8k32", "s4"),
+    ("SM80_16x8x64_S32S4S4S32_TN", "m16n8k64", "s4"),
+    ("SM80_16x8x64_S32U4U4S32_TN", "m16n8k64", "u4"),
+    ("SM80_8x8x128_S32U1U1S32_TN_XORPOPC", "m8n8k128", "b1"),
+    ("SM80_16x8x128_S32U1U1S32_TN_XORPOPC", "m16n8k128", "b1"),
+    ("SM80_16x8x256_S32U1U1S32_TN_XORPOPC", "m16n8k256", "b1"),
     ("SM90_16x8x4_F64F64F64F64_TN", "m16n8k4", "f64"),
     ("SM90_16x8x8_F64F64F64F64_TN", "m16n8k8", "f64"),
     ("SM90_16x8x16_F64F64F64F64_TN", "m16n8k16", "f64"),
@@ -64,11 +71,15 @@ GMMA = ([(f"SM90::GMMA::MMA_64x{n}x16_F32BF16BF16_RS<GMMA::Major::K, GMMA::Major
         + [(f"SM90::GMMA::MMA_64x{n}x8_F32TF32TF32_RS_TN<>", n, "tf32") for n in (8, 64, 256)]
         + [(f"SM90::GMMA::MMA_64x{n}x32_F32E4M3E4M3_RS_TN<>", n, "e4m3") for n in (8, 64, 256)]
         + [(f"SM90::GMMA::MMA_64x{n}x32_S32S8S8_RS_TN", n, "s8") for n in _GMMA_N_INT])
-# (atom, op, x, trans)
-MATRIX = ([(f"SM75_U32x{x}_LDSM_N", "ldmatrix", x, False) for x in (1, 2, 4)]
-          + [(f"SM75_U16x{2 * x}_LDSM_T", "ldmatrix", x, True) for x in (1, 2, 4)]
-          + [(f"SM90_U32x{x}_STSM_N", "stmatrix", x, False) for x in (1, 2, 4)]
-          + [(f"SM90_U16x{2 * x}_STSM_T", "stmatrix", x, True) for x in (1, 2, 4)])
+# (atom, op, x, trans, shape)
+MATRIX = ([(f"SM75_U32x{x}_LDSM_N", "ldmatrix", x, False, "m8n8") for x in (1, 2, 4)]
+          + [(f"SM75_U16x{2 * x}_LDSM_T", "ldmatrix", x, True, "m8n8") for x in (1, 2, 4)]
+          + [(f"SM90_U32x{x}_STSM_N", "stmatrix", x, False, "m8n8") for x in (1, 2, 4)]
+          + [(f"SM90_U16x{2 * x}_STSM_T", "stmatrix", x, True, "m8n8") for x in (1, 2, 4)]
+          + [(f"SM100_U8x{8 * x}_LDSM_T", "ldmatrix", x, True, "m16n16") for x in (1, 2)]
+          + [(f"SM100_SU{b}_DU8x16_x{x}_LDSM_N", "ldmatrix", x, False, "m8n16") for b in (4, 6)
+             for x in (1, 2, 4)]
+          + [(f"SM100_U8x{4 * x}_STSM_T", "stmatrix", x, True, "m16n8") for x in (1, 2, 4)])
 _TMEM_SHAPES = {"32dp32b": ("32x32b", 128), "16dp64b": ("16x64b", 128), "16dp128b": ("16x128b", 64),
                 "16dp256b": ("16x256b", 32), "16dp32b": ("16x32bx2", 128)}
 TMEM_COPY = [(f"SM100_TMEM_{op.upper()}_{k}{num}x", op, shape, num)
@@ -114,6 +125,7 @@ def assemble(out: str, meta: dict) -> dict:
     rows = [ln.split(" ") for ln in out.splitlines() if ln]
     mma = {r[1]: r[2:] for r in rows if r[0] == "M"}
     cp = {r[1]: r[2:] for r in rows if r[0] == "C"}
+
     frg = [r[1:] for r in rows if r[0] == "F"]
     data = {"meta": meta, "mma": [], "gmma": [], "matrix": [], "tmem_copy": [], "tmem_frg": []}
     for atom, shape, dt in MMA:
@@ -122,9 +134,10 @@ def assemble(out: str, meta: dict) -> dict:
     for atom, n, dt in GMMA:
         a, b, c = mma[atom.replace(" ", "")]
         data["gmma"].append({"atom": atom, "n": n, "dtype": dt, "A": a, "C": c})
-    for atom, op, x, trans in MATRIX:
+    for atom, op, x, trans, shape in MATRIX:
         s, d = cp[atom]
-        data["matrix"].append({"atom": atom, "op": op, "x": x, "trans": trans, "src": s, "dst": d})
+        data["matrix"].append({"atom": atom, "op": op, "shape": shape, "x": x, "trans": trans,
+                               "src": s, "dst": d})
     for atom, op, shape, num in TMEM_COPY:
         s, d = cp[atom]
         data["tmem_copy"].append({"atom": atom, "op": "ld" if op == "load" else "st",

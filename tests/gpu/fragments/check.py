@@ -5,7 +5,7 @@ Every case hands the GPU only register words (or a shared-memory image and each 
 built from fastswz's *claimed* maps, runs one instruction (libfragments.so, fragments.cu) and
 requires the same claims to explain every word that comes back:
 
-* mma.sync (17 shape/type forms): A holds a unique code per (m, k), B a one-hot selector, C a
+* mma.sync (18 shape/type forms): A holds a unique code per (m, k), B a one-hot selector, C a
   code per (m, n); D = A B + C must read back, through the claimed D map, as the host computes
   it. A second experiment swaps the roles (A selects, B holds codes). Codes wider than a type
   holds exactly are sent in chunks (one launch per chunk).
@@ -13,7 +13,7 @@ requires the same claims to explain every word that comes back:
   (row, col), rows scattered over the 1 KiB buffer; each lane addresses the row the claimed
   address map gives it; the registers (ldmatrix) or the image (stmatrix) must match the claimed
   register map.
-* wgmma SS (N = 8 ... 256): A and B in shared memory (fastswz OperandTile byte maps and
+* wgmma SS (N = 8 ... 256; f16 accumulators at N = 16, 32): A and B in shared memory (fastswz OperandTile byte maps and
   descriptors, 128B swizzle), D[m][n] = m + 64 n; each register must hold what the claimed
   D map says.
 * wgmma RS (f16, bf16, tf32, e4m3, s8): A from registers by the claimed A map, B a selector in
@@ -150,9 +150,13 @@ class GpuBackend:
         lib.fsw_stmatrix.argtypes = [ctypes.c_int, ctypes.c_int, u32p, i32p, u32p]
         lib.fsw_wgmma_ss.argtypes = [ctypes.c_int, u8p, ctypes.c_int, u8p, ctypes.c_int,
                                      ctypes.c_uint64, ctypes.c_uint64, u32p]
+        lib.fsw_wgmma_ss_f16.argtypes = [ctypes.c_int, u8p, ctypes.c_int, u8p, ctypes.c_int,
+                                         ctypes.c_uint64, ctypes.c_uint64, u32p]
         lib.fsw_wgmma_rs.argtypes = [ctypes.c_int, u32p, u8p, ctypes.c_int, ctypes.c_uint64, u32p]
         buf = ctypes.create_string_buffer(256)
         cc = lib.fsw_device_name(buf, 256)
+        if cc < 0:
+            raise RuntimeError(f"no usable CUDA device (CUDA error {-cc})")
         self.device = f"{buf.value.decode()} (sm_{cc})"
         self.mma_ops = {lib.fsw_mma_name(i).decode(): i for i in range(lib.fsw_mma_count())}
         self.rs_ops = {(lib.fsw_rs_dtype(i).decode(), lib.fsw_rs_n(i)): i for i in range(lib.fsw_rs_count())}
@@ -182,7 +186,12 @@ class GpuBackend:
                                        np.ascontiguousarray(lane_off, np.int32), image), "stmatrix")
         return image
 
-    def wgmma_ss(self, n, a_img, b_img, desc_a, desc_b):
+    def wgmma_ss(self, n, a_img, b_img, desc_a, desc_b, acc="f32"):
+        if acc == "f16":
+            d = np.zeros((128, n // 4), dtype=np.uint32)
+            self._ok(self.lib.fsw_wgmma_ss_f16(n, a_img, a_img.size, b_img, b_img.size, desc_a, desc_b, d),
+                     f"wgmma ss f16 n={n}")
+            return d
         d = np.zeros((128, n // 2), dtype=np.uint32)
         self._ok(self.lib.fsw_wgmma_ss(n, a_img, a_img.size, b_img, b_img.size, desc_a, desc_b, d),
                  f"wgmma ss n={n}")
@@ -208,6 +217,7 @@ MMA_CASES = [  # the GPU op name -> (shape, input type, accumulator type); ops.c
     ("m16n8k16.s32.s8", "m16n8k16", "s8", "s32"),
     ("m16n8k32.s32.s8", "m16n8k32", "s8", "s32"),
     ("m16n8k32.s32.u8", "m16n8k32", "u8", "s32"),
+    ("m16n8k16.f32.e4m3", "m16n8k16", "e4m3", "f32"),
     ("m16n8k32.f32.e4m3", "m16n8k32", "e4m3", "f32"),
     ("m16n8k32.f32.e5m2", "m16n8k32", "e5m2", "f32"),
     ("m8n8k4.f64", "m8n8k4", "f64", "f64"),
@@ -216,6 +226,7 @@ MMA_CASES = [  # the GPU op name -> (shape, input type, accumulator type); ops.c
     ("m16n8k16.f64", "m16n8k16", "f64", "f64"),
 ]
 WGMMA_SS_N = [8, 16, 24, 64, 128, 136, 256]
+WGMMA_SS_F16_N = [16, 32]          # f16 accumulators: D = m + 64 n is exact in f16 up to N = 32
 WGMMA_RS = [("f16", 64), ("f16", 256), ("bf16", 64), ("tf32", 64), ("e4m3", 64), ("s8", 64)]
 _ACC_OF = {"f16": "f32", "bf16": "f32", "tf32": "f32", "e4m3": "f32", "s8": "s32"}
 
@@ -339,17 +350,19 @@ def _tile_image(dtype, rows, k_tile, values):
     return img, int(tile.descriptor(0, 0, 0, rows))
 
 
-def check_wgmma_ss(be, n, claim=None):
-    D = claim or tvl.wgmma_d(n)
-    res = Result(f"wgmma.m64n{n}k16.f32.f16 (SS) D", "wgmma D")
+def check_wgmma_ss(be, n, claim=None, acc="f32"):
+    D = claim or tvl.wgmma_d(n, acc)
+    res = Result(f"wgmma.m64n{n}k16.{acc}.f16 (SS) D", "wgmma D")
     a = np.zeros((64, 64), np.int64)
     a[:, 0], a[:, 1] = np.arange(64), 64
     b = np.zeros((n, 64), np.int64)
     b[:, 0], b[:, 1] = 1, np.arange(n)
     a_img, da = _tile_image("f16", 64, 64, a)
     b_img, db = _tile_image("f16", n, 64, b)
-    d = be.wgmma_ss(n, a_img, b_img, da, db)
-    got = decode("f32", d)
+    if acc == "f16":
+        got = decode("f16", unpack(be.wgmma_ss(n, a_img, b_img, da, db, "f16"), 16, n // 2))
+    else:
+        got = decode("f32", be.wgmma_ss(n, a_img, b_img, da, db))
     m, nn = D.coords()
     res.compare(got, m + 64 * nn, "D")
     return res
@@ -459,6 +472,8 @@ def run_all(be, log=print):
             results.append(check_stmatrix(be, x, trans))
     for n in WGMMA_SS_N:
         results.append(check_wgmma_ss(be, n))
+    for n in WGMMA_SS_F16_N:
+        results.append(check_wgmma_ss(be, n, acc="f16"))
     for dt, n in WGMMA_RS:
         results.append(check_wgmma_rs(be, dt, n))
     for r in results:

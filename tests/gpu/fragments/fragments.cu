@@ -138,6 +138,26 @@ __global__ void wgmma_ss_kernel(const uint8_t* a_img, int a_bytes, const uint8_t
   for (int i = 0; i < N / 2; ++i) d_out[threadIdx.x * (N / 2) + i] = __float_as_uint(d[i]);
 }
 
+template <int N>
+__global__ void wgmma_ss_f16_kernel(const uint8_t* a_img, int a_bytes, const uint8_t* b_img, int b_bytes,
+                                    uint64_t da, uint64_t db, uint32_t* d_out) {
+  extern __shared__ uint8_t dyn[];
+  uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(dyn) + 1023) & ~uintptr_t(1023));
+  uint8_t* sa = base;
+  uint8_t* sb = base + ((a_bytes + 1023) & ~1023);
+  copy_image(sa, a_img, a_bytes);
+  copy_image(sb, b_img, b_bytes);
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  __syncthreads();
+  uint32_t d[N / 4];
+  for (int i = 0; i < N / 4; ++i) d[i] = 0u;
+  wgmma_begin();
+  if constexpr (N == 16) wgmma_ss_f16acc_16(d, rebase(da, sa), rebase(db, sb));
+  if constexpr (N == 32) wgmma_ss_f16acc_32(d, rebase(da, sa), rebase(db, sb));
+  wgmma_end();
+  for (int i = 0; i < N / 4; ++i) d_out[threadIdx.x * (N / 4) + i] = d[i];
+}
+
 template <int IDX, int N, class Acc>
 __global__ void wgmma_rs_kernel(const uint32_t* a_regs, const uint8_t* b_img, int b_bytes, uint64_t db,
                                 uint32_t* d_out);
@@ -200,9 +220,11 @@ int fsw_rs_count() { return kNumRs; }
 const char* fsw_rs_dtype(int op) { return op >= 0 && op < kNumRs ? kRs[op].dtype : ""; }
 int fsw_rs_n(int op) { return op >= 0 && op < kNumRs ? kRs[op].n : -1; }
 
+// Compute capability (e.g. 90), or minus the CUDA error when there is no usable device.
 int fsw_device_name(char* buf, int len) {
   cudaDeviceProp p;
-  FSW_CHECK(cudaGetDeviceProperties(&p, 0));
+  cudaError_t e = cudaGetDeviceProperties(&p, 0);
+  if (e != cudaSuccess) return -(int)e;
   std::strncpy(buf, p.name, len - 1);
   buf[len - 1] = 0;
   return p.major * 10 + p.minor;
@@ -291,6 +313,32 @@ int fsw_wgmma_ss(int n, const uint8_t* a_img, int a_bytes, const uint8_t* b_img,
   FSW_CHECK(cudaGetLastError());
   FSW_CHECK(cudaDeviceSynchronize());
   FSW_CHECK(cudaMemcpy(d, dd, 128 * (n / 2) * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  cudaFree(da); cudaFree(db); cudaFree(dd);
+  return 0;
+}
+
+// As fsw_wgmma_ss with f16 accumulators (two per register); d: 128 * N/4 words.
+int fsw_wgmma_ss_f16(int n, const uint8_t* a_img, int a_bytes, const uint8_t* b_img, int b_bytes,
+                     uint64_t desc_a, uint64_t desc_b, uint32_t* d) {
+  uint8_t *da, *db;
+  uint32_t* dd;
+  if (a_bytes % 16 || b_bytes % 16) return -1;
+  if (int e = to_device(&da, a_img, a_bytes)) return e;
+  if (int e = to_device(&db, b_img, b_bytes)) return e;
+  if (int e = to_device(&dd, (const uint32_t*)nullptr, 128 * 64)) return e;
+  const int smem = 1024 + ((a_bytes + 1023) & ~1023) + b_bytes;
+  switch (n) {
+#define FSW_SS_F16_CASE(N)                                                                      \
+  case N:                                                                                       \
+    FSW_CHECK(cudaFuncSetAttribute(wgmma_ss_f16_kernel<N>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem)); \
+    wgmma_ss_f16_kernel<N><<<1, 128, smem>>>(da, a_bytes, db, b_bytes, desc_a, desc_b, dd);      \
+    break;
+    FSW_WGMMA_SS_F16(FSW_SS_F16_CASE)
+    default: return -1;
+  }
+  FSW_CHECK(cudaGetLastError());
+  FSW_CHECK(cudaDeviceSynchronize());
+  FSW_CHECK(cudaMemcpy(d, dd, 128 * (n / 4) * sizeof(uint32_t), cudaMemcpyDeviceToHost));
   cudaFree(da); cudaFree(db); cudaFree(dd);
   return 0;
 }

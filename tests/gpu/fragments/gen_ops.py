@@ -35,6 +35,7 @@ MMA = [
     ("m16n8k16.s32.s8", "m16n8k16", "s32.s8.s8.s32", 2, 1, 4, "r", "r"),
     ("m16n8k32.s32.s8", "m16n8k32", "s32.s8.s8.s32", 4, 2, 4, "r", "r"),
     ("m16n8k32.s32.u8", "m16n8k32", "s32.u8.u8.s32", 4, 2, 4, "r", "r"),
+    ("m16n8k16.f32.e4m3", "m16n8k16", "f32.e4m3.e4m3.f32", 2, 1, 4, "r", "f"),
     ("m16n8k32.f32.e4m3", "m16n8k32", "f32.e4m3.e4m3.f32", 4, 2, 4, "r", "f"),
     ("m16n8k32.f32.e5m2", "m16n8k32", "f32.e5m2.e5m2.f32", 4, 2, 4, "r", "f"),
     ("m8n8k4.f64", "m8n8k4", "f64.f64.f64.f64", 2, 2, 4, "d", "d"),
@@ -44,6 +45,8 @@ MMA = [
 ]
 # wgmma with A from shared memory (the accumulator check): N values
 WGMMA_SS_N = [8, 16, 24, 64, 128, 136, 256]
+# ... and with f16 accumulators (two per register; D = m + 64 n stays exact in f16 up to N = 32)
+WGMMA_SS_F16_N = [16, 32]
 # wgmma with A from registers: (dtype, ptx types, K, N, form); form as in tests/gpu/gen_wgmma_ops.py
 WGMMA_RS = [
     ("f16", "f32.f16.f16", 16, 64, "trans"),
@@ -114,6 +117,20 @@ def wgmma_ss(n):
         "}"])
 
 
+def wgmma_ss_f16(n):
+    nr = n // 4
+    d_ops = ", ".join(f"%{i}" for i in range(nr))
+    outs = ", ".join(f'"+r"(d[{i}])' for i in range(nr))
+    return "\n".join([
+        f"// wgmma.mma_async.sync.aligned.m64n{n}k16.f16.f16.f16, f16 accumulators, A and B from shared memory",
+        f"__device__ __forceinline__ void wgmma_ss_f16acc_{n}(uint32_t* d, uint64_t da, uint64_t db) {{",
+        "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + str(nr + 2) + ", 0;\\n\"",
+        f'               "wgmma.mma_async.sync.aligned.m64n{n}k16.f16.f16.f16 {{{d_ops}}}, %{nr}, %{nr + 1}, p, 1, 1, 0, 0;\\n}}\\n"',
+        f"               : {outs}",
+        '               : "l"(da), "l"(db), "r"(0));',
+        "}"])
+
+
 def wgmma_rs(dt, types, k, n, form):
     nr = n // 2
     acc = "f" if types.startswith("f32") else "r"
@@ -145,6 +162,11 @@ def header():
     parts.append("#define FSW_WGMMA_SS(X) \\")
     parts += [f"  X({n}) \\" for n in WGMMA_SS_N]
     parts += ["/* end of FSW_WGMMA_SS */", ""]
+    for n in WGMMA_SS_F16_N:
+        parts += [wgmma_ss_f16(n), ""]
+    parts.append("#define FSW_WGMMA_SS_F16(X) \\")
+    parts += [f"  X({n}) \\" for n in WGMMA_SS_F16_N]
+    parts += ["/* end of FSW_WGMMA_SS_F16 */", ""]
     for r in WGMMA_RS:
         parts += [wgmma_rs(*r), ""]
     parts.append("#define FSW_WGMMA_RS(X) \\")

@@ -231,8 +231,28 @@ __device__ __forceinline__ void mma_op_10(const uint32_t* A, const uint32_t* B, 
   D[3] = d[3];
 }
 
-// mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32
+// mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e4m3.f32
 __device__ __forceinline__ void mma_op_11(const uint32_t* A, const uint32_t* B, const uint32_t* C, uint32_t* D) {
+  uint32_t a[2], b[1];
+  float c[4], d[4];
+  a[0] = A[0];
+  a[1] = A[1];
+  b[0] = B[0];
+  c[0] = __uint_as_float(C[0]);
+  c[1] = __uint_as_float(C[1]);
+  c[2] = __uint_as_float(C[2]);
+  c[3] = __uint_as_float(C[3]);
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e4m3.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};\n"
+               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(b[0]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+  D[0] = __float_as_uint(d[0]);
+  D[1] = __float_as_uint(d[1]);
+  D[2] = __float_as_uint(d[2]);
+  D[3] = __float_as_uint(d[3]);
+}
+
+// mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32
+__device__ __forceinline__ void mma_op_12(const uint32_t* A, const uint32_t* B, const uint32_t* C, uint32_t* D) {
   uint32_t a[4], b[2];
   float c[4], d[4];
   a[0] = A[0];
@@ -255,7 +275,7 @@ __device__ __forceinline__ void mma_op_11(const uint32_t* A, const uint32_t* B, 
 }
 
 // mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32
-__device__ __forceinline__ void mma_op_12(const uint32_t* A, const uint32_t* B, const uint32_t* C, uint32_t* D) {
+__device__ __forceinline__ void mma_op_13(const uint32_t* A, const uint32_t* B, const uint32_t* C, uint32_t* D) {
   uint32_t a[4], b[2];
   float c[4], d[4];
   a[0] = A[0];
@@ -278,7 +298,7 @@ __device__ __forceinline__ void mma_op_12(const uint32_t* A, const uint32_t* B, 
 }
 
 // mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64
-__device__ __forceinline__ void mma_op_13(const uint32_t* A, const uint32_t* B, const uint32_t* C, uint32_t* D) {
+__device__ __forceinline__ void mma_op_14(const uint32_t* A, const uint32_t* B, const uint32_t* C, uint32_t* D) {
   double a[1], b[1];
   double c[2], d[2];
   a[0] = __longlong_as_double((long long)(((uint64_t)A[1] << 32) | A[0]));
@@ -293,7 +313,7 @@ __device__ __forceinline__ void mma_op_13(const uint32_t* A, const uint32_t* B, 
 }
 
 // mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64
-__device__ __forceinline__ void mma_op_14(const uint32_t* A, const uint32_t* B, const uint32_t* C, uint32_t* D) {
+__device__ __forceinline__ void mma_op_15(const uint32_t* A, const uint32_t* B, const uint32_t* C, uint32_t* D) {
   double a[2], b[1];
   double c[4], d[4];
   a[0] = __longlong_as_double((long long)(((uint64_t)A[1] << 32) | A[0]));
@@ -313,7 +333,7 @@ __device__ __forceinline__ void mma_op_14(const uint32_t* A, const uint32_t* B, 
 }
 
 // mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64
-__device__ __forceinline__ void mma_op_15(const uint32_t* A, const uint32_t* B, const uint32_t* C, uint32_t* D) {
+__device__ __forceinline__ void mma_op_16(const uint32_t* A, const uint32_t* B, const uint32_t* C, uint32_t* D) {
   double a[4], b[2];
   double c[4], d[4];
   a[0] = __longlong_as_double((long long)(((uint64_t)A[1] << 32) | A[0]));
@@ -336,7 +356,7 @@ __device__ __forceinline__ void mma_op_15(const uint32_t* A, const uint32_t* B, 
 }
 
 // mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64
-__device__ __forceinline__ void mma_op_16(const uint32_t* A, const uint32_t* B, const uint32_t* C, uint32_t* D) {
+__device__ __forceinline__ void mma_op_17(const uint32_t* A, const uint32_t* B, const uint32_t* C, uint32_t* D) {
   double a[8], b[4];
   double c[4], d[4];
   a[0] = __longlong_as_double((long long)(((uint64_t)A[1] << 32) | A[0]));
@@ -376,12 +396,13 @@ __device__ __forceinline__ void mma_op_16(const uint32_t* A, const uint32_t* B, 
   X(8, "m16n8k16.s32.s8", 2, 1, 4) \
   X(9, "m16n8k32.s32.s8", 4, 2, 4) \
   X(10, "m16n8k32.s32.u8", 4, 2, 4) \
-  X(11, "m16n8k32.f32.e4m3", 4, 2, 4) \
-  X(12, "m16n8k32.f32.e5m2", 4, 2, 4) \
-  X(13, "m8n8k4.f64", 2, 2, 4) \
-  X(14, "m16n8k4.f64", 4, 2, 8) \
-  X(15, "m16n8k8.f64", 8, 4, 8) \
-  X(16, "m16n8k16.f64", 16, 8, 8) \
+  X(11, "m16n8k16.f32.e4m3", 2, 1, 4) \
+  X(12, "m16n8k32.f32.e4m3", 4, 2, 4) \
+  X(13, "m16n8k32.f32.e5m2", 4, 2, 4) \
+  X(14, "m8n8k4.f64", 2, 2, 4) \
+  X(15, "m16n8k4.f64", 4, 2, 8) \
+  X(16, "m16n8k8.f64", 8, 4, 8) \
+  X(17, "m16n8k16.f64", 16, 8, 8) \
 /* end of FSW_MMA_OPS */
 
 // wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16, A and B from shared memory
@@ -449,6 +470,27 @@ __device__ __forceinline__ void wgmma_ss_256(float* d, uint64_t da, uint64_t db)
   X(136) \
   X(256) \
 /* end of FSW_WGMMA_SS */
+
+// wgmma.mma_async.sync.aligned.m64n16k16.f16.f16.f16, f16 accumulators, A and B from shared memory
+__device__ __forceinline__ void wgmma_ss_f16acc_16(uint32_t* d, uint64_t da, uint64_t db) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n16k16.f16.f16.f16 {%0, %1, %2, %3}, %4, %5, p, 1, 1, 0, 0;\n}\n"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+               : "l"(da), "l"(db), "r"(0));
+}
+
+// wgmma.mma_async.sync.aligned.m64n32k16.f16.f16.f16, f16 accumulators, A and B from shared memory
+__device__ __forceinline__ void wgmma_ss_f16acc_32(uint32_t* d, uint64_t da, uint64_t db) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n32k16.f16.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, 0, 0;\n}\n"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7])
+               : "l"(da), "l"(db), "r"(0));
+}
+
+#define FSW_WGMMA_SS_F16(X) \
+  X(16) \
+  X(32) \
+/* end of FSW_WGMMA_SS_F16 */
 
 // wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16, A from registers
 __device__ __forceinline__ void wgmma_rs_f16_64(float* d, const uint32_t* a, uint64_t db) {

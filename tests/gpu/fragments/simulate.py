@@ -22,6 +22,7 @@ OPS = {
     "m16n8k8.f32.tf32": (16, 8, 8, "tf32", "f32"), "m8n8k16.s32.s8": (8, 8, 16, "s8", "s32"),
     "m16n8k16.s32.s8": (16, 8, 16, "s8", "s32"), "m16n8k32.s32.s8": (16, 8, 32, "s8", "s32"),
     "m16n8k32.s32.u8": (16, 8, 32, "u8", "s32"), "m16n8k32.f32.e4m3": (16, 8, 32, "e4m3", "f32"),
+    "m16n8k16.f32.e4m3": (16, 8, 16, "e4m3", "f32"),
     "m16n8k32.f32.e5m2": (16, 8, 32, "e5m2", "f32"), "m8n8k4.f64": (8, 8, 4, "f64", "f64"),
     "m16n8k4.f64": (16, 8, 4, "f64", "f64"), "m16n8k8.f64": (16, 8, 8, "f64", "f64"),
     "m16n8k16.f64": (16, 8, 16, "f64", "f64"),
@@ -142,12 +143,15 @@ class SimBackend:
                 out[t, r] = D[self._d_pos(t, r)]
         if self.flaw == "wgmma-d-warps-swapped":
             out = np.roll(out, 32, axis=0)
-        return encode(acc, out.astype(np.int64)).astype(np.uint32)
+        bits = encode(acc, out.astype(np.int64))
+        if acc == "f16":                       # two accumulators per register, the first low
+            return pack(bits, 16, n // 4)
+        return bits.astype(np.uint32)
 
-    def wgmma_ss(self, n, a_img, b_img, desc_a, desc_b):
+    def wgmma_ss(self, n, a_img, b_img, desc_a, desc_b, acc="f32"):
         A = self._tile("f16", a_img)[:64, :16]
         B = self._tile("f16", b_img)[:n, :16]
-        return self._d_out(A @ B.T, n, "f32")
+        return self._d_out(A @ B.T, n, acc)
 
     def wgmma_rs(self, dt, n, a_regs, b_img, desc_b):
         bits = BITS[dt]
