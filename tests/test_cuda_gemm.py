@@ -122,6 +122,10 @@ def test_supported_names_the_rule():
         "not allowed" in supported(dict(a_dtype="e4m3", b_dtype="e4m3", a_major="MN"))
     assert "sm_90a" in supported(dict(arch="sm100"))
     assert "at least 2 stages" in supported(dict(stages=1))   # seen on the H100: a deadlock
+    # ptxas refused these for registers (needs BN/2 + 26 under the cap 65536 / threads)
+    assert "use bn <= 128" in supported(dict(bm=256, bn=144))
+    assert "use bn <= 192" in supported(dict(bm=192, bn=208))
+    assert supported(dict(bm=256, bn=128)) is None and supported(dict(bm=192, bn=192)) is None
     assert "exceeds the budget" in supported(dict(bm=256, bn=256, bk=128, stages=8))
     with pytest.raises(fastswz.PlanError, match="does not run"):
         codegen.kernel_sources(dict(a_dtype="s8", b_dtype="s8"))

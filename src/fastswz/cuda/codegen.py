@@ -36,6 +36,9 @@ _DEFAULTS = {"arch": "sm90", "a_dtype": "bf16", "b_dtype": "bf16", "a_major": "K
 _INPUTS = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
 
 
+_REG_OVERHEAD = 32
+
+
 def normalize_config(config=None, **overrides) -> dict:
     """A full configuration dict from a partial one (``tune`` rows and plan rows fit).
 
@@ -110,6 +113,17 @@ def supported(config) -> "str | None":
     r = int(p["reason"].ravel()[0])
     if r:
         return plan_reason(r)
+    # Registers: ptxas compiles the whole kernel under the entry cap 65536 / threads (setmaxnreg
+    # moves registers at run time, not at compile time). A consumer thread holds BN/2 f32
+    # accumulators plus addressing: ptxas asked for exactly BN/2 + 26 on every plan it refused
+    # (BM 192/256, BN 144-240); 32 is kept as the margin.
+    threads = (c["bm"] // 64 + 1) * 128
+    cap = min(255, 65536 // threads // 8 * 8)
+    if c["bn"] // 2 + _REG_OVERHEAD > cap:
+        most = (cap - _REG_OVERHEAD) * 2 // 8 * 8
+        return (f"bm={c['bm']} bn={c['bn']}: {threads} threads leave {cap} registers per thread "
+                f"(65536 / threads) and the 64 x BN f32 accumulator needs BN/2 = {c['bn'] // 2} plus "
+                f"about {_REG_OVERHEAD}; use bn <= {most} with this BM")
     if c["epilogue"] and p.row(0)["epilogue"]["layout"] is None:
         return (f"bn={c['bn']}: the epilogue tile's row is not a whole number of 32-byte steps of "
                 f"{c['out_dtype']}, so it has no canonical layout; use epilogue=False or another BN")

@@ -20,15 +20,45 @@ import os
 import sys
 import time
 
-import torch
-
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "src"))
 import fastswz  # noqa: E402
 from fastswz.cuda import compile_gemm, gemm, supported  # noqa: E402
 from fastswz.cuda import runtime  # noqa: E402
 
-TD = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32, "tf32": torch.float32,
-      "e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}
+try:
+    import torch
+    TD = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32, "tf32": torch.float32,
+          "e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}
+except ImportError:  # precompile runs on a machine without torch
+    torch = None
+
+
+def random_grid(n, seed):
+    """``n`` random configurations the kernel family runs: dtypes x majors x BM x BN x BK x
+    stages x swizzles x output x epilogue x tile group (held-out plans drawn by seed)."""
+    import random
+
+    rng = random.Random(seed)
+    out = []
+    kinds = [("bf16", "bf16"), ("f16", "f16"), ("e4m3", "e4m3"), ("e5m2", "e5m2"),
+             ("e4m3", "e5m2"), ("tf32", "tf32")]
+    while len(out) < n:
+        a, b = rng.choice(kinds)
+        sixteen = a in ("bf16", "f16")
+        e = {"bf16": 2, "f16": 2, "tf32": 4}.get(a, 1)
+        cfg = dict(a_dtype=a, b_dtype=b,
+                   a_major=rng.choice(["K", "MN"]) if sixteen else "K",
+                   b_major=rng.choice(["K", "MN"]) if sixteen else "K",
+                   bm=rng.choice([64, 128, 192, 256]), bn=rng.choice(range(16, 257, 16)),
+                   bk=rng.choice([bk for bk in (16, 32, 64, 128, 256) if 32 <= bk * e <= 256]),
+                   stages=rng.randint(2, 8),
+                   swizzle_a=rng.choice(["auto", "auto", "none", "32B", "64B", "128B"]),
+                   swizzle_b=rng.choice(["auto", "auto", "none", "32B", "64B", "128B"]),
+                   out_dtype=rng.choice(["bf16", "f32"] + (["f16"] if a == "f16" else [])),
+                   epilogue=rng.random() < 0.5, tile_group=rng.choice([1, 4, 8, 16]))
+        if supported(cfg) is None:
+            out.append(cfg)
+    return out
 
 
 def make(shape_mk, dt, major_rowmajor, gen, ints):
@@ -106,26 +136,35 @@ GRID = [
     ("tf32", "tf32", "K", "K", 128, 128, 32, 4, "f32", False),
     ("tf32", "tf32", "K", "K", 128, 64, 32, 4, "f32", True),
 ]
+KEYS = ("a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages", "out_dtype",
+        "epilogue", "swizzle_a", "swizzle_b", "tile_group")
 SHAPES = [(1000, 1000, 1000), (129, 257, 65), (64, 8192, 512), (256, 256, 256), (777, 1500, 2048),
           (2048, 2048, 2048)]
 
 
 def correct(args):
     os.makedirs(args.out, exist_ok=True)
+    global GRID
+    if args.grid:
+        GRID = [tuple(c[k] for k in KEYS) for c in random_grid(args.grid, args.seed)]
     gen = torch.Generator(device="cuda")
     gen.manual_seed(args.seed)
     log = open(os.path.join(args.out, "gemm-correct.jsonl"), "w")
     n_ok = n = 0
     t0 = time.time()
     for g in GRID:
-        cfg = dict(zip(("a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages",
-                        "out_dtype", "epilogue"), g))
+        cfg = dict(zip(KEYS, g))
         why = supported(cfg)
         if why:
             print("UNSUPPORTED", cfg, why)
             n += 1
             continue
-        for shp in (SHAPES[:3] if args.quick else SHAPES):
+        shapes = SHAPES[:3] if args.quick else SHAPES
+        if args.grid:  # held-out plans: one ragged and one skinny shape each
+            import zlib
+            h = zlib.crc32(repr(sorted(cfg.items())).encode())
+            shapes = [(129 + 64 * (h % 3), 257 + 8 * (h % 5), 136), (64, 1000, 520)]
+        for shp in shapes:
             m, nn, k = shp
             if cfg["a_dtype"] in ("e4m3", "e5m2", "tf32", "f32") and ((k * (1 if cfg["a_dtype"][0] == "e" else 4)) % 16):
                 pass
@@ -218,7 +257,8 @@ def bench(args):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["correct", "bench", "both"])
+    ap.add_argument("what", choices=["correct", "bench", "both", "precompile"])
+    ap.add_argument("--grid", type=int, default=0, help="correct: N random held-out plans instead of GRID")
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/gemm-out"))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
@@ -228,6 +268,12 @@ def main():
     ap.add_argument("--watchdog", type=float, default=0,
                     help="dump every Python stack and exit after this many seconds (hang diagnosis)")
     args = ap.parse_args()
+    if args.what == "precompile":
+        from fastswz.cuda import compile_many
+        cfgs = random_grid(args.grid, args.seed)
+        bad = [k for k in compile_many(cfgs, jobs=2) if not hasattr(k, "cubin")]
+        print(f"precompiled {len(cfgs)} held-out plans, {len(bad)} failed", bad[:3])
+        sys.exit(1 if bad else 0)
     if args.watchdog:
         import faulthandler
         faulthandler.dump_traceback_later(args.watchdog, exit=True)

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# compute-sanitizer (memcheck, racecheck, synccheck) on a sample of plans, small ragged shapes.
+# Each case runs fastswz.cuda.runtime.check (integer inputs, exact) under the tool; exit 0 only
+# when every tool reports 0 errors and every check passes. Logs: $OUT/sanitizer.txt
+set -uo pipefail
+out="${OUT:-/tmp/gemm-sanitize}"; mkdir -p "$out"
+log="$out/sanitizer.txt"; : >"$log"
+rc_all=0
+for cfg in \
+  "bm=128,bn=128,bk=64,stages=3,epilogue=1" \
+  "bm=64,bn=256,bk=64,stages=4,a_major=MN,b_major=MN" \
+  "bm=128,bn=64,bk=128,stages=2,a_dtype=e4m3,b_dtype=e4m3,epilogue=1" ; do
+  for tool in memcheck racecheck synccheck; do
+    python3 - "$cfg" >/tmp/case.py <<'PY'
+import sys
+kv = dict(x.split("=") for x in sys.argv[1].split(","))
+cfg = {k: (int(v) if v.isdigit() else v) for k, v in kv.items()}
+cfg["epilogue"] = bool(cfg.get("epilogue", 0))
+print(f"""
+import sys
+sys.path.insert(0, "src")
+from fastswz.cuda import compile_gemm
+from fastswz.cuda.runtime import check
+r = check(compile_gemm({cfg!r}), 200, 136, 192, ints=True)
+print("check", r)
+sys.exit(0 if r["ok"] and r["unwritten"] == 0 else 1)
+""")
+PY
+    res=$(timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 python3 /tmp/case.py 2>&1)
+    rc=$?
+    summary=$(echo "$res" | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|check " | tr '\n' ' ')
+    echo "$tool $cfg rc=$rc $summary" | tee -a "$log"
+    [ "$rc" -eq 0 ] || { rc_all=1; echo "$res" | tail -30 >>"$log"; }
+  done
+done
+exit $rc_all
