@@ -288,14 +288,14 @@ def check(kernel, m, n, k, *, ints=True, seed=0):
     ``ints=False``: normal(0, 1) values; the relative Frobenius error is reported. D is
     poisoned (all bits set: NaN) first, so an unwritten element fails. Returns a dict.
     """
-    from .reference_gemm import decode, encode_fp8
+    from .reference_gemm import decode
 
     c = kernel.config
     rng = np.random.default_rng(seed)
     drv = driver()
     _context()
     host, ptrs = [], []
-    lda, ldb, ldd = _lds(c, m, n, k)
+    lda = ldb = 0
     for op, rows in (("a", m), ("b", n)):
         dt = c[op + "_dtype"]
         x = rng.integers(-2, 3, rows * k).astype(np.float32) if ints else rng.standard_normal(rows * k, dtype=np.float32)
@@ -303,22 +303,31 @@ def check(kernel, m, n, k, *, ints=True, seed=0):
         # logical (rows, k) values; stored K-major as (rows, k), MN-major as (k, rows)
         logical = decode(bits, dt).reshape(rows, k)
         stored = bits.reshape(rows, k) if c[op + "_major"] == "K" else np.ascontiguousarray(bits.reshape(rows, k).T)
+        # rows padded to 16 bytes: cuTensorMapEncodeTiled takes 16-byte multiples of pitch only
+        e = stored.itemsize
+        pitch = -(-stored.shape[1] * e // 16) * 16 // e
+        stored = np.pad(stored, ((0, 0), (0, pitch - stored.shape[1])))
+        if op == "a":
+            lda = pitch
+        else:
+            ldb = pitch
         ptr = _alloc(stored.nbytes)
         _check(drv.cuMemcpyHtoD(ptr, stored.ctypes.data, stored.nbytes), "cuMemcpyHtoD")
         host.append(logical)
         ptrs.append(ptr)
     eo = _lookup_dtype(c["out_dtype"]).bits // 8
-    pd = _alloc(m * n * eo)
+    ldd = -(-n * eo // 16) * 16 // eo
+    pd = _alloc(m * ldd * eo)
     try:
-        _check(drv.cuMemsetD8(pd, 0xFF, m * n * eo), "cuMemsetD8")
+        _check(drv.cuMemsetD8(pd, 0xFF, m * ldd * eo), "cuMemsetD8")
         kernel.launch(ptrs[0], ptrs[1], pd, m, n, k, lda, ldb, ldd)
         _check(drv.cuCtxSynchronize(), "the GEMM kernel")
-        out = np.empty(m * n, dtype={1: np.uint8, 2: np.uint16, 4: np.uint32}[eo])
+        out = np.empty(m * ldd, dtype={1: np.uint8, 2: np.uint16, 4: np.uint32}[eo])
         _check(drv.cuMemcpyDtoH(out.ctypes.data, pd, out.nbytes), "cuMemcpyDtoH")
     finally:
         for p in (*ptrs, pd):
             drv.cuMemFree(p)
-    d = decode(out, c["out_dtype"]).reshape(m, n)
+    d = decode(out, c["out_dtype"]).reshape(m, ldd)[:, :n]
     ref = host[0] @ host[1].T
     res = {"m": m, "n": n, "k": k, "ints": ints, "unwritten": int(np.isnan(d).sum())}
     if ints:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # compute-sanitizer (memcheck, racecheck, synccheck) on a sample of plans, small ragged shapes.
-# Each case runs fastswz.cuda.runtime.check (integer inputs, exact) under the tool; exit 0 only
+# memcheck leaves out host API errors (cuda-bindings probes driver entry points the driver lacks:
+# cuGetProcAddress_v2 returns CUDA_ERROR_INVALID_VALUE, seen 34 times per process). Each case runs fastswz.cuda.runtime.check (integer inputs, exact) under the tool; exit 0 only
 # when every tool reports 0 errors and every check passes. Logs: $OUT/sanitizer.txt
 set -uo pipefail
 out="${OUT:-/tmp/gemm-sanitize}"; mkdir -p "$out"
@@ -26,7 +27,8 @@ print("check", r)
 sys.exit(0 if r["ok"] and r["unwritten"] == 0 else 1)
 """)
 PY
-    res=$(timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 python3 /tmp/case.py 2>&1)
+    api=(); [ "$tool" = memcheck ] && api=(--report-api-errors no)
+    res=$(timeout 300 compute-sanitizer --tool "$tool" "${api[@]}" --error-exitcode 9 python3 /tmp/case.py 2>&1)
     rc=$?
     summary=$(echo "$res" | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|check " | tr '\n' ' ')
     echo "$tool $cfg rc=$rc $summary" | tee -a "$log"
