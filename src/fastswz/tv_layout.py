@@ -391,6 +391,12 @@ class TVLayout:
         if parts[0] == "mma" and parts[1].startswith("m16n8"):
             if parts[-1] == "C":
                 return mma2
+            # Triton's mma v2 dot operand (k_width = 32 / bits) is the fragment of the K that
+            # fills 256 bits per row (m16n8k16 f16/bf16, k32 8-bit, k8 tf32); a shorter K
+            # (m16n8k8 f16, m16n8k16 8-bit, m16n8k4 tf32) has no Gluon layout (seen on Triton
+            # 3.6: its k16 layout differs from m16n8k8's registers).
+            if int(parts[1].split("k")[1]) * self.bits != 256:
+                return None
             return (f"DotOperandLayout(operand_index={'AB'.index(parts[-1])}, parent={mma2}, "
                     f"k_width={max(1, 32 // self.bits)})")
         if parts[0] == "wgmma" and parts[-1] == "A":
