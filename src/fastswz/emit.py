@@ -221,7 +221,18 @@ def _kernel_header(data):
              f"    constexpr int kTileGroup = {k['tile_order']['group']};  // {k['tile_order']['raster']}",
              f"    constexpr int kClusterM = {k['cluster'][0]};",
              f"    constexpr int kClusterN = {k['cluster'][1]};",
-             "  }  // namespace kernel",
+             "  }  // namespace kernel"]
+    # B's copies per CTA of the cluster: the multicast halves, or B's own boxes without one
+    mc = k.get("multicast")
+    copies = mc["copies"] if mc else [data["b"]["tma_box_offsets"]]
+    lines += [f"  namespace cluster {{  // {'B multicast to both CTAs (mask 0b11)' if mc else 'one CTA'}",
+              f"    constexpr int kSize = {k['cluster'][0] * k['cluster'][1]};",
+              f"    constexpr uint32_t kMulticastMask = {mc['mask'] if mc else 1}u;",
+              _c_array("uint32_t", "kBTmaBox", mc["tma_box"] if mc else data["b"]["tma_box"]),
+              f"    constexpr int kBCopies = {len(copies[0])};",
+              _c_array("uint32_t", "kBBoxSmemOffsets", [[o["smem_offset"] for o in r] for r in copies], 8),
+              _c_array("uint32_t", "kBBoxCoords", [[o["coords"] for o in r] for r in copies]),
+              "  }  // namespace cluster",
              f"  namespace accumulator {{  // {acc['instruction']} D fragment, per warpgroup",
              f"    constexpr int kRows = {acc['shape'][0]};",
              f"    constexpr int kCols = {acc['shape'][1]};",

@@ -62,7 +62,7 @@ from .tile import OperandTile
 
 __all__ = ["plan_gemm", "GemmPlans", "PLAN_ERRORS", "plan_reason", "SMEM_OPTIN", "TMA_SWIZZLE",
            "PLAN_FIELDS", "EPILOGUE_BANK_FIELDS", "EPILOGUE_SWIZZLES", "epilogue_access",
-           "TILE_GROUP", "wgmma_accumulator_layout"]
+           "TILE_GROUP", "wgmma_accumulator_layout", "with_cluster"]
 
 #: Default tile order of the persistent kernel section: tiles are visited in groups of this many
 #: rows of output tiles along M (each group walked column by column), so the CTAs resident at
@@ -744,3 +744,62 @@ class GemmPlans:
         if c["arch"] == "sm90":
             return 64 if op == "a" else tile.mn
         return f["mma_m"] // c["cta_group"] if op == "a" else tile.mn
+
+
+def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP):
+    """A plan row (:meth:`GemmPlans.row`) whose kernel section runs on clusters of ``cluster_m``
+    CTAs along M that share B by TMA multicast, visiting tiles in groups of ``tile_group``.
+
+    ``cluster_m=2``: the two CTAs of a cluster compute output tiles ``(2 p, n)`` and
+    ``(2 p + 1, n)``, so they need the same B tile. Each loads half of it, every B copy cut in
+    half along its outer box dimension (MN rows of a K-major B, K rows of an MN-major one: both
+    halves are contiguous runs of box rows in the stage buffer), and multicasts it to both
+    (``cp.async.bulk.tensor ... .multicast::cluster``, mask 0b11); each CTA still loads its own
+    A. Each CTA's "full" barrier still expects both operands' stage bytes (half of B comes from
+    its peer); a stage is refilled only when the consumers of both CTAs have released it, so a
+    consumer warpgroup arrives on the "empty" barrier of both CTAs (``empty_arrivals`` = 2 W).
+    Tile pairs ``p`` of ``ceil(tiles_m / 2) x tiles_n`` follow the grouped order; a CTA whose
+    tile row is past M computes on zero-filled A and stores nothing. Returns a new dict.
+
+    Examples
+    --------
+    >>> r = with_cluster(plan_gemm(bm=128, bn=256, bk=64, stages=3).row(0), 2)
+    >>> r["kernel"]["cluster"], r["kernel"]["barriers"]["empty_arrivals"]
+    ([2, 1], 4)
+    >>> mc = r["kernel"]["multicast"]
+    >>> mc["operand"], mc["tma_box"], [c["smem_offset"] for c in mc["copies"][1]]
+    ('b', [64, 128], [16384])
+    """
+    import copy
+
+    cluster_m = as_int("cluster_m", cluster_m)
+    tile_group = as_int("tile_group", tile_group)
+    if cluster_m not in (1, 2):
+        raise PlanError(f"cluster_m={cluster_m} must be 1 or 2 (CTAs per cluster along M that "
+                        f"share B by multicast)")
+    if not 1 <= tile_group <= 1 << 16:
+        raise PlanError(f"tile_group={tile_group} must be in 1..65536 (tile rows per group of the "
+                        f"persistent tile order)")
+    if not row.get("kernel"):
+        raise PlanError("the row has no kernel section: clusters apply to legal sm90 plans")
+    out = copy.deepcopy(row)
+    k = out["kernel"]
+    k["tile_order"]["group"] = tile_group
+    if cluster_m == 1:
+        return out
+    b = out["b"]
+    inner, outer = b["tma_box"]
+    half = outer // 2
+    if outer % 16:
+        raise PlanError(f"B's TMA box has {outer} outer rows: halving it for multicast needs a "
+                        f"multiple of 16 (whole 8-row atoms per CTA); use another BN / BK")
+    e = DTYPES[b["dtype"]].bits // 8
+    row_bytes = inner * e
+    k["cluster"] = [2, 1]
+    k["barriers"]["empty_arrivals"] = 2 * len(k["consumer_warpgroups"])
+    k["multicast"] = {
+        "operand": "b", "mask": 3, "tma_box": [inner, half],
+        "copies": [[{"smem_offset": o["smem_offset"] + r * half * row_bytes,
+                     "coords": [o["coords"][0], o["coords"][1] + r * half]}
+                    for o in b["tma_box_offsets"]] for r in range(2)]}
+    return out

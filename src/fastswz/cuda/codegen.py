@@ -15,9 +15,9 @@ from importlib import resources
 from ..dtypes import DTYPES, dtype as _lookup_dtype
 from ..emit import emit_header
 from ..errors import FastswzTypeError, PlanError
-from ..plan import TILE_GROUP, plan_gemm, plan_reason
+from ..plan import TILE_GROUP, plan_gemm, plan_reason, with_cluster
 
-__all__ = ["GEMM_KEYS", "OUT_DTYPES", "normalize_config", "supported", "plan_for", "mma_header",
+__all__ = ["GEMM_KEYS", "OUT_DTYPES", "normalize_config", "supported", "plan_for", "kernel_row", "mma_header",
            "kernel_sources", "source_key", "KERNEL_NAME"]
 
 KERNEL_NAME = "fastswz_gemm_sm90"
@@ -27,10 +27,11 @@ OUT_DTYPES = ("bf16", "f16", "f32")
 #: the output). ``epilogue``: True to go through the plan's shared-memory epilogue tile and a
 #: TMA store, False to store the registers straight to global memory.
 GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages",
-             "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group")
+             "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group",
+             "cluster_m")
 _DEFAULTS = {"arch": "sm90", "a_dtype": "bf16", "b_dtype": "bf16", "a_major": "K", "b_major": "K",
              "bm": 128, "bn": 256, "bk": 64, "stages": 4, "swizzle_a": "auto", "swizzle_b": "auto",
-             "cta_group": 1, "out_dtype": "bf16", "epilogue": False, "tile_group": TILE_GROUP}
+             "cta_group": 1, "out_dtype": "bf16", "epilogue": False, "tile_group": TILE_GROUP, "cluster_m": 1}
 # wgmma input kinds the kernel family runs (PTX 9.7.15.5.2): f16/bf16 with both majors;
 # tf32 and fp8 K-major only (imm-trans exists for .f16/.bf16 alone).
 _INPUTS = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
@@ -56,7 +57,7 @@ def normalize_config(config=None, **overrides) -> dict:
         for k, v in src.items():
             if k in GEMM_KEYS:
                 c[k] = v
-    for k in ("bm", "bn", "bk", "stages", "cta_group", "tile_group"):
+    for k in ("bm", "bn", "bk", "stages", "cta_group", "tile_group", "cluster_m"):
         if isinstance(c[k], bool) or not isinstance(c[k], int):
             try:
                 c[k] = int(c[k])
@@ -124,6 +125,11 @@ def supported(config) -> "str | None":
         return (f"bm={c['bm']} bn={c['bn']}: {threads} threads leave {cap} registers per thread "
                 f"(65536 / threads) and the 64 x BN f32 accumulator needs BN/2 = {c['bn'] // 2} plus "
                 f"about {_REG_OVERHEAD}; use bn <= {most} with this BM")
+    if c["cluster_m"] not in (1, 2):
+        return f"cluster_m={c['cluster_m']}: clusters of 1 or 2 CTAs along M"
+    if c["cluster_m"] == 2 and p.row(0)["b"]["tma_box"][1] % 16:
+        return (f"cluster_m=2: B's TMA box has {p.row(0)['b']['tma_box'][1]} outer rows; each CTA "
+                f"multicasts half of them, so they must be a multiple of 16")
     if c["epilogue"] and p.row(0)["epilogue"]["layout"] is None:
         return (f"bn={c['bn']}: the epilogue tile's row is not a whole number of 32-byte steps of "
                 f"{c['out_dtype']}, so it has no canonical layout; use epilogue=False or another BN")
@@ -215,6 +221,13 @@ def mma_header(row, out_dtype) -> str:
     return "\n".join(lines) + "\n"
 
 
+def kernel_row(config) -> dict:
+    """The plan row the kernel is built from: :func:`plan_for`'s row with the configuration's
+    cluster and tile order (:func:`fastswz.plan.with_cluster`)."""
+    c = normalize_config(config)
+    return with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"])
+
+
 def _kernel_text():
     return resources.files("fastswz").joinpath("kernels", "gemm_sm90.cu").read_text()
 
@@ -235,8 +248,7 @@ def kernel_sources(config) -> dict:
     why = supported(c)
     if why:
         raise PlanError(f"the sm90 GEMM kernel does not run this configuration: {why}")
-    row = plan_for(c).row(0)
-    row["kernel"]["tile_order"]["group"] = c["tile_group"]
+    row = kernel_row(c)
     return {"fastswz_plan.h": emit_header(row, name="fastswz_plan"),
             "fastswz_mma.h": mma_header(row, c["out_dtype"]),
             "gemm_sm90.cu": _kernel_text()}

@@ -197,7 +197,7 @@ class GemmKernel:
     def __init__(self, config, cubin, key):
         self.config = codegen.normalize_config(config)
         self.cubin, self.key = cubin, key
-        self.plan = codegen.plan_for(self.config).row(0)
+        self.plan = codegen.kernel_row(self.config)
         self._func = None
 
     def __repr__(self):
@@ -223,8 +223,26 @@ class GemmKernel:
         return self._func
 
     def grid(self, m, n):
-        tiles = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"])
-        return max(1, min(tiles, device_info()["sms"]))
+        """CTAs to launch: one per SM (or per output tile, if fewer); with clusters, whole
+        clusters, as many as can be resident at once (cuOccupancyMaxActiveClusters)."""
+        cm = self.config["cluster_m"]
+        groups = math.ceil(math.ceil(m / self.config["bm"]) / cm) * math.ceil(n / self.config["bn"])
+        if cm == 1:
+            return max(1, min(groups, device_info()["sms"]))
+        if "clusters" not in self.__dict__:
+            drv = driver()
+            cfg = drv.CUlaunchConfig()
+            cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = cm * device_info()["sms"] // cm, 1, 1
+            cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = self.plan["kernel"]["threads"], 1, 1
+            cfg.sharedMemBytes = self.smem_bytes
+            attr = drv.CUlaunchAttribute()
+            attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+            attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cm, 1, 1
+            cfg.attrs = [attr]
+            cfg.numAttrs = 1
+            self.clusters = int(_check(drv.cuOccupancyMaxActiveClusters(self._function(), cfg),
+                                       "cuOccupancyMaxActiveClusters"))
+        return cm * max(1, min(groups, self.clusters))
 
     def launch(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None):
         """Run D = A x B on device pointers (leading dimensions in elements, 16-byte aligned
@@ -233,10 +251,12 @@ class GemmKernel:
         c, p = self.config, self.plan
         f = self._function()
         maps = []
+        mc = p["kernel"]["multicast"]
         for op, ptr, ld, rows in (("a", a_ptr, lda, m), ("b", b_ptr, ldb, n)):
             o = p[op]
             inner, outer = (k, rows) if o["major"] == "K" else (rows, k)
-            maps.append(_tensor_map(ptr, c[op + "_dtype"], inner, outer, ld, o["tma_box"],
+            box = mc["tma_box"] if mc and mc["operand"] == op else o["tma_box"]
+            maps.append(_tensor_map(ptr, c[op + "_dtype"], inner, outer, ld, box,
                                     o["tma_swizzle_value"]))
         if p["epilogue"]:
             e = p["epilogue"]
@@ -249,8 +269,23 @@ class GemmKernel:
         params = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
         drv = driver()
         g = self.grid(m, n) if grid is None else grid
-        _check(drv.cuLaunchKernel(f, g, 1, 1, self.plan["kernel"]["threads"], 1, 1, self.smem_bytes,
-                                  stream, ctypes.addressof(params), 0), "cuLaunchKernel")
+        cm = self.config["cluster_m"]
+        if cm == 1:
+            _check(drv.cuLaunchKernel(f, g, 1, 1, self.plan["kernel"]["threads"], 1, 1,
+                                      self.smem_bytes, stream, ctypes.addressof(params), 0),
+                   "cuLaunchKernel")
+            return
+        cfg = drv.CUlaunchConfig()
+        cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = g, 1, 1
+        cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = self.plan["kernel"]["threads"], 1, 1
+        cfg.sharedMemBytes = self.smem_bytes
+        cfg.hStream = drv.CUstream(stream)
+        attr = drv.CUlaunchAttribute()
+        attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cm, 1, 1
+        cfg.attrs = [attr]
+        cfg.numAttrs = 1
+        _check(drv.cuLaunchKernelEx(cfg, f, ctypes.addressof(params), 0), "cuLaunchKernelEx")
 
     def time(self, m, n, k, *, warmup=3, reps=20, flush_l2=True, seed=0):
         """Median/min/max milliseconds of ``reps`` runs on random inputs (CUDA events around

@@ -18,6 +18,7 @@
 
 namespace P = fastswz_plan;
 namespace K = fastswz_plan::kernel;
+namespace cluster = fastswz_plan::cluster;
 
 struct alignas(64) TmaDescriptor { unsigned long long opaque[16]; };  // CUtensorMap, 128 bytes
 
@@ -76,6 +77,28 @@ __device__ __forceinline__ void tma_load(const TmaDescriptor* map, uint32_t dst,
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
       ::"r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(bar) : "memory");
 }
+__device__ __forceinline__ void tma_load_multicast(const TmaDescriptor* map, uint32_t dst, uint32_t bar, int c0,
+                                                   int c1, unsigned short mask) {
+  // The box lands at dst in every CTA of mask and completes bytes on each one's bar (same offsets).
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;"
+      ::"r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(bar), "h"(mask) : "memory");
+}
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void cluster_sync() {
+  // not .aligned: the producer warp's lanes reach the final sync from different branches
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive_peer(uint32_t bar, uint32_t peer) {
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(bar), "r"(peer));
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+}
 __device__ __forceinline__ void tma_store(const TmaDescriptor* map, uint32_t src, int c0, int c1) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
                ::"l"(map), "r"(c0), "r"(c1), "r"(src) : "memory");
@@ -100,6 +123,8 @@ template <int R> __device__ __forceinline__ void reg_alloc() {
 }
 
 // The plan's tile order (plan.row()["kernel"]["tile_order"]): groups of kTileGroup tile rows.
+// With a cluster of kClusterM CTAs along M, "tiles" are the clusters' tile groups (rows of
+// kClusterM tiles) and the CTA of rank r takes row kClusterM * tm + r.
 __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int& tm, int& tn) {
   const int per_group = K::kTileGroup * tiles_n;
   const int first_m = (t / per_group) * K::kTileGroup;
@@ -125,9 +150,12 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
   const uint32_t base = (shared_addr(smem_raw) + 1023u) & ~1023u;
   const unsigned long long desc_shift = (unsigned long long)((base - (uint32_t)P::kSmemBase) >> 4);
   const int wg = threadIdx.x / 128;
-  const int tiles_m = (M + P::kBM - 1) / P::kBM;
+  const int rows_m = (M + P::kBM - 1) / P::kBM;                  // output tile rows
+  const int tiles_m = (rows_m + K::kClusterM - 1) / K::kClusterM; // cluster tile rows
   const int tiles_n = (N + P::kBN - 1) / P::kBN;
   const int num_tiles = tiles_m * tiles_n;
+  const uint32_t rank = cluster::kSize > 1 ? cluster_rank() : 0u;
+  const int first_tile = blockIdx.x / cluster::kSize, tile_step = gridDim.x / cluster::kSize;
   const int k_tiles = (Kdim + P::kBK - 1) / P::kBK;
 
   if (threadIdx.x == 0) {
@@ -138,7 +166,8 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     fence_async_shared();
   }
-  __syncthreads();
+  if (cluster::kSize > 1) cluster_sync();   // the peer's barriers exist before any multicast
+  else __syncthreads();
 
   if (wg == K::kProducerWarpgroup) {
     if (kSetMaxNReg) reg_dealloc<kProducerRegs>();
@@ -147,9 +176,10 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_b) : "memory");
       int stage = 0;
       uint32_t phase = 0;
-      for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+      for (int t = first_tile; t < num_tiles; t += tile_step) {
         int tm, tn;
         tile_coords(t, tiles_m, tiles_n, tm, tn);
+        tm = tm * K::kClusterM + rank;
         for (int kt = 0; kt < k_tiles; ++kt) {
           const uint32_t full = base + K::kFullBarrierOffsets[stage];
           mbar_wait(base + K::kEmptyBarrierOffsets[stage], phase ^ 1u);
@@ -163,12 +193,16 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
               tma_load(&tma_a, dst, full, tm * P::kBM + P::a::kTmaBoxCoords[c][0], kt * P::kBK + P::a::kTmaBoxCoords[c][1]);
           }
 #pragma unroll
-          for (int c = 0; c < P::b::kTmaCopiesPerStage; ++c) {
-            const uint32_t dst = base + P::b::kStageOffsets[stage] + P::b::kTmaBoxSmemOffsets[c];
-            if (P::b::kMajorK)
-              tma_load(&tma_b, dst, full, kt * P::kBK + P::b::kTmaBoxCoords[c][0], tn * P::kBN + P::b::kTmaBoxCoords[c][1]);
+          for (int c = 0; c < cluster::kBCopies; ++c) {   // this CTA's share of B
+            const uint32_t dst = base + P::b::kStageOffsets[stage] + cluster::kBBoxSmemOffsets[rank][c];
+            const int c0 = P::b::kMajorK ? kt * P::kBK + cluster::kBBoxCoords[rank][c][0]
+                                         : tn * P::kBN + cluster::kBBoxCoords[rank][c][0];
+            const int c1 = P::b::kMajorK ? tn * P::kBN + cluster::kBBoxCoords[rank][c][1]
+                                         : kt * P::kBK + cluster::kBBoxCoords[rank][c][1];
+            if (cluster::kSize > 1)
+              tma_load_multicast(&tma_b, dst, full, c0, c1, (unsigned short)cluster::kMulticastMask);
             else
-              tma_load(&tma_b, dst, full, tn * P::kBN + P::b::kTmaBoxCoords[c][0], kt * P::kBK + P::b::kTmaBoxCoords[c][1]);
+              tma_load(&tma_b, dst, full, c0, c1);
           }
           if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
         }
@@ -179,12 +213,19 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     const int w = wg - K::kFirstConsumerWarpgroup;   // A's MN block (64 rows) of this warpgroup
     const int thread = threadIdx.x % 128;
     const bool leader = threadIdx.x == K::kFirstConsumerWarpgroup * 128;
+    // A stage is free again when the consumers of every CTA it was multicast to are done.
+    auto release = [&](uint32_t bar) {
+      mbar_arrive(bar);
+      for (uint32_t peer = 0; peer < (uint32_t)cluster::kSize; ++peer)
+        if (peer != rank) mbar_arrive_peer(bar, peer);
+    };
     float acc[P::accumulator::kRegisters];
     int stage = 0;
     uint32_t phase = 0;
-    for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+    for (int t = first_tile; t < num_tiles; t += tile_step) {
       int tm, tn;
       tile_coords(t, tiles_m, tiles_n, tm, tn);
+      tm = tm * K::kClusterM + rank;
       int prev = -1;
       for (int kt = 0; kt < k_tiles; ++kt) {
         mbar_wait(base + K::kFullBarrierOffsets[stage], phase);
@@ -196,12 +237,12 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         }
         wgmma_commit();
         wgmma_wait<1>();   // the previous k-tile's wgmma are done: its stage may be refilled
-        if (prev >= 0 && thread == 0) mbar_arrive(base + K::kEmptyBarrierOffsets[prev]);
+        if (prev >= 0 && thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);
         prev = stage;
         if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
       }
       wgmma_wait<0>();
-      if (thread == 0) mbar_arrive(base + K::kEmptyBarrierOffsets[prev]);
+      if (thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);
 
       const int n0 = tn * P::kBN;
 #if FSW_EPILOGUE_TILE
@@ -247,4 +288,6 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     if (leader) bulk_wait();
 #endif
   }
+  // No CTA leaves while its peer may still multicast into it or arrive on its barriers.
+  if (cluster::kSize > 1) cluster_sync();
 }

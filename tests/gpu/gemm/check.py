@@ -55,7 +55,8 @@ def random_grid(n, seed):
                    swizzle_a=rng.choice(["auto", "auto", "none", "32B", "64B", "128B"]),
                    swizzle_b=rng.choice(["auto", "auto", "none", "32B", "64B", "128B"]),
                    out_dtype=rng.choice(["bf16", "f32"] + (["f16"] if a == "f16" else [])),
-                   epilogue=rng.random() < 0.5, tile_group=rng.choice([1, 4, 8, 16]))
+                   epilogue=rng.random() < 0.5, tile_group=rng.choice([1, 4, 8, 16]),
+                   cluster_m=rng.choice([1, 2]))
         if supported(cfg) is None:
             out.append(cfg)
     return out
@@ -135,9 +136,15 @@ GRID = [
     ("e4m3", "e5m2", "K", "K", 64, 256, 128, 4, "bf16", False),
     ("tf32", "tf32", "K", "K", 128, 128, 32, 4, "f32", False),
     ("tf32", "tf32", "K", "K", 128, 64, 32, 4, "f32", True),
+    # 2-CTA clusters along M, B multicast
+    ("bf16", "bf16", "K", "K", 128, 256, 64, 3, "bf16", True, "auto", "auto", 8, 2),
+    ("bf16", "bf16", "K", "K", 128, 256, 64, 4, "bf16", False, "auto", "auto", 8, 2),
+    ("bf16", "bf16", "MN", "MN", 128, 128, 64, 4, "bf16", True, "auto", "auto", 4, 2),
+    ("e4m3", "e4m3", "K", "K", 128, 256, 128, 3, "bf16", True, "auto", "auto", 8, 2),
+    ("tf32", "tf32", "K", "K", 64, 128, 32, 4, "f32", False, "auto", "auto", 16, 2),
 ]
 KEYS = ("a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages", "out_dtype",
-        "epilogue", "swizzle_a", "swizzle_b", "tile_group")
+        "epilogue", "swizzle_a", "swizzle_b", "tile_group", "cluster_m")
 SHAPES = [(1000, 1000, 1000), (129, 257, 65), (64, 8192, 512), (256, 256, 256), (777, 1500, 2048),
           (2048, 2048, 2048)]
 
@@ -210,11 +217,16 @@ def bench(args):
                  dict(bm=128, bn=256, bk=64, stages=4, tile_group=16),
                  dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, tile_group=16),
                  dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, tile_group=4),
+                 dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, cluster_m=2),
+                 dict(bm=128, bn=256, bk=64, stages=4, cluster_m=2),
+                 dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, cluster_m=2, tile_group=16),
                  dict(bm=128, bn=128, bk=64, stages=6), dict(bm=256, bn=128, bk=64, stages=4),
                  dict(bm=128, bn=192, bk=64, stages=5)],
         "e4m3": [dict(bm=128, bn=256, bk=128, stages=4), dict(bm=128, bn=256, bk=128, stages=3, epilogue=True),
                  dict(bm=128, bn=256, bk=128, stages=4, tile_group=16),
                  dict(bm=128, bn=256, bk=128, stages=3, epilogue=True, tile_group=16),
+                 dict(bm=128, bn=256, bk=128, stages=3, epilogue=True, cluster_m=2),
+                 dict(bm=128, bn=256, bk=128, stages=4, cluster_m=2),
                  dict(bm=128, bn=128, bk=128, stages=6), dict(bm=256, bn=128, bk=128, stages=4)]}
     flush = torch.empty(2 * 50 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
     rows = []
@@ -248,7 +260,7 @@ def bench(args):
                 continue
             print(f"{dt:5s} {m:6d}x{n:6d}x{k:6d}  cuBLAS {ref_tf:7.1f} TF/s  fastswz best {best['tflops']:7.1f} "
                   f"({100 * best['ratio']:5.1f}%)  {best['config']['bm']}x{best['config']['bn']}x{best['config']['bk']}"
-                  f"x{best['config']['stages']}{' epi' if best['config']['epilogue'] else ''} g{best['config']['tile_group']} spread {best['spread']:.3f}",
+                  f"x{best['config']['stages']}{' epi' if best['config']['epilogue'] else ''} g{best['config']['tile_group']} c{best['config']['cluster_m']} spread {best['spread']:.3f}",
                   flush=True)
             del a, bt
     with open(os.path.join(args.out, "gemm-bench.json"), "w") as f:
