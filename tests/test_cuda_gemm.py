@@ -126,6 +126,29 @@ def test_supported_names_the_rule():
     assert "use bn <= 128" in supported(dict(bm=256, bn=144))
     assert "use bn <= 192" in supported(dict(bm=192, bn=208))
     assert supported(dict(bm=256, bn=128)) is None and supported(dict(bm=192, bn=192)) is None
+    assert "wrong products on the H100" in supported(dict(cluster_m=2))
+
+
+def test_cluster_plan_halves_b_between_the_ctas():
+    from fastswz.plan import with_cluster
+
+    for cfg in (dict(bm=128, bn=256, bk=64, stages=3), dict(bm=128, bn=128, bk=64, stages=4, b_major="MN"),
+                dict(bm=64, bn=80, bk=64, stages=4)):
+        row = codegen.plan_for(cfg).row(0)
+        r = with_cluster(row, 2)
+        mc = r["kernel"]["multicast"]
+        inner, outer = row["b"]["tma_box"]
+        assert mc["tma_box"] == [inner, outer // 2]
+        assert r["kernel"]["barriers"]["empty_arrivals"] == 2 * len(r["kernel"]["consumer_warpgroups"])
+        # the two halves tile every B copy: same bytes, disjoint rows, nothing outside the stage
+        e = {"bf16": 2}[row["b"]["dtype"]]
+        spans = sorted((c["smem_offset"], c["smem_offset"] + inner * (outer // 2) * e)
+                       for half in mc["copies"] for c in half)
+        assert spans[0][0] == 0 and spans[-1][1] == row["b"]["stage_bytes"]
+        assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+        assert with_cluster(row, 1)["kernel"]["multicast"] is None
+    with pytest.raises(fastswz.PlanError, match="must be 1 or 2"):
+        with_cluster(row, 3)
     assert "exceeds the budget" in supported(dict(bm=256, bn=256, bk=128, stages=8))
     with pytest.raises(fastswz.PlanError, match="does not run"):
         codegen.kernel_sources(dict(a_dtype="s8", b_dtype="s8"))

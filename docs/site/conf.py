@@ -71,6 +71,15 @@ def _api_page() -> str:
             groups["Data"].append(f".. autodata:: {home}.{name}\n   :no-value:\n")
     for title, entries in groups.items():
         lines += [title, "-" * len(title), "", *entries, ""]
+    # The optional GPU runtime (extra ``cuda``): importable without a GPU or cuda-bindings.
+    lines += ["GPU runtime (fastswz.cuda)", "-" * 26, "",
+              *(f".. autofunction:: fastswz.cuda.{n}\n" for n in
+                ("gemm", "compile_gemm", "compile_many", "supported", "choose_plan",
+                 "normalize_config", "kernel_sources")),
+              ".. autoclass:: fastswz.cuda.runtime.GemmKernel\n   :members:\n",
+              ".. autofunction:: fastswz.cuda.runtime.check\n",
+              ".. autofunction:: fastswz.cuda.codegen.mma_header\n",
+              ".. autofunction:: fastswz.plan.with_cluster\n", ""]
     return "\n".join(lines)
 
 

@@ -10,6 +10,7 @@ roles and control flow only; :func:`fastswz.emit_header` writes every layout con
 from __future__ import annotations
 
 import hashlib
+import os
 from importlib import resources
 
 from ..dtypes import DTYPES, dtype as _lookup_dtype
@@ -38,6 +39,9 @@ _INPUTS = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "tf32", "e4m3": 
 
 
 _REG_OVERHEAD = 32
+# The 2-CTA multicast path: off until its wrong results on the H100 are explained (the
+# GPU witness sets FASTSWZ_EXPERIMENTAL_CLUSTERS=1 to reproduce them).
+_CLUSTERS = os.environ.get("FASTSWZ_EXPERIMENTAL_CLUSTERS") == "1"
 
 
 def normalize_config(config=None, **overrides) -> dict:
@@ -127,6 +131,10 @@ def supported(config) -> "str | None":
                 f"about {_REG_OVERHEAD}; use bn <= {most} with this BM")
     if c["cluster_m"] not in (1, 2):
         return f"cluster_m={c['cluster_m']}: clusters of 1 or 2 CTAs along M"
+    if c["cluster_m"] == 2 and not _CLUSTERS:
+        return ("cluster_m=2: the multicast path computed wrong products on the H100 for 11 of "
+                "36 plans tried (docs/cuda.md, 'Clusters'), so the kernel family does not run it "
+                "yet; the plan side (fastswz.plan.with_cluster) is kept")
     if c["cluster_m"] == 2 and p.row(0)["b"]["tma_box"][1] % 16:
         return (f"cluster_m=2: B's TMA box has {p.row(0)['b']['tma_box'][1]} outer rows; each CTA "
                 f"multicasts half of them, so they must be a multiple of 16")
