@@ -173,6 +173,12 @@ def _tensor_map(ptr, dtype, inner, outer, ld, box, swizzle_value):
     elements), box ``[inner, outer]`` from the plan, its swizzle, zero fill out of bounds."""
     drv = driver()
     e = _lookup_dtype(dtype).bits // 8
+    if ptr % 16 or (ld * e) % 16 or ld < inner:
+        raise GemmArgumentError(
+            f"a {outer} x {inner} {dtype} operand at 0x{ptr:x} with row pitch {ld} elements "
+            f"({ld * e} bytes): cuTensorMapEncodeTiled needs a 16-byte aligned base and a pitch that "
+            f"is a multiple of 16 bytes and at least the row; gemm() copies such operands into a "
+            f"padded buffer, GemmKernel.launch does not")
     tmap = _check(drv.cuTensorMapEncodeTiled(
         getattr(drv.CUtensorMapDataType, _TMA_DTYPE[dtype]), drv.cuuint32_t(2), ptr,
         [drv.cuuint64_t(inner), drv.cuuint64_t(outer)], [drv.cuuint64_t(ld * e)],
@@ -391,11 +397,19 @@ def _bits_of(x, dtype):
     return encode_fp8(x, name)
 
 
+def _pitch(cols, dtype):
+    """Row pitch (elements) of ``cols`` elements rounded up to 16 bytes, the only pitches
+    cuTensorMapEncodeTiled takes."""
+    e = _lookup_dtype(dtype).bits // 8
+    return -(-cols * e // 16) * 16 // e
+
+
 def _lds(c, m, n, k):
-    """Leading dimensions (elements) of densely packed A, B, D for a configuration's majors."""
-    lda = k if c["a_major"] == "K" else m
-    ldb = k if c["b_major"] == "K" else n
-    return lda, ldb, n
+    """Leading dimensions (elements) of A, B, D for a configuration's majors: packed rows
+    padded to 16 bytes."""
+    lda = _pitch(k if c["a_major"] == "K" else m, c["a_dtype"])
+    ldb = _pitch(k if c["b_major"] == "K" else n, c["b_dtype"])
+    return lda, ldb, _pitch(n, c["out_dtype"])
 
 
 def _alloc(nbytes):
@@ -432,11 +446,13 @@ def _problem_buffers(c, m, n, k, seed):
         rng = np.random.default_rng(seed)
         drv = driver()
         ptrs = []
-        for dt, count in ((c["a_dtype"], m * k), (c["b_dtype"], n * k)):
-            host = random_bits(dt, count, rng)
+        lda, ldb, ldd = _lds(c, m, n, k)
+        rows = (m if c["a_major"] == "K" else k, n if c["b_major"] == "K" else k)
+        for dt, count in ((c["a_dtype"], rows[0] * lda), (c["b_dtype"], rows[1] * ldb)):
+            host = random_bits(dt, count, rng)   # the pad columns hold values no box reads
             ptr = _alloc(host.nbytes)
             _check(drv.cuMemcpyHtoD(ptr, host.ctypes.data, host.nbytes), "cuMemcpyHtoD")
             ptrs.append(ptr)
-        ptrs.append(_alloc(m * n * _lookup_dtype(c["out_dtype"]).bits // 8))
+        ptrs.append(_alloc(m * ldd * _lookup_dtype(c["out_dtype"]).bits // 8))
         _STATE["problem"] = (key, tuple(ptrs))
         return tuple(ptrs)
