@@ -55,7 +55,7 @@ from .bulk import as_array, int_array
 from .descriptor import InstrDescriptorSM100
 from .dtypes import DTYPES, dtype as _lookup_dtype
 from .errors import BankError, FastswzTypeError, LayoutError, PlanError, TileError, as_int
-from .layout import Layout
+from .tv_layout import wgmma_d
 from .modes import SwizzleMode
 from .rules import _choice
 from .tile import OperandTile
@@ -90,7 +90,8 @@ def wgmma_accumulator_layout(n):
     n = as_int("n", n)
     if not 8 <= n <= 256 or n % 8:
         raise PlanError(f"n={n} is not a wgmma N: 8..256 in steps of 8")
-    return Layout(((4, 8, 4), (2, 2, n // 8)), ((128, 1, 16), (64, 8, 512)))
+    # the public fragment map (fastswz.tv_layout), proven on the H100 and against CuTe
+    return wgmma_d(n).layout
 
 #: Per-block opt-in shared-memory limit (bytes) that plan_gemm's budget defaults to.
 SMEM_OPTIN = {"sm90": 232448, "sm100": 232448}
