@@ -11,6 +11,7 @@ this file runs. Building the site itself (Sphinx, warnings as errors) is a CI st
 from __future__ import annotations
 
 import doctest
+import importlib
 import importlib.util
 import re
 from pathlib import Path
@@ -40,9 +41,14 @@ def _pages():
 
 
 def test_api_page_lists_every_public_name():
-    api = _conf()._api_page()
-    documented = set(re.findall(r"^\.\. auto\w+:: fastswz\.(?:\w+\.)?(\w+)$", api, re.M))
+    top, gpu = _conf()._api_page().split("GPU runtime (fastswz.cuda)")
+    documented = set(re.findall(r"^\.\. auto\w+:: fastswz\.(?:\w+\.)?(\w+)$", top, re.M))
     assert documented == set(fastswz.__all__)
+    # The GPU section documents names beyond fastswz.__all__: each must exist where the page says.
+    for dotted in re.findall(r"^\.\. auto\w+:: (fastswz\.[\w.]+)$", gpu, re.M):
+        module, name = dotted.rsplit(".", 1)
+        assert name in importlib.import_module(module).__all__, dotted
+    assert {"gemm", "compile_gemm", "supported", "choose_plan"} <= set(re.findall(r"fastswz\.cuda\.(\w+)$", gpu, re.M))
 
 
 def test_every_documented_module_runs_its_doctests():

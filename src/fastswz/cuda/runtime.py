@@ -24,7 +24,7 @@ from ..dtypes import dtype as _lookup_dtype
 from .errors import CudaError, CudaUnavailableError, GemmArgumentError
 from . import codegen
 
-__all__ = ["cache_dir", "compile_cubin", "GemmKernel", "device_info", "device_key", "driver"]
+__all__ = ["cache_dir", "compile_cubin", "GemmKernel", "device_info", "device_key", "driver", "check"]
 
 _LOCK = threading.RLock()
 _STATE = {}
