@@ -33,6 +33,7 @@ MODULES = [  # one a line: every public module
     "fastswz.calibrate",
     "fastswz.measure",
     "fastswz.emit",
+    "fastswz.tv_layout",
 ]
 
 

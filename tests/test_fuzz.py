@@ -1134,6 +1134,33 @@ def test_fixed_bug20_zero_extent_in_int_tuple_helpers(fn, args):
 
 
 # -- the count ---------------------------------------------------------------------------------------
+@fuzz(150)
+@given(st.integers(1, 40), st.integers(1, 6), st.integers(-3, 40), st.integers(-3, 60),
+       st.integers(-2, 70), st.integers(-2, 70), st.sampled_from(["col", "row", "tmem", "x"]),
+       st.sampled_from([8, 16, 32, 12]))
+def test_tv_layouts(threads, values, dt, dv, rows, cols, order, bits):
+    """TVLayout construction refuses or builds; the bulk maps equal their numpy twins."""
+    ok, L = call("Layout", fastswz.Layout, (threads, values), (dt, dv))
+    if not ok:
+        return
+    ok, tv = call("TVLayout", fastswz.TVLayout, L, (rows, cols), order, "fuzz", bits)
+    if not ok:
+        return
+    twins("tv_coords", fastswz.tv_coords, reference.tv_coords, tv)
+    twins("tv_inverse", fastswz.tv_inverse, reference.tv_inverse, tv)
+    assert fastswz.TVLayout.parse(str(tv), tv.extents, tv.order, tv.name, tv.bits) == tv
+
+
+@fuzz(200)
+@given(st.text(alphabet="mnkx0123456789.ABCDwgmatrisldfbe_-", max_size=40)
+       | st.sampled_from(["mma.m16n8k16.bf16.A", "wgmma.m64n72.f32.D", "tcgen05.st.16x64b.x128",
+                          "ldmatrix.m8n8.x2.trans", "wgmma.m64nNk32.s8.A"]))
+def test_fragment_names(name):
+    ok, tv = call("fragment", fastswz.fragment, name)
+    if ok:
+        assert fastswz.fragment(tv.name) == tv
+
+
 def test_zz_case_count():
     """Report how many cases ran (run with -s to see it); docs/errors.md records the total."""
     if not CASES:

@@ -205,6 +205,8 @@ BAD_CALLS = [
     ("tile_configs", (3, "K", "128B", 64, 64)),
     ("tile_configs", ("bf16", "K", "128B", 64.0, 64)),
     ("tile_configs", ("bf16", "K", "128B", 64, 64, "mn", "sm90", None, 0, "triton")),
+    ("tv_coords", (fastswz.Layout(8),)),
+    ("tv_inverse", ("((4,8),2):((16,1),8)",)),
 ]
 
 
@@ -305,3 +307,12 @@ def test_evaluate_at_large(text):
     fast = fastswz.evaluate(L, idx)
     np.testing.assert_array_equal(fast, reference.evaluate(L, idx))
     assert fast[:50].tolist() == [L(int(i)) for i in idx[:50]]
+
+
+@pytest.mark.parametrize("tv", [fastswz.wgmma_d(72), fastswz.mma_sync("m16n8k32", "e4m3", "A"),
+                                fastswz.ldmatrix(2, True, "addresses"), fastswz.tcgen05_ld("16x32bx2", 8)],
+                         ids=lambda tv: tv.name)
+def test_tv_layout_maps(tv):
+    for fast, slow in ((fastswz.tv_coords, reference.tv_coords), (fastswz.tv_inverse, reference.tv_inverse)):
+        for a, b in zip(fast(tv), slow(tv)):
+            np.testing.assert_array_equal(a, b)

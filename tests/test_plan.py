@@ -411,7 +411,8 @@ def test_emitted_header_compiles_with_nvcc(tmp_path):
 
 
 # -- examples ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("script", ["h100_bf16_tile_search.py", "codegen_header.py"])
+@pytest.mark.parametrize("script", ["h100_bf16_tile_search.py", "codegen_header.py",
+                                    "gemm_from_plan.py"])
 def test_examples_run(script, tmp_path):
     res = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--out", str(tmp_path)],
                          capture_output=True, text=True, env=_child_env(),

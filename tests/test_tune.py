@@ -334,6 +334,9 @@ def _fake_cuda(monkeypatch, *, no_gpu=False, fail=(), unsupported=lambda c: None
     mod.compile_gemm = lambda cfg, out_dtype="bf16": Kernel(cfg)
     mod.device_info = lambda: {"name": "NVIDIA H100 80GB HBM3", "sms": 132}
     monkeypatch.setitem(sys.modules, "fastswz.cuda", mod)
+    # `import fastswz.cuda as cuda` reads the package attribute first (once the real runtime
+    # has been imported, it is set): point it at the fake too
+    monkeypatch.setattr(fastswz, "cuda", mod, raising=False)
     return calls
 
 
@@ -532,6 +535,9 @@ def _model_timed_cuda(monkeypatch, truth=TRUTH, unsupported=lambda c: None):
     mod.device_key = lambda: "FAKE H100, 132 SMs"
     mod.device_info = lambda: {"name": "FAKE H100", "sms": 132, "cc": "9.0"}
     monkeypatch.setitem(sys.modules, "fastswz.cuda", mod)
+    # `import fastswz.cuda as cuda` reads the package attribute first (once the real runtime
+    # has been imported, it is set): point it at the fake too
+    monkeypatch.setattr(fastswz, "cuda", mod, raising=False)
     return calls
 
 

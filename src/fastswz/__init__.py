@@ -62,4 +62,11 @@ __all__ = [
 ]
 __all__ += ["draw_tile", "draw_layout", "show_tile", "show_layout"]
 __all__ += ["check_descriptors", "consistent_tiles"]
+from .errors import FragmentError
+from .tv_layout import (TVLayout, fragment, ldmatrix, mma_sync, stmatrix, tcgen05_ld, tcgen05_st, tmem_accumulator,
+                        tmem_fragment, tv_coords, tv_inverse, wgmma_a, wgmma_d, wgmma_d_coords)
+from .draw import draw_fragment, show_fragment
+__all__ += ["FragmentError", "TVLayout", "fragment", "draw_fragment", "show_fragment", "mma_sync", "wgmma_d", "wgmma_a", "wgmma_d_coords", "ldmatrix",
+            "stmatrix", "tmem_accumulator", "tcgen05_ld", "tcgen05_st", "tmem_fragment", "tv_coords",
+            "tv_inverse"]
 __all__ += ["TuneModel", "score_plans", "MeasureError"]

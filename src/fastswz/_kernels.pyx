@@ -911,6 +911,52 @@ def linear_table(const int64_t[::1] basis, int64_t[::1] out):
         _linear_table(basis, out)
 
 
+# -- thread-value layouts (fastswz.tv_layout) -----------------------------------------------------
+cdef void _tv_coords(const int64_t[::1] index, int64_t pitch, bint row_major, int64_t[::1] out_a,
+                     int64_t[::1] out_b) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef int64_t x
+    for i in range(index.shape[0]):
+        x = index[i]
+        if row_major:
+            out_a[i] = x // pitch
+            out_b[i] = x % pitch
+        else:
+            out_a[i] = x % pitch
+            out_b[i] = x // pitch
+
+
+def tv_coords(const int64_t[::1] index, int64_t pitch, bint row_major, int64_t[::1] out_a,
+              int64_t[::1] out_b):
+    """Split flat coordinate indices into (a, b): ``a + pitch*b`` (column-major) or
+    ``a*pitch + b`` (row-major).
+
+    Caller guarantees: index[i] >= 0, pitch >= 1, out_a and out_b as long as index."""
+    with nogil:
+        _tv_coords(index, pitch, row_major, out_a, out_b)
+
+
+cdef void _tv_inverse(const int64_t[::1] index, int64_t threads, int64_t[::1] out_thread,
+                      int64_t[::1] out_value) noexcept nogil:
+    # Backwards, so that the first (thread, value) in CuTe's colex order wins a shared coordinate.
+    cdef Py_ssize_t i
+    cdef int64_t x
+    for i in range(index.shape[0] - 1, -1, -1):
+        x = index[i]
+        out_thread[x] = i % threads
+        out_value[x] = i // threads
+
+
+def tv_inverse(const int64_t[::1] index, int64_t threads, int64_t[::1] out_thread,
+               int64_t[::1] out_value):
+    """out_thread[index[i]], out_value[index[i]] = i % threads, i // threads (first i wins).
+
+    Caller guarantees: 0 <= index[i] < len(out_thread) == len(out_value), threads >= 1; the
+    caller fills the outputs (e.g. with -1) first."""
+    with nogil:
+        _tv_inverse(index, threads, out_thread, out_value)
+
+
 # -- GEMM plans (fastswz.plan) -------------------------------------------------------------------
 # Row indices of plan_gemm's int32 output matrix: plan.PLAN_FIELDS, in that order; an operand's ten
 # fields start at PL_A / PL_B in plan._OPERAND_FIELDS order.

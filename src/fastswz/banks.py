@@ -43,11 +43,13 @@ from . import _kernels
 from .dtypes import dtype as _dtype
 from .errors import BankError, FastswzTypeError, TileError, as_int
 from .tile import OperandTile
+from .tv_layout import ldmatrix, mma_sync, stmatrix
 
 __all__ = ["bank_wavefronts", "ideal_wavefronts", "matrix_wavefronts", "BankScore", "score",
            "mma_a_rows", "mma_b_rows", "fragment_rows", "epilogue_tile", "stmatrix_rows",
            "accumulator_stores", "row_copy", "epilogue_access", "best_swizzle", "EPILOGUE_ACCESSES",
-           "EPILOGUE_SWIZZLES", "ACCESS_BYTES", "OPS", "PATTERNS", "pattern_scores", "epilogue_column"]
+           "EPILOGUE_SWIZZLES", "ACCESS_BYTES", "OPS", "PATTERNS", "pattern_scores", "epilogue_column",
+           "fragment_accesses", "fragment_score"]
 
 ACCESS_BYTES = (1, 2, 4, 8, 16)
 OPS = ("ld", "st")
@@ -281,6 +283,14 @@ def _amap(amap, elem_bytes):
     return m.astype(np.int64, copy=False), e   # no copy: fragment_rows calls this per fragment
 
 
+def _matrix_rows(op, x):
+    """(matrix, row) each lane points at in an ldmatrix/stmatrix ``.x{x}``: the public address
+    map (:func:`fastswz.tv_layout.ldmatrix` with ``role="addresses"``); lanes past ``8x``
+    repeat the first ones, as the hardware ignores them."""
+    rows = op(x, role="addresses").coords()[0][:, 0]
+    return rows // 8, rows % 8
+
+
 def mma_a_rows(amap, elem_bytes, mn0=0, k0=0, trans=False):
     """Row addresses of one ``ldmatrix.x4`` loading a 16 x (32 bytes of K) A fragment.
 
@@ -298,8 +308,7 @@ def mma_a_rows(amap, elem_bytes, mn0=0, k0=0, trans=False):
     4
     """
     m, e = _amap(amap, elem_bytes)
-    t = np.arange(32)
-    j, r = t // 8, t % 8
+    j, r = _matrix_rows(ldmatrix, 4)
     if trans:
         return m[mn0 + (j % 2) * 8, k0 + (j // 2) * 8 + r]
     return m[mn0 + (j % 2) * 8 + r, k0 + (j // 2) * (16 // e)]
@@ -317,8 +326,7 @@ def mma_b_rows(amap, elem_bytes, n0=0, k0=0, trans=False):
     2
     """
     m, e = _amap(amap, elem_bytes)
-    t = np.arange(32) % 16
-    j, r = t // 8, t % 8
+    j, r = _matrix_rows(ldmatrix, 2)
     if trans:
         return m[n0, k0 + j * 8 + r]
     return m[n0 + r, k0 + j * (16 // e)]
@@ -387,7 +395,14 @@ def stmatrix_rows(cmap, elem_bytes):
     m, e = _amap(cmap, elem_bytes)
     if e != 2:
         raise BankError(f"stmatrix stores 16-bit elements (b16), not elem_bytes={e}")
-    return fragment_rows(m, e, "A")
+    if m.shape[0] % 16 or m.shape[1] % 16:
+        raise BankError(f"a {m.shape[0]} x {m.shape[1]} tile is not a whole number of "
+                        f"16 x 16 A fragments")
+    # lane 8j + r: row r of matrix j; matrices (rows 0-7 | 8-15) x (columns 0-7 | 8-15)
+    j, r = _matrix_rows(stmatrix, 4)
+    r0 = np.arange(0, m.shape[0], 16)[:, None, None]
+    c0 = np.arange(0, m.shape[1], 16)[None, :, None]
+    return m[r0 + (j % 2) * 8 + r, c0 + (j // 2) * 8].reshape(-1, 32)
 
 
 def accumulator_stores(cmap, elem_bytes):
@@ -407,12 +422,14 @@ def accumulator_stores(cmap, elem_bytes):
     m, e = _amap(cmap, elem_bytes)
     if m.shape[0] % 16 or m.shape[1] % 8:
         raise BankError(f"a {m.shape[0]} x {m.shape[1]} accumulator tile is not whole 16 x 8 blocks")
-    lane = np.arange(32)
+    # The public D map (mma.sync C = one warp's slab of the wgmma D): values 0,1 and 2,3 of each
+    # lane are the adjacent pairs, stored as one 2 * elem_bytes access each.
+    rows, cols = mma_sync("m16n8k16", "f32", "C").coords()      # (32 lanes, 4 values)
+    pr, pc = rows[:, 0::2].T, cols[:, 0::2].T                   # (upper/lower pair, lane)
     # per (16-row slab, 8 columns, upper/lower 8 rows), in that order
     r0 = np.arange(0, m.shape[0], 16)[:, None, None, None]
     c0 = np.arange(0, m.shape[1], 8)[None, :, None, None]
-    h = np.array([0, 8])[None, None, :, None]
-    return m[r0 + lane // 4 + h, c0 + 2 * (lane % 4)].reshape(-1, 32), 2 * e
+    return m[r0 + pr, c0 + pc].reshape(-1, 32), 2 * e
 
 
 def row_copy(amap, elem_bytes, access_bytes):
@@ -567,3 +584,81 @@ def epilogue_column(dtype, m, n, swizzle, access="stmatrix"):
     best, _ = best_swizzle(dtype, m, n, access)
     return {"epilogue_wavefronts": s.total, "epilogue_ideal": s.ideal_total,
             "epilogue_excess": s.excess, "epilogue_best_swizzle": best}
+
+
+def fragment_accesses(tv, byte_map, vector=True):
+    """Lane addresses of the ``ld.shared`` / ``st.shared`` that move a register fragment between
+    registers and a tile: one warp instruction per (warp, access), lanes = the warp's threads.
+
+    Each thread moves its values in order; with ``vector=True`` consecutive values whose bytes
+    are adjacent in the tile (and together at most 16 bytes, aligned) share one access, as a
+    compiler vectorises them; otherwise every 32-bit register (or 64-bit value) is one access.
+    The access width must be the same for every thread (it is for every fragment here).
+    ``byte_map`` is as for :meth:`fastswz.TVLayout.addresses`.
+
+    Returns ``(addresses (instructions, 32), access_bytes)``.
+
+    Examples
+    --------
+    >>> from fastswz import wgmma_d
+    >>> a, w = fragment_accesses(wgmma_d(64), epilogue_tile("f32", "rowmajor", 64, 64))
+    >>> a.shape, w, score(a, w, "st").total                  # the pairs of accumulator_stores
+    ((64, 32), 8, 512)
+    """
+    from .tv_layout import TVLayout
+    if not isinstance(tv, TVLayout):
+        raise FastswzTypeError(f"fragment must be a TVLayout, not {type(tv).__name__}")
+    addr = tv.addresses(byte_map)                                  # (threads, values)
+    e = max(1, tv.bits // 8)
+    per = max(1, 32 // tv.bits)                                    # values per 32-bit register
+    group = per
+    if vector:
+        # grow the group while every thread's next values stay adjacent and aligned
+        while (group * 2 <= tv.values and group * 2 * e <= 16 and tv.values % (group * 2) == 0):
+            g2 = addr.reshape(tv.threads, -1, group * 2)
+            if not (np.all(g2 - g2[:, :, :1] == np.arange(group * 2) * e) and np.all(g2[:, :, 0] % (group * 2 * e) == 0)):
+                break
+            group *= 2
+    group = min(group, tv.values)
+    g = addr.reshape(tv.threads, -1, group)
+    if group > 1 and not np.all(g - g[:, :, :1] == np.arange(group) * e):
+        raise BankError(f"{tv.name}: the values of one register are not adjacent in this tile, so "
+                        f"no single ld/st moves them; move them with ldmatrix/stmatrix instead "
+                        f"(fastswz.ldmatrix), or use a tile where they are adjacent")
+    width = group * e          # 1..16: a power of two times the element bytes, at most 16
+    first = g[:, :, 0]                                             # (threads, accesses)
+    warps = tv.threads // 32
+    if tv.threads % 32:
+        raise BankError(f"{tv.name}: {tv.threads} threads are not whole warps")
+    return first.reshape(warps, 32, -1).transpose(0, 2, 1).reshape(-1, 32), width
+
+
+def fragment_score(tv, byte_map, op="ld", vector=True):
+    """:func:`score` of :func:`fragment_accesses`: the wavefronts of moving a fragment. For an
+    ``ldmatrix`` / ``stmatrix`` ``.m8n8`` fragment (either role) it scores the instruction itself
+    (:func:`matrix_wavefronts` of the rows its lanes address in ``byte_map``).
+
+    Examples
+    --------
+    >>> from fastswz import OperandTile, wgmma_a
+    >>> t = OperandTile("bf16", "K", "128B", 64, 64).addresses().astype("int64")
+    >>> fragment_score(wgmma_a("bf16"), t).excess      # A from registers, loaded with ld.shared.b32
+    0
+    >>> from fastswz import ldmatrix
+    >>> fragment_score(ldmatrix(4), t).total             # ldmatrix.x4 of 32 swizzled rows
+    4
+    >>> fragment_score(ldmatrix(4), epilogue_tile("bf16", "rowmajor", 32, 64)).total  # 8-way
+    32
+    """
+    from .tv_layout import TVLayout
+    if isinstance(tv, TVLayout) and tv.name.startswith(("ldmatrix.m8n8", "stmatrix.m8n8")):
+        # the instruction itself: lanes 0 .. 8x-1 give the 16-byte rows (role "addresses", or the
+        # address map of the same instruction for a register map)
+        from .tv_layout import ldmatrix, stmatrix
+        x = tv.extents[0] // 8
+        fn = ldmatrix if tv.name.startswith("ldmatrix") else stmatrix
+        rows = fn(x, ".trans" in tv.name, "addresses").addresses(byte_map)[:, 0]
+        kind = "ldmatrix" if fn is ldmatrix else "stmatrix"
+        return BankScore(matrix_wavefronts(rows, x, kind), np.full(1, x, np.int64), 16, kind)
+    a, w = fragment_accesses(tv, byte_map, vector)
+    return score(a, w, op)

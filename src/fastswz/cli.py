@@ -29,6 +29,7 @@ from .plan import plan_gemm
 from .tune import TUNE_NOTE, tune
 from .measure import MEASURE_NOTE
 from .emit import EMIT_FORMATS, emit
+from .tv_layout import FRAGMENT_EXAMPLES, fragment
 
 
 def _int(text: str) -> int:
@@ -162,6 +163,8 @@ def _parser() -> argparse.ArgumentParser:
                         f"mn,k; logical view: cells at (mn, k), labelled by address.")
         _tile_options(v, required=False)
         v.add_argument("--layout", metavar="TEXT", help="a Layout or ComposedLayout, e.g. 'Sw<3,4,3> o (8,64):(64,1)'")
+        v.add_argument("--fragment", metavar="NAME",
+                       help="a register fragment, e.g. wgmma.m64n64.f32.D (cells T<thread>V<value>, as the PTX figures)")
         v.add_argument("--view", default=None, choices=VIEWS, help="tiles: physical (default) or logical")
         v.add_argument("--unit", default=None, choices=UNITS, help="tiles: one cell per chunk (default) or element")
         v.add_argument("--max-cells", default=None, type=_int,
@@ -243,7 +246,219 @@ def _parser() -> argparse.ArgumentParser:
     em.add_argument("--name", default=None, help="namespace / variable name")
     em.add_argument("--addresses", action="store_true", help="also write stage-0 address tables")
     em.add_argument("-o", "--output", default=None, help="write to this file (default stdout)")
+
+    fr = sub.add_parser("fragment", help="where each register of an mma/wgmma/ldmatrix/tcgen05 fragment lives",
+                        description="The thread-value layout of a register fragment (fastswz.tv_layout): "
+                                    "per thread, the (row, col) each value holds; with a tile (--dtype "
+                                    "--swizzle), its shared-memory byte address and the bank-conflict "
+                                    "score of moving it. NAME as e.g. " + ", ".join(FRAGMENT_EXAMPLES) + ".")
+    fr.add_argument("name", metavar="NAME", help="instruction.operand name (see above)")
+    out = fr.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="one JSON object")
+    out.add_argument("--show", action="store_true", help="the fragment as a table (PTX figure style)")
+    out.add_argument("--draw", action="store_true", help="the fragment as SVG")
+    out.add_argument("--emit", default=None, choices=EMIT_FORMATS, help="write the fragment table as code")
+    fr.add_argument("--name", dest="emit_name", default=None, help="--emit: namespace / variable name")
+    fr.add_argument("-o", "--output", default=None, help="--draw/--emit: write to this file")
+    fr.add_argument("--dtype", default=None, help="element type of the tile the fragment moves to/from")
+    fr.add_argument("--swizzle", default=None,
+                    help="tile layout: none, 32B, 64B, 128B (operand atom) or rowmajor (C/D only)")
+    fr.add_argument("--major", default="K", choices=["K", "MN"], help="operand tile major-ness")
+    fr.add_argument("--mn", type=_int, default=None, help="tile rows (default: the fragment's)")
+    fr.add_argument("--k", type=_int, default=None, help="tile columns (default: the fragment's)")
+    fr.add_argument("--banks", default=None, choices=["ld", "st"],
+                    help="score moving the fragment with ld.shared / st.shared (needs the tile)")
+    _gemm_parser(sub)
     return p
+
+
+def _fragment_tile(tv, args):
+    """The byte map the fragment is composed with, or None without --dtype/--swizzle."""
+    if args.dtype is None and args.swizzle is None:
+        if args.banks:
+            raise BankError("--banks needs the tile: give --dtype and --swizzle")
+        return None
+    if args.dtype is None or args.swizzle is None:
+        raise TileError("give both --dtype and --swizzle for the tile the fragment moves to/from")
+    from .banks import epilogue_tile
+    mn = tv.extents[0] if args.mn is None else args.mn
+    k = tv.extents[1] if args.k is None else args.k
+    if args.swizzle == "rowmajor" or tv.name.endswith((".C", ".D")):
+        return epilogue_tile(args.dtype, args.swizzle, mn, k)
+    return OperandTile(args.dtype, args.major, args.swizzle, mn, k).addresses().astype(np.int64)
+
+
+def _fragment(args) -> str:
+    from .banks import fragment_score
+    from .draw import draw_fragment, show_fragment
+
+    tv = fragment(args.name)
+    amap = _fragment_tile(tv, args)
+    if args.show:
+        return show_fragment(tv)
+    if args.draw or args.emit:
+        text = draw_fragment(tv) if args.draw else emit(tv, args.emit, args.emit_name, amap,
+                                                         f"fastswz fragment {args.name}")
+        if args.output:
+            _write_atomic(args.output, text)
+            return f"wrote {args.output} ({len(text)} bytes)"
+        return text.rstrip("\n")
+    r, c = tv.coords()
+    addr = None if amap is None else tv.addresses(amap)
+    sc = None if args.banks is None else fragment_score(tv, amap, args.banks)
+    if args.json:
+        d = {"instruction": tv.name, "layout": str(tv.layout), "order": tv.order,
+             "extents": list(tv.extents), "threads": tv.threads, "values": tv.values,
+             "registers": tv.registers, "bits": tv.bits, "gluon": tv.gluon(),
+             "row": r.tolist(), "col": c.tolist()}
+        if addr is not None:
+            d["addresses"] = addr.tolist()
+        if sc is not None:
+            d["banks"] = sc.as_dict()
+        return json.dumps(d)
+    axes = "TMEM (lane, column)" if tv.order == "tmem" else "(row, col)"
+    lines = [f"fragment   {tv.name}",
+             f"layout     {tv.layout}  (thread, value) -> {axes} of {tv.extents[0]} x {tv.extents[1]}",
+             f"threads    {tv.threads}, {tv.values} values of {tv.bits} bits = {tv.registers} registers each"]
+    if tv.gluon():
+        lines.append(f"gluon      {tv.gluon()}")
+    for t in range(tv.threads):
+        cells = [f"{int(a)},{int(b)}" + ("" if addr is None else f"@{int(addr[t, v]):#x}")
+                 for v, (a, b) in enumerate(zip(r[t], c[t]))]
+        lines.append(f"T{t:<4} " + " ".join(cells))
+    if sc is not None:
+        d = sc.as_dict()
+        lines.append(f"banks      {args.banks}: {d['instructions']} instructions of {d['access_bytes']} bytes, "
+                     f"{d['wavefronts']} wavefronts (ideal {d['ideal']}, excess {d['excess']})")
+    return "\n".join(lines)
+
+
+def _gemm_parser(sub):
+    g = sub.add_parser(
+        "gemm", help="compile, run and time a fastswz GEMM kernel on the GPU (extra 'cuda')",
+        description="Build the sm_90a GEMM kernel from a plan (given, or the best plan of tune's "
+                    "model that the kernel family runs), run it on random inputs, optionally check "
+                    "it against a float64 reference, and print TFLOP/s (beside cuBLAS when torch "
+                    "is installed). Needs an H100/H200 and pip install 'fastswz[cuda]'.")
+    g.add_argument("--m", required=True, type=_int)
+    g.add_argument("--n", required=True, type=_int)
+    g.add_argument("--k", required=True, type=_int)
+    g.add_argument("--a-dtype", default="bf16", help="bf16, f16, tf32, e4m3, e5m2 (default bf16)")
+    g.add_argument("--b-dtype", default=None, help="default: the A type")
+    g.add_argument("--a-major", default="K", choices=["K", "MN"])
+    g.add_argument("--b-major", default="K", choices=["K", "MN"])
+    g.add_argument("--out-dtype", default=None, help="bf16, f16 or f32 (default f32 for tf32, else bf16)")
+    for name in ("bm", "bn", "bk", "stages"):
+        g.add_argument(f"--{name}", type=_int, default=None, help="plan field (default: chosen)")
+    g.add_argument("--swizzle-a", default="auto")
+    g.add_argument("--swizzle-b", default="auto")
+    g.add_argument("--epilogue", action="store_true",
+                   help="store D through the plan's swizzled smem epilogue tile and TMA")
+    g.add_argument("--check", action="store_true",
+                   help="also check D: exact on small integers, relative error on random inputs")
+    g.add_argument("--reps", type=_int, default=20, help="timed runs (median reported)")
+    g.add_argument("--json", action="store_true")
+
+
+def _gemm(args):
+    import importlib
+    import json as _json
+
+    fc = importlib.import_module("fastswz.cuda")  # cuda.bindings loads only when a GPU call runs
+    a_dt = args.a_dtype
+    b_dt = args.b_dtype or a_dt
+    out_dt = args.out_dtype or ("f32" if a_dt in ("tf32", "f32") else "bf16")
+    if args.reps < 1:
+        raise PlanError(f"--reps {args.reps} must be >= 1")
+    fields = {k: getattr(args, k) for k in ("bm", "bn", "bk", "stages")}
+    if all(v is None for v in fields.values()):
+        cfg = fc.choose_plan(args.m, args.n, args.k, a_dt, b_dt, args.a_major, args.b_major, out_dt)
+        chosen = "tune model's best supported plan"
+    else:
+        cfg = {**fc.normalize_config(), **{k: v for k, v in fields.items() if v is not None},
+               "swizzle_a": args.swizzle_a, "swizzle_b": args.swizzle_b}
+        chosen = "given"
+    cfg = fc.normalize_config(cfg, a_dtype=a_dt, b_dtype=b_dt, a_major=args.a_major,
+                              b_major=args.b_major, out_dtype=out_dt, epilogue=args.epilogue)
+    why = fc.supported(cfg)
+    if why:
+        raise PlanError(f"the sm90 GEMM kernel does not run this plan: {why}")
+    kern = fc.compile_gemm(cfg)
+    res = {"config": kern.config, "plan": chosen, "instruction": kern.plan["instruction"],
+           "smem_bytes": kern.smem_bytes, "threads": kern.plan["kernel"]["threads"],
+           "device": fc.device_info()}
+    if args.check:
+        from .cuda.runtime import check
+        res["check"] = [check(kern, args.m, args.n, args.k, ints=True),
+                        check(kern, args.m, args.n, args.k, ints=False)]
+    res["fastswz"] = kern.time(args.m, args.n, args.k, reps=args.reps)
+    res["cublas"] = _cublas_time(args.m, args.n, args.k, a_dt, b_dt, out_dt, args.reps)
+    if args.json:
+        return _json.dumps(res, indent=1, default=str)
+    c = kern.config
+    lines = [f"gemm         {args.m} x {args.n} x {args.k}, {a_dt} x {b_dt} -> {out_dt}, "
+             f"{args.a_major}/{args.b_major}-major",
+             f"plan         {c['bm']} x {c['bn']} x {c['bk']}, {c['stages']} stages, swizzle "
+             f"{kern.plan['a']['swizzle']}/{kern.plan['b']['swizzle']}, "
+             f"{'smem epilogue tile + TMA store' if c['epilogue'] else 'registers -> global'} ({chosen})",
+             f"kernel       {res['instruction']}, {res['threads']} threads, {res['smem_bytes']} B smem, "
+             f"{res['device']['name']}"]
+    for r in res.get("check", []):
+        what = "integers" if r["ints"] else "random"
+        detail = f"{r['mismatches']} mismatches" if r["ints"] else f"relative error {r['rel_err']:.2e}"
+        lines.append(f"check        {what}: {'ok' if r['ok'] else 'FAILED'} ({detail}, "
+                     f"{r['unwritten']} unwritten)")
+    f = res["fastswz"]
+    lines.append(f"fastswz      {f['tflops']:.1f} TFLOP/s (median {f['median_ms']:.4f} ms of "
+                 f"{f['reps']}, spread {100 * f['spread']:.1f}%)")
+    cb = res["cublas"]
+    if cb:
+        lines.append(f"cuBLAS       {cb['tflops']:.1f} TFLOP/s (median {cb['median_ms']:.4f} ms; "
+                     f"fastswz at {100 * f['tflops'] / cb['tflops']:.1f}%)")
+    else:
+        lines.append("cuBLAS       not measured (torch is not installed, or has no kernel for these types)")
+    out = "\n".join(lines)
+    if args.check and not all(r["ok"] for r in res["check"]):
+        return out, 1
+    return out
+
+
+def _cublas_time(m, n, k, a_dt, b_dt, out_dt, reps):
+    """torch's cuBLAS on the same problem, timed like the kernel (events, L2 flushed)."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    td = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32, "tf32": torch.float32,
+          "e4m3": getattr(torch, "float8_e4m3fn", None), "e5m2": getattr(torch, "float8_e5m2", None)}
+    a = torch.randn(m, k, device="cuda").to(td[a_dt])
+    b = torch.randn(n, k, device="cuda").to(td[b_dt]).t()
+    if a_dt in ("e4m3", "e5m2"):
+        one = torch.tensor(1.0, device="cuda")
+
+        def fn():
+            return torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=td[out_dt])
+    else:
+        def fn():
+            return a @ b
+    flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size // 4,
+                        dtype=torch.int32, device="cuda")
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    ts = []
+    try:
+        for i in range(3 + reps):
+            flush.fill_(i)
+            start.record()
+            fn()
+            stop.record()
+            stop.synchronize()
+            if i >= 3:
+                ts.append(start.elapsed_time(stop))
+    except RuntimeError:
+        return None
+    ts.sort()
+    med = ts[len(ts) // 2]
+    return {"median_ms": med, "tflops": 2.0 * m * n * k / med / 1e9}
 
 
 def _plan_arguments(p):
@@ -485,6 +700,11 @@ def _picture(args):
     for name, value in _TILE_DEFAULTS.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
+    if getattr(args, "fragment", None) is not None:
+        if given or args.layout is not None:
+            raise TileError(f"--fragment draws a register fragment by itself: give either --fragment, "
+                            f"--layout or the tile options")
+        return "fragment", fragment(args.fragment)
     if args.layout is not None:
         if given:
             raise TileError(f"--{given[0].replace('_', '-')} is a tile option; --layout draws a layout "
@@ -523,7 +743,10 @@ def _write_atomic(path: str, text: str) -> None:
 def _draw(args) -> str:
     kind, obj = _picture(args)
     limit = {} if args.max_cells is None else {"max_cells": args.max_cells}
-    if kind == "layout":
+    if kind == "fragment":
+        from .draw import draw_fragment
+        svg = draw_fragment(obj, **limit)
+    elif kind == "layout":
         svg = draw_layout(obj, **limit)
     else:
         svg = draw_tile(obj, args.view, args.start, args.swizzle_base, args.unit,
@@ -537,6 +760,9 @@ def _draw(args) -> str:
 def _show(args) -> str:
     kind, obj = _picture(args)
     limit = {} if args.max_cells is None else {"max_cells": args.max_cells}
+    if kind == "fragment":
+        from .draw import show_fragment
+        return show_fragment(obj, **limit)
     if kind == "layout":
         return show_layout(obj, **limit)
     return show_tile(obj, args.view, args.start, args.swizzle_base, args.unit, **limit)
@@ -587,7 +813,7 @@ def main(argv=None) -> int:
     try:
         out = {"tile": _tile, "decode": _decode, "instr": _instr, "draw": _draw, "show": _show,
                "check": _check, "banks": _banks, "plan": _plan,
-               "tune": _tune, "emit": _emit}[args.cmd](args)
+               "tune": _tune, "emit": _emit, "fragment": _fragment, "gemm": _gemm}[args.cmd](args)
     except FastswzError as exc:
         print(f"fastswz: error: {exc}", file=sys.stderr)
         return 2

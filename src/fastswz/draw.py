@@ -33,8 +33,8 @@ from .layout import Layout
 from .swizzle import ComposedLayout
 from .tile import SWIZZLE_BASES, OperandTile
 
-__all__ = ["draw_tile", "draw_layout", "show_tile", "show_layout", "VIEWS", "UNITS",
-           "MAX_CELLS", "MAX_TEXT_CELLS"]
+__all__ = ["draw_tile", "draw_layout", "show_tile", "show_layout", "draw_fragment", "show_fragment",
+           "VIEWS", "UNITS", "MAX_CELLS", "MAX_TEXT_CELLS"]
 
 VIEWS = ("physical", "logical")
 UNITS = ("chunk", "element")
@@ -656,3 +656,110 @@ def show_tile(tile, view="physical", start=0, swizzle_base="absolute", unit="chu
         grid[m // fr][k // fc] = f"0x{a:x}" + ("." + "lh"[nb] if tile.element_bits == 4 and unit == "element" else "")
     return _table(title, grid, [str(r * fr) for r in range(tile.mn // fr)],
                   col_names=[c * fc for c in range(tile.k // fc)])
+
+
+# -- register fragments (fastswz.tv_layout) ----------------------------------------------------------
+def _fragment_grid(tv, max_cells, what):
+    """(rows, cols, thread[r, c], value[r, c]) of a TV layout; -1 where no thread holds (r, c)."""
+    from .tv_layout import TVLayout
+    if not isinstance(tv, TVLayout):
+        raise FastswzTypeError(f"fragment must be a TVLayout (fastswz.mma_sync, wgmma_d, ...), not "
+                               f"{type(tv).__name__}")
+    rows, cols = tv.extents
+    if tv.order == "tmem":
+        t, v = tv.inverse()
+        used = np.flatnonzero((t >= 0).any(axis=0))
+        cols = int(used.max()) + 1 if used.size else 1
+        t, v = t[:, :cols], v[:, :cols]
+    if rows * cols > max_cells:
+        raise LayoutError(f"fragment {tv.name} covers {rows * cols} cells, more than max_cells={max_cells} "
+                          f"for a {what}: raise max_cells")
+    if tv.order != "tmem":
+        t, v = tv.inverse()
+    return rows, cols, t, v
+
+
+def _fragment_title(tv):
+    axes = {"col": "(row, col)", "row": "(row, col)", "tmem": "(TMEM lane, column)"}[tv.order]
+    return f"{tv.name}: {tv.layout}  (thread, value) -> {axes}, {tv.extents[0]} x {tv.extents[1]}"
+
+
+def show_fragment(tv, *, max_cells=MAX_TEXT_CELLS) -> str:
+    """A text table of a register fragment as the PTX figures draw it: one cell per element of
+    the matrix (or TMEM lane x column), labelled ``T<thread>V<value>`` (CuTe's ``print_layout``
+    of a TV layout's inverse). Cells no thread holds are ``.``; where several threads hold one
+    (ldmatrix ``.x1`` address lanes), the first is shown.
+
+    Examples
+    --------
+    >>> from fastswz import mma_sync
+    >>> print(show_fragment(mma_sync("m8n8k4", "f64", "A")))
+    mma.m8n8k4.f64.A: ((4,8),1):((8,1),0)  (thread, value) -> (row, col), 8 x 4
+              0       1       2       3
+        +-------+-------+-------+-------+
+     0  |  T0V0 |  T1V0 |  T2V0 |  T3V0 |
+        +-------+-------+-------+-------+
+     1  |  T4V0 |  T5V0 |  T6V0 |  T7V0 |
+        +-------+-------+-------+-------+
+     2  |  T8V0 |  T9V0 | T10V0 | T11V0 |
+        +-------+-------+-------+-------+
+     3  | T12V0 | T13V0 | T14V0 | T15V0 |
+        +-------+-------+-------+-------+
+     4  | T16V0 | T17V0 | T18V0 | T19V0 |
+        +-------+-------+-------+-------+
+     5  | T20V0 | T21V0 | T22V0 | T23V0 |
+        +-------+-------+-------+-------+
+     6  | T24V0 | T25V0 | T26V0 | T27V0 |
+        +-------+-------+-------+-------+
+     7  | T28V0 | T29V0 | T30V0 | T31V0 |
+        +-------+-------+-------+-------+
+    """
+    rows, cols, t, v = _fragment_grid(tv, _limit("max_cells", max_cells), "terminal table")
+    labels = [[f"T{a}V{b}" if a >= 0 else "." for a, b in zip(tr, vr)] for tr, vr in zip(t.tolist(), v.tolist())]
+    w = max(len(x) for row in labels for x in row)
+    table = _table(_fragment_title(tv), labels, width=w)
+    return table
+
+
+def draw_fragment(tv, *, max_cells=MAX_CELLS) -> str:
+    """Draw a register fragment as SVG, as the PTX ISA's fragment figures do: rows and columns
+    of the matrix (or of tensor memory), each cell ``T<thread>`` over ``V<value>``, coloured by
+    the thread's position in its quad (``thread % 4``) and shaded by warp.
+
+    Every cell is a ``<g class="cell">`` with ``data-row``, ``data-col``, ``data-thread`` and
+    ``data-value``.
+
+    Examples
+    --------
+    >>> import xml.etree.ElementTree as ET
+    >>> from fastswz import mma_sync
+    >>> svg = draw_fragment(mma_sync("m16n8k16", "f32", "C"))
+    >>> cells = ET.fromstring(svg).findall(".//{http://www.w3.org/2000/svg}g[@class='cell']")
+    >>> len(cells), [(c.get("data-row"), c.get("data-col"), c.get("data-thread"), c.get("data-value"))
+    ...              for c in cells[:3]]
+    (128, [('0', '0', '0', '0'), ('0', '1', '0', '1'), ('0', '2', '1', '0')])
+    """
+    rows, cols, t, v = _fragment_grid(tv, _limit("max_cells", max_cells), "drawing")
+    cw, ch = 44, 30
+    x0, y0 = 50, 62
+    svg = _Svg()
+    title = _fragment_title(tv)
+    svg.text(10, 18, title, "title")
+    svg.add('<g id="colheads">')
+    for c in range(cols):
+        svg.text(x0 + c * cw + cw / 2, y0 - 12, c, "colhead")
+    svg.add('</g><g id="rowheads">')
+    for r in range(rows):
+        svg.text(x0 - 8, y0 + r * ch + ch / 2, r, "rowhead")
+    svg.add('</g><g id="cells">')
+    for r in range(rows):
+        for c in range(cols):
+            a, b = int(t[r, c]), int(v[r, c])
+            fill = _PALETTE[(a % 4) + 4 * ((a // 32) % 2)] if a >= 0 else "#ffffff"
+            label = f"T{a} V{b}" if a >= 0 else "."
+            _cell(svg, r * cols + c, x0 + c * cw, y0 + r * ch, cw, ch, fill, label, 9,
+                  [("row", r), ("col", c), ("thread", a), ("value", b)])
+    svg.add("</g>")
+    width = max(x0 + cols * cw + 20, 20 + 7.8 * len(title))
+    attrs = {"fragment": tv.name, "rows": rows, "cols": cols, "x0": x0, "y0": y0, "cell-w": cw, "cell-h": ch}
+    return svg.finish(width, y0 + rows * ch + 16, attrs, title)

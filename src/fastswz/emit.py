@@ -14,7 +14,10 @@ import pprint
 import re
 
 from .errors import FastswzTypeError, PlanError
+from .int_tuple import flatten
+from .notation import parse
 from .plan import GemmPlans, TMA_SWIZZLE
+from .swizzle import ComposedLayout
 from .tile import OperandTile
 
 __all__ = ["emit", "emit_header", "emit_json", "emit_python", "EMIT_FORMATS"]
@@ -61,14 +64,35 @@ def _plan_dict(plan, addresses):
     return d
 
 
+def _fragment_dict(tv, addresses, start):
+    """A register fragment: per (thread, value) its register, row and column, and with
+    ``addresses`` (an OperandTile or a 2-D byte map) its shared-memory byte address."""
+    d = {"kind": "fragment", "instruction": tv.name, "layout": str(tv.layout), "order": tv.order,
+         "rows": tv.extents[0], "cols": tv.extents[1], "bits": tv.bits, "threads": tv.threads,
+         "values": tv.values, "registers": tv.registers}
+    r, c = tv.coords()
+    d["register_of_value"] = [v * tv.bits // 32 for v in range(tv.values)]
+    d["row"], d["col"] = r.tolist(), c.tolist()
+    if addresses is not None and addresses is not False:
+        if addresses is True:
+            raise PlanError("addresses=True: a fragment needs the tile it reads or writes: pass "
+                            "addresses=OperandTile(...) or a 2-D byte map (banks.epilogue_tile)")
+        amap = addresses.addresses(start) if isinstance(addresses, OperandTile) else addresses
+        d["addresses"] = tv.addresses(amap).tolist()
+    return d
+
+
 def _data(obj, addresses, start=0, inst_mn=None):
+    from .tv_layout import TVLayout
+    if isinstance(obj, TVLayout):
+        return _fragment_dict(obj, addresses, start)
     if isinstance(obj, OperandTile):
         return _tile_dict(obj, start, inst_mn, addresses)
     if isinstance(obj, (GemmPlans, dict)):
         return _plan_dict(obj, addresses)
     raise FastswzTypeError(
         f"obj={type(obj).__name__} is not something emit writes: pass an OperandTile, a "
-        f"plan_gemm result with one configuration, or GemmPlans.row(i)")
+        f"plan_gemm result with one configuration, GemmPlans.row(i) or a TVLayout")
 
 
 def _name(name, default):
@@ -111,6 +135,8 @@ def _operand_header(op, d):
     lines = [f"  namespace {op} {{",
              f"    // {d['dtype']} {d['major']}-major {d['swizzle']}, {d['mn']} x {d['k']}, order "
              f"{d['order']}: {d['layout']}",
+             f"    constexpr bool kMajorK = {'true' if d['major'] == 'K' else 'false'};  // tensor map "
+             f"dims (innermost first): {', '.join(d['global_dims'])}",
              f"    constexpr uint32_t kLboBytes = {d['lbo_bytes']}u;",
              f"    constexpr uint32_t kSboBytes = {d['sbo_bytes']}u;",
              f"    constexpr uint32_t kStageBytes = {d['stage_bytes']}u;",
@@ -136,6 +162,78 @@ def _operand_header(op, d):
     return lines
 
 
+def _c_mode(var, shape, stride):
+    """C terms of one layout mode at coordinate ``var``: sum of ((var / d) % s) * stride."""
+    terms, div = [], 1
+    shape, stride = flatten(shape), flatten(stride)
+    for sh, st in zip(shape, stride):
+        if sh > 1 and st != 0:
+            c = var if div == 1 else f"({var} / {div}u)"
+            c = c if div * sh >= (1 << 30) else f"({c} % {sh}u)"
+            terms.append(c if st == 1 else f"{c} * {st}u")
+        div *= sh
+    return terms
+
+
+def _c_layout_fn(name, layout, args, comment, scale=1):
+    """A device function that evaluates a CuTe layout (or swizzled composed layout) of rank
+    ``len(args)`` at a coordinate, generated from its shape and stride: the kernel holds the
+    evaluation rule only, never the layout's constants. ``scale`` multiplies the result (element
+    offsets to bytes), after the swizzle."""
+    if isinstance(layout, str):
+        layout = parse(layout)
+    sw = None
+    if isinstance(layout, ComposedLayout):
+        sw, layout = layout.outer, layout.inner
+    terms = []
+    for var, mode in zip(args, (layout[i] for i in range(len(args)))):
+        terms += _c_mode(var, mode.shape, mode.stride)
+    body = " + ".join(terms) if terms else "0u"
+    lines = [f"    // {comment}",
+             f"    FASTSWZ_FN uint32_t {name}({', '.join('uint32_t ' + a for a in args)}) {{",
+             f"      uint32_t o = {body};"]
+    if sw is not None and sw.bits:
+        lines.append(f"      o ^= (o & {sw.yyy_msk}u) >> {sw.shift}u;  // {sw}")
+    lines.append(f"      return o{'' if scale == 1 else f' * {scale}u'};")
+    lines.append("    }")
+    return lines
+
+
+def _ebytes(e):
+    from .dtypes import dtype
+
+    return dtype(e["dtype"]).bits // 8
+
+
+def _kernel_header(data):
+    k, acc = data["kernel"], data["kernel"]["accumulator"]
+    b = k["barriers"]
+    lines = ["  namespace kernel {  // warp-specialized persistent sm90 kernel (plan.row()['kernel'])",
+             f"    constexpr int kThreads = {k['threads']};",
+             f"    constexpr int kProducerWarpgroup = {k['producer_warpgroup']};",
+             f"    constexpr int kConsumerWarpgroups = {len(k['consumer_warpgroups'])};",
+             f"    constexpr int kFirstConsumerWarpgroup = {k['consumer_warpgroups'][0]};",
+             _c_array("uint32_t", "kFullBarrierOffsets", b["full"], 8),
+             _c_array("uint32_t", "kEmptyBarrierOffsets", b["empty"], 8),
+             f"    constexpr uint32_t kFullArrivals = {b['full_arrivals']}u;",
+             f"    constexpr uint32_t kEmptyArrivals = {b['empty_arrivals']}u;",
+             f"    constexpr uint32_t kTxBytes = {b['tx_bytes']}u;  // expect_tx per stage",
+             f"    constexpr int kTileGroup = {k['tile_order']['group']};  // {k['tile_order']['raster']}",
+             f"    constexpr int kClusterM = {k['cluster'][0]};",
+             f"    constexpr int kClusterN = {k['cluster'][1]};",
+             "  }  // namespace kernel",
+             f"  namespace accumulator {{  // {acc['instruction']} D fragment, per warpgroup",
+             f"    constexpr int kRows = {acc['shape'][0]};",
+             f"    constexpr int kCols = {acc['shape'][1]};",
+             f"    constexpr int kRegisters = {acc['registers']};"]
+    lines += _c_layout_fn("index", acc["layout"], ("thread", "reg"),
+                          f"TV layout {acc['layout']}: (thread, register) -> m + {acc['shape'][0]} n")
+    lines += [f"    FASTSWZ_FN uint32_t row(uint32_t thread, uint32_t reg) {{ return index(thread, reg) % {acc['shape'][0]}u; }}",
+              f"    FASTSWZ_FN uint32_t col(uint32_t thread, uint32_t reg) {{ return index(thread, reg) / {acc['shape'][0]}u; }}",
+              "  }  // namespace accumulator"]
+    return lines
+
+
 def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=None) -> str:
     """A C/CUDA header (``constexpr`` arrays in a namespace, an include guard).
 
@@ -149,10 +247,13 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
     ['constexpr int kKStepIncrement = 2;', 'constexpr int kKStepIncrement = 2;']
     """
     data = _data(obj, addresses, start, inst_mn)
-    name = _name(name, "fastswz_plan" if data["kind"] == "gemm_plan" else "fastswz_tile")
+    name = _name(name, {"gemm_plan": "fastswz_plan", "tile": "fastswz_tile"}.get(data["kind"], "fastswz_fragment"))
     guard = f"FASTSWZ_{name.upper()}_H"
     out = [f"// {_header_line(data, command)}"]
-    if data["kind"] == "gemm_plan":
+    if data["kind"] == "fragment":
+        out.append(f"// Fragment: {data['instruction']}: {data['layout']} (thread, value) -> "
+                   f"(row, col) of {data['rows']} x {data['cols']} ({data['order']})")
+    elif data["kind"] == "gemm_plan":
         out.append(f"// GEMM plan: {data['arch']} {data['bm']}x{data['bn']}x{data['bk']}, "
                    f"{data['stages']} stages, {data['instruction']}, {data['smem_bytes']} bytes of "
                    f"shared memory (smem_base 0x{data['smem_base']:x})")
@@ -162,7 +263,13 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
     else:
         out.append(f"// Tile: {data['dtype']} {data['major']}-major {data['swizzle']} "
                    f"{data['mn']} x {data['k']} order {data['order']} {data['arch']}: {data['layout']}")
-    out += [f"#ifndef {guard}", f"#define {guard}", "", "#include <cstdint>", "",
+    out += [f"#ifndef {guard}", f"#define {guard}", "",
+            "#if defined(__CUDACC_RTC__)  // NVRTC has no <cstdint>",
+            "typedef unsigned int uint32_t;",
+            "typedef unsigned long long uint64_t;",
+            "#else",
+            "#include <cstdint>",
+            "#endif", "",
             "// Tables are __device__ constexpr under nvcc: kernels index them at run time, host",
             "// code reads them in constant expressions (copy an entry out to pass it by pointer).",
             "#ifndef FASTSWZ_TABLE",
@@ -171,9 +278,29 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
             "#else",
             "#define FASTSWZ_TABLE constexpr",
             "#endif",
+            "#endif",
+            "#ifndef FASTSWZ_FN",
+            "#if defined(__CUDACC__)",
+            "#define FASTSWZ_FN __host__ __device__ __forceinline__ constexpr",
+            "#else",
+            "#define FASTSWZ_FN inline constexpr",
+            "#endif",
             "#endif", "",
             f"namespace {name} {{"]
-    if data["kind"] == "gemm_plan":
+    if data["kind"] == "fragment":
+        out += [f"  constexpr int kThreads = {data['threads']};",
+                f"  constexpr int kValues = {data['values']};  // per thread",
+                f"  constexpr int kRegisters = {data['registers']};  // 32-bit, per thread",
+                f"  constexpr int kBits = {data['bits']};  // per value",
+                "  // value v is in register kRegisterOfValue[v]",
+                _c_array("uint32_t", "kRegisterOfValue", data["register_of_value"], 16),
+                "  // [thread][value]: row (m, or n of B, or TMEM lane) and column (k, n, or TMEM column)",
+                _c_array("uint32_t", "kRow", data["row"], 16),
+                _c_array("uint32_t", "kCol", data["col"], 16)]
+        if "addresses" in data:
+            out += ["  // [thread][value]: shared-memory byte address in the tile",
+                    _c_array("uint32_t", "kAddress", data["addresses"], 8)]
+    elif data["kind"] == "gemm_plan":
         for key, cname in (("bm", "kBM"), ("bn", "kBN"), ("bk", "kBK"), ("stages", "kStages"),
                            ("smem_bytes", "kSmemBytes"), ("smem_base", "kSmemBase"),
                            ("barrier_offset", "kBarrierOffset"), ("mma_per_k_tile", "kMmaPerKTile"),
@@ -193,7 +320,17 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
                     f"    constexpr uint32_t kBytes = {e['bytes']}u;",
                     _c_array("uint32_t", "kTmaBox", e["tma_box"]),
                     f"    constexpr int kTmaSwizzle = {TMA_SWIZZLE[e['swizzle']][1]};  // {e['tma_swizzle_enum']}",
+                    f"    constexpr int kRows = {e['rows']};",
+                    f"    constexpr int kTmaCopies = {len(e['tma_box_offsets'])};",
+                    _c_array("uint32_t", "kTmaBoxSmemOffsets",
+                             [o["smem_offset"] for o in e["tma_box_offsets"]], 8),
+                    _c_array("uint32_t", "kTmaBoxCoords", [o["coords"] for o in e["tma_box_offsets"]]),
+                    *(_c_layout_fn("offset", e["layout"], ("m", "n"),
+                                   f"byte offset of D(m, n) in the tile: {e['layout']} x "
+                                   f"{_ebytes(e)} B", _ebytes(e)) if e.get("layout") else []),
                     "  }  // namespace epilogue"]
+        if data.get("kernel"):
+            out += _kernel_header(data)
     else:
         out += [f"  constexpr uint32_t kLboBytes = {data['lbo_bytes']}u;",
                 f"  constexpr uint32_t kSboBytes = {data['sbo_bytes']}u;",
@@ -233,7 +370,7 @@ def emit_python(obj, name=None, addresses=False, command=None, start=0, inst_mn=
     'wgmma.m64n128k16.f32.bf16.bf16'
     """
     data = _data(obj, addresses, start, inst_mn)
-    var = _name(name, "PLAN" if data["kind"] == "gemm_plan" else "TILE")
+    var = _name(name, {"gemm_plan": "PLAN", "tile": "TILE"}.get(data["kind"], "FRAGMENT"))
     body = pprint.pformat(data, sort_dicts=False, width=100)
     return f'"""{_header_line(data, command)}"""\n\n{var} = {body}\n'
 
@@ -242,13 +379,25 @@ def emit(obj, format="header", name=None, addresses=False, command=None, start=0
     """:func:`emit_header`, :func:`emit_json` or :func:`emit_python` by ``format``.
 
     ``start`` and ``inst_mn`` apply to an OperandTile (its descriptor grid's start address and
-    MMA MN extent); a plan carries its own.
+    MMA MN extent); a plan carries its own. For a :class:`~fastswz.TVLayout` (a register
+    fragment) the tables are, per thread and value, the row and column it holds and, with
+    ``addresses`` an OperandTile (read at ``start``) or a 2-D byte map, its shared-memory byte
+    address.
 
     Examples
     --------
     >>> from fastswz import OperandTile
     >>> print(emit(OperandTile("bf16", "K", "128B", 64, 64), "header").splitlines()[1])
     // Tile: bf16 K-major 128B 64 x 64 order mn sm90: Sw<3,3,3> o 0 o ((8,8),(64,1)):((64,512),(1,0))
+
+    A register fragment, with the byte address of every register in a row-major f32 tile:
+
+    >>> from fastswz import wgmma_d
+    >>> from fastswz.banks import epilogue_tile
+    >>> import json
+    >>> d = json.loads(emit(wgmma_d(16), "json", addresses=epilogue_tile("f32", "rowmajor", 64, 16)))
+    >>> d["row"][5], d["col"][5], d["addresses"][5]
+    ([1, 1, 9, 9, 1, 1, 9, 9], [2, 3, 2, 3, 10, 11, 10, 11], [72, 76, 584, 588, 104, 108, 616, 620])
     """
     if not isinstance(format, str) or format not in EMIT_FORMATS:
         raise PlanError(f"format={format!r} is not one of {list(EMIT_FORMATS)}")

@@ -22,6 +22,7 @@ __all__ = [
     "DescriptorFieldError",
     "BankError",
     "PlanError",
+    "FragmentError",
     "MeasureError",
 ]
 
@@ -91,6 +92,11 @@ def as_major(name: str, value) -> str:
 class PlanError(FastswzError, ValueError):
     """A kernel plan (``plan_gemm``, ``tune``, ``emit``) was given input no configuration can use."""
 
+
+class FragmentError(FastswzError, ValueError):
+    """A register fragment or tensor-memory layout (``fastswz.tv_layout``) was asked for an
+    instruction, shape or operand the PTX ISA does not have, or composed with a map that does
+    not fit."""
 
 class MeasureError(FastswzError, RuntimeError):
     """A measured search (``tune(..., measure=K)``) cannot run: no GPU runtime

@@ -55,12 +55,42 @@ from .bulk import as_array, int_array
 from .descriptor import InstrDescriptorSM100
 from .dtypes import DTYPES, dtype as _lookup_dtype
 from .errors import BankError, FastswzTypeError, LayoutError, PlanError, TileError, as_int
+from .layout import Layout
 from .modes import SwizzleMode
 from .rules import _choice
 from .tile import OperandTile
 
 __all__ = ["plan_gemm", "GemmPlans", "PLAN_ERRORS", "plan_reason", "SMEM_OPTIN", "TMA_SWIZZLE",
-           "PLAN_FIELDS", "EPILOGUE_BANK_FIELDS", "EPILOGUE_SWIZZLES", "epilogue_access"]
+           "PLAN_FIELDS", "EPILOGUE_BANK_FIELDS", "EPILOGUE_SWIZZLES", "epilogue_access",
+           "TILE_GROUP", "wgmma_accumulator_layout"]
+
+#: Default tile order of the persistent kernel section: tiles are visited in groups of this many
+#: rows of output tiles along M (each group walked column by column), so the CTAs resident at
+#: once share the B panels and a few A panels in L2 (the grouped order of Triton's matmul
+#: tutorial and CUTLASS's swizzled rasterization).
+TILE_GROUP = 8
+
+
+def wgmma_accumulator_layout(n):
+    """The wgmma D fragment of ``m64nNk*`` as a CuTe TV layout: (thread, value) -> ``m + 64 n``.
+
+    Thread ``t`` of the warpgroup (``(4,8,4)``: lane % 4, lane // 4, warp) and accumulator
+    register ``r`` (``(2,2,N/8)``: the pair, the upper 8 rows, the 8-column block) hold
+    ``D[16 warp + lane // 4 + 8 ((r // 2) % 2)][8 (r // 4) + 2 (lane % 4) + r % 2]``
+    (PTX 9.7.15.5.1.1, "Register Fragments", matrix D; CuTe's ``CLayout_64xN``).
+
+    Examples
+    --------
+    >>> L = wgmma_accumulator_layout(256)
+    >>> print(L)
+    ((4,8,4),(2,2,32)):((128,1,16),(64,8,512))
+    >>> divmod(L(5, 3), 64)[::-1]       # thread 5, register 3: row 9, column 3
+    (9, 3)
+    """
+    n = as_int("n", n)
+    if not 8 <= n <= 256 or n % 8:
+        raise PlanError(f"n={n} is not a wgmma N: 8..256 in steps of 8")
+    return Layout(((4, 8, 4), (2, 2, n // 8)), ((128, 1, 16), (64, 8, 512)))
 
 #: Per-block opt-in shared-memory limit (bytes) that plan_gemm's budget defaults to.
 SMEM_OPTIN = {"sm90": 232448, "sm100": 232448}
@@ -618,8 +648,19 @@ class GemmPlans:
             rows, e = c["bm"] // c["cta_group"], DTYPES[c["epilogue_dtype"]].bits // 8
             span = SwizzleMode(sw).byte_width
             bk = [-1] * 4 if self._banks is None else self._banks[:, i].tolist()
+            try:  # BN not a whole number of 32-byte MMA K steps: no OperandTile form
+                elayout = str(OperandTile(c["epilogue_dtype"], "K", sw, rows, c["bn"]).layout)
+            except TileError:
+                elayout = None
+            box = [span // e, min(rows, 256)]
             res["epilogue"] = {"dtype": c["epilogue_dtype"], "swizzle": sw, "bytes": f["epi_bytes"],
-                               "offset": f["epi_offset"], "tma_box": [span // e, min(rows, 256)],
+                               "offset": f["epi_offset"], "rows": rows, "layout": elayout,
+                               "tma_box": box,
+                               "tma_box_offsets": [
+                                   {"smem_offset": (cj * rows + ro) * span,
+                                    "coords": [cj * box[0], ro]}
+                                   for cj in range(c["bn"] // box[0])
+                                   for ro in range(0, rows, box[1])],
                                "tma_swizzle": sw, "tma_swizzle_enum": TMA_SWIZZLE[sw][0],
                                "access": epilogue_access(c["epilogue_dtype"]),
                                **{k: None if v < 0 else v for k, v in
@@ -627,7 +668,36 @@ class GemmPlans:
                                "best_swizzle": None if bk[3] < 0 else _SWIZZLES[bk[3]]}
         else:
             res["epilogue"] = None
+        res["kernel"] = self._kernel(f, c, res) if sized and c["arch"] == "sm90" else None
         return res
+
+    @staticmethod
+    def _kernel(f, c, res):
+        """What a warp-specialized persistent sm90 kernel needs beyond the buffers (see docs).
+
+        Roles: warpgroup 0 produces (one thread issues the TMA copies), warpgroups 1..W consume
+        (warpgroup ``1 + w`` issues the wgmma of A's MN block ``w``: rows ``64 w`` to ``64 w +
+        63``). Per stage one "full" mbarrier (1 arrival, the producer's ``expect_tx`` of both
+        operands' stage bytes) and one "empty" mbarrier (one arrival per consumer warpgroup),
+        full barriers first. Tile order: linear tile ``t`` of ``tiles_m x tiles_n`` is visited
+        in groups of :data:`TILE_GROUP` tile rows (``group = t // (G tiles_n)``, inside it
+        ``m = group G + i % g``, ``n = i // g`` with ``i = t % (G tiles_n)`` and ``g`` the
+        group's height). No cluster, no multicast.
+        """
+        st, bar, wg = c["stages"], f["barrier_offset"], f["warpgroups"]
+        acc = wgmma_accumulator_layout(f["mma_n"])
+        return {
+            "threads": (wg + 1) * 128, "producer_warpgroup": 0,
+            "consumer_warpgroups": list(range(1, wg + 1)),
+            "barriers": {"full": [bar + 8 * s for s in range(st)],
+                         "empty": [bar + 8 * (st + s) for s in range(st)],
+                         "full_arrivals": 1, "empty_arrivals": wg,
+                         "tx_bytes": res["a"]["stage_bytes"] + res["b"]["stage_bytes"]},
+            "tile_order": {"raster": "m_grouped", "group": TILE_GROUP},
+            "cluster": [1, 1], "multicast": None,
+            "accumulator": {"instruction": res["instruction"], "layout": str(acc),
+                            "shape": [64, f["mma_n"]], "registers": f["mma_n"] // 2,
+                            "dtype": "s32" if DTYPES[c["a_dtype"]].kind == "i8" else "f32"}}
 
     def _operand(self, op, f, c, tile, grids):
         g = {k: f[op + "_" + k] for k in _OPERAND_FIELDS}

@@ -42,7 +42,7 @@ from .tile import OperandTile
 
 __all__ = ["evaluate", "swizzle_offsets", "tile_addresses", "tile_coords", "tile_descriptors",
            "pack_smem_descriptors", "unpack_smem_descriptors", "tile_configs", "cute_strides",
-           "bank_wavefronts", "linear_evaluate", "plan_gemm"]
+           "bank_wavefronts", "linear_evaluate", "plan_gemm", "tv_coords", "tv_inverse"]
 
 
 def _swz(x, yyy, shift):
@@ -589,3 +589,52 @@ def _epilogue_stores(dname, swizzle, rows, bn):
         return -1, -1, -1, _SWIZZLES.index(best)
     w, ideal = totals[swizzle]
     return w, ideal, w - ideal, _SWIZZLES.index(best)
+
+
+# -- thread-value layouts (fastswz.tv_layout) -------------------------------------------------------
+def tv_coords(tv):
+    """Twin of :func:`fastswz.tv_layout.tv_coords`: each (thread, value) evaluated as a CuTe
+    coordinate ``layout((t, v))`` (``cute::Layout::operator()``, not the flat index), then split
+    by ``np.divmod`` as the TV layout's order says (``cute/atom/mma_traits*.hpp`` count (m, n)
+    column-major; the copy traits count rows of bits; TMEM addresses are ``lane << 16 | col``).
+
+    Examples
+    --------
+    >>> from fastswz.tv_layout import mma_sync
+    >>> r, c = tv_coords(mma_sync("m16n8k8", "f16", "C"))
+    >>> r[5].tolist(), c[5].tolist()
+    ([1, 1, 9, 9], [2, 3, 2, 3])
+    """
+    from .tv_layout import TMEM_LANE, _tv_arg
+    _tv_arg(tv)                                   # the same argument check
+    T, V = tv.threads, tv.values
+    idx = np.array([[tv.layout((t, v)) for v in range(V)] for t in range(T)], dtype=np.int64)
+    rows, cols = tv.extents
+    if tv.order == "col":
+        n, m = np.divmod(idx, rows)
+        return m, n
+    r, c = np.divmod(idx, cols if tv.order == "row" else TMEM_LANE)
+    return r, c
+
+
+def tv_inverse(tv):
+    """Twin of :func:`fastswz.tv_layout.tv_inverse`: scan the (thread, value) pairs in CuTe's
+    colexicographic order and keep the first that lands on each coordinate.
+
+    Examples
+    --------
+    >>> from fastswz.tv_layout import ldmatrix
+    >>> t, v = tv_inverse(ldmatrix(1, role="addresses"))
+    >>> t[:, 0].tolist()
+    [0, 1, 2, 3, 4, 5, 6, 7]
+    """
+    r, c = tv_coords(tv)
+    rows, cols = tv.extents
+    out_t = np.full((rows, cols), -1, dtype=np.int64)
+    out_v = np.full((rows, cols), -1, dtype=np.int64)
+    for v in range(tv.values):
+        for t in range(tv.threads):
+            if out_t[r[t, v], c[t, v]] < 0:
+                out_t[r[t, v], c[t, v]] = t
+                out_v[r[t, v], c[t, v]] = v
+    return out_t, out_v

@@ -1,0 +1,310 @@
+"""fastswz's GPU runtime: GEMM kernels built from fastswz plans alone (extra ``cuda``).
+
+``pip install 'fastswz[cuda]'`` (NVIDIA's cuda-core and cuda-bindings, NVRTC). ``import
+fastswz`` never imports this package. A configuration (the dict :func:`fastswz.tune` returns,
+plus dtypes and majors) becomes a plan (:func:`fastswz.plan_gemm`), the plan becomes a header
+(:func:`fastswz.emit_header`), and one kernel source (``fastswz/kernels/gemm_sm90.cu``) compiled
+against it with NVRTC becomes a :class:`GemmKernel`; cubins are cached on disk.
+
+Examples
+--------
+>>> from fastswz.cuda import supported
+>>> supported({"bm": 128, "bn": 256, "bk": 64, "stages": 4, "a_dtype": "e4m3",
+...            "b_dtype": "e4m3", "bk": 128})
+>>> supported({"a_major": "MN", "a_dtype": "e4m3", "b_dtype": "e4m3"})[:10]
+'A: dtype /'
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import math
+import os
+import sys
+
+from ..errors import PlanError
+from .errors import CudaError, CudaUnavailableError, GemmArgumentError
+from . import codegen
+from .codegen import GEMM_KEYS, OUT_DTYPES, kernel_sources, normalize_config, supported
+
+__all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources", "GemmKernel",
+           "device_info", "device_key", "choose_plan", "CudaError", "CudaUnavailableError",
+           "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config"]
+
+#: Changes whenever the kernel source or its generated headers change meaning (cache keys).
+KERNEL_VERSION = "sm90-ws-persistent-1"
+
+
+def __getattr__(name):
+    # The driver-backed names load cuda.bindings only when used.
+    if name in ("GemmKernel", "device_info", "device_key"):
+        from . import runtime
+        return getattr(runtime, name)
+    raise AttributeError(name)
+
+
+def compile_gemm(config=None, **overrides):
+    """A :class:`GemmKernel` for a configuration (NVRTC; cached on disk; no GPU needed).
+
+    Parameters
+    ----------
+    config : dict, optional
+        Plan fields (:data:`GEMM_KEYS`): ``bm``, ``bn``, ``bk``, ``stages``, ``a_dtype``,
+        ``b_dtype``, ``a_major``, ``b_major``, ``swizzle_a``, ``swizzle_b``, ``out_dtype``,
+        ``epilogue`` (True: registers -> the plan's swizzled shared-memory epilogue tile ->
+        TMA store; False: registers -> global memory). Rows of :func:`fastswz.tune` fit.
+    **overrides
+        The same fields as keywords.
+    """
+    from .runtime import GemmKernel, compile_cubin
+
+    c = normalize_config(config, **overrides)
+    cubin, key = compile_cubin(c)
+    return GemmKernel(c, cubin, key)
+
+
+def compile_many(configs, out_dtype=None, jobs=None, progress=False):
+    """Compile many configurations in parallel (threads: NVRTC releases the GIL).
+
+    A configuration that fails to compile gives its exception in place of a kernel, so one bad
+    plan does not stop a search."""
+    configs = [normalize_config(c, **({} if out_dtype is None else {"out_dtype": out_dtype}))
+               for c in configs]
+    jobs = jobs or max(1, os.cpu_count() or 1)
+    out = [None] * len(configs)
+
+    def one(i):
+        try:
+            return i, compile_gemm(configs[i])
+        except (CudaError, PlanError) as e:
+            return i, e
+
+    with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
+        for done, (i, r) in enumerate(ex.map(one, range(len(configs)))):
+            out[i] = r
+            if progress:
+                print(f"\rfastswz: compiled {done + 1}/{len(configs)}", end="", file=sys.stderr, flush=True)
+    if progress and configs:
+        print(file=sys.stderr)
+    return out
+
+
+def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K",
+                out_dtype="bf16"):
+    """The configuration :func:`gemm` uses when given no plan: the best plan of
+    :func:`fastswz.tune`'s model that the kernel family runs."""
+    from ..tune import tune
+
+    for row in tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=64):
+        c = normalize_config(row, a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major,
+                             b_major=b_major, out_dtype=out_dtype)
+        if supported(c) is None:
+            return c
+    raise PlanError(f"no plan of the model's first 64 runs {a_dtype} x {b_dtype} "
+                    f"({a_major}/{b_major}-major) on the sm90 kernel family")
+
+
+_TORCH_DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16", "torch.float32": "f32",
+                 "torch.float8_e4m3fn": "e4m3", "torch.float8_e5m2": "e5m2"}
+_TYPESTR = {"<f2": "f16", "<f4": "f32"}
+
+
+class _Operand:
+    """Pointer, shape, element strides and dtype of a CUDA array (torch, cupy, DLPack)."""
+
+    def __init__(self, x, name, dtype=None):
+        from ..dtypes import dtype as lookup
+
+        self.obj, self.name = x, name
+        if hasattr(x, "data_ptr") and hasattr(x, "stride") and hasattr(x, "is_cuda"):
+            if not x.is_cuda:
+                raise GemmArgumentError(f"{name} is a CPU tensor: move it to the GPU (.cuda())")
+            self.ptr, self.shape, self.strides = x.data_ptr(), tuple(x.shape), tuple(x.stride())
+            dt = _TORCH_DTYPES.get(str(x.dtype))
+            self.kind = "torch"
+        elif hasattr(x, "__cuda_array_interface__"):
+            cai = x.__cuda_array_interface__
+            self.ptr, self.shape = int(cai["data"][0]), tuple(cai["shape"])
+            item = int(cai["typestr"][2:])
+            st = cai.get("strides")
+            if st is None:
+                st, acc = [], item
+                for s in reversed(self.shape):
+                    st.insert(0, acc)
+                    acc *= s
+            self.strides = tuple(s // item for s in st)
+            dt = _TYPESTR.get(cai["typestr"])
+            self.kind = "cupy" if type(x).__module__.startswith("cupy") else "cai"
+        elif hasattr(x, "__dlpack__"):
+            from cuda.core.utils import StridedMemoryView
+
+            v = StridedMemoryView.from_dlpack(x, -1)
+            self.ptr, self.shape = int(v.ptr), tuple(v.shape)
+            self.strides = tuple(v.strides) if v.strides is not None else None
+            if self.strides is None:
+                st, acc = [], 1
+                for s in reversed(self.shape):
+                    st.insert(0, acc)
+                    acc *= s
+                self.strides = tuple(st)
+            dt = None
+            self.kind = "dlpack"
+        else:
+            raise GemmArgumentError(
+                f"{name} is a {type(x).__name__}: pass a CUDA array (torch, cupy or any DLPack "
+                f"producer), or call GemmKernel.launch with device pointers")
+        if dtype is not None:
+            dt = lookup(dtype).name
+        if dt is None:
+            raise GemmArgumentError(
+                f"{name}: its element type is not one the kernels read by itself (bf16 and fp8 "
+                f"arrays from cupy are raw uint16/uint8): pass {name[0]}_dtype='bf16' (or 'e4m3', ...)")
+        self.dtype = dt
+        if len(self.shape) != 2:
+            raise GemmArgumentError(f"{name} has shape {self.shape}: the GEMM takes 2-D matrices")
+
+    def layout(self, rows_name, cols_name):
+        """('row' | 'col', leading dimension) of the 2-D array, or an error naming the rule."""
+        r, c = self.shape
+        sr, sc = self.strides
+        if sc == 1 or c == 1:
+            return "row", max(sr, c) if r > 1 else c
+        if sr == 1 or r == 1:
+            return "col", max(sc, r) if c > 1 else r
+        raise GemmArgumentError(
+            f"{self.name} has strides {self.strides}: one of its two dimensions must be "
+            f"contiguous (stride 1); copy it with .contiguous() first")
+
+
+def _aligned(op, ld, e):
+    return op.ptr % 16 == 0 and (ld * e) % 16 == 0
+
+
+def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=None, stream=0):
+    """D = A @ B on the GPU with a fastswz kernel; returns D.
+
+    Parameters
+    ----------
+    a : CUDA array, (M, K)
+        Row-major (K-major) or a transposed view of a K x M array (MN-major).
+    b : CUDA array, (K, N)
+        A transposed view of an N x K array (K-major, as ``w.T`` of a linear layer's weight)
+        or row-major K x N (MN-major). fp8 and tf32 operands must be K-major (PTX: wgmma
+        transposes only 16-bit types).
+    out : CUDA array (M, N), optional
+        Row-major; allocated (torch or cupy, like ``a``) when omitted.
+    plan : dict or GemmKernel, optional
+        A configuration (:data:`GEMM_KEYS`, e.g. a :func:`fastswz.tune` row) or a compiled
+        kernel; default :func:`choose_plan`. Its dtypes and majors must be the tensors'.
+    a_dtype, b_dtype, out_dtype : str, optional
+        Element types where the array cannot say (cupy has no bf16/fp8).
+    stream : int
+        CUDA stream handle (0: the legacy default stream, which torch and cupy use by default).
+    """
+    from ..dtypes import dtype as lookup
+    from . import runtime
+
+    A, B = _Operand(a, "a", a_dtype), _Operand(b, "b", b_dtype)
+    (m, ka), (kb, n) = A.shape, B.shape
+    if ka != kb:
+        raise GemmArgumentError(f"a is {m} x {ka} and b is {kb} x {n}: a's columns must equal b's rows (K)")
+    k = ka
+    if min(m, n, k) < 1:
+        raise GemmArgumentError(f"M, N, K = {m}, {n}, {k}: every extent must be >= 1")
+    lay_a, lda = A.layout("M", "K")
+    lay_b, ldb = B.layout("K", "N")
+    a_major = "K" if lay_a == "row" else "MN"
+    b_major = "MN" if lay_b == "row" else "K"
+    if out is None:
+        od = lookup(out_dtype or ("f32" if A.dtype in ("f32", "tf32") else "bf16")).name
+        out = _allocate_like(a, A.kind, (m, n), od)
+    D = _Operand(out, "out", out_dtype)
+    if D.shape != (m, n):
+        raise GemmArgumentError(f"out has shape {D.shape}: it must be ({m}, {n})")
+    lay_d, ldd = D.layout("M", "N")
+    if lay_d != "row" and m > 1:
+        raise GemmArgumentError(f"out has strides {D.strides}: it must be row-major (N contiguous)")
+    if isinstance(plan, runtime.GemmKernel):
+        kern = plan
+    else:
+        if plan is None:
+            cfg = choose_plan(m, n, k, A.dtype, B.dtype, a_major, b_major, D.dtype)
+        else:
+            cfg = normalize_config(plan, a_dtype=A.dtype, b_dtype=B.dtype, a_major=a_major,
+                                   b_major=b_major, out_dtype=D.dtype)
+        kern = compile_gemm(cfg)
+    c = kern.config
+    for key, have in (("a_dtype", A.dtype), ("b_dtype", B.dtype), ("out_dtype", D.dtype),
+                      ("a_major", a_major), ("b_major", b_major)):
+        if lookup(c[key]).name != lookup(have).name if key.endswith("dtype") else c[key] != have:
+            raise GemmArgumentError(f"the plan has {key}={c[key]!r} but the tensors give {have!r}: "
+                                    f"pass a plan made for these tensors (or plan=None)")
+    ea, eb, ed = (lookup(t).bits // 8 for t in (A.dtype, B.dtype, D.dtype))
+    staged = []
+    try:
+        pa, lda = _maybe_stage(A, lda, ea, (m, k) if a_major == "K" else (k, m), staged)
+        pb, ldb = _maybe_stage(B, ldb, eb, (n, k) if b_major == "K" else (k, n), staged)
+        if _aligned(D, ldd, ed) or not c["epilogue"]:
+            pd, ldd_k = D.ptr, ldd
+            back = None
+        else:
+            pd, ldd_k = _padded(m, n, ed, staged)
+            back = (pd, ldd_k)
+        kern.launch(pa, pb, pd, m, n, k, lda, ldb, ldd_k, stream=stream)
+        if back is not None:
+            _copy2d(back[0], back[1] * ed, D.ptr, ldd * ed, n * ed, m, stream)
+        drv = runtime.driver()
+        runtime._check(drv.cuStreamSynchronize(stream), "the GEMM kernel")
+    finally:
+        for p in staged:
+            runtime.driver().cuMemFree(p)
+    return out
+
+
+def _padded(rows, cols, e, staged):
+    from . import runtime
+
+    pitch = -(-cols * e // 16) * 16
+    p = runtime._alloc(pitch * rows)
+    staged.append(p)
+    return p, pitch // e
+
+
+def _copy2d(src, src_pitch, dst, dst_pitch, width, height, stream):
+    from . import runtime
+
+    drv = runtime.driver()
+    cp = drv.CUDA_MEMCPY2D()
+    cp.srcMemoryType = drv.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    cp.srcDevice = src
+    cp.srcPitch = src_pitch
+    cp.dstMemoryType = drv.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    cp.dstDevice = dst
+    cp.dstPitch = dst_pitch
+    cp.WidthInBytes = width
+    cp.Height = height
+    runtime._check(drv.cuMemcpy2DAsync(cp, stream), "cuMemcpy2DAsync")
+
+
+def _maybe_stage(op, ld, e, stored, staged):
+    """(pointer, ld) the TMA can read: the array itself when its base and row pitch are 16-byte
+    aligned (cuTensorMapEncodeTiled's rule), else a padded copy."""
+    if _aligned(op, ld, e):
+        return op.ptr, ld
+    rows, cols = stored
+    p, pitch = _padded(rows, cols, e, staged)
+    _copy2d(op.ptr, ld * e, p, pitch * e, cols * e, rows, 0)
+    return p, pitch
+
+
+def _allocate_like(a, kind, shape, dtype):
+    if kind == "torch":
+        import torch
+
+        td = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[dtype]
+        return torch.empty(shape, dtype=td, device=a.device)
+    if kind == "cupy":
+        import cupy
+
+        return cupy.empty(shape, dtype={"bf16": "uint16", "f16": "float16", "f32": "float32"}[dtype])
+    raise GemmArgumentError("out is needed: fastswz allocates an output only for torch and cupy inputs")

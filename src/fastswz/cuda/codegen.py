@@ -1,0 +1,241 @@
+"""The CUDA source of a GEMM plan: the emitted plan header, the MMA header, the kernel.
+
+Everything here is text and needs no GPU and no CUDA package: :func:`kernel_sources` gives the
+three files NVRTC (or nvcc) compiles for a configuration, so CI compiles the kernel family for a
+grid of plans on a machine without a GPU. The kernel (``fastswz/kernels/gemm_sm90.cu``) holds
+roles and control flow only; :func:`fastswz.emit_header` writes every layout constant, and
+:func:`mma_header` the one wgmma instruction of the plan and the output conversion.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from importlib import resources
+
+from ..dtypes import DTYPES, dtype as _lookup_dtype
+from ..emit import emit_header
+from ..errors import FastswzTypeError, PlanError
+from ..plan import TILE_GROUP, plan_gemm, plan_reason
+
+__all__ = ["GEMM_KEYS", "OUT_DTYPES", "normalize_config", "supported", "plan_for", "mma_header",
+           "kernel_sources", "source_key", "KERNEL_NAME"]
+
+KERNEL_NAME = "fastswz_gemm_sm90"
+#: Output (D) element types of the kernel family.
+OUT_DTYPES = ("bf16", "f16", "f32")
+#: Keys of a kernel configuration (what :func:`fastswz.tune` returns, plus the operands and
+#: the output). ``epilogue``: True to go through the plan's shared-memory epilogue tile and a
+#: TMA store, False to store the registers straight to global memory.
+GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages",
+             "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group")
+_DEFAULTS = {"arch": "sm90", "a_dtype": "bf16", "b_dtype": "bf16", "a_major": "K", "b_major": "K",
+             "bm": 128, "bn": 256, "bk": 64, "stages": 4, "swizzle_a": "auto", "swizzle_b": "auto",
+             "cta_group": 1, "out_dtype": "bf16", "epilogue": False, "tile_group": TILE_GROUP}
+# wgmma input kinds the kernel family runs (PTX 9.7.15.5.2): f16/bf16 with both majors;
+# tf32 and fp8 K-major only (imm-trans exists for .f16/.bf16 alone).
+_INPUTS = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
+
+
+def normalize_config(config=None, **overrides) -> dict:
+    """A full configuration dict from a partial one (``tune`` rows and plan rows fit).
+
+    Examples
+    --------
+    >>> c = normalize_config({"bm": 128, "bn": 128}, out_dtype="f32")
+    >>> c["bm"], c["bn"], c["out_dtype"], c["epilogue"]
+    (128, 128, 'f32', False)
+    """
+    if config is not None and not isinstance(config, dict):
+        raise FastswzTypeError(f"config={type(config).__name__} must be a dict of plan fields "
+                               f"({', '.join(GEMM_KEYS)})")
+    c = dict(_DEFAULTS)
+    for src in (config or {}, overrides):
+        for k, v in src.items():
+            if k in GEMM_KEYS:
+                c[k] = v
+    for k in ("bm", "bn", "bk", "stages", "cta_group", "tile_group"):
+        if isinstance(c[k], bool) or not isinstance(c[k], int):
+            try:
+                c[k] = int(c[k])
+            except (TypeError, ValueError):
+                raise FastswzTypeError(f"{k}={c[k]!r} must be an int") from None
+    for k in ("a_dtype", "b_dtype", "out_dtype"):
+        c[k] = _lookup_dtype(c[k]).name
+    c["epilogue"] = bool(c["epilogue"])
+    if not 1 <= c["tile_group"] <= 1 << 16:
+        raise PlanError(f"tile_group={c['tile_group']} must be in 1..65536 (tile rows per group of "
+                        f"the persistent tile order)")
+    return c
+
+
+def plan_for(config):
+    """The one-configuration :class:`~fastswz.GemmPlans` of a kernel configuration."""
+    c = normalize_config(config)
+    return plan_gemm(c["arch"], c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"], c["bm"],
+                     c["bn"], c["bk"], c["stages"], c["swizzle_a"], c["swizzle_b"],
+                     c["out_dtype"] if c["epilogue"] else None, "auto", None, c["cta_group"])
+
+
+def supported(config) -> "str | None":
+    """None when the sm90 kernel family runs this configuration, else the reason it does not.
+
+    Examples
+    --------
+    >>> supported({"bm": 128, "bn": 256, "bk": 64, "stages": 4}) is None
+    True
+    >>> supported({"a_dtype": "s8", "b_dtype": "s8"})
+    'a_dtype=s8: the kernel family takes f16, bf16, tf32/f32, e4m3 and e5m2 inputs'
+    """
+    try:
+        c = normalize_config(config)
+    except Exception as e:  # noqa: BLE001 - the reason is the error's text
+        return str(e)
+    if c["arch"] != "sm90":
+        return f"arch={c['arch']}: the kernel family is sm_90a (wgmma); tcgen05 kernels are not built"
+    if c["cta_group"] != 1:
+        return "cta_group=2 is a tcgen05 feature"
+    for op in ("a", "b"):
+        if c[op + "_dtype"] not in _INPUTS:
+            return (f"{op}_dtype={c[op + '_dtype']}: the kernel family takes f16, bf16, tf32/f32, "
+                    f"e4m3 and e5m2 inputs")
+    if c["stages"] < 2:
+        return ("stages=1: the kernel keeps one k-tile's wgmma in flight while the next k-tile "
+                "loads, so its stage ring needs at least 2 stages")
+    if c["out_dtype"] not in OUT_DTYPES:
+        return f"out_dtype={c['out_dtype']}: the kernel writes {', '.join(OUT_DTYPES)}"
+    try:
+        p = plan_for(c)
+    except PlanError as e:
+        return str(e)
+    r = int(p["reason"].ravel()[0])
+    if r:
+        return plan_reason(r)
+    if c["epilogue"] and p.row(0)["epilogue"]["layout"] is None:
+        return (f"bn={c['bn']}: the epilogue tile's row is not a whole number of 32-byte steps of "
+                f"{c['out_dtype']}, so it has no canonical layout; use epilogue=False or another BN")
+    return None
+
+
+def _asm_types(row):
+    # "wgmma.m64n256k16.f32.bf16.bf16" -> ("m64n256k16", ".f32.bf16.bf16")
+    head, _, types = row["instruction"].partition(".f32")
+    return head.split(".")[1], ".f32" + types
+
+
+def mma_header(row, out_dtype) -> str:
+    """``fastswz_mma.h``: the plan's wgmma as ``fsw_mma(d, desc_a, desc_b, scale_d)`` and the
+    conversion of f32 accumulators to ``out_dtype`` stores.
+
+    The accumulator registers are N/2 separate asm operands (128 for N = 256), which is why
+    this is generated rather than written. Transpose immediates (f16/bf16 only) follow the
+    plan's majors: 1 for an MN-major operand (PTX 9.7.15.5.2, imm-trans-a/b).
+
+    Examples
+    --------
+    >>> from fastswz import plan_gemm
+    >>> h = mma_header(plan_gemm(bn=64).row(0), "bf16")
+    >>> [ln.strip() for ln in h.splitlines() if "wgmma.mma_async" in ln]
+    ['"wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "']
+    """
+    shape, types = _asm_types(row)
+    n = row["bn"]
+    nreg = n // 2
+    ia, ib, isd = nreg, nreg + 1, nreg + 2
+    kind = _INPUTS[row["a"]["dtype"]]
+    if kind in ("f16", "bf16"):
+        ta, tb = (int(row[op]["major"] == "MN") for op in ("a", "b"))
+        tail, imm = f"p, 1, 1, {ta}, {tb}", ""
+    else:
+        tail, imm = "p, 1, 1", ""
+    regs = ", ".join(f"%{i}" for i in range(nreg))
+    outs = ",\n        ".join(", ".join(f'"+f"(d[{j}])' for j in range(i, min(i + 8, nreg)))
+                              for i in range(0, nreg, 8))
+    out = _lookup_dtype(out_dtype).name
+    ctype = {"bf16": "unsigned short", "f16": "unsigned short", "f32": "float"}[out]
+    lines = [
+        "// Generated by fastswz.cuda.codegen.mma_header from the plan. Do not edit.",
+        f"// {row['instruction']}, A {row['a']['major']}-major, B {row['b']['major']}-major; D {out}",
+        "#pragma once",
+        f"#define FSW_EPILOGUE_TILE {1 if row.get('epilogue') else 0}",
+        f"typedef {ctype} FSW_OUT_T;",
+        f"__device__ __forceinline__ void fsw_mma(float (&d)[{nreg}], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {{",
+        "  asm volatile(",
+        '      "{\\n.reg .pred p;\\n"',
+        f'      "setp.ne.b32 p, %{isd}, 0;\\n"',
+        f'      "wgmma.mma_async.sync.aligned.{shape}{types} "',
+        f'      "{{{regs}}}, "',
+        f'      "%{ia}, %{ib}, {tail};\\n}}\\n"',
+        f"      : {outs}",
+        f'      : "l"(desc_a), "l"(desc_b), "r"(scale_d){imm});',
+        "}",
+    ]
+    if out == "f32":
+        lines += [
+            "__device__ __forceinline__ void fsw_store_shared_pair(uint32_t addr, float a, float b) {",
+            '  asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(addr), "f"(a), "f"(b) : "memory");',
+            "}",
+            "__device__ __forceinline__ void fsw_store_global_pair(float* p, float a, float b) {",
+            "  *reinterpret_cast<float2*>(p) = make_float2(a, b);",
+            "}",
+            "__device__ __forceinline__ void fsw_store_global(float* p, float a) { *p = a; }",
+        ]
+    else:
+        cvt = "bf16" if out == "bf16" else "f16"
+        lines += [
+            f"// f32 -> {cvt}, round to nearest even (PTX cvt.rn.{cvt}x2.f32: the first source is the upper half)",
+            "__device__ __forceinline__ uint32_t fsw_pack(float a, float b) {",
+            "  uint32_t r;",
+            f'  asm("cvt.rn.{cvt}x2.f32 %0, %2, %1;" : "=r"(r) : "f"(a), "f"(b));',
+            "  return r;",
+            "}",
+            "__device__ __forceinline__ void fsw_store_shared_pair(uint32_t addr, float a, float b) {",
+            '  asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(fsw_pack(a, b)) : "memory");',
+            "}",
+            "__device__ __forceinline__ void fsw_store_global_pair(unsigned short* p, float a, float b) {",
+            "  *reinterpret_cast<uint32_t*>(p) = fsw_pack(a, b);",
+            "}",
+            "__device__ __forceinline__ void fsw_store_global(unsigned short* p, float a) {",
+            "  *p = (unsigned short)(fsw_pack(a, 0.0f) & 0xffffu);",
+            "}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _kernel_text():
+    return resources.files("fastswz").joinpath("kernels", "gemm_sm90.cu").read_text()
+
+
+def kernel_sources(config) -> dict:
+    """``{file name: text}`` of the three files of a configuration's kernel.
+
+    Raises :class:`~fastswz.PlanError` naming the reason when the kernel family does not run
+    the configuration (:func:`supported`).
+
+    Examples
+    --------
+    >>> src = kernel_sources({"bm": 128, "bn": 128, "bk": 64, "stages": 4})
+    >>> sorted(src)
+    ['fastswz_mma.h', 'fastswz_plan.h', 'gemm_sm90.cu']
+    """
+    c = normalize_config(config)
+    why = supported(c)
+    if why:
+        raise PlanError(f"the sm90 GEMM kernel does not run this configuration: {why}")
+    row = plan_for(c).row(0)
+    row["kernel"]["tile_order"]["group"] = c["tile_group"]
+    return {"fastswz_plan.h": emit_header(row, name="fastswz_plan"),
+            "fastswz_mma.h": mma_header(row, c["out_dtype"]),
+            "gemm_sm90.cu": _kernel_text()}
+
+
+def source_key(sources, arch="sm_90a", extra="") -> str:
+    """A hex digest of the sources, the target and the compiler (the cubin cache key)."""
+    h = hashlib.sha256()
+    for name in sorted(sources):
+        h.update(name.encode() + b"\0" + sources[name].encode() + b"\0")
+    h.update(arch.encode() + b"\0" + extra.encode())
+    return h.hexdigest()[:32]
+
+
+def dtype_bits(name) -> int:
+    return DTYPES[_lookup_dtype(name).name].bits

@@ -1,0 +1,250 @@
+// fastswz GEMM for sm_90a: D (M x N) = A (M x K) x B (K x N), f32 accumulation.
+//
+// One source for every plan. Every shared-memory offset, descriptor, k-step, TMA box and box
+// offset, mbarrier offset and arrival count, swizzle, epilogue address and accumulator
+// (thread, register) -> (m, n) map comes from fastswz_plan.h, the header `fastswz emit` writes
+// for the plan; the MMA instruction and the output conversion come from fastswz_mma.h, which
+// fastswz.cuda writes from the same plan. This file holds the roles and the control flow only.
+//
+// Roles (plan.row()["kernel"]): warpgroup kProducerWarpgroup issues the TMA copies of each
+// stage (one thread), the consumer warpgroups issue one m64nBNk* wgmma each per k-step on their
+// 64 rows of A. Persistent: each CTA walks output tiles blockIdx.x, + gridDim.x, ... in the
+// plan's grouped tile order; the stage ring (stage, phase) runs on across tiles, so the producer
+// loads the next tile while the consumers finish this one.
+// PTX ISA references: mbarrier 9.7.13.15, cp.async.bulk.tensor 9.7.9.25, wgmma 9.7.15,
+// setmaxnreg 9.7.17.1, fence.proxy.async 9.7.13.4.
+#include "fastswz_plan.h"
+#include "fastswz_mma.h"
+
+namespace P = fastswz_plan;
+namespace K = fastswz_plan::kernel;
+
+struct alignas(64) TmaDescriptor { unsigned long long opaque[16]; };  // CUtensorMap, 128 bytes
+
+__device__ __forceinline__ uint32_t shared_addr(const void* p) {
+  uint32_t r;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(r) : "l"(p));
+  return r;
+}
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+#ifndef FSW_DEBUG_HANG
+#define FSW_DEBUG_HANG 0
+#endif
+#ifndef FSW_SETMAXNREG
+// Register reallocation between the roles (setmaxnreg). Seen on an H100: with four consumer
+// warpgroups (640 threads) setmaxnreg.inc to 112 never returned, while 1-3 consumer warpgroups
+// ran; at 640 threads the entry cap (96) already holds a BN <= 128 accumulator.
+#define FSW_SETMAXNREG -1  // -1: by the number of consumer warpgroups
+#endif
+#if FSW_DEBUG_HANG
+// Debug builds only: a wait that spins too long records where it is stuck in host-mapped
+// memory (the host sets fsw_debug_out) and goes on spinning.
+extern "C" __device__ unsigned int* fsw_debug_out;
+__device__ unsigned int* fsw_debug_out = nullptr;
+#endif
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+#if FSW_DEBUG_HANG
+  long spins = 0;
+#endif
+  do {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+        : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+#if FSW_DEBUG_HANG
+    if (++spins == (1L << 24) && fsw_debug_out && threadIdx.x % 128 == 0) {
+      unsigned long long state;
+      asm volatile("ld.shared.b64 %0, [%1];" : "=l"(state) : "r"(bar));
+      volatile unsigned int* o = fsw_debug_out + 8 * (blockIdx.x * 8 + threadIdx.x / 128);
+      o[0] = 1; o[1] = blockIdx.x; o[2] = threadIdx.x; o[3] = bar; o[4] = parity;
+      o[5] = (unsigned)state; o[6] = (unsigned)(state >> 32);
+      __threadfence_system();
+    }
+#endif
+  } while (!done);
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void tma_load(const TmaDescriptor* map, uint32_t dst, uint32_t bar, int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+      ::"r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(bar) : "memory");
+}
+__device__ __forceinline__ void tma_store(const TmaDescriptor* map, uint32_t src, int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
+               ::"l"(map), "r"(c0), "r"(c1), "r"(src) : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+__device__ __forceinline__ void bulk_wait() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+__device__ __forceinline__ void named_sync(uint32_t id, uint32_t threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N> __device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+template <int R> __device__ __forceinline__ void reg_dealloc() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(R));
+}
+template <int R> __device__ __forceinline__ void reg_alloc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(R));
+}
+
+// The plan's tile order (plan.row()["kernel"]["tile_order"]): groups of kTileGroup tile rows.
+__device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int& tm, int& tn) {
+  const int per_group = K::kTileGroup * tiles_n;
+  const int first_m = (t / per_group) * K::kTileGroup;
+  const int height = min(tiles_m - first_m, K::kTileGroup);
+  const int i = t % per_group;
+  tm = first_m + i % height;
+  tn = i / height;
+}
+
+constexpr bool kSetMaxNReg = FSW_SETMAXNREG == 1 || (FSW_SETMAXNREG < 0 && K::kConsumerWarpgroups < 4);
+constexpr int kKSteps = P::kMmaPerKTile / P::kWarpgroups;      // wgmma per warpgroup per k-tile
+constexpr int kProducerRegs = 40;
+constexpr int kConsumerRegsRaw = (65536 - 128 * kProducerRegs) / (K::kConsumerWarpgroups * 128);
+constexpr int kConsumerRegs = (kConsumerRegsRaw > 240 ? 240 : kConsumerRegsRaw) / 8 * 8;
+
+extern "C" __global__ void __launch_bounds__(K::kThreads, 1)
+fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_constant__ TmaDescriptor tma_b,
+                  const __grid_constant__ TmaDescriptor tma_d, FSW_OUT_T* __restrict__ d_ptr,
+                  long long ldd, int M, int N, int Kdim) {
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  // The plan's offsets and descriptors assume a base on the 1024-byte swizzle pattern at
+  // P::kSmemBase; the host asks for 1 KiB more and the base is rounded up here.
+  const uint32_t base = (shared_addr(smem_raw) + 1023u) & ~1023u;
+  const unsigned long long desc_shift = (unsigned long long)((base - (uint32_t)P::kSmemBase) >> 4);
+  const int wg = threadIdx.x / 128;
+  const int tiles_m = (M + P::kBM - 1) / P::kBM;
+  const int tiles_n = (N + P::kBN - 1) / P::kBN;
+  const int num_tiles = tiles_m * tiles_n;
+  const int k_tiles = (Kdim + P::kBK - 1) / P::kBK;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < P::kStages; ++s) {
+      mbar_init(base + K::kFullBarrierOffsets[s], K::kFullArrivals);
+      mbar_init(base + K::kEmptyBarrierOffsets[s], K::kEmptyArrivals);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    fence_async_shared();
+  }
+  __syncthreads();
+
+  if (wg == K::kProducerWarpgroup) {
+    if (kSetMaxNReg) reg_dealloc<kProducerRegs>();
+    if (threadIdx.x % 128 == 0) {
+      asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_a) : "memory");
+      asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_b) : "memory");
+      int stage = 0;
+      uint32_t phase = 0;
+      for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+        int tm, tn;
+        tile_coords(t, tiles_m, tiles_n, tm, tn);
+        for (int kt = 0; kt < k_tiles; ++kt) {
+          const uint32_t full = base + K::kFullBarrierOffsets[stage];
+          mbar_wait(base + K::kEmptyBarrierOffsets[stage], phase ^ 1u);
+          mbar_expect_tx(full, K::kTxBytes);
+#pragma unroll
+          for (int c = 0; c < P::a::kTmaCopiesPerStage; ++c) {
+            const uint32_t dst = base + P::a::kStageOffsets[stage] + P::a::kTmaBoxSmemOffsets[c];
+            if (P::a::kMajorK)
+              tma_load(&tma_a, dst, full, kt * P::kBK + P::a::kTmaBoxCoords[c][0], tm * P::kBM + P::a::kTmaBoxCoords[c][1]);
+            else
+              tma_load(&tma_a, dst, full, tm * P::kBM + P::a::kTmaBoxCoords[c][0], kt * P::kBK + P::a::kTmaBoxCoords[c][1]);
+          }
+#pragma unroll
+          for (int c = 0; c < P::b::kTmaCopiesPerStage; ++c) {
+            const uint32_t dst = base + P::b::kStageOffsets[stage] + P::b::kTmaBoxSmemOffsets[c];
+            if (P::b::kMajorK)
+              tma_load(&tma_b, dst, full, kt * P::kBK + P::b::kTmaBoxCoords[c][0], tn * P::kBN + P::b::kTmaBoxCoords[c][1]);
+            else
+              tma_load(&tma_b, dst, full, tn * P::kBN + P::b::kTmaBoxCoords[c][0], kt * P::kBK + P::b::kTmaBoxCoords[c][1]);
+          }
+          if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
+        }
+      }
+    }
+  } else {
+    if (kSetMaxNReg) reg_alloc<kConsumerRegs>();
+    const int w = wg - K::kFirstConsumerWarpgroup;   // A's MN block (64 rows) of this warpgroup
+    const int thread = threadIdx.x % 128;
+    const bool leader = threadIdx.x == K::kFirstConsumerWarpgroup * 128;
+    float acc[P::accumulator::kRegisters];
+    int stage = 0;
+    uint32_t phase = 0;
+    for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+      int tm, tn;
+      tile_coords(t, tiles_m, tiles_n, tm, tn);
+      int prev = -1;
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        mbar_wait(base + K::kFullBarrierOffsets[stage], phase);
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < kKSteps; ++ks) {
+          fsw_mma(acc, P::a::kDescriptors[stage][w][ks] + desc_shift,
+                  P::b::kDescriptors[stage][0][ks] + desc_shift, (kt | ks) != 0);
+        }
+        wgmma_commit();
+        wgmma_wait<1>();   // the previous k-tile's wgmma are done: its stage may be refilled
+        if (prev >= 0 && thread == 0) mbar_arrive(base + K::kEmptyBarrierOffsets[prev]);
+        prev = stage;
+        if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
+      }
+      wgmma_wait<0>();
+      if (thread == 0) mbar_arrive(base + K::kEmptyBarrierOffsets[prev]);
+
+      const int n0 = tn * P::kBN;
+#if FSW_EPILOGUE_TILE
+      // Registers -> the plan's epilogue tile (swizzled, row-major D) -> TMA store per box.
+      if (leader) bulk_wait_read();   // the previous tile's stores have read the buffer
+      named_sync(1, K::kConsumerWarpgroups * 128);
+      const uint32_t epi = base + P::epilogue::kOffset;
+#pragma unroll
+      for (int r = 0; r < P::accumulator::kRegisters; r += 2) {
+        const uint32_t m = 64 * w + P::accumulator::row(thread, r);
+        const uint32_t n = P::accumulator::col(thread, r);
+        fsw_store_shared_pair(epi + P::epilogue::offset(m, n), acc[r], acc[r + 1]);
+      }
+      fence_async_shared();
+      named_sync(1, K::kConsumerWarpgroups * 128);
+      if (leader) {
+#pragma unroll
+        for (int c = 0; c < P::epilogue::kTmaCopies; ++c)
+          tma_store(&tma_d, epi + P::epilogue::kTmaBoxSmemOffsets[c], n0 + P::epilogue::kTmaBoxCoords[c][0],
+                    tm * P::kBM + P::epilogue::kTmaBoxCoords[c][1]);
+        bulk_commit();
+      }
+#else
+      // Registers -> global memory, each lane's adjacent pair at once where it fits.
+      const bool pairs = (ldd & 1) == 0;
+      const int m0 = tm * P::kBM + 64 * w;
+#pragma unroll
+      for (int r = 0; r < P::accumulator::kRegisters; r += 2) {
+        const int m = m0 + P::accumulator::row(thread, r);
+        const int n = n0 + P::accumulator::col(thread, r);
+        if (m < M) {
+          FSW_OUT_T* p = d_ptr + (long long)m * ldd + n;
+          if (pairs && n + 1 < N) fsw_store_global_pair(p, acc[r], acc[r + 1]);
+          else {
+            if (n < N) fsw_store_global(p, acc[r]);
+            if (n + 1 < N) fsw_store_global(p + 1, acc[r + 1]);
+          }
+        }
+      }
+#endif
+    }
+#if FSW_EPILOGUE_TILE
+    if (leader) bulk_wait();
+#endif
+  }
+}

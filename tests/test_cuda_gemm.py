@@ -1,0 +1,164 @@
+"""The GEMM kernel family built from plans (issue: plan to kernel), without a GPU.
+
+* The emitted header's generated functions equal fastswz's maps: ``epilogue::offset(m, n)`` the
+  epilogue OperandTile's byte addresses, ``accumulator::row/col`` the wgmma D fragment (PTX
+  9.7.15.5.1.1), compiled with the host C++ compiler and evaluated over the whole domain.
+* The kernel source holds no layout constant of its own.
+* NVRTC (the ``cuda`` extra) compiles the kernel for a grid of plans; the generated wgmma
+  carries the plan's instruction and transpose immediates.
+* The host reference (fp8 coding, decoding) is exact where it must be.
+The GPU runs live in tests/gpu/gemm (check.py) and tests/test_gpu_gemm.py.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+from importlib import resources
+
+import numpy as np
+import pytest
+
+import fastswz
+from fastswz.cuda import codegen, supported
+from fastswz.cuda.reference_gemm import decode, encode_fp8
+from fastswz.plan import wgmma_accumulator_layout
+
+CXX = shutil.which("g++") or shutil.which("c++")
+HAVE_NVRTC = importlib.util.find_spec("cuda") is not None and importlib.util.find_spec("cuda.core") is not None
+
+PLANS = [
+    dict(bm=128, bn=256, bk=64, stages=3, epilogue=True),
+    dict(bm=64, bn=64, bk=32, stages=2, epilogue=True, out_dtype="f32"),
+    dict(bm=128, bn=96, bk=64, stages=4, epilogue=True, a_major="MN", b_major="MN"),
+    dict(bm=192, bn=128, bk=128, stages=3, epilogue=True, a_dtype="e4m3", b_dtype="e4m3"),
+    dict(bm=128, bn=64, bk=32, stages=4, epilogue=True, a_dtype="tf32", b_dtype="tf32", out_dtype="f32"),
+    dict(bm=64, bn=128, bk=16, stages=6, epilogue=True, a_dtype="f16", b_dtype="f16", out_dtype="f16"),
+]
+
+
+def _ids(p):
+    return "-".join(f"{k}{v}" for k, v in p.items())
+
+
+@pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
+@pytest.mark.parametrize("cfg", PLANS, ids=_ids)
+def test_header_functions_equal_the_maps(cfg, tmp_path):
+    plans = codegen.plan_for(cfg)
+    row = plans.row(0)
+    hdr = fastswz.emit_header(plans, name="P")
+    (tmp_path / "p.h").write_text(hdr)
+    e = row["epilogue"]
+    acc = row["kernel"]["accumulator"]
+    (tmp_path / "m.cpp").write_text(
+        '#include "p.h"\n#include <cstdio>\nint main(){\n'
+        f'for (unsigned m = 0; m < {e["rows"]}; ++m) for (unsigned n = 0; n < {row["bn"]}; ++n)'
+        ' printf("%u\\n", P::epilogue::offset(m, n));\n'
+        f'for (unsigned t = 0; t < 128; ++t) for (unsigned r = 0; r < {acc["registers"]}; ++r)'
+        ' printf("%u %u\\n", P::accumulator::row(t, r), P::accumulator::col(t, r));\n}\n')
+    subprocess.run([CXX, "-std=c++17", "-O1", str(tmp_path / "m.cpp"), "-o", str(tmp_path / "m")],
+                   check=True, capture_output=True)
+    out = subprocess.run([str(tmp_path / "m")], check=True, capture_output=True, text=True).stdout.split("\n")
+    rows, bn = e["rows"], row["bn"]
+    offs = np.array([int(x) for x in out[:rows * bn]]).reshape(rows, bn)
+    tile = fastswz.OperandTile(e["dtype"], "K", e["swizzle"], rows, bn)
+    np.testing.assert_array_equal(offs, tile.addresses().astype(np.int64))
+    rc = np.array([[int(v) for v in x.split()] for x in out[rows * bn:rows * bn + 128 * acc["registers"]]])
+    L = wgmma_accumulator_layout(bn)
+    idx = np.array([[L(t, r) for r in range(bn // 2)] for t in range(128)]).ravel()
+    np.testing.assert_array_equal(rc[:, 0], idx % 64)
+    np.testing.assert_array_equal(rc[:, 1], idx // 64)
+    # every D element of the 64 x BN block is held exactly once (PTX figure: a bijection)
+    assert len(set(zip(rc[:, 0], rc[:, 1]))) == 64 * bn
+
+
+def test_accumulator_layout_is_the_ptx_figure():
+    # PTX 9.7.15.5.1.1: lane l of warp w, register i -> row 16w + l/4 + 8((i/2)%2),
+    # col 8(i/4) + 2(l%4) + i%2
+    for n in (8, 64, 256):
+        L = wgmma_accumulator_layout(n)
+        for t in range(0, 128, 7):
+            for i in range(n // 2):
+                w, lane = divmod(t, 32)
+                m = 16 * w + lane // 4 + 8 * ((i // 2) % 2)
+                c = 8 * (i // 4) + 2 * (lane % 4) + i % 2
+                assert L(t, i) == m + 64 * c
+
+
+def test_kernel_source_holds_no_layout_constants():
+    text = resources.files("fastswz").joinpath("kernels", "gemm_sm90.cu").read_text()
+    code = re.sub(r"//[^\n]*", "", text)
+    code = re.sub(r'"[^"\n]*"', '""', code)
+    assert "0x" not in code
+    # the numbers left: register budgets (setmaxnreg), the warpgroup (128 threads, 64 rows of a
+    # wgmma M), the 1 KiB base rounding, 0/1/2 loop and parity values, 8/16/32 debug-record
+    # geometry and the debug spin limit. Anything else would be a layout constant.
+    allowed = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "16", "24", "32", "40", "64", "128",
+               "240", "1023", "1024", "65536", "1L", "0u", "1u", "1023u", "1L"}
+    nums = set(re.findall(r"\b\d+[uUlL]*\b", code))
+    assert nums <= allowed, nums - allowed
+
+
+@pytest.mark.parametrize("cfg", PLANS, ids=_ids)
+def test_mma_header_is_the_plans_instruction(cfg):
+    row = codegen.plan_for(cfg).row(0)
+    h = codegen.mma_header(row, codegen.normalize_config(cfg)["out_dtype"])
+    shape, types = row["instruction"].split(".", 1)[1].split(".", 1)
+    assert f"wgmma.mma_async.sync.aligned.{shape}.{types}" in h
+    assert f"float (&d)[{row['bn'] // 2}]" in h
+    assert h.count('"+f"(d[') == row["bn"] // 2
+    if row["a"]["dtype"] in ("f16", "bf16"):
+        ta, tb = (int(row[o]["major"] == "MN") for o in "ab")
+        assert f"p, 1, 1, {ta}, {tb};" in h
+    else:
+        assert "p, 1, 1;" in h
+
+
+def test_supported_names_the_rule():
+    assert supported(dict(bm=128, bn=256, bk=64, stages=4)) is None
+    assert "K-major" in supported(dict(a_dtype="e4m3", b_dtype="e4m3", a_major="MN")) or \
+        "not allowed" in supported(dict(a_dtype="e4m3", b_dtype="e4m3", a_major="MN"))
+    assert "sm_90a" in supported(dict(arch="sm100"))
+    assert "at least 2 stages" in supported(dict(stages=1))   # seen on the H100: a deadlock
+    assert "exceeds the budget" in supported(dict(bm=256, bn=256, bk=128, stages=8))
+    with pytest.raises(fastswz.PlanError, match="does not run"):
+        codegen.kernel_sources(dict(a_dtype="s8", b_dtype="s8"))
+
+
+@pytest.mark.skipif(not HAVE_NVRTC, reason="the 'cuda' extra (cuda-core, NVRTC) is not installed")
+@pytest.mark.parametrize("cfg", PLANS + [dict(bm=256, bn=128, bk=64, stages=4),
+                                         dict(bm=128, bn=192, bk=64, stages=4, a_major="MN")],
+                         ids=_ids)
+def test_nvrtc_compiles_the_kernel(cfg, tmp_path, monkeypatch):
+    from fastswz.cuda.runtime import compile_cubin
+
+    monkeypatch.setenv("FASTSWZ_CACHE", str(tmp_path))
+    cubin, key = compile_cubin(cfg)
+    assert cubin[:4] == b"\x7fELF"
+    again, key2 = compile_cubin(cfg)           # from the disk cache
+    assert again == cubin and key2 == key
+    assert list(tmp_path.glob("cubin/*.cubin"))
+
+
+def test_fp8_codes_round_trip():
+    for name in ("e4m3", "e5m2"):
+        codes = np.arange(256, dtype=np.uint8)
+        vals = decode(codes, name)
+        finite = np.isfinite(vals)
+        back = encode_fp8(vals[finite], name)
+        np.testing.assert_array_equal(decode(back, name), vals[finite])
+    assert decode(np.array([0x7E], dtype=np.uint8), "e4m3")[0] == 448.0
+    assert decode(np.array([0x7B], dtype=np.uint8), "e5m2")[0] == 57344.0
+
+
+def test_gemm_without_a_gpu_is_a_clear_error():
+    from fastswz.cuda import CudaUnavailableError, device_info
+
+    try:
+        device_info()
+    except CudaUnavailableError as e:
+        assert "GPU" in str(e) or "cuda" in str(e)
+    except Exception as e:  # pragma: no cover
+        pytest.fail(f"device_info without a GPU raised {type(e).__name__}: {e}")

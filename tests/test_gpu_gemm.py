@@ -1,0 +1,38 @@
+"""On a Hopper GPU: the GEMM kernels built from plans compute D = A B (skips elsewhere).
+
+Small-integer inputs must give D exactly; random inputs within the type's error bound; D is
+poisoned first. The full grid (18 configurations x 6 shapes) is tests/gpu/gemm/check.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from fastswz.cuda import CudaUnavailableError, compile_gemm
+
+pytestmark = pytest.mark.gpu
+
+
+def _gpu():
+    try:
+        from fastswz.cuda import device_info
+
+        device_info()
+    except (CudaUnavailableError, ImportError) as e:
+        pytest.skip(f"no Hopper GPU / cuda extra: {e}")
+
+
+@pytest.mark.parametrize("cfg,shape", [
+    (dict(bm=128, bn=256, bk=64, stages=4), (1000, 1000, 1000)),
+    (dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, a_major="MN", b_major="MN"), (129, 257, 72)),
+    (dict(bm=128, bn=128, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3"), (256, 384, 512)),
+    (dict(bm=128, bn=64, bk=32, stages=4, a_dtype="tf32", b_dtype="tf32", out_dtype="f32"), (200, 300, 96)),
+])
+def test_kernel_product(cfg, shape):
+    _gpu()
+    from fastswz.cuda.runtime import check
+
+    kern = compile_gemm(cfg)
+    for ints in (True, False):
+        r = check(kern, *shape, ints=ints)
+        assert r["unwritten"] == 0 and r["ok"], r
