@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from .errors import FastswzTypeError, PlanError, as_int
-from .tune import DEFAULT_MODELS, DEFAULT_SMS, TuneModel, _cycles_of, _model_arg, _plan_columns
+from .tune import DATASHEET_MODELS, DEFAULT_MODELS, DEFAULT_SMS, TuneModel, _cycles_of, _model_arg, _plan_columns
 
 __all__ = ["spearman", "top1_regret", "topk_recall", "best_in_topk", "problems", "evaluate",
            "fit_model", "FIT_PARAMS"]
@@ -304,7 +304,9 @@ def fit_model(measurements, shapes=None, *, model=None, params=None, rounds=4, r
     shapes : list, optional
         Training problems (names, ``(m, n, k)`` or keys); default all.
     model : TuneModel, optional
-        Start point; default the arch's default model.
+        Start point; default the arch's :data:`~fastswz.tune.DATASHEET_MODELS` entry (not the
+        shipped, already fitted :data:`~fastswz.tune.DEFAULT_MODELS`: a fit from the datasheet
+        reproduces the shipped sm90 constants from ``benchmarks/data/tune_h100.json``).
     params : list of str, optional
         Constants to fit; default every key of :data:`FIT_PARAMS` except
         ``epilogue_clocks_per_wavefront``, which is added when ``epilogue_dtype`` is given
@@ -327,11 +329,11 @@ def fit_model(measurements, shapes=None, *, model=None, params=None, rounds=4, r
     >>> truth = TuneModel(latency=3000.0, tile_overhead=4000.0)
     >>> rows = []
     >>> for m, n, k in ((2048, 2048, 2048), (256, 8192, 8192)):
-    ...     plans = tune(m, n, k, top=3000)[::50]
+    ...     plans = tune(m, n, k, top=3000, model=TuneModel())[::50]
     ...     t = score_plans(truth, plans, m, n, k)
     ...     rows += [{"m": m, "n": n, "k": k, "config": p, "median_ms": float(x) / 1.83e6}
     ...              for p, x in zip(plans, t)]
-    >>> [round(e["spearman"], 2) for e in evaluate(None, rows)]      # the default model
+    >>> [round(e["spearman"], 2) for e in evaluate(TuneModel(), rows)]   # the datasheet model
     [0.43, 0.14]
     >>> fitted = fit_model(rows, params=["latency", "tile_overhead"], rounds=3)
     >>> [round(e["spearman"], 2) for e in evaluate(fitted, rows)]
@@ -343,7 +345,7 @@ def fit_model(measurements, shapes=None, *, model=None, params=None, rounds=4, r
         raise PlanError(f"the training problems span several archs {sorted(archs)}: fit one arch "
                         f"at a time")
     arch = archs.pop()
-    model = _model_arg(model, arch)
+    model = DATASHEET_MODELS[arch] if model is None else _model_arg(model, arch)
     if params is None:
         params = [p for p in FIT_PARAMS if p != "epilogue_clocks_per_wavefront"]
         if epilogue_dtype is not None:
