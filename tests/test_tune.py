@@ -137,19 +137,19 @@ def test_datasheet_model_is_the_documented_constants():
 def test_shipped_models():
     # sm100 has no measurements: its default is the datasheet's
     assert DEFAULT_MODELS["sm100"] == DATASHEET_MODELS["sm100"]
-    # sm90 is fitted: it differs from the datasheet in the fitted constants only (the MMA rates
-    # and the hardware limits stay the datasheet's), and the tune module docstring quotes them
+    # sm90 is fitted: it differs from the datasheet in the fitted constants only (the MMA rates,
+    # registers, wave quantization and hardware limits stay the datasheet's), and the tune
+    # module docstring quotes them
     fitted, sheet = DEFAULT_MODELS["sm90"].to_dict(), DATASHEET.to_dict()
     changed = {f for f in fitted if fitted[f] != sheet[f]}
     assert changed == {"latency", "l2_bytes_per_clock", "smem_bytes_per_clock", "unswizzled_row_cost",
-                       "occupancy_weight", "other_registers", "wave_quantization"}
-    assert changed <= set(calibrate.FIT_PARAMS)
+                       "occupancy_weight"}
+    assert changed <= set(calibrate.DEFAULT_FIT_PARAMS)
     doc = " ".join(TUNE_MODULE.__doc__.split())
     m = DEFAULT_MODELS["sm90"]
     for figure in (f"latency {m.latency:.0f} clocks", f"{m.l2_bytes_per_clock:.1f} B/clock/SM",
                    f"{m.smem_bytes_per_clock:.1f} B/clock", f"x {m.unswizzled_row_cost:.0f}",
-                   f"occupancy weight {m.occupancy_weight}", f"{m.other_registers:.0f} other registers",
-                   f"wave quantization {m.wave_quantization}"):
+                   f"occupancy weight {m.occupancy_weight}"):
         assert figure in doc, figure
 
 
@@ -189,6 +189,19 @@ def test_shipped_first_choice_is_the_measured_best_at_sq4096():
         best = min(timed, key=lambda r: r["median_ms"])
         first = tune(4096, 4096, 4096, dt, dt, top=1)[0]
         assert {c: first[c] for c in keys} == {c: best["config"][c] for c in keys}, dt
+
+
+def test_shipped_first_choice_over_the_whole_space_was_timed():
+    # The held-out figures are tune's own: on every measured problem the shipped model's first
+    # plan over tune's whole space is one of the 208 timed (the fit leaves other_registers, which
+    # decides which plans fit at all, at the datasheet's 32: 16 would admit 192 x 224 tiles,
+    # never timed, as the first choice on 6 of the 18 problems).
+    rows = [r for r in json.loads(H100.read_text())["rows"] if r["median_ms"]]
+    keys = ("bm", "bn", "bk", "stages", "swizzle_a", "swizzle_b")
+    for key, group in calibrate.problems(rows).items():
+        timed = {tuple(r["config"][c] for c in keys) for r in group["rows"]}
+        first = tune(*key[:7], top=1)[0]
+        assert tuple(first[c] for c in keys) in timed, (group["name"], key[3], first)
 
 
 def test_refit_on_the_train_shapes_reproduces_the_shipped_sm90_model():
@@ -706,6 +719,7 @@ def test_tune_measure_epilogue_both_and_part4_report(monkeypatch, tmp_path, caps
     rep = json.loads((tmp_path / "c.json").read_text())["epilogue"]
     assert rep["fitted_weight"] > 0  # the truth charges the wavefronts: the fit finds a weight
     for e in rep["pairs"]:
-        assert e["pairs"] == len(on) and e["median_on_over_off"] > 1.0
+        # every plan timed both ways is a pair, but those the fake fails to compile (BN 48)
+        assert e["pairs"] == sum(c["bn"] != 48 for c in on) and e["median_on_over_off"] > 1.0
         # the added time follows the wavefronts (not only: the tile also costs occupancy)
         assert e["spearman_delta_wavefronts"] > 0.3

@@ -23,7 +23,7 @@ import math
 import sys
 from pathlib import Path
 
-from fastswz.calibrate import FIT_PARAMS, evaluate, fit_model, model_literal, problems, spearman
+from fastswz.calibrate import DEFAULT_FIT_PARAMS, evaluate, fit_model, model_literal, problems, spearman
 from fastswz.tune import DATASHEET_MODELS, DEFAULT_MODELS
 
 DEFAULT_TRAIN = ("sq2048", "sq8192", "llm_up", "skinny", "decode128")
@@ -109,7 +109,7 @@ def epilogue_report(rows, groups, train, held, fitted, args, header):
     has_epi = any(key[8] is not None for key in groups)
     if not has_epi and edt is None:
         edt = header.get("timing", {}).get("out_dtype", "bf16")
-    params = [p for p in FIT_PARAMS if p != "epilogue_clocks_per_wavefront"]
+    params = list(DEFAULT_FIT_PARAMS)
     fe = fit_model(rows, train, model=fitted, params=params + ["epilogue_clocks_per_wavefront"],
                    rounds=args.rounds, regret_weight=args.regret_weight, epilogue_dtype=edt)
     w = fe.epilogue_clocks_per_wavefront

@@ -13,12 +13,13 @@ plans on the GPU (:mod:`fastswz.measure`).
 Two sets of constants ship. :data:`DATASHEET_MODELS` holds round datasheet figures, the ones
 quoted below. :data:`DEFAULT_MODELS`, which tune uses, holds for sm90 the constants fitted to
 3744 H100 timings (``benchmarks/data/tune_h100.json``: 9 shapes x 208 plans x bf16/e4m3, fitted
-on 5 shapes, BENCHMARKS.md "The tune model against the clock"): latency 2750 clocks (datasheet
-800), 36.2 B/clock/SM from L2 (48), 66.8 B/clock of shared memory (128), an unswizzled operand's
-gmem bytes x 4 (2), occupancy weight 0.25 (1), 16 other registers (32), wave quantization 0.75
-(1); the MMA rates stay the datasheet's. sm100 has no measurements: its default is the
-datasheet's. Per SM, with ``F`` dense MACs per clock (sm90: 2048 for 16-bit, 4096 for 8-bit,
-1024 for tf32, the H100 SXM datasheet peak divided by 132 SMs x 1.83 GHz; sm100: twice that):
+on 5 shapes, BENCHMARKS.md "The tune model against the clock"): latency 2691 clocks (datasheet
+800), 37.0 B/clock/SM from L2 (48), 64.0 B/clock of shared memory (128), an unswizzled operand's
+gmem bytes x 4 (2) and occupancy weight 0.25 (1); the MMA rates, registers and wave quantization
+stay the datasheet's. sm100 has no measurements: its default is the datasheet's.
+
+Per SM, with ``F`` dense MACs per clock (sm90: 2048 for 16-bit, 4096 for 8-bit, 1024 for tf32,
+the H100 SXM datasheet peak divided by 132 SMs x 1.83 GHz; sm100: twice that):
 
 * one k-tile costs ``t = max(mma, smem, gmem)`` clocks: ``mma = BM' BN BK / F``; ``smem`` the
   operand bytes the MMAs read from shared memory at ``smem_bytes_per_clock`` (datasheet 128;
@@ -81,7 +82,7 @@ class TuneModel:
 
     The field defaults (``TuneModel()``, :data:`DATASHEET_MODELS` ``["sm90"]``) are round H100
     datasheet figures. :data:`DEFAULT_MODELS` ``["sm90"]``, the model :func:`tune` uses, replaces
-    seven of them with constants fitted to H100 timings (:func:`fastswz.calibrate.fit_model` on
+    five of them with constants fitted to H100 timings (:func:`fastswz.calibrate.fit_model` on
     ``benchmarks/data/tune_h100.json``); any other fitted model can be passed as ``model=``.
     Fields:
 
@@ -108,7 +109,7 @@ class TuneModel:
     (24.0, True)
     >>> fitted = DEFAULT_MODELS["sm90"]                    # the shipped sm90 constants
     >>> round(fitted.latency), round(fitted.l2_bytes_per_clock, 1), fitted.macs(16)
-    (2750, 36.2, 2048.0)
+    (2691, 37.0, 2048.0)
     """
 
     latency: float = 800.0
@@ -170,12 +171,11 @@ DATASHEET_MODELS = {
 #: SXM timings of the fastswz kernel (``benchmarks/data/tune_h100.json``) by
 #: ``tools/tune_calibrate.py`` (:func:`fastswz.calibrate.fit_model` from
 #: :data:`DATASHEET_MODELS` on sq2048, sq8192, llm_up, skinny, decode128; held-out Spearman
-#: 0.768 -> 0.863, top-1 regret 45.9% -> 4.2%; BENCHMARKS.md). sm100: the datasheet's (no
+#: 0.768 -> 0.859, top-1 regret 45.9% -> 4.2%; BENCHMARKS.md). sm100: the datasheet's (no
 #: measurements yet).
 DEFAULT_MODELS = {
-    "sm90": TuneModel(latency=2749.790876995965, l2_bytes_per_clock=36.219946262242146,
-                      smem_bytes_per_clock=66.83352207535448, unswizzled_row_cost=4.0,
-                      occupancy_weight=0.25, other_registers=16.0, wave_quantization=0.75),
+    "sm90": TuneModel(latency=2690.868528811887, l2_bytes_per_clock=37.013059809790576,
+                      smem_bytes_per_clock=64.0, unswizzled_row_cost=4.0, occupancy_weight=0.25),
     "sm100": DATASHEET_MODELS["sm100"],
 }
 
