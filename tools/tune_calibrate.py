@@ -4,13 +4,14 @@
         [--train sq2048,sq8192,llm_up,skinny,decode128] [--write-model fitted.py]
 
 Reads the JSON of ``tools/tune_measure.py --run`` (issue 20, part 2). Per problem (shape x
-dtype) it reports, for the default model and for the model fitted on the training shapes:
+dtype) it reports, for the datasheet model (``fastswz.tune.DATASHEET_MODELS``, the fit's start
+point) and for the model fitted on the training shapes:
 Spearman rank correlation between model cycles and measured time, top-1 regret (measured time
 of the model's first choice over the measured best, - 1), top-5 recall (share of the measured
 top 5 in the model's top 5) and whether the measured best is in the model's top 5; then the
 same for the held-out shapes, the targets (held-out Spearman >= 0.7, regret <= 10%, best in the
 top 5), and the fitted constants as a Python literal to paste into ``DEFAULT_MODELS`` in
-src/fastswz/tune.py. ``--epilogue`` also fits the epilogue's bank-conflict weight (issue 20,
+src/fastswz/tune.py (and whether they equal the shipped ones). ``--epilogue`` also fits the epilogue's bank-conflict weight (issue 20,
 part 4) and says whether it helps on held-out shapes.
 """
 
@@ -22,8 +23,8 @@ import math
 import sys
 from pathlib import Path
 
-from fastswz.calibrate import FIT_PARAMS, evaluate, fit_model, model_literal, problems, spearman
-from fastswz.tune import DEFAULT_MODELS
+from fastswz.calibrate import DEFAULT_FIT_PARAMS, evaluate, fit_model, model_literal, problems, spearman
+from fastswz.tune import DATASHEET_MODELS, DEFAULT_MODELS
 
 DEFAULT_TRAIN = ("sq2048", "sq8192", "llm_up", "skinny", "decode128")
 TARGETS = {"spearman": 0.7, "top1_regret": 0.10}
@@ -108,7 +109,7 @@ def epilogue_report(rows, groups, train, held, fitted, args, header):
     has_epi = any(key[8] is not None for key in groups)
     if not has_epi and edt is None:
         edt = header.get("timing", {}).get("out_dtype", "bf16")
-    params = [p for p in FIT_PARAMS if p != "epilogue_clocks_per_wavefront"]
+    params = list(DEFAULT_FIT_PARAMS)
     fe = fit_model(rows, train, model=fitted, params=params + ["epilogue_clocks_per_wavefront"],
                    rounds=args.rounds, regret_weight=args.regret_weight, epilogue_dtype=edt)
     w = fe.epilogue_clocks_per_wavefront
@@ -164,19 +165,20 @@ def main(argv=None):
     held = [s for s in names if s not in train]
     archs = {key[7] for key in groups}
     arch = archs.pop() if len(archs) == 1 else "sm90"
-    default = DEFAULT_MODELS[arch]
+    datasheet = DATASHEET_MODELS[arch]
     fitted = fit_model(rows, train, rounds=args.rounds, regret_weight=args.regret_weight)
-    out = {"train": train, "held_out": held, "default": default.to_dict(), "fitted": fitted.to_dict()}
+    out = {"train": train, "held_out": held, "datasheet": datasheet.to_dict(), "fitted": fitted.to_dict(),
+           "shipped": fitted == DEFAULT_MODELS[arch]}
     header = data.get("header", {}) if isinstance(data, dict) else {}
     print(f"# tune model vs {header.get('device_key', 'the measured GPU')} "
           f"({sum(len(g['rows']) for g in groups.values())} measured plans, {len(groups)} problems)\n")
     for title, shapes in (("training shapes", train), ("held-out shapes", held)):
         if not shapes:
             continue
-        b = evaluate(default, rows, shapes)
+        b = evaluate(datasheet, rows, shapes)
         a = evaluate(fitted, rows, shapes)
-        out[title] = {"default": b, "fitted": a}
-        print(table(b, a, f"{title} (default -> fitted)") + "\n")
+        out[title] = {"datasheet": b, "fitted": a}
+        print(table(b, a, f"{title} (datasheet -> fitted)") + "\n")
     if held:
         miss = targets_met(out["held-out shapes"]["fitted"])
         print(f"held-out targets (Spearman >= {TARGETS['spearman']}, regret <= "
@@ -185,6 +187,8 @@ def main(argv=None):
         out["held_out_targets_missed"] = miss
     print("fitted constants (paste into DEFAULT_MODELS in src/fastswz/tune.py):\n")
     print("    " + model_literal(fitted) + "\n")
+    print(f"the shipped DEFAULT_MODELS[{arch!r}] " + ("equals these constants" if out["shipped"] else
+                                                      "differs from these constants") + "\n")
     if args.epilogue:
         out["epilogue"] = epilogue_report(rows, groups, train, held, fitted, args, header)
     if args.write_model:

@@ -19,7 +19,11 @@ Which plans: the legal, supported plans of a dtype do not depend on the problem,
 of a dtype times one set: the union of each shape's ``--top-always`` best by the model, then a
 seeded sample up to ``--cap`` plans, half from plans the model ranks in the best
 ``--good-frac`` of some shape and half from the whole space (a ranking test needs both the near
-ties at the top and the spread of the rest).
+ties at the top and the spread of the rest). "The model" is ``--model``: ``shipped``
+(``fastswz.tune.DEFAULT_MODELS``, the default) or ``datasheet`` (``DATASHEET_MODELS``, the
+constants before any fit); the manifest and the measured header record it under ``selection``.
+``benchmarks/data/tune_h100.json`` was chosen by the datasheet model (its header predates the
+key): ``--model datasheet`` picks the same plans again.
 
 Then: ``python tools/tune_calibrate.py FILE.json`` (metrics, fit, held-out report).
 
@@ -106,23 +110,29 @@ EPILOGUES = {"off": (False,), "on": (True,), "both": (False, True)}
 
 
 def choose(cuda, shapes, dtypes, cap, top_always, good_frac, seed, out_dtype="bf16",
-           epilogue="off"):
+           epilogue="off", model="shipped"):
     """The manifest: per dtype the configs to time (each with its ``epilogue`` flag) and per
     shape x dtype the model's rank and cycles of each (the ranking with the epilogue tile in
-    shared memory for ``epilogue: true`` kernels)."""
+    shared memory for ``epilogue: true`` kernels), ranked by ``model`` (``shipped`` or
+    ``datasheet``)."""
     from fastswz import tune
+    from fastswz.tune import DATASHEET_MODELS, DEFAULT_MODELS
+
+    constants = {"shipped": DEFAULT_MODELS, "datasheet": DATASHEET_MODELS}[model]["sm90"]
 
     variants = EPILOGUES[epilogue]
     manifest = {"shapes": {k: list(v) for k, v in shapes.items()}, "dtypes": list(dtypes),
                 "out_dtype": out_dtype, "epilogue": epilogue, "configs": {}, "model": {},
                 "unsupported": {}, "selection": {"cap": cap, "top_always": top_always,
-                                                 "good_frac": good_frac, "seed": seed}}
+                                                 "good_frac": good_frac, "seed": seed,
+                                                 "model": model}}
     for dt in dtypes:
         ranked = {}  # epilogue flag -> shape -> tune rows
         support = {}  # epilogue flag -> config key -> supported
         reasons = {}
         for v in variants:
-            ranked[v] = {name: tune(*mnk, dt, dt, top=1 << 40, epilogue_dtype=out_dtype if v else None)
+            ranked[v] = {name: tune(*mnk, dt, dt, top=1 << 40, epilogue_dtype=out_dtype if v else None,
+                                    model=constants)
                          for name, mnk in shapes.items()}
             support[v] = {}
             for r in next(iter(ranked[v].values())):
@@ -389,6 +399,9 @@ def main(argv=None):
     p.add_argument("--top-always", type=int, default=16, help="each shape's model top-N always timed (default 16)")
     p.add_argument("--good-frac", type=float, default=0.15, help="'near the top' = the model's best fraction (default 0.15)")
     p.add_argument("--seed", type=int, default=20, help="sample seed (default 20)")
+    p.add_argument("--model", default="shipped", choices=("shipped", "datasheet"),
+                   help="the constants that rank and choose the plans: fastswz.tune.DEFAULT_MODELS "
+                        "(shipped, default) or DATASHEET_MODELS (datasheet; the committed H100 data)")
     p.add_argument("--out-dtype", default="bf16", help="the kernels' output type (default bf16)")
     p.add_argument("--epilogue", default="off", choices=sorted(EPILOGUES),
                    help="kernels store from registers (off, default), through the plan's "
@@ -410,7 +423,8 @@ def main(argv=None):
     mpath = Path(args.cache) / MANIFEST
     if args.compile_only:
         manifest = choose(cuda, parse_shapes(args.shapes), args.dtypes.split(","), args.cap,
-                          args.top_always, args.good_frac, args.seed, args.out_dtype, args.epilogue)
+                          args.top_always, args.good_frac, args.seed, args.out_dtype, args.epilogue,
+                          args.model)
         n, errors = compile_all(cuda, manifest, args.out_dtype, args.jobs)
         write(mpath, manifest)
         print(f"tune_measure: {n} kernels compiled into {args.cache} ({len(errors)} failed); "
@@ -424,7 +438,8 @@ def main(argv=None):
         print(f"tune_measure: no {mpath}: choosing the plans now (compiling on this machine)",
               file=sys.stderr)
         manifest = choose(cuda, parse_shapes(args.shapes), args.dtypes.split(","), args.cap,
-                          args.top_always, args.good_frac, args.seed, args.out_dtype, args.epilogue)
+                          args.top_always, args.good_frac, args.seed, args.out_dtype, args.epilogue,
+                          args.model)
     run(cuda, manifest, args)
     return 0
 

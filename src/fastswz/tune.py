@@ -5,34 +5,46 @@
 model is a ranking aid for narrowing an autotuner's search, not a measurement or a prediction
 of speed: by default it ignores the epilogue (the plans' ``epi_*`` bank-conflict columns are
 weighed only by a :class:`TuneModel` with ``epilogue_clocks_per_wavefront`` > 0), L2 hit rates,
-instruction issue and clocks. Every constant below is a field of :class:`TuneModel`
-(:data:`DEFAULT_MODELS` per arch; ``tune(..., model=...)`` takes another, e.g. one fitted to
-measurements by :func:`fastswz.calibrate.fit_model`), and ``tune(..., measure=K)`` times the
-model's first K plans on the GPU (:mod:`fastswz.measure`). Per SM, with ``F`` dense MACs per clock (sm90: 2048 for 16-bit, 4096 for 8-bit, 1024 for
-tf32, the H100 SXM datasheet peak divided by 132 SMs x 1.83 GHz; sm100: twice that):
+cluster multicast, instruction issue and clock variation. Every constant below is a field of
+:class:`TuneModel` (``tune(..., model=...)`` takes another, e.g. one fitted to measurements by
+:func:`fastswz.calibrate.fit_model`), and ``tune(..., measure=K)`` times the model's first K
+plans on the GPU (:mod:`fastswz.measure`).
+
+Two sets of constants ship. :data:`DATASHEET_MODELS` holds round datasheet figures, the ones
+quoted below. :data:`DEFAULT_MODELS`, which tune uses, holds for sm90 the constants fitted to
+3744 H100 timings (``benchmarks/data/tune_h100.json``: 9 shapes x 208 plans x bf16/e4m3, fitted
+on 5 shapes, BENCHMARKS.md "The tune model against the clock"): latency 2691 clocks (datasheet
+800), 37.0 B/clock/SM from L2 (48), 64.0 B/clock of shared memory (128), an unswizzled operand's
+gmem bytes x 4 (2) and occupancy weight 0.25 (1); the MMA rates, registers and wave quantization
+stay the datasheet's. sm100 has no measurements: its default is the datasheet's.
+
+Per SM, with ``F`` dense MACs per clock (sm90: 2048 for 16-bit, 4096 for 8-bit, 1024 for tf32,
+the H100 SXM datasheet peak divided by 132 SMs x 1.83 GHz; sm100: twice that):
 
 * one k-tile costs ``t = max(mma, smem, gmem)`` clocks: ``mma = BM' BN BK / F``; ``smem`` the
-  operand bytes the MMAs read from shared memory at 128 B/clock (sm90: every warpgroup reads its
-  64 rows of A and all of B; sm100: A and B once); ``gmem`` the bytes TMA brings in,
-  ``(BM' + BN') BK E``, at an assumed 48 B/clock/SM (sm90) or 64 (sm100) from L2 (round
-  figures, cluster multicast included)
-  (``BM'``/``BN'``: one CTA's share under cta_group 2);
-* pipeline depth: with ``S = stages x occupancy`` loads in flight and a load latency of
-  ``LATENCY`` = 800 clocks, a k-tile takes ``max(t, (LATENCY + t) / S)``;
+  operand bytes the MMAs read from shared memory at ``smem_bytes_per_clock`` (datasheet 128;
+  sm90: every warpgroup reads its 64 rows of A and all of B; sm100: A and B once); ``gmem`` the
+  bytes TMA brings in, ``(BM' + BN') BK E``, at ``l2_bytes_per_clock`` per SM from L2 (datasheet
+  48 on sm90, 64 on sm100: round figures, cluster multicast included) (``BM'``/``BN'``: one
+  CTA's share under cta_group 2);
+* pipeline depth: with ``S = stages x (1 + occupancy_weight x (occupancy - 1))`` loads in flight
+  (datasheet weight 1: every resident CTA's stages count) and a load latency of ``latency``
+  clocks (datasheet :data:`LATENCY` = 800), a k-tile takes ``max(t, (latency + t) / S)``;
 * occupancy: CTAs per SM = ``min(233472 // (smem + 1024), 2048 // threads, registers)``
   (228 KiB of shared memory per SM, 1 KiB reserved per CTA; threads = (BM/64 + 1) x 128 on sm90
   (one producer warpgroup), 256 on sm100); registers: sm90 keeps the BM x BN f32 accumulator in
-  registers, ``65536 // (threads x (BN/2 + 32))`` (BN/2 accumulator registers per thread plus an
-  assumed 32 others); sm100 keeps it in tensor memory, ``512 // (BN x BM' / mma_m)`` columns.
-  Plans that fit zero CTAs are dropped. Resident CTAs share the tensor cores, so occupancy only
-  hides latency;
+  registers, ``65536 // (threads x (BN/2 + other_registers))`` (BN/2 accumulator registers per
+  thread plus ``other_registers``, datasheet 32); sm100 keeps it in tensor memory,
+  ``512 // (BN x BM' / mma_m)`` columns. Plans that fit zero CTAs are dropped. Resident CTAs
+  share the tensor cores, so occupancy only hides latency;
 * TMA rows: an operand without swizzle is loaded in 16-byte box rows, half of a 32-byte sector,
-  so its gmem bytes count twice; equal model cycles rank the wider swizzle first;
+  so its gmem bytes count ``unswizzled_row_cost`` times (datasheet 2); equal model cycles rank
+  the wider swizzle first;
 * wave quantization: each SM (CTA pair under cta_group 2) runs ``ceil(tiles / SMs)`` tiles of
-  ``ceil(K / BK)`` k-tiles, so a partial last wave costs a whole one
-  (``wave_quantization`` w < 1 blends in the fractional ``tiles / SMs``);
-* per tile, ``tile_overhead`` clocks (pipeline fill, epilogue; 0 by default) and
-  ``epilogue_clocks_per_wavefront`` x the epilogue stores' wavefronts (0 by default);
+  ``ceil(K / BK)`` k-tiles, so a partial last wave costs a whole one at ``wave_quantization``
+  w = 1 (datasheet); w < 1 blends in the fractional ``tiles / SMs``;
+* per tile, ``tile_overhead`` clocks (pipeline fill, epilogue; 0 in both shipped models) and
+  ``epilogue_clocks_per_wavefront`` x the epilogue stores' wavefronts (0 in both);
 * MMA shape efficiency follows from the above (a narrow BN is smem- or gmem-bound, a tile that
   overhangs M or N wastes MMAs); ``efficiency`` = useful MACs / (F x SMs x model cycles).
 """
@@ -50,11 +62,13 @@ from .errors import FastswzTypeError, PlanError, as_int
 from .plan import PLAN_FIELDS, _SWIZZLES, plan_gemm
 from .rules import _choice
 
-__all__ = ["tune", "TuneModel", "DEFAULT_MODELS", "score_plans", "DEFAULT_SMS", "LATENCY",
+__all__ = ["tune", "TuneModel", "DEFAULT_MODELS", "DATASHEET_MODELS", "score_plans", "DEFAULT_SMS", "LATENCY",
            "MAX_EXTENT", "MAX_SMS"]
 
 #: SM counts the ``sms`` argument defaults to: H100 SXM (132), B200 (148).
 DEFAULT_SMS = {"sm90": 132, "sm100": 148}
+#: The datasheet model's TMA load latency in clocks (``DATASHEET_MODELS[arch].latency``; the
+#: shipped sm90 model's fitted latency is ``DEFAULT_MODELS["sm90"].latency``).
 LATENCY = 800
 #: Largest M, N or K tune accepts: a TMA tensor map dimension holds at most 2**32 elements.
 MAX_EXTENT = 1 << 32
@@ -66,8 +80,11 @@ MAX_SMS = 1 << 16
 class TuneModel:
     """The constants of :func:`tune`'s cost model (clocks, bytes and MACs per clock per SM).
 
-    The defaults (:data:`DEFAULT_MODELS`) are round datasheet figures; a model fitted to
-    measurements (:func:`fastswz.calibrate.fit_model`) replaces them. Fields:
+    The field defaults (``TuneModel()``, :data:`DATASHEET_MODELS` ``["sm90"]``) are round H100
+    datasheet figures. :data:`DEFAULT_MODELS` ``["sm90"]``, the model :func:`tune` uses, replaces
+    five of them with constants fitted to H100 timings (:func:`fastswz.calibrate.fit_model` on
+    ``benchmarks/data/tune_h100.json``); any other fitted model can be passed as ``model=``.
+    Fields:
 
     ``latency``: clocks from a TMA load's issue to its data in shared memory. ``l2_bytes_per_clock``:
     bytes per clock per SM that TMA brings from L2. ``smem_bytes_per_clock``: shared-memory bytes
@@ -88,8 +105,11 @@ class TuneModel:
     >>> m.latency, m.l2_bytes_per_clock, m.macs(16)
     (800.0, 48.0, 2048.0)
     >>> slow_l2 = m.replace(l2_bytes_per_clock=24.0)
-    >>> slow_l2.l2_bytes_per_clock, m == TuneModel()
+    >>> slow_l2.l2_bytes_per_clock, m == TuneModel() == DATASHEET_MODELS["sm90"]
     (24.0, True)
+    >>> fitted = DEFAULT_MODELS["sm90"]                    # the shipped sm90 constants
+    >>> round(fitted.latency), round(fitted.l2_bytes_per_clock, 1), fitted.macs(16)
+    (2691, 37.0, 2048.0)
     """
 
     latency: float = 800.0
@@ -139,11 +159,24 @@ _MAY_BE_ZERO = {"occupancy_weight", "other_registers", "wave_quantization", "til
                 "epilogue_clocks_per_wavefront", "smem_reserved_per_cta"}
 _AT_MOST_ONE = {"occupancy_weight", "wave_quantization"}
 
-#: The cost model's constants per arch (sm100: tcgen05's doubled MMA rate, 64 B/clock from L2).
-DEFAULT_MODELS = {
+#: Round datasheet constants per arch (sm90: the :class:`TuneModel` field defaults; sm100:
+#: tcgen05's doubled MMA rate, 64 B/clock from L2): the model before any measurement.
+DATASHEET_MODELS = {
     "sm90": TuneModel(),
     "sm100": TuneModel(l2_bytes_per_clock=64.0, macs_per_clock_8=8192.0, macs_per_clock_16=4096.0,
                        macs_per_clock_32=2048.0),
+}
+
+#: The constants :func:`tune` and :func:`score_plans` use per arch. sm90: fitted to 3744 H100
+#: SXM timings of the fastswz kernel (``benchmarks/data/tune_h100.json``) by
+#: ``tools/tune_calibrate.py`` (:func:`fastswz.calibrate.fit_model` from
+#: :data:`DATASHEET_MODELS` on sq2048, sq8192, llm_up, skinny, decode128; held-out Spearman
+#: 0.768 -> 0.859, top-1 regret 45.9% -> 4.2%; BENCHMARKS.md). sm100: the datasheet's (no
+#: measurements yet).
+DEFAULT_MODELS = {
+    "sm90": TuneModel(latency=2690.868528811887, l2_bytes_per_clock=37.013059809790576,
+                      smem_bytes_per_clock=64.0, unswizzled_row_cost=4.0, occupancy_weight=0.25),
+    "sm100": DATASHEET_MODELS["sm100"],
 }
 
 
