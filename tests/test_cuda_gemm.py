@@ -189,3 +189,25 @@ def test_gemm_without_a_gpu_is_a_clear_error():
         assert "GPU" in str(e) or "cuda" in str(e)
     except Exception as e:  # pragma: no cover
         pytest.fail(f"device_info without a GPU raised {type(e).__name__}: {e}")
+
+
+@pytest.mark.parametrize("m,n,k,dt,out", [(4096, 14336, 4096, "bf16", "bf16"), (8192, 8192, 8192, "e4m3", "bf16"),
+                                          (129, 257, 65, "f16", "f16"), (4096, 4096, 4096, "tf32", "f32"),
+                                          (64, 8192, 512, "bf16", "bf16")])
+def test_choose_plan_takes_the_epilogue_tile_where_it_fits(m, n, k, dt, out):
+    from fastswz.cuda import EPILOGUE_MIN_STAGES, choose_plan
+
+    c = choose_plan(m, n, k, dt, dt, out_dtype=out)
+    assert supported(c) is None
+    # The model's first plan the family runs, by its BM x BN x BK (stages are the only field
+    # choose_plan may change): the register-store twin must run too, with at least as many stages.
+    regs = dict(c, epilogue=False)
+    first = next(r for r in fastswz.tune(m, n, k, dt, dt, top=64)
+                 if supported(codegen.normalize_config(r, a_dtype=dt, b_dtype=dt, out_dtype=out)) is None)
+    assert (c["bm"], c["bn"], c["bk"]) == (first["bm"], first["bn"], first["bk"])
+    fits = [s for s in range(first["stages"], EPILOGUE_MIN_STAGES - 1, -1)
+            if supported(dict(regs, epilogue=True, stages=s)) is None]
+    if fits:
+        assert c["epilogue"] and c["stages"] == fits[0]
+    else:
+        assert not c["epilogue"] and c["stages"] == first["stages"]

@@ -34,6 +34,9 @@ MODULES = [  # one a line: every public module
     "fastswz.measure",
     "fastswz.emit",
     "fastswz.tv_layout",
+    "fastswz.cuda",
+    "fastswz.cuda.codegen",
+    "fastswz.cuda.reference_gemm",
 ]
 
 
