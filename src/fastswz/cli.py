@@ -352,8 +352,10 @@ def _gemm_parser(sub):
         g.add_argument(f"--{name}", type=_int, default=None, help="plan field (default: chosen)")
     g.add_argument("--swizzle-a", default="auto")
     g.add_argument("--swizzle-b", default="auto")
-    g.add_argument("--epilogue", action="store_true",
-                   help="store D through the plan's swizzled smem epilogue tile and TMA")
+    g.add_argument("--epilogue", action=argparse.BooleanOptionalAction, default=None,
+                   help="store D through the plan's swizzled smem epilogue tile and TMA (--epilogue) "
+                        "or from registers (--no-epilogue); default: a given plan stores from "
+                        "registers, a chosen one uses the tile where it fits beside >= 3 stages")
     g.add_argument("--check", action="store_true",
                    help="also check D: exact on small integers, relative error on random inputs")
     g.add_argument("--reps", type=_int, default=20, help="timed runs (median reported)")
@@ -372,14 +374,16 @@ def _gemm(args):
         raise PlanError(f"--reps {args.reps} must be >= 1")
     fields = {k: getattr(args, k) for k in ("bm", "bn", "bk", "stages")}
     if all(v is None for v in fields.values()):
-        cfg = fc.choose_plan(args.m, args.n, args.k, a_dt, b_dt, args.a_major, args.b_major, out_dt)
+        cfg = fc.choose_plan(args.m, args.n, args.k, a_dt, b_dt, args.a_major, args.b_major, out_dt,
+                             epilogue=args.epilogue)
         chosen = "tune model's best supported plan"
     else:
         cfg = {**fc.normalize_config(), **{k: v for k, v in fields.items() if v is not None},
                "swizzle_a": args.swizzle_a, "swizzle_b": args.swizzle_b}
         chosen = "given"
     cfg = fc.normalize_config(cfg, a_dtype=a_dt, b_dtype=b_dt, a_major=args.a_major,
-                              b_major=args.b_major, out_dtype=out_dt, epilogue=args.epilogue)
+                              b_major=args.b_major, out_dtype=out_dt,
+                              epilogue=cfg["epilogue"] if args.epilogue is None else args.epilogue)
     why = fc.supported(cfg)
     if why:
         raise PlanError(f"the sm90 GEMM kernel does not run this plan: {why}")

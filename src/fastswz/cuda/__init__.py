@@ -97,7 +97,7 @@ EPILOGUE_MIN_STAGES = 3
 
 
 def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K",
-                out_dtype="bf16"):
+                out_dtype="bf16", epilogue=None):
     """The configuration :func:`gemm` uses when given no plan.
 
     The best plan of :func:`fastswz.tune`'s model (register-store ranking) that the kernel family
@@ -106,6 +106,14 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
     lowered as far as needed), else from registers. Measured on the H100 (BENCHMARKS.md, "The
     epilogue"): the tile's asynchronous store was 12-15% faster on large fp8 problems and up to 5%
     on large bf16 ones, and at most 3.4% slower on the shapes where it lost.
+
+    Parameters
+    ----------
+    m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype
+        As :func:`gemm`.
+    epilogue : bool, optional
+        None (default): as above; True: only plans whose epilogue tile fits (with at least
+        :data:`EPILOGUE_MIN_STAGES` stages); False: register stores, the model's plan as ranked.
 
     Returns
     -------
@@ -130,13 +138,16 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
                              b_major=b_major, out_dtype=out_dtype)
         if supported(c) is not None:
             continue
-        for stages in range(c["stages"], EPILOGUE_MIN_STAGES - 1, -1):
-            with_tile = dict(c, epilogue=True, stages=stages)
-            if supported(with_tile) is None:
-                return with_tile
-        return c
+        if epilogue is not False:
+            for stages in range(c["stages"], EPILOGUE_MIN_STAGES - 1, -1):
+                with_tile = dict(c, epilogue=True, stages=stages)
+                if supported(with_tile) is None:
+                    return with_tile
+        if epilogue is not True:
+            return c
+    tile = {None: "", True: ", with the shared-memory epilogue tile", False: ", with register stores"}
     raise PlanError(f"no plan of the model's first 64 runs {a_dtype} x {b_dtype} "
-                    f"({a_major}/{b_major}-major) on the sm90 kernel family")
+                    f"({a_major}/{b_major}-major){tile[epilogue]} on the sm90 kernel family")
 
 
 _TORCH_DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16", "torch.float32": "f32",
