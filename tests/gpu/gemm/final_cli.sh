@@ -9,10 +9,11 @@ for a in "--m 8192 --n 8192 --k 8192" "--m 4096 --n 14336 --k 4096" "--m 8192 --
          "--m 1000 --n 1000 --k 1000 --a-major MN --b-major MN"; do
   echo "== fastswz gemm $a --check --reps 30"
   timeout 120 python3 -m fastswz gemm $a --check --reps 30 --json | python3 -c "
-import json,sys; r=json.load(sys.stdin); c=r['config']
+import json,sys; r=json.load(sys.stdin); c=r['config']; f=r['fastswz']; cb=r.get('cublas') or {}
 print(' plan', c['bm'], c['bn'], c['bk'], c['stages'], 'epilogue' if c['epilogue'] else 'regs',
-      '| check', r.get('check'), '| TFLOP/s', round(r['tflops'],1), '| cuBLAS', r.get('cublas_tflops') and round(r['cublas_tflops'],1),
-      '| ratio', r.get('ratio') and round(r['ratio'],3))" || echo " FAILED rc=$?"
+      '| check', [(x['ok'], x.get('mismatches'), x.get('rel_err'), x['unwritten']) for x in r.get('check', [])],
+      '| TFLOP/s %.1f' % f['tflops'], '| cuBLAS', cb and '%.1f' % cb['tflops'],
+      '| ratio', cb and '%.3f' % (f['tflops'] / cb['tflops']), '| spread %.3f' % f['spread'])" || echo " FAILED rc=$?"
 done
 echo "== fastswz.cuda.gemm on torch tensors"
 timeout 120 python3 - <<'PY'
