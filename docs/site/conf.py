@@ -75,7 +75,8 @@ def _api_page() -> str:
     lines += ["GPU runtime (fastswz.cuda)", "-" * 26, "",
               *(f".. autofunction:: fastswz.cuda.{n}\n" for n in
                 ("gemm", "compile_gemm", "compile_many", "supported", "choose_plan",
-                 "normalize_config", "kernel_sources")),
+                 "default_out_dtype", "normalize_config", "kernel_sources")),
+              ".. autodata:: fastswz.cuda.EPILOGUE_MIN_STAGES\n   :no-value:\n",
               ".. autoclass:: fastswz.cuda.runtime.GemmKernel\n   :members:\n",
               ".. autofunction:: fastswz.cuda.runtime.check\n",
               ".. autofunction:: fastswz.cuda.codegen.mma_header\n",

@@ -347,7 +347,7 @@ def _gemm_parser(sub):
     g.add_argument("--b-dtype", default=None, help="default: the A type")
     g.add_argument("--a-major", default="K", choices=["K", "MN"])
     g.add_argument("--b-major", default="K", choices=["K", "MN"])
-    g.add_argument("--out-dtype", default=None, help="bf16, f16 or f32 (default f32 for tf32, else bf16)")
+    g.add_argument("--out-dtype", default=None, help="bf16, f16 or f32 (default: f16 for f16, f32 for tf32, else bf16)")
     for name in ("bm", "bn", "bk", "stages"):
         g.add_argument(f"--{name}", type=_int, default=None, help="plan field (default: chosen)")
     g.add_argument("--swizzle-a", default="auto")
@@ -369,7 +369,7 @@ def _gemm(args):
     fc = importlib.import_module("fastswz.cuda")  # cuda.bindings loads only when a GPU call runs
     a_dt = args.a_dtype
     b_dt = args.b_dtype or a_dt
-    out_dt = args.out_dtype or ("f32" if a_dt in ("tf32", "f32") else "bf16")
+    out_dt = args.out_dtype or fc.default_out_dtype(a_dt)
     if args.reps < 1:
         raise PlanError(f"--reps {args.reps} must be >= 1")
     fields = {k: getattr(args, k) for k in ("bm", "bn", "bk", "stages")}

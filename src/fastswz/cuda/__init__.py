@@ -30,7 +30,7 @@ from .codegen import GEMM_KEYS, OUT_DTYPES, kernel_sources, normalize_config, su
 __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources", "GemmKernel",
            "device_info", "device_key", "choose_plan", "CudaError", "CudaUnavailableError",
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
-           "EPILOGUE_MIN_STAGES"]
+           "EPILOGUE_MIN_STAGES", "default_out_dtype"]
 
 #: Changes whenever the kernel source or its generated headers change meaning (cache keys).
 KERNEL_VERSION = "sm90-ws-persistent-1"
@@ -91,9 +91,20 @@ def compile_many(configs, out_dtype=None, jobs=None, progress=False):
 
 
 #: The fewest pipeline stages :func:`choose_plan` keeps when it makes room for the shared-memory
-#: epilogue tile: on the H100, 128x256 tiles with the tile and 2 stages ran 30-45% slower than with
-#: register stores and 4 (benchmarks/data/tune_h100_epilogue.json), with the tile and 3 stages faster.
+#: epilogue tile: on the H100, 128x256 tiles with the tile and 2 stages ran 21-66% slower than the
+#: best plan storing from registers, with the tile and 3 stages up to 15% faster
+#: (benchmarks/data/tune_h100_epilogue.json; BENCHMARKS.md, part 4).
 EPILOGUE_MIN_STAGES = 3
+
+
+def default_out_dtype(a_dtype):
+    """The output type of a GEMM given no ``out``: A's own for bf16 and f16 (as torch's matmul),
+    f32 for tf32/f32 inputs, bf16 for fp8 (as ``torch._scaled_mm`` is usually asked).
+
+    >>> default_out_dtype("f16"), default_out_dtype("e4m3"), default_out_dtype("tf32")
+    ('f16', 'bf16', 'f32')
+    """
+    return {"f16": "f16", "f32": "f32", "tf32": "f32"}.get(a_dtype, "bf16")
 
 
 def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K",
@@ -243,7 +254,8 @@ def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=Non
         A configuration (:data:`GEMM_KEYS`, e.g. a :func:`fastswz.tune` row) or a compiled
         kernel; default :func:`choose_plan`. Its dtypes and majors must be the tensors'.
     a_dtype, b_dtype, out_dtype : str, optional
-        Element types where the array cannot say (cupy has no bf16/fp8).
+        Element types where the array cannot say (cupy has no bf16/fp8). A new ``out`` is of
+        :func:`default_out_dtype` of A's type.
     stream : int
         CUDA stream handle (0: the legacy default stream, which torch and cupy use by default).
     """
@@ -262,7 +274,7 @@ def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=Non
     a_major = "K" if lay_a == "row" else "MN"
     b_major = "MN" if lay_b == "row" else "K"
     if out is None:
-        od = lookup(out_dtype or ("f32" if A.dtype in ("f32", "tf32") else "bf16")).name
+        od = lookup(out_dtype or default_out_dtype(A.dtype)).name
         out = _allocate_like(a, A.kind, (m, n), od)
     D = _Operand(out, "out", out_dtype)
     if D.shape != (m, n):
