@@ -7,6 +7,7 @@ to see what a user sees (exit status, stderr, no traceback from the interpreter)
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -277,3 +278,15 @@ def test_python_dash_m(tmp_path):
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
     assert bad.stderr.startswith("fastswz: error: start=0x408")
+
+
+def test_reader_gone_is_quiet():
+    """``fastswz ... | head`` that closes the pipe first: no traceback, SIGPIPE's status."""
+    r, w = os.pipe()
+    os.close(r)  # no reader at all: the first write fails with EPIPE
+    try:
+        proc = subprocess.run([sys.executable, "-m", "fastswz", "tile", *TILE_OK], stdout=w,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(w)
+    assert proc.returncode == 141 and proc.stderr == ""

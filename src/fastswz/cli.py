@@ -827,7 +827,14 @@ def main(argv=None) -> int:
     rc = 0
     if isinstance(out, tuple):  # (text, status): check exits 1 when descriptors are wrong
         out, rc = out
-    print(out)
+    try:
+        print(out)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader left early (``fastswz ... | head``): stop quietly, as a command killed by
+        # SIGPIPE would (status 128 + 13), and keep the interpreter's exit flush from raising.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     return rc
 
 
