@@ -211,3 +211,10 @@ def test_choose_plan_takes_the_epilogue_tile_where_it_fits(m, n, k, dt, out):
         assert c["epilogue"] and c["stages"] == fits[0]
     else:
         assert not c["epilogue"] and c["stages"] == first["stages"]
+
+
+def test_choose_plan_names_the_refusal():
+    from fastswz.cuda import choose_plan
+
+    with pytest.raises(fastswz.PlanError, match=r"the first was refused: out_dtype=e4m3"):
+        choose_plan(64, 64, 64, out_dtype="e4m3")

@@ -59,7 +59,7 @@ import numpy as np
 
 from .dtypes import dtype as _lookup_dtype
 from .errors import FastswzTypeError, PlanError, as_int
-from .plan import PLAN_FIELDS, _SWIZZLES, plan_gemm
+from .plan import PLAN_FIELDS, _SWIZZLES, plan_gemm, plan_reason
 from .rules import _choice
 
 __all__ = ["tune", "TuneModel", "DEFAULT_MODELS", "DATASHEET_MODELS", "score_plans", "DEFAULT_SMS", "LATENCY",
@@ -486,9 +486,16 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
                           p, int(legal[j]), int(occ[j]), int(r["tiles"][j]), int(r["per_unit"][j]),
                           int(bound[j])))
     if not cands:
+        codes = np.concatenate([p["reason"].ravel() for _, _, p in rows])
+        codes = codes[codes > 0]
+        why = "check the types and majors (fastswz plan prints the reason per config)"
+        if codes.size:
+            common = np.bincount(codes)
+            why = (f"the most common reason, for {int(common.max())} of {codes.size} configurations: "
+                   f"{plan_reason(int(common.argmax()))}")
         raise PlanError(
             f"no legal plan for {arch} {da.name} x {db.name} ({a_major}/{b_major}-major) within "
-            f"the budget: check the types and majors (fastswz plan prints the reason per config)")
+            f"the budget: {why}")
     cands.sort(key=lambda c: c[:8])
     ideal = m * n * k / (F * sms)
     out = []

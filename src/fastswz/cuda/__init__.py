@@ -144,10 +144,13 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
     """
     from ..tune import tune
 
+    first_why = None
     for row in tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=64):
         c = normalize_config(row, a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major,
                              b_major=b_major, out_dtype=out_dtype)
-        if supported(c) is not None:
+        why = supported(c)
+        if why is not None:
+            first_why = first_why or why
             continue
         if epilogue is not False:
             for stages in range(c["stages"], EPILOGUE_MIN_STAGES - 1, -1):
@@ -158,7 +161,8 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
             return c
     tile = {None: "", True: ", with the shared-memory epilogue tile", False: ", with register stores"}
     raise PlanError(f"no plan of the model's first 64 runs {a_dtype} x {b_dtype} "
-                    f"({a_major}/{b_major}-major){tile[epilogue]} on the sm90 kernel family")
+                    f"({a_major}/{b_major}-major){tile[epilogue]} on the sm90 kernel family"
+                    + (f"; the first was refused: {first_why}" if first_why else ""))
 
 
 _TORCH_DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16", "torch.float32": "f32",
