@@ -218,3 +218,24 @@ def test_choose_plan_names_the_refusal():
 
     with pytest.raises(fastswz.PlanError, match=r"the first was refused: out_dtype=e4m3"):
         choose_plan(64, 64, 64, out_dtype="e4m3")
+
+
+def test_config_near_misses_and_loose_flags_are_refused():
+    with pytest.raises(fastswz.PlanError, match=r"stage=3 is not a configuration key: did you mean 'stages'"):
+        codegen.normalize_config({"bm": 128, "stage": 3})
+    with pytest.raises(fastswz.FastswzTypeError, match=r"epilogue='no' must be True or False"):
+        codegen.normalize_config(epilogue="no")
+    # rows of tune and of plans keep working: their other fields are ignored
+    row = fastswz.tune(256, 256, 256, top=1)[0]
+    c = codegen.normalize_config(row)
+    assert (c["bm"], c["bn"], c["bk"], c["stages"]) == (row["bm"], row["bn"], row["bk"], row["stages"])
+    assert codegen.normalize_config(fastswz.plan_gemm(bm=128, bn=128, bk=64, stages=3).row(0))["epilogue"] is False
+
+
+def test_host_arrays_are_refused():
+    from fastswz.cuda import gemm
+    from fastswz.cuda.errors import GemmArgumentError
+
+    a = np.zeros((4, 4), np.float16)
+    with pytest.raises(GemmArgumentError, match="in host memory"):
+        gemm(a, a, a_dtype="f16", b_dtype="f16")

@@ -197,6 +197,12 @@ class _Operand:
             dt = _TYPESTR.get(cai["typestr"])
             self.kind = "cupy" if type(x).__module__.startswith("cupy") else "cai"
         elif hasattr(x, "__dlpack__"):
+            # DLPack device types: 2 CUDA, 13 CUDA managed (what the TMA reads); 1 CPU, 3 pinned host.
+            kind = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else None
+            if kind not in (2, 13):
+                raise GemmArgumentError(
+                    f"{name} is a {type(x).__name__} in host memory (DLPack device type {kind}): "
+                    f"copy it to the GPU first (cupy.asarray, torch.as_tensor(..., device='cuda'))")
             from cuda.core.utils import StridedMemoryView
 
             v = StridedMemoryView.from_dlpack(x, -1)

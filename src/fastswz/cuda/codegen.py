@@ -9,6 +9,7 @@ roles and control flow only; :func:`fastswz.emit_header` writes every layout con
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 from importlib import resources
@@ -44,6 +45,16 @@ _REG_OVERHEAD = 32
 _CLUSTERS = os.environ.get("FASTSWZ_EXPERIMENTAL_CLUSTERS") == "1"
 
 
+#: Fields of tune rows, plan rows and measured rows that a configuration may carry and
+#: :func:`normalize_config` ignores.
+_ROW_FIELDS = frozenset({
+    "bound", "efficiency", "instruction", "model_cycles", "occupancy", "rank", "smem_bytes", "tiles",
+    "waves", "a", "b", "barrier_bytes", "barrier_offset", "instr_descriptor", "kernel", "legal",
+    "mma_per_k_tile", "reason", "reason_code", "smem_base", "smem_budget", "warpgroups",
+    "model_rank", "measured_ms", "measured_tflops", "spread", "median_ms", "min_ms", "max_ms",
+    "tflops", "error", "name", "m", "n", "k", "config"})
+
+
 def normalize_config(config=None, **overrides) -> dict:
     """A full configuration dict from a partial one (``tune`` rows and plan rows fit).
 
@@ -61,6 +72,13 @@ def normalize_config(config=None, **overrides) -> dict:
         for k, v in src.items():
             if k in GEMM_KEYS:
                 c[k] = v
+            else:
+                # Rows of tune, plans and measurements carry other fields, which are ignored;
+                # a near miss of a key ("stage", "swizzle") would silently keep the default.
+                near = difflib.get_close_matches(str(k), GEMM_KEYS, n=1, cutoff=0.8)
+                if near and k not in _ROW_FIELDS:
+                    raise PlanError(f"{k}={v!r} is not a configuration key: did you mean "
+                                    f"{near[0]!r}? (keys: {', '.join(GEMM_KEYS)})")
     for k in ("bm", "bn", "bk", "stages", "cta_group", "tile_group", "cluster_m"):
         if isinstance(c[k], bool) or not isinstance(c[k], int):
             try:
@@ -69,6 +87,11 @@ def normalize_config(config=None, **overrides) -> dict:
                 raise FastswzTypeError(f"{k}={c[k]!r} must be an int") from None
     for k in ("a_dtype", "b_dtype", "out_dtype"):
         c[k] = _lookup_dtype(c[k]).name
+    if isinstance(c["epilogue"], dict) or c["epilogue"] is None:
+        c["epilogue"] = c["epilogue"] is not None   # a plan row's epilogue section, or none
+    if c["epilogue"] not in (True, False):   # True/False, 1/0, numpy bools; not "no"
+        raise FastswzTypeError(f"epilogue={c['epilogue']!r} must be True or False (store D through "
+                               f"the plan's shared-memory epilogue tile or from registers)")
     c["epilogue"] = bool(c["epilogue"])
     if not 1 <= c["tile_group"] <= 1 << 16:
         raise PlanError(f"tile_group={c['tile_group']} must be in 1..65536 (tile rows per group of "
