@@ -449,6 +449,9 @@ def _cublas_time(m, n, k, a_dt, b_dt, out_dt, reps):
                         dtype=torch.int32, device="cuda")
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     ts = []
+    # tf32 inputs: cuBLAS on tensor cores in TF32 too (torch's default for f32 is full-precision SIMT)
+    allow = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = a_dt == "tf32" or allow
     try:
         for i in range(3 + reps):
             flush.fill_(i)
@@ -460,6 +463,8 @@ def _cublas_time(m, n, k, a_dt, b_dt, out_dt, reps):
                 ts.append(start.elapsed_time(stop))
     except RuntimeError:
         return None
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = allow
     ts.sort()
     med = ts[len(ts) // 2]
     return {"median_ms": med, "tflops": 2.0 * m * n * k / med / 1e9}
