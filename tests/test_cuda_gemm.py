@@ -169,6 +169,13 @@ def test_nvrtc_compiles_the_kernel(cfg, tmp_path, monkeypatch):
     assert list(tmp_path.glob("cubin/*.cubin"))
 
 
+def test_decode_names_the_types_it_reads():
+    from fastswz.cuda.errors import GemmArgumentError
+
+    with pytest.raises(GemmArgumentError, match=r"dtype='s8': decode reads"):
+        decode(np.zeros(2, np.uint8), "s8")
+
+
 def test_fp8_codes_round_trip():
     for name in ("e4m3", "e5m2"):
         codes = np.arange(256, dtype=np.uint8)

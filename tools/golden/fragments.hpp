@@ -9,6 +9,7 @@
 #define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED 1
 
 #include <cute/tensor.hpp>
+#include "cute_str.hpp"
 #include <cute/atom/mma_traits_sm80.hpp>
 #include <cute/atom/mma_traits_sm89.hpp>
 #include <cute/atom/mma_traits_sm90.hpp>
@@ -27,17 +28,7 @@ namespace fgolden {
 
 using namespace cute;
 
-// CuTe's ostream printer, without the '_' that marks static integers.
-template <class X>
-std::string cute_str(X const& x) {
-  std::ostringstream os;
-  os << x;
-  std::string s = os.str(), out;
-  for (char c : s) {
-    if (c != '_') out.push_back(c);
-  }
-  return out;
-}
+using cute_print::cute_str;   // cute_str.hpp
 
 // "M <atom> <A> <B> <C>": the TV layouts of an MMA atom's traits.
 template <class Op>

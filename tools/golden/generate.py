@@ -364,7 +364,7 @@ def write_parts(groups: list[list[str]], prefix: str, header: str = "golden.hpp"
 
 def build_and_run(src: Path, flags: list[str]) -> str:
     exe = src.with_suffix("")
-    deps = [src, HERE / "golden.hpp"] + ([HERE / "golden_subbyte.hpp"] if "subbyte" in src.name else [])
+    deps = [src, HERE / "golden.hpp", HERE / "cute_str.hpp"] + ([HERE / "golden_subbyte.hpp"] if "subbyte" in src.name else [])
     if not exe.exists() or exe.stat().st_mtime < max(d.stat().st_mtime for d in deps):
         cmd = [os.environ.get("CXX", "g++"), *flags, str(src), "-o", str(exe)]
         r = subprocess.run(cmd, capture_output=True, text=True)

@@ -21,6 +21,7 @@ static inline std::size_t __cvta_generic_to_shared(const void* p) {
 #define CUTE_CVTA_GENERIC_TO_SHARED_ACTIVATED 1
 
 #include <cute/tensor.hpp>
+#include "cute_str.hpp"
 #include <cute/atom/mma_traits_sm90_gmma.hpp>
 #include <cute/atom/mma_traits_sm100.hpp>
 
@@ -41,17 +42,7 @@ T* fake_smem(std::uint64_t start) {
   return reinterpret_cast<T*>(static_cast<std::uintptr_t>(kBias + start));
 }
 
-// Print with CuTe's ostream printer, then drop the '_' that marks static integers.
-template <class X>
-std::string cute_str(X const& x) {
-  std::ostringstream os;
-  os << x;
-  std::string s = os.str(), out;
-  for (char c : s) {
-    if (c != '_') out.push_back(c);
-  }
-  return out;
-}
+using cute_print::cute_str;   // cute_str.hpp
 
 template <class P>
 struct is_swz_ptr : std::false_type {};

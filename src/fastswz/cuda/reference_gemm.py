@@ -13,6 +13,7 @@ import functools
 import numpy as np
 
 from ..dtypes import dtype as _lookup_dtype
+from .errors import GemmArgumentError
 
 __all__ = ["decode", "encode_fp8", "reference_gemm", "to_tf32"]
 
@@ -52,7 +53,8 @@ def decode(bits, dtype):
         return (b.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
     if name in ("f32", "tf32"):
         return b.astype(np.uint32).view(np.float32).astype(np.float64)
-    raise ValueError(f"dtype={dtype!r}: no decoder")
+    raise GemmArgumentError(f"dtype={dtype!r}: decode reads the GEMM kernels' float types "
+                            f"(bf16, f16, f32, tf32, e4m3, e5m2)")
 
 
 def to_tf32(bits):
