@@ -36,3 +36,17 @@ def test_kernel_product(cfg, shape):
     for ints in (True, False):
         r = check(kern, *shape, ints=ints)
         assert r["unwritten"] == 0 and r["ok"], r
+
+
+def test_measured_search_ranks_by_the_clock_and_caches(tmp_path):
+    """tune(..., measure=K) on a shape no data file holds: rows ranked by measured time, each
+    with the model's rank; the second call reads the cache and returns the same times."""
+    _gpu()
+    import fastswz
+
+    first = fastswz.tune(3072, 5120, 6144, top=4, measure=4, cache_dir=tmp_path, reps=5)
+    times = [r["measured_ms"] for r in first]
+    assert len(first) >= 1 and times == sorted(times) and all(t > 0 for t in times)
+    assert sorted(r["model_rank"] for r in first) == sorted(set(r["model_rank"] for r in first))
+    again = fastswz.tune(3072, 5120, 6144, top=4, measure=4, cache_dir=tmp_path, reps=5)
+    assert [r["measured_ms"] for r in again] == times
