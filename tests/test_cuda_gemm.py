@@ -74,6 +74,35 @@ def test_header_functions_equal_the_maps(cfg, tmp_path):
     assert len(set(zip(rc[:, 0], rc[:, 1]))) == 64 * bn
 
 
+@pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
+def test_descriptor_rebase_is_the_plan_at_the_new_base(tmp_path):
+    # The kernel adds descriptor_rebase(base) to the header's descriptors (built for kSmemBase).
+    # The sum must be the descriptor the plan gives at that base, also for the shared address
+    # a CTA of cluster rank r > 0 sees (r from bit 24 up, seen on an H100): PTX 9.7.15.5.1.2.2
+    # encodes (x & 0x3FFFF) >> 4, so the rank must not reach the LBO field. MN-major B has a
+    # real LBO (8192 B), so an unmasked shift changes what the wgmma reads.
+    cfg = dict(bm=128, bn=128, bk=64, stages=4, a_major="MN", b_major="MN")
+    plans = codegen.plan_for(cfg)
+    row = plans.row(0)
+    (tmp_path / "p.h").write_text(fastswz.emit_header(plans, name="P"))
+    bases = [row["smem_base"], 0x400, 0x800, 0x1000, (1 << 24) | 0x400, (3 << 24) | 0x1400]
+    (tmp_path / "m.cpp").write_text(
+        '#include "p.h"\n#include <cstdio>\nint main(){\n'
+        + "".join(f'printf("%llu %llu\\n", (unsigned long long)(P::a::kDescriptors[1][1][2] + '
+                  f'P::descriptor_rebase({b}u)), (unsigned long long)(P::b::kDescriptors[3][0][1] + '
+                  f'P::descriptor_rebase({b}u)));\n' for b in bases) + "}\n")
+    subprocess.run([CXX, "-std=c++17", "-O1", str(tmp_path / "m.cpp"), "-o", str(tmp_path / "m")],
+                   check=True, capture_output=True)
+    out = subprocess.run([str(tmp_path / "m")], check=True, capture_output=True, text=True).stdout.split()
+    got = [(int(out[2 * i]), int(out[2 * i + 1])) for i in range(len(bases))]
+    for (a, b), base in zip(got, bases):
+        there = fastswz.plan_gemm(a_major="MN", b_major="MN", bm=128, bn=128, bk=64, stages=4,
+                                  smem_base=base & 0x3FFFF).row(0)
+        assert a == int(there["a"]["descriptors"][1][1][2], 16), hex(base)
+        assert b == int(there["b"]["descriptors"][3][0][1], 16), hex(base)
+        assert fastswz.SmemDescriptorSM90.unpack(b).leading_byte_offset == row["b"]["lbo_bytes"] == 8192
+
+
 def test_accumulator_layout_is_the_ptx_figure():
     # PTX 9.7.15.5.1.1: lane l of warp w, register i -> row 16w + l/4 + 8((i/2)%2),
     # col 8(i/4) + 2(l%4) + i%2
@@ -94,8 +123,9 @@ def test_kernel_source_holds_no_layout_constants():
     assert "0x" not in code
     # the numbers left: register budgets (setmaxnreg), the warpgroup (128 threads, 64 rows of a
     # wgmma M), the 1 KiB base rounding, 0/1/2 loop and parity values, 8/16/32 debug-record
-    # geometry and the debug spin limit. Anything else would be a layout constant.
-    allowed = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "16", "24", "32", "40", "64", "128",
+    # geometry, the debug spin limit and the debug dump's delay (ns). Anything else would be a
+    # layout constant.
+    allowed = {"100000", "0", "1", "2", "3", "4", "5", "6", "7", "8", "16", "24", "32", "40", "64", "128",
                "240", "1023", "1024", "65536", "1L", "0u", "1u", "1023u", "1L"}
     nums = set(re.findall(r"\b\d+[uUlL]*\b", code))
     assert nums <= allowed, nums - allowed
@@ -126,7 +156,9 @@ def test_supported_names_the_rule():
     assert "use bn <= 128" in supported(dict(bm=256, bn=144))
     assert "use bn <= 192" in supported(dict(bm=192, bn=208))
     assert supported(dict(bm=256, bn=128)) is None and supported(dict(bm=192, bn=192)) is None
-    assert "wrong products on the H100" in supported(dict(cluster_m=2))
+    assert supported(dict(cluster_m=2)) is None
+    assert "multiple of 16" in supported(dict(cluster_m=2, bm=128, bn=24, bk=64))
+    assert "clusters of 1 or 2" in supported(dict(cluster_m=4))
 
 
 def test_cluster_plan_halves_b_between_the_ctas():

@@ -27,6 +27,11 @@ def _gpu():
     (dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, a_major="MN", b_major="MN"), (129, 257, 72)),
     (dict(bm=128, bn=128, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3"), (256, 384, 512)),
     (dict(bm=128, bn=64, bk=32, stages=4, a_dtype="tf32", b_dtype="tf32", out_dtype="f32"), (200, 300, 96)),
+    # 2-CTA clusters: MN-major B has a real LBO, which the second CTA's shared addresses (cluster
+    # rank from bit 24 up) corrupted until descriptor_rebase masked them
+    (dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, a_major="MN", b_major="MN", cluster_m=2), (256, 256, 256)),
+    (dict(bm=64, bn=96, bk=64, stages=3, b_major="MN", swizzle_b="none", cluster_m=2), (777, 300, 136)),
+    (dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, cluster_m=2), (1000, 1000, 1000)),
 ])
 def test_kernel_product(cfg, shape):
     _gpu()
@@ -50,3 +55,18 @@ def test_measured_search_ranks_by_the_clock_and_caches(tmp_path):
     assert sorted(r["model_rank"] for r in first) == sorted(set(r["model_rank"] for r in first))
     again = fastswz.tune(3072, 5120, 6144, top=4, measure=4, cache_dir=tmp_path, reps=5)
     assert [r["measured_ms"] for r in again] == times
+
+
+def test_time_is_a_first_driver_call():
+    """GemmKernel.time in a fresh process (no torch, no other driver call first)."""
+    _gpu()
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json; from fastswz.cuda import compile_gemm; "
+            "print(json.dumps(compile_gemm(bm=128, bn=128, bk=64, stages=4).time(512, 512, 512, reps=2)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    assert r["reps"] == 2 and r["median_ms"] > 0

@@ -352,6 +352,10 @@ def _gemm_parser(sub):
         g.add_argument(f"--{name}", type=_int, default=None, help="plan field (default: chosen)")
     g.add_argument("--swizzle-a", default="auto")
     g.add_argument("--swizzle-b", default="auto")
+    g.add_argument("--tile-group", type=_int, default=None,
+                   help="tile rows per group of the persistent tile order (default: the plan's, 8)")
+    g.add_argument("--cluster-m", type=_int, default=None,
+                   help="2: clusters of 2 CTAs along M that share B by TMA multicast (default 1)")
     g.add_argument("--epilogue", action=argparse.BooleanOptionalAction, default=None,
                    help="store D through the plan's swizzled smem epilogue tile and TMA (--epilogue) "
                         "or from registers (--no-epilogue); default: a given plan stores from "
@@ -381,9 +385,11 @@ def _gemm(args):
         cfg = {**fc.normalize_config(), **{k: v for k, v in fields.items() if v is not None},
                "swizzle_a": args.swizzle_a, "swizzle_b": args.swizzle_b}
         chosen = "given"
+    extra = {k: getattr(args, k) for k in ("tile_group", "cluster_m") if getattr(args, k) is not None}
     cfg = fc.normalize_config(cfg, a_dtype=a_dt, b_dtype=b_dt, a_major=args.a_major,
                               b_major=args.b_major, out_dtype=out_dt,
-                              epilogue=cfg["epilogue"] if args.epilogue is None else args.epilogue)
+                              epilogue=cfg["epilogue"] if args.epilogue is None else args.epilogue,
+                              **extra)
     why = fc.supported(cfg)
     if why:
         raise PlanError(f"the sm90 GEMM kernel does not run this plan: {why}")

@@ -317,6 +317,13 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
                            ("barrier_offset", "kBarrierOffset"), ("mma_per_k_tile", "kMmaPerKTile"),
                            ("cta_group", "kCtaGroup")):
             out.append(f"  constexpr int {cname} = {data[key]};")
+        out += ["  // What to add to a kDescriptors entry when the buffer sits at shared address `base`",
+                "  // instead of kSmemBase: descriptors hold matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4",
+                "  // (PTX 9.7.15.5.1.2.2). The mask matters: in a CTA of cluster rank r > 0 a shared",
+                "  // address carries r from bit 24 up (seen on an H100), which unmasked would spill into LBO.",
+                "  FASTSWZ_FN uint64_t descriptor_rebase(uint32_t base) {",
+                "    return (uint64_t)(long long)(((int)(base & 0x3FFFFu) - kSmemBase) / 16);",
+                "  }"]
         out.append(f"  constexpr int kWarpgroups = {data['warpgroups'] or 0};  // 0: tcgen05")
         out.append(f"  // MMA: {data['instruction']}")
         if data.get("instr_descriptor"):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import os
 from importlib import resources
 
 from ..dtypes import DTYPES, dtype as _lookup_dtype
@@ -40,9 +39,6 @@ _INPUTS = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "tf32", "e4m3": 
 
 
 _REG_OVERHEAD = 32
-# The 2-CTA multicast path: off until its wrong results on the H100 are explained (the
-# GPU witness sets FASTSWZ_EXPERIMENTAL_CLUSTERS=1 to reproduce them).
-_CLUSTERS = os.environ.get("FASTSWZ_EXPERIMENTAL_CLUSTERS") == "1"
 
 
 #: Fields of tune rows, plan rows and measured rows that a configuration may carry and
@@ -154,10 +150,6 @@ def supported(config) -> "str | None":
                 f"about {_REG_OVERHEAD}; use bn <= {most} with this BM")
     if c["cluster_m"] not in (1, 2):
         return f"cluster_m={c['cluster_m']}: clusters of 1 or 2 CTAs along M"
-    if c["cluster_m"] == 2 and not _CLUSTERS:
-        return ("cluster_m=2: the multicast path computed wrong products on the H100 for 11 of "
-                "36 plans tried (docs/cuda.md, 'Clusters'), so the kernel family does not run it "
-                "yet; the plan side (fastswz.plan.with_cluster) is kept")
     if c["cluster_m"] == 2 and p.row(0)["b"]["tma_box"][1] % 16:
         return (f"cluster_m=2: B's TMA box has {p.row(0)['b']['tma_box'][1]} outer rows; each CTA "
                 f"multicasts half of them, so they must be a multiple of 16")

@@ -213,6 +213,8 @@ def bench(args):
     os.makedirs(args.out, exist_ok=True)
     shapes = [(8192, 8192, 8192), (4096, 4096, 4096), (2048, 2048, 2048), (4096, 14336, 4096),
               (8192, 4096, 14336), (16384, 1024, 4096)]
+    if args.shapes:
+        shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
     cands = json.load(open(args.configs)) if args.configs else {
         "bf16": [dict(bm=128, bn=256, bk=64, stages=4), dict(bm=128, bn=256, bk=64, stages=3, epilogue=True),
                  dict(bm=128, bn=256, bk=64, stages=4, tile_group=16),
@@ -252,7 +254,12 @@ def bench(args):
                     print("ERROR", cfg, repr(e)[:200])
                     continue
                 row = {"dtype": dt, "shape": [m, n, k], "config": kern.config, "cublas_ms": ref_ms,
-                       "cublas_tflops": ref_tf, **r, "ratio": r["tflops"] / ref_tf}
+                       "cublas_tflops": ref_tf, **r, "ratio": r["tflops"] / ref_tf, "grid": kern.grid(m, n)}
+                if args.verbose:
+                    print(f"   {kern.config['bm']}x{kern.config['bn']}x{kern.config['bk']}x{kern.config['stages']}"
+                          f"{' epi' if kern.config['epilogue'] else ''} g{kern.config['tile_group']} "
+                          f"c{kern.config['cluster_m']} grid {row['grid']}: {r['tflops']:.0f} TF/s "
+                          f"({100 * row['ratio']:.1f}%)", flush=True)
                 rows.append(row)
                 if best is None or r["median_ms"] < best["median_ms"]:
                     best = row
@@ -277,15 +284,17 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--configs")
+    ap.add_argument("--shapes", help="bench: MxNxK[,MxNxK...] instead of the issue's six shapes")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--watchdog", type=float, default=0,
                     help="dump every Python stack and exit after this many seconds (hang diagnosis)")
     args = ap.parse_args()
     if args.what == "precompile":
         from fastswz.cuda import compile_many
-        cfgs = random_grid(args.grid, args.seed)
+        cfgs = (random_grid(args.grid, args.seed) if args.grid
+                else [dict(zip(KEYS, g)) for g in GRID if supported(dict(zip(KEYS, g))) is None])
         bad = [k for k in compile_many(cfgs, jobs=2) if not hasattr(k, "cubin")]
-        print(f"precompiled {len(cfgs)} held-out plans, {len(bad)} failed", bad[:3])
+        print(f"precompiled {len(cfgs)} {'held-out' if args.grid else 'grid'} plans, {len(bad)} failed", bad[:3])
         sys.exit(1 if bad else 0)
     if args.watchdog:
         import faulthandler

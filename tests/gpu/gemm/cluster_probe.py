@@ -1,28 +1,38 @@
 #!/usr/bin/env python3
 """Where the 2-CTA multicast path goes wrong: run one cluster plan on integer inputs and count
 the mismatches of D by (rank = tile row parity, half of the BN tile, 8-row group, k) so the
-pattern names the missing data. FASTSWZ_EXPERIMENTAL_CLUSTERS=1 must be set."""
+pattern names the missing data."""
 import json, os, sys
 import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "src"))
-from fastswz.cuda import compile_gemm
+from fastswz.cuda.codegen import normalize_config
+from fastswz.cuda.runtime import GemmKernel, compile_cubin
 from fastswz.cuda import runtime as rt
 from fastswz.cuda.reference_gemm import decode
 
-def run(cfg, m, n, k):
-    kern = compile_gemm(dict(cfg, out_dtype="f32"))   # f32 D: integer sums are exact
+def build(cfg, defines=None):
+    c = normalize_config(dict(cfg, out_dtype="f32"))   # f32 D: integer sums are exact
+    cubin, key = compile_cubin(c, defines=defines)
+    return GemmKernel(c, cubin, key)
+
+
+def run(cfg, m, n, k, defines=None, diagnose=True):
+    kern = build(cfg, defines)
     c = kern.config
     rng = np.random.default_rng(1)
     drv = rt.driver(); rt._context()
-    ptrs, host = [], []
+    ptrs, host, lds = [], [], []
     for op, rows in (("a", m), ("b", n)):
         x = rng.integers(-2, 3, rows * k).astype(np.float32)
         bits = rt._bits_of(x, c[op + "_dtype"]).reshape(rows, k)
         host.append(decode(bits, c[op + "_dtype"]))
         st = bits if c[op + "_major"] == "K" else np.ascontiguousarray(bits.T)
+        per16 = 16 // bits.itemsize   # rows padded to 16 bytes for the tensor map
+        ld = -(-st.shape[1] // per16) * per16
+        st = np.ascontiguousarray(np.pad(st, ((0, 0), (0, ld - st.shape[1]))))
         p = rt._alloc(st.nbytes); rt._check(drv.cuMemcpyHtoD(p, st.ctypes.data, st.nbytes), "h2d"); ptrs.append(p)
-    lda = k if c["a_major"] == "K" else m
-    ldb = k if c["b_major"] == "K" else n
+        lds.append(ld)
+    lda, ldb = lds
     ldd = -(-n // 4) * 4   # 16-byte rows for the TMA store
     pd = rt._alloc(m * ldd * 4)
     rt._check(drv.cuMemsetD8(pd, 0xFF, m * ldd * 4), "memset")
@@ -31,6 +41,9 @@ def run(cfg, m, n, k):
     d = np.empty((m, ldd), np.float32); rt._check(drv.cuMemcpyDtoH(d.ctypes.data, pd, d.nbytes), "d2h")
     d = d[:, :n]
     ref = host[0] @ host[1].T
+    if os.environ.get("PROBE_SAVE"):
+        np.savez_compressed(os.path.join(os.environ["PROBE_SAVE"], f"{c['a_major']}{c['b_major']}_{m}x{n}x{k}.npz"),
+                            a=host[0], b=host[1], d=d)
     bad = ~(d == ref)
     bm, bn = c["bm"], c["bn"]
     r = np.arange(m)[:, None]; q = np.arange(n)[None, :]
@@ -46,6 +59,12 @@ def run(cfg, m, n, k):
     # half a k-tile otherwise). For a sample of bad elements: is the error minus one block's
     # partial product (never arrived), minus a whole k-tile's, or another k-tile's block in
     # place of its own (stale or early data of the same stage)?
+    if defines:
+        res["defines"] = defines
+    if not diagnose:
+        del res["rows_bad_by_8"]
+        print(json.dumps(res), flush=True)
+        return res
     hb = c["bk"] // 2
     blocks = [(s0, min(s0 + hb, k)) for s0 in range(0, k, hb)]
     ii, jj = np.nonzero(bad)
@@ -83,9 +102,29 @@ CASES = [
     (dict(a_major="K", b_major="K", bm=128, bn=80, bk=64, stages=5, epilogue=True, tile_group=4, cluster_m=2, a_dtype="f16", b_dtype="f16"), (129, 281, 136)),
     (dict(a_major="K", b_major="K", bm=64, bn=144, bk=128, stages=3, epilogue=True, tile_group=16, cluster_m=2, a_dtype="e4m3", b_dtype="e4m3"), (257, 265, 144)),
     (dict(a_major="K", b_major="K", bm=128, bn=256, bk=64, stages=4, epilogue=False, tile_group=8, cluster_m=2), (2048, 2048, 2048)),
+    (dict(a_major="K", b_major="K", bm=64, bn=144, bk=128, stages=3, epilogue=True, tile_group=16, cluster_m=2, a_dtype="e4m3", b_dtype="e4m3"), (257, 265, 136)),
+    (dict(a_major="K", b_major="MN", bm=64, bn=64, bk=128, stages=5, epilogue=False, tile_group=1, cluster_m=2), (129, 281, 136)),
 ]
 
+VARIANTS = [None, {"FSW_XSELF": 1}, {"FSW_XSLEEP": 20000}, {"FSW_XFENCE": 1}, {"FSW_DEBUG_DUMP": 2}]
+VCASES = [CASES[0], CASES[2], CASES[4]]
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["variants"]:
+        for cfg, shp in VCASES:
+            for d in VARIANTS:
+                for rep in range(2):
+                    try:
+                        run(cfg, *shp, defines=d, diagnose=False)
+                    except Exception as e:
+                        print("ERROR", cfg, d, repr(e)[:300], flush=True)
+        sys.exit()
+    if sys.argv[1:] == ["precompile-variants"]:
+        for cfg, _ in VCASES:
+            for d in VARIANTS:
+                build(cfg, d)
+        print("ok")
+        sys.exit()
     if sys.argv[1:] == ["precompile"]:
         from fastswz.cuda import compile_many
         print([type(x).__name__ for x in compile_many([dict(c, out_dtype="f32") for c, _ in CASES], jobs=2)])

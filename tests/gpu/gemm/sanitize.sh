@@ -10,7 +10,9 @@ rc_all=0
 for cfg in \
   "bm=128,bn=128,bk=64,stages=3,epilogue=1" \
   "bm=64,bn=256,bk=64,stages=4,a_major=MN,b_major=MN" \
-  "bm=128,bn=64,bk=128,stages=2,a_dtype=e4m3,b_dtype=e4m3,epilogue=1" ; do
+  "bm=128,bn=64,bk=128,stages=2,a_dtype=e4m3,b_dtype=e4m3,epilogue=1" \
+  "bm=128,bn=128,bk=64,stages=4,a_major=MN,b_major=MN,epilogue=1,cluster_m=2" \
+  "bm=64,bn=96,bk=64,stages=3,b_major=MN,cluster_m=2,swizzle_b=none" ; do
   for tool in memcheck racecheck synccheck; do
     python3 - "$cfg" >/tmp/case.py <<'PY'
 import sys
