@@ -10,7 +10,11 @@
 // stage (one thread), the consumer warpgroups issue one m64nBNk* wgmma each per k-step on their
 // 64 rows of A. Persistent: each CTA walks output tiles blockIdx.x, + gridDim.x, ... in the
 // plan's grouped tile order; the stage ring (stage, phase) runs on across tiles, so the producer
-// loads the next tile while the consumers finish this one.
+// loads the next tile while the consumers finish this one. With a 2-CTA cluster (namespace
+// cluster) the two CTAs take tile rows 2p and 2p + 1 of one column, each loads its half of B and
+// multicasts it to both, and a stage is refilled once both CTAs' consumers have released it.
+// Descriptors are moved to this CTA's buffer by P::descriptor_rebase, which masks the shared
+// address as PTX does: in a CTA of cluster rank r > 0 the address carries r from bit 24 up.
 // PTX ISA references: mbarrier 9.7.13.15, cp.async.bulk.tensor 9.7.9.25, wgmma 9.7.15,
 // setmaxnreg 9.7.17.1, fence.proxy.async 9.7.13.4.
 #include "fastswz_plan.h"

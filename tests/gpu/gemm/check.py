@@ -2,8 +2,8 @@
 """GPU witness for the fastswz GEMM kernels (H100): correctness grid and speed beside cuBLAS.
 
     python3 tests/gpu/gemm/check.py correct [--quick] [--out DIR]
-    python3 tests/gpu/gemm/check.py bench [--out DIR] [--configs FILE]   (e.g. tests/gpu/gemm/bench_configs.json:
-                                                                         the default set less the refused clusters)
+    python3 tests/gpu/gemm/check.py bench [--out DIR] [--configs FILE] [--shapes MxNxK,...] [--verbose]
+        (FILE e.g. tests/gpu/gemm/bench_clusters.json; default: the built-in set, clusters included)
 
 correct: for each configuration x shape, (1) small-integer inputs (exact in every type, sums
 exact in f32): D must equal the float64 product exactly (f32 out) or its correctly rounded
