@@ -238,6 +238,11 @@ def inject(kind, rng, tile, kw, grid):
         if kw["start"] == 0:
             return None
         return idx, with_field(v, "start", (f["start"] - kw["start"]) >> 4)
+    if kind == "address_not_masked":  # a cluster rank (bit 24 up) shifted into LBO
+        if "lbo" not in read:
+            return None
+        w = v + (rng.randrange(1, 16) << 20)
+        return (idx, w) if not w >> 64 else None
     if kind == "wrong_position":
         other = rng.randrange(flat.size)
         w = int(flat[other])
@@ -277,7 +282,7 @@ def _config_for(kind, rng):
         return tile, kw
     if kind in ("wrong_order", "lbo_sbo_swapped"):
         return random_config(rng, major=rng.choice(["MN", "K"]))
-    if kind == "lbo_k_major_habit":
+    if kind in ("lbo_k_major_habit", "address_not_masked"):
         return random_config(rng, major="MN")
     if kind == "k_step_rows":
         return random_config(rng, major="MN")
@@ -365,6 +370,9 @@ def top(values, tile, **kw):
     (0x4080004000010040, BF16_K, dict(start=0x400), "reserved_bits", 0x4000004000010040),
     # an sm100 descriptor handed to wgmma
     (0x4000404000010040, BF16_K, dict(start=0x400), "version_on_sm90", 0x4000004000010040),
+    # Ex 2 packed in the second CTA of a 2-CTA cluster from its shared address 0x1000800, unmasked:
+    # LBO 1024 B + 256 B (the fastswz GEMM's cluster bug, H100: B read two K-rows off)
+    (0x4000008000500080, BF16_MN, dict(start=0x800), "address_not_masked", 0x4000008000400080),
 ])
 def test_issue_examples(values, tile, kw, kind, fixed):
     got, r = top(values, tile, **kw)

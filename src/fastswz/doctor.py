@@ -52,6 +52,7 @@ MISTAKES = {
     "low_word_only": "only the low 32-bit word",
     "halves_swapped": "the two 32-bit words swapped",
     "start_not_rebased": "start address not rebased to the shared window",
+    "address_not_masked": "address packed without PTX's 0x3FFFF mask (a cluster rank in LBO)",
     "wrong_position": "start address of another stage, MN block or K block",
     "wrong_swizzle": "wrong swizzle mode for the tile",
     "wrong_order": "strides of the other atom tiling order",
@@ -596,6 +597,21 @@ def _h_not_rebased(c, r):
                 return
 
 
+def _h_not_masked(c, r):
+    # PTX 9.7.15.5.1.2.2: matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4. In a CTA of cluster
+    # rank k > 0 the shared address of a buffer carries k from bit 24 up (seen on an H100, the
+    # fastswz GEMM's 2-CTA clusters); shifted without the mask, k lands in LBO (bit 20 = 16 units).
+    for rank in range(1, 16):
+        w = c.e + (rank << 20)
+        if w >> 64:
+            break
+        yield _split(w, c.arch), (
+            f"the start address was packed without PTX's mask (x & 0x3FFFF) >> 4 from the "
+            f"shared address 0x{(rank << 24) + c.A:x}, which a CTA of cluster rank {rank} sees "
+            f"(the rank from bit 24 up): (x >> 4) carried {rank << 4} units (+{rank << 8} B) into "
+            f"LBO; mask the address before packing it")
+
+
 def _h_position(c, r):
     grid = c.plan.grid
     seen = {c.e}
@@ -690,6 +706,7 @@ _HYPOTHESES = [
     ("low_word_only", _h_low_word, False),
     ("halves_swapped", _h_halves, False),
     ("start_not_rebased", _h_not_rebased, False),
+    ("address_not_masked", _h_not_masked, False),
     ("wrong_position", _h_position, False),
     ("wrong_swizzle", _h_swizzle, False),
     ("wrong_order", _h_order, False),
