@@ -103,6 +103,31 @@ def test_descriptor_rebase_is_the_plan_at_the_new_base(tmp_path):
         assert fastswz.SmemDescriptorSM90.unpack(b).leading_byte_offset == row["b"]["lbo_bytes"] == 8192
 
 
+@pytest.mark.parametrize("dtype,majors", [("bf16", ("K", "MN")), ("f16", ("MN", "K")),
+                                          ("e4m3", ("K", "K")), ("tf32", ("K", "K"))])
+def test_host_operands_are_what_the_kernel_reads(dtype, majors):
+    # runtime.check's inputs (no GPU): the bits the kernel reads decode to the logical matrix,
+    # rows padded with zeros to a 16-byte pitch; A is drawn before B from the same generator
+    from fastswz.cuda.runtime import _bits_of, _host_operands
+
+    cfg = dict(a_dtype=dtype, b_dtype=dtype, a_major=majors[0], b_major=majors[1])
+    m, n, k = 13, 7, 65
+    ops = _host_operands(cfg, m, n, k, np.random.default_rng(5))
+    draw = np.random.default_rng(5)
+    for (logical, stored, pitch), rows, major in zip(ops, (m, n), majors):
+        want = draw.integers(-2, 3, rows * k).astype(np.float64).reshape(rows, k)
+        np.testing.assert_array_equal(logical, want)   # integers: exact in every type
+        cols = k if major == "K" else rows
+        assert stored.shape == ((rows if major == "K" else k), pitch)
+        assert (pitch * stored.itemsize) % 16 == 0 and cols <= pitch < cols + 16 // stored.itemsize
+        assert not stored[:, cols:].any()
+        bits = stored[:, :cols] if major == "K" else stored[:, :cols].T
+        np.testing.assert_array_equal(bits, _bits_of(want.astype(np.float32), dtype).reshape(rows, k))
+        np.testing.assert_array_equal(decode(bits, dtype), logical)
+    normal = _host_operands(cfg, m, n, k, np.random.default_rng(5), ints=False)
+    assert not np.array_equal(normal[0][0], ops[0][0])
+
+
 def test_accumulator_layout_is_the_ptx_figure():
     # PTX 9.7.15.5.1.1: lane l of warp w, register i -> row 16w + l/4 + 8((i/2)%2),
     # col 8(i/4) + 2(l%4) + i%2

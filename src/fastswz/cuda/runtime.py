@@ -342,30 +342,12 @@ def check(kernel, m, n, k, *, ints=True, seed=0):
     from .reference_gemm import decode
 
     c = kernel.config
-    rng = np.random.default_rng(seed)
     drv = driver()
     _context()
-    host, ptrs = [], []
-    lda = ldb = 0
-    for op, rows in (("a", m), ("b", n)):
-        dt = c[op + "_dtype"]
-        x = rng.integers(-2, 3, rows * k).astype(np.float32) if ints else rng.standard_normal(rows * k, dtype=np.float32)
-        bits = _bits_of(x, dt)
-        # logical (rows, k) values; stored K-major as (rows, k), MN-major as (k, rows)
-        logical = decode(bits, dt).reshape(rows, k)
-        stored = bits.reshape(rows, k) if c[op + "_major"] == "K" else np.ascontiguousarray(bits.reshape(rows, k).T)
-        # rows padded to 16 bytes: cuTensorMapEncodeTiled takes 16-byte multiples of pitch only
-        e = stored.itemsize
-        pitch = -(-stored.shape[1] * e // 16) * 16 // e
-        stored = np.pad(stored, ((0, 0), (0, pitch - stored.shape[1])))
-        if op == "a":
-            lda = pitch
-        else:
-            ldb = pitch
-        ptr = _alloc(stored.nbytes)
-        _check(drv.cuMemcpyHtoD(ptr, stored.ctypes.data, stored.nbytes), "cuMemcpyHtoD")
-        host.append(logical)
-        ptrs.append(ptr)
+    ops = _host_operands(c, m, n, k, np.random.default_rng(seed), ints)
+    host = [logical for logical, _, _ in ops]
+    ptrs = [_to_device(stored) for _, stored, _ in ops]
+    (_, _, lda), (_, _, ldb) = ops
     eo = _lookup_dtype(c["out_dtype"]).bits // 8
     ldd = -(-n * eo // 16) * 16 // eo
     pd = _alloc(m * ldd * eo)
@@ -390,6 +372,30 @@ def check(kernel, m, n, k, *, ints=True, seed=0):
         res["rel_err"] = err
         res["ok"] = bool(err < (2e-2 if c["a_dtype"] in ("e4m3", "e5m2") else 1e-2))
     return res
+
+
+def _host_operands(config, m, n, k, rng, ints=True):
+    """The host side of a check: ``[(logical, stored, pitch)]`` for A (m x k) and B (n x k).
+
+    Values are small integers in [-2, 2] (``ints``) or normal(0, 1), drawn from ``rng`` A first,
+    rounded to each operand's type. ``logical`` is the (rows, k) float64 matrix the bits
+    decode to; ``stored`` the raw bits as the kernel reads them (K-major (rows, k), MN-major
+    (k, rows)), each row padded with zeros to a 16-byte pitch (cuTensorMapEncodeTiled takes
+    16-byte multiples only); ``pitch`` that row length in elements.
+    """
+    from .reference_gemm import decode
+
+    out = []
+    for op, rows in (("a", m), ("b", n)):
+        dt = config[op + "_dtype"]
+        x = rng.integers(-2, 3, rows * k).astype(np.float32) if ints else rng.standard_normal(rows * k, dtype=np.float32)
+        bits = _bits_of(x, dt).reshape(rows, k)
+        stored = bits if config[op + "_major"] == "K" else np.ascontiguousarray(bits.T)
+        e = stored.itemsize
+        pitch = -(-stored.shape[1] * e // 16) * 16 // e
+        out.append((decode(bits, dt).reshape(rows, k),
+                    np.pad(stored, ((0, 0), (0, pitch - stored.shape[1]))), pitch))
+    return out
 
 
 def _bits_of(x, dtype):
@@ -428,6 +434,14 @@ def _alloc(nbytes):
     return int(_check(drv.cuMemAlloc(max(nbytes, 16)), "cuMemAlloc"))
 
 
+def _to_device(host):
+    """A new device buffer holding the contiguous numpy array ``host``; its pointer."""
+    host = np.ascontiguousarray(host)
+    ptr = _alloc(host.nbytes)
+    _check(driver().cuMemcpyHtoD(ptr, host.ctypes.data, host.nbytes), "cuMemcpyHtoD")
+    return ptr
+
+
 def _flush_buffer():
     with _LOCK:
         if "flush" not in _STATE:
@@ -455,15 +469,11 @@ def _problem_buffers(c, m, n, k, seed):
                 driver().cuMemFree(ptr)
             _STATE.pop("problem")
         rng = np.random.default_rng(seed)
-        drv = driver()
         ptrs = []
         lda, ldb, ldd = _lds(c, m, n, k)
         rows = (m if c["a_major"] == "K" else k, n if c["b_major"] == "K" else k)
         for dt, count in ((c["a_dtype"], rows[0] * lda), (c["b_dtype"], rows[1] * ldb)):
-            host = random_bits(dt, count, rng)   # the pad columns hold values no box reads
-            ptr = _alloc(host.nbytes)
-            _check(drv.cuMemcpyHtoD(ptr, host.ctypes.data, host.nbytes), "cuMemcpyHtoD")
-            ptrs.append(ptr)
+            ptrs.append(_to_device(random_bits(dt, count, rng)))   # pad columns: values no box reads
         ptrs.append(_alloc(m * ldd * _lookup_dtype(c["out_dtype"]).bits // 8))
         _STATE["problem"] = (key, tuple(ptrs))
         return tuple(ptrs)

@@ -18,21 +18,15 @@ def dump(cfg, m, n, k, seed=1):
     c = codegen.normalize_config(dict(cfg, out_dtype="f32"))
     cubin, key = compile_cubin(c, defines={"FSW_DEBUG_DUMP": CTAS})
     kern = GemmKernel(c, cubin, key)
-    drv = rt.driver(); rt._context()
-    rng = np.random.default_rng(seed)
-    ptrs = []
-    for op, rows in (("a", m), ("b", n)):
-        x = rng.integers(-2, 3, rows * k).astype(np.float32)
-        bits = rt._bits_of(x, c[op + "_dtype"]).reshape(rows, k)
-        st = np.ascontiguousarray(bits if c[op + "_major"] == "K" else bits.T)
-        p = rt._alloc(st.nbytes); rt._check(drv.cuMemcpyHtoD(p, st.ctypes.data, st.nbytes), "h2d"); ptrs.append(p)
-    lda = k if c["a_major"] == "K" else m
-    ldb = k if c["b_major"] == "K" else n
+    drv = rt.driver()
+    ops = rt._host_operands(c, m, n, k, np.random.default_rng(seed))
+    ptrs = [rt._to_device(stored) for _, stored, _ in ops]
+    (_, _, lda), (_, _, ldb) = ops
     ldd = -(-n // 4) * 4
     pd = rt._alloc(m * ldd * 4)
     p = kern.plan
     abytes, bbytes = p["a"]["stage_bytes"], p["b"]["stage_bytes"]
-    stages = p["stages"] if "stages" in p else c["stages"]
+    stages = p["stages"]
     total = CTAS * stages * 2 * (abytes + bbytes)
     buf = rt._alloc(total)
     rt._check(drv.cuMemsetD8(buf, 0xA5, total), "memset")

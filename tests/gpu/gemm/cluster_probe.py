@@ -8,7 +8,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "sr
 from fastswz.cuda.codegen import normalize_config
 from fastswz.cuda.runtime import GemmKernel, compile_cubin
 from fastswz.cuda import runtime as rt
-from fastswz.cuda.reference_gemm import decode
 
 def build(cfg, defines=None):
     c = normalize_config(dict(cfg, out_dtype="f32"))   # f32 D: integer sums are exact
@@ -19,20 +18,11 @@ def build(cfg, defines=None):
 def run(cfg, m, n, k, defines=None, diagnose=True):
     kern = build(cfg, defines)
     c = kern.config
-    rng = np.random.default_rng(1)
-    drv = rt.driver(); rt._context()
-    ptrs, host, lds = [], [], []
-    for op, rows in (("a", m), ("b", n)):
-        x = rng.integers(-2, 3, rows * k).astype(np.float32)
-        bits = rt._bits_of(x, c[op + "_dtype"]).reshape(rows, k)
-        host.append(decode(bits, c[op + "_dtype"]))
-        st = bits if c[op + "_major"] == "K" else np.ascontiguousarray(bits.T)
-        per16 = 16 // bits.itemsize   # rows padded to 16 bytes for the tensor map
-        ld = -(-st.shape[1] // per16) * per16
-        st = np.ascontiguousarray(np.pad(st, ((0, 0), (0, ld - st.shape[1]))))
-        p = rt._alloc(st.nbytes); rt._check(drv.cuMemcpyHtoD(p, st.ctypes.data, st.nbytes), "h2d"); ptrs.append(p)
-        lds.append(ld)
-    lda, ldb = lds
+    drv = rt.driver()
+    ops = rt._host_operands(c, m, n, k, np.random.default_rng(1))   # integers: sums exact in f32
+    host = [logical for logical, _, _ in ops]
+    ptrs = [rt._to_device(stored) for _, stored, _ in ops]
+    (_, _, lda), (_, _, ldb) = ops
     ldd = -(-n // 4) * 4   # 16-byte rows for the TMA store
     pd = rt._alloc(m * ldd * 4)
     rt._check(drv.cuMemsetD8(pd, 0xFF, m * ldd * 4), "memset")
