@@ -40,6 +40,7 @@ import numpy as np
 
 import fastswz
 from fastswz import tv_layout as tvl
+from fastswz.cuda import reference_gemm
 
 HERE = Path(__file__).resolve().parent
 
@@ -83,24 +84,15 @@ def encode(dtype, v):
 
 
 def decode(dtype, bits):
-    """Numbers (float64) from bit patterns of ``dtype`` (accumulators and inputs)."""
+    """Numbers (float64) from bit patterns of ``dtype`` (accumulators and inputs): the float
+    types through fastswz.cuda.reference_gemm.decode, the integer and f64 ones here."""
     b = np.asarray(bits, dtype=np.uint64)
-    if dtype == "f16":
-        return b.astype(np.uint16).view(np.float16).astype(np.float64)
-    if dtype == "bf16":
-        return (b.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
-    if dtype in ("f32", "tf32"):
-        return b.astype(np.uint32).view(np.float32).astype(np.float64)
+    if dtype in ("f16", "bf16", "f32", "tf32", "e4m3", "e5m2"):
+        return reference_gemm.decode(b, dtype)
     if dtype == "s32":
         return b.astype(np.uint32).view(np.int32).astype(np.float64)
     if dtype == "f64":
         return b.view(np.float64)
-    if dtype in ("e4m3", "e5m2"):
-        mb, bias = (3, 7) if dtype == "e4m3" else (2, 15)
-        e = (b >> mb).astype(np.int64) & (0xF if dtype == "e4m3" else 0x1F)
-        m = (b & ((1 << mb) - 1)).astype(np.int64)
-        val = np.where(e == 0, m / (1 << mb) * 2.0 ** (1 - bias), (1 + m / (1 << mb)) * 2.0 ** (e - bias))
-        return np.where(b & 0x80, -val, val)
     if dtype == "s8":
         return b.astype(np.uint8).view(np.int8).astype(np.float64)
     if dtype == "u8":
