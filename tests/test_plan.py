@@ -164,6 +164,8 @@ def test_sm100_and_epilogue_by_hand():
     (dict(swizzle_a="128B", bk=32), 8),
     (dict(a_dtype="bf16", b_dtype="bf16", b_major="MN", bn=256, bk=4096, stages=1), 16),
     (dict(epilogue_dtype="bf16", epilogue_swizzle="128B", bn=48), 18),
+    (dict(epilogue_dtype="bf16", bn=256, epilogue_n=96), 18),
+    (dict(epilogue_dtype="bf16", epilogue_swizzle="128B", bn=256, epilogue_n=32), 18),
     (dict(stages=8), 19),
     (dict(smem_base=0x30000, stages=3), 20),
 ])
@@ -245,6 +247,7 @@ def test_fast_equals_twin_on_a_random_grid():
                 swizzle_b=rng.choice(["auto", "none", "32B", "64B", "128B"], n),
                 epilogue_dtype=rng.choice(["none", "bf16", "f32"], n),
                 epilogue_swizzle=rng.choice(["auto", "none", "64B", "128B"], n),
+                epilogue_n=rng.choice([0, 0, 8, 16, 32, 48, 64, 128, 256], n),
                 cta_group=rng.choice([1, 2], n), smem_budget=rng.choice([232448, 100000], n))
     for base in (0, 0x20000):
         fast, twin = plan_gemm(**args, smem_base=base), reference.plan_gemm(**args, smem_base=base)
@@ -505,6 +508,44 @@ def test_epilogue_banks_fast_equals_twin_on_a_grid():
     w = fast["epi_wavefronts"]
     assert (w > 0).sum() > 100 and (w == -1).sum() > 100 and (fast["epi_excess"] > 0).any()
     assert (fast["epi_wavefronts"] - fast["epi_ideal"] == fast["epi_excess"])[w >= 0].all()
+
+
+def test_epilogue_subtile_by_hand():
+    # bf16 128 x 256 x 64: a stage is 16 KiB of A and 32 KiB of B. The whole 128 x 256 bf16
+    # epilogue tile (64 KiB) leaves room for 3 stages in 227 KiB; a 128 x 64 column block
+    # (16 KiB) for 4: 4 x 48 KiB + 16 KiB + 4 x 16 B of barriers = 213056 bytes.
+    p = plan_gemm(bn=256, bk=64, stages=4, epilogue_dtype="bf16", epilogue_n=[0, 64, 128])
+    assert p["reason"].tolist() == [19, 0, 0]
+    assert p["epi_bytes"].tolist() == [65536, 16384, 32768]
+    assert p["smem_bytes"].tolist() == [4 * 49152 + 65536 + 64, 213056, 4 * 49152 + 32768 + 64]
+    r = p.row(1)
+    e = r["epilogue"]
+    assert (e["rows"], e["cols"], e["subtiles"], e["offset"]) == (128, 64, 4, 4 * 49152)
+    # 128B rows of 64 bf16: one box of 64 x 128 covers the block
+    assert e["tma_box"] == [64, 128] and e["tma_box_offsets"] == [{"smem_offset": 0, "coords": [0, 0]}]
+    # register r of m64n256 holds column 8 (r // 4) + ...: 32 registers per 64-column block
+    assert r["kernel"]["accumulator"]["subtile_registers"] == 32
+    assert p.row(2)["kernel"]["accumulator"]["subtile_registers"] == 64
+    assert p.inputs(0)["epilogue_n"] is None and p.inputs(1)["epilogue_n"] == 64
+    # the block is scored as its own tile: the banks of a 128 x 64 tile
+    q = plan_gemm(bn=64, bk=64, stages=4, epilogue_dtype="bf16")
+    for k in ("epi_wavefronts", "epi_ideal", "epi_best_swizzle"):
+        assert int(p[k][1]) == int(q[k]), k
+    assert e["layout"] == q.row(0)["epilogue"]["layout"]
+    with pytest.raises(PlanError, match="epilogue_n holds 12"):
+        plan_gemm(epilogue_dtype="bf16", epilogue_n=12)
+
+
+def test_subtile_registers_follow_the_fragment():
+    # every column block's registers, read from the fragment map on all threads
+    from fastswz.tv_layout import tv_coords, wgmma_d
+    for n, cols in ((256, 64), (256, 32), (128, 128), (96, 32), (64, 8)):
+        r = plan_gemm(bn=n, epilogue_dtype="f32", epilogue_n=cols, stages=2).row(0)
+        regs = r["kernel"]["accumulator"]["subtile_registers"]
+        _, col = tv_coords(wgmma_d(n))
+        for j in range(n // cols):
+            held = np.flatnonzero(((col // cols) == j).all(axis=0))
+            assert held.tolist() == list(range(j * regs, (j + 1) * regs)), (n, cols, j)
 
 
 def test_plan_cli_epilogue_json_and_text(capsys):

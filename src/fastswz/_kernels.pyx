@@ -1097,11 +1097,12 @@ cdef inline uint64_t _plan_desc(int arch, int lt, int64_t start, int64_t lbo,
 
 cdef int _plan_one(const int64_t* v, const int32_t* dtp, const int32_t* swp, int64_t smem_base,
                    int64_t* g, uint64_t* d) noexcept nogil:
-    # One configuration: v = the 15 inputs (plan._INPUTS order); fills g (PL_* fields, zeroed by
+    # One configuration: v = the 16 inputs (plan._INPUTS order); fills g (PL_* fields, zeroed by
     # the caller) and d (two descriptors); returns the reason code.
     cdef int arch = <int>v[0], cg = <int>v[1], adt = <int>v[2], bdt = <int>v[3]
     cdef int edt = <int>v[12], esw = <int>v[13], r
     cdef int64_t bm = v[8], bn = v[9], bk = v[10], st = v[11], mm, ik, eb, rowb, ew
+    cdef int64_t ecols = v[15] if v[15] else v[9]
     cdef int64_t ebytes = 0, ealign = 1, a_ext, b_ext, a_inst, b_inst, b_off, e_off, bar, total
     cdef int64_t* fa = g + PL_A
     cdef int64_t* fb = g + PL_B
@@ -1145,7 +1146,9 @@ cdef int _plan_one(const int64_t* v, const int32_t* dtp, const int32_t* swp, int
         fb[0] = 0
         return 11 + r
     if edt >= 0:
-        rowb = bn << dtp[PL_DT * edt + 5]
+        if bn % ecols:
+            return 18
+        rowb = ecols << dtp[PL_DT * edt + 5]
         if esw == 0:
             esw = 4 if rowb & 127 == 0 else (3 if rowb & 63 == 0 else (2 if rowb & 31 == 0 else 1))
         ew = swp[PL_SW * esw]
@@ -1228,7 +1231,7 @@ def plan_gemm(const int32_t[:, ::1] inp, const int32_t[:, ::1] dtp, const int32_
               int64_t smem_base, int32_t[:, ::1] out, uint64_t[:, ::1] desc):
     """Closed-form GEMM plans, one configuration per column of ``inp`` (see fastswz.plan).
 
-    Caller guarantees: inp is (15, n) with rows in plan._INPUTS order and codes in range; dtp and
+    Caller guarantees: inp is (16, n) with rows in plan._INPUTS order and codes in range; dtp and
     swp are plan._DT_PROPS (k, 6) / plan._SW_PROPS (6, 6); out is (31, n); desc is (2, n);
     0 <= smem_base < 2**18."""
     with nogil:

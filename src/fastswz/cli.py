@@ -360,6 +360,9 @@ def _gemm_parser(sub):
                    help="store D through the plan's swizzled smem epilogue tile and TMA (--epilogue) "
                         "or from registers (--no-epilogue); default: a given plan stores from "
                         "registers, a chosen one uses the tile where it fits beside >= 3 stages")
+    g.add_argument("--epilogue-n", type=_int, default=None,
+                   help="columns of the epilogue tile (with --epilogue; default: the plan's, BN): "
+                        "D leaves in BN / N column blocks, so a smaller tile leaves room for a stage")
     g.add_argument("--check", action="store_true",
                    help="also check D: exact on small integers, relative error on random inputs")
     g.add_argument("--reps", type=_int, default=20, help="timed runs (median reported)")
@@ -385,7 +388,8 @@ def _gemm(args):
         cfg = {**fc.normalize_config(), **{k: v for k, v in fields.items() if v is not None},
                "swizzle_a": args.swizzle_a, "swizzle_b": args.swizzle_b}
         chosen = "given"
-    extra = {k: getattr(args, k) for k in ("tile_group", "cluster_m") if getattr(args, k) is not None}
+    extra = {k: getattr(args, k) for k in ("tile_group", "cluster_m", "epilogue_n")
+             if getattr(args, k) is not None}
     cfg = fc.normalize_config(cfg, a_dtype=a_dt, b_dtype=b_dt, a_major=args.a_major,
                               b_major=args.b_major, out_dtype=out_dt,
                               epilogue=cfg["epilogue"] if args.epilogue is None else args.epilogue,
@@ -410,7 +414,9 @@ def _gemm(args):
              f"{args.a_major}/{args.b_major}-major",
              f"plan         {c['bm']} x {c['bn']} x {c['bk']}, {c['stages']} stages, swizzle "
              f"{kern.plan['a']['swizzle']}/{kern.plan['b']['swizzle']}, "
-             f"{'smem epilogue tile + TMA store' if c['epilogue'] else 'registers -> global'} ({chosen})",
+             f"{'smem epilogue tile + TMA store' if c['epilogue'] else 'registers -> global'}"
+             f"{' in ' + str(c['bn'] // c['epilogue_n']) + ' column blocks' if c['epilogue'] and c['epilogue_n'] else ''}"
+             f" ({chosen})",
              f"kernel       {res['instruction']}, {res['threads']} threads, {res['smem_bytes']} B smem, "
              f"{res['device']['name']}"]
     for r in res.get("check", []):
@@ -491,6 +497,9 @@ def _plan_arguments(p):
     p.add_argument("--swizzle-b", default=None, help="override --swizzle for B")
     p.add_argument("--epilogue-dtype", default=None, help="C/D tile type in smem (default: none)")
     p.add_argument("--epilogue-swizzle", default="auto")
+    p.add_argument("--epilogue-n", default=None, type=_int,
+                   help="columns of the epilogue tile (default: BN); a kernel stores BN / N column "
+                        "blocks through it, so a smaller tile leaves room for more stages")
     p.add_argument("--smem-budget", default=None, type=_int,
                    help="bytes per CTA (default: the arch's opt-in limit, 232448)")
     p.add_argument("--cta-group", default=1, type=_int, choices=[1, 2], help="tcgen05 cta_group (sm100)")
@@ -502,7 +511,7 @@ def _make_plan(args):
     return plan_gemm(args.arch, args.a_dtype, args.b_dtype, args.a_major, args.b_major, args.bm,
                      args.bn, args.bk, args.stages, args.swizzle_a or args.swizzle,
                      args.swizzle_b or args.swizzle, args.epilogue_dtype, args.epilogue_swizzle,
-                     args.smem_budget, args.cta_group, args.smem_base)
+                     args.smem_budget, args.cta_group, args.smem_base, args.epilogue_n)
 
 
 def _plan(args) -> str:
@@ -532,7 +541,9 @@ def _plan(args) -> str:
                       f"k-step {inc}"]
         if row["epilogue"]:
             e = row["epilogue"]
-            lines.append(f"epilogue     {e['dtype']} {e['swizzle']} {e['bytes']} bytes at {e['offset']}")
+            lines.append(f"epilogue     {e['dtype']} {e['swizzle']} {e['rows']} x {e['cols']}"
+                         + (f" ({e['subtiles']} column blocks of BN)" if e["subtiles"] > 1 else "")
+                         + f", {e['bytes']} bytes at {e['offset']}")
             score = ("no score (the access does not fit the tile)" if e["wavefronts"] is None else
                      f"{e['wavefronts']} wavefronts, ideal {e['ideal']}, excess {e['excess']}")
             lines.append(f"  banks      stores ({e['access']}): {score}; best swizzle "

@@ -237,6 +237,9 @@ def _kernel_header(data):
              f"    constexpr int kRows = {acc['shape'][0]};",
              f"    constexpr int kCols = {acc['shape'][1]};",
              f"    constexpr int kRegisters = {acc['registers']};"]
+    if acc.get("subtile_registers"):
+        lines.append(f"    constexpr int kSubtileRegisters = {acc['subtile_registers']};  "
+                     f"// registers [j R, j R + R) hold epilogue column block j")
     lines += _c_layout_fn("index", acc["layout"], ("thread", "reg"),
                           f"TV layout {acc['layout']}: (thread, register) -> m + {acc['shape'][0]} n")
     lines += [f"    FASTSWZ_FN uint32_t row(uint32_t thread, uint32_t reg) {{ return index(thread, reg) % {acc['shape'][0]}u; }}",
@@ -339,6 +342,8 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
                     _c_array("uint32_t", "kTmaBox", e["tma_box"]),
                     f"    constexpr int kTmaSwizzle = {TMA_SWIZZLE[e['swizzle']][1]};  // {e['tma_swizzle_enum']}",
                     f"    constexpr int kRows = {e['rows']};",
+                    f"    constexpr int kCols = {e['cols']};  // column block j of kBN goes through the tile",
+                    f"    constexpr int kSubtiles = {e['subtiles']};  // kBN / kCols, stored one after the other",
                     f"    constexpr int kTmaCopies = {len(e['tma_box_offsets'])};",
                     _c_array("uint32_t", "kTmaBoxSmemOffsets",
                              [o["smem_offset"] for o in e["tma_box_offsets"]], 8),

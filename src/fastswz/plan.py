@@ -128,7 +128,8 @@ PLAN_ERRORS = (
     "BK is not a whole number of 32-byte MMA K steps",
     *("A: " + m for m in _OPERAND_ERRORS),
     *("B: " + m for m in _OPERAND_ERRORS),
-    "the epilogue C/D tile row (BN elements) is not a whole number of its swizzle rows",
+    "the epilogue C/D tile does not fit: epilogue_n does not divide BN, or the tile's row "
+    "(epilogue_n elements, BN unless given) is not a whole number of its swizzle rows",
     "the shared-memory total exceeds the budget",
     "smem_base + the shared-memory total ends past the 256 KiB window that descriptors address",
 )
@@ -167,7 +168,7 @@ _DT_PROPS = np.array([[DTYPES[n].bits, _KIND[DTYPES[n].kind], DTYPES[n].format_c
                       for n in _DTYPES], dtype=np.int32)
 _INPUTS = ("arch", "cta_group", "a_dtype", "b_dtype", "a_major", "b_major", "swizzle_a",
            "swizzle_b", "bm", "bn", "bk", "stages", "epilogue_dtype", "epilogue_swizzle",
-           "smem_budget")
+           "smem_budget", "epilogue_n")
 _SHAPE_MAX = 4096
 _ROW_OPERAND_KEYS = (
     "swizzle", "order", "mn", "k", "layout", "lbo_bytes", "sbo_bytes", "stage_bytes", "stage_stride",
@@ -266,13 +267,15 @@ def _ints(name, values, lo, hi, multiple=1):
     if v is not None:
         rule = f"{lo} <= {name} <= {hi}" + (f" and a multiple of {multiple}" if multiple > 1 else "")
         why = (" (every operand tile is built of 8-row, 16-byte core matrices, so BM, BN and "
-               "BK are multiples of 8)" if multiple == 8 else "")
+               "BK are multiples of 8)" if name in ("bm", "bn", "bk") else
+               " (the epilogue tile's columns, a multiple of 8 that divides BN; 0 means BN)"
+               if name == "epilogue_n" else "")
         raise PlanError(f"{name} holds {v}, outside {rule}{why}")
     return a.astype(np.int32)
 
 
 def plan_args(arch, a_dtype, b_dtype, a_major, b_major, bm, bn, bk, stages, swizzle_a, swizzle_b,
-              epilogue_dtype, epilogue_swizzle, smem_budget, cta_group, smem_base):
+              epilogue_dtype, epilogue_swizzle, smem_budget, cta_group, smem_base, epilogue_n=None):
     """Validate and broadcast plan_gemm's arguments into an int32 input matrix (shared with the
     twin). Returns ``(inputs, shape, smem_base)``; ``inputs`` rows follow ``_INPUTS``."""
     arch_c = _coded("arch", arch, lambda v: PLAN_ARCHS.index(_choice("arch", v, PLAN_ARCHS)))
@@ -296,6 +299,8 @@ def plan_args(arch, a_dtype, b_dtype, a_major, b_major, bm, bn, bk, stages, swiz
         cols.append(np.array([SMEM_OPTIN[a] for a in PLAN_ARCHS], dtype=np.int32)[arch_c])
     else:
         cols.append(_ints("smem_budget", smem_budget, 1, max(SMEM_OPTIN.values())))
+    # 0 (or None) codes "the whole BN"; a subtile width must divide BN (reason 18).
+    cols.append(_ints("epilogue_n", 0 if epilogue_n is None else epilogue_n, 0, _SHAPE_MAX, 8))
     smem_base = as_int("smem_base", smem_base)
     if smem_base < 0 or smem_base % 1024 or smem_base >= 1 << 18:
         raise PlanError(
@@ -379,7 +384,7 @@ def epilogue_banks(inputs, out):
     """The :data:`EPILOGUE_BANK_FIELDS` rows (int32, (4, n), a transposed (n, 4) array) of a plan
     matrix, or None where no configuration has an epilogue tile.
 
-    Scored once per distinct (epilogue dtype, resolved swizzle, BM / cta_group, BN) and
+    Scored once per distinct (epilogue dtype, resolved swizzle, BM / cta_group, epilogue columns) and
     gathered. Whole-column integer passes only (no index of the live subset: gathers and
     scatters through it cost 3x more): each component gets dense codes from a bincount over
     its small range, the combined key (0 for "no score") a code per distinct combination."""
@@ -389,7 +394,8 @@ def epilogue_banks(inputs, out):
     reason = out[0]
     live = (edt >= 0) & ((reason == 0) | (reason >= R_BUDGET))
     rows, rv = _dense_codes((inputs[8] >> (inputs[1] - 1)) >> 3, _SHAPE_MAX // 8)
-    bn, bv = _dense_codes(inputs[9] >> 3, _SHAPE_MAX // 8)
+    # the tile's columns: epilogue_n where given (row 15 > 0), else BN
+    bn, bv = _dense_codes(np.where(inputs[15] > 0, inputs[15], inputs[9]) >> 3, _SHAPE_MAX // 8)
     sw = out[PLAN_FIELDS.index("epi_swizzle")]
     key = edt * len(_SWIZZLES)          # in place from here: every temporary is a pass
     key += sw
@@ -417,7 +423,7 @@ def epilogue_banks(inputs, out):
 
 def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", bm=128,
               bn=128, bk=64, stages=4, swizzle_a="auto", swizzle_b="auto", epilogue_dtype=None,
-              epilogue_swizzle="auto", smem_budget=None, cta_group=1, smem_base=0):
+              epilogue_swizzle="auto", smem_budget=None, cta_group=1, smem_base=0, epilogue_n=None):
     """Plan whole GEMM mainloops (and an optional epilogue tile), for a broadcast space at once.
 
     Every argument broadcasts (strings or arrays of strings for the categorical ones).
@@ -442,7 +448,7 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
     epilogue_dtype : str or None
         C/D tile type in shared memory (row-major, BN contiguous), or None (no epilogue buffer).
     epilogue_swizzle : str
-        ``"auto"`` (widest row that BN x E fills) or ``none``/``32B``/``64B``/``128B``.
+        ``"auto"`` (widest row that epilogue_n x E fills) or ``none``/``32B``/``64B``/``128B``.
     smem_budget : int or None
         Bytes one CTA may use; None: the arch's opt-in limit (:data:`SMEM_OPTIN`).
     cta_group : {1, 2}
@@ -450,6 +456,11 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
     smem_base : int
         Shared-window address of the dynamic shared-memory base (a multiple of 1024) that the
         stage-0 descriptors are computed for; a kernel adds its own base >> 4 to the start field.
+    epilogue_n : int or None
+        Columns of the epilogue C/D tile (CUTLASS's epilogue tile N): a kernel stores the
+        BM x BN accumulator through it in BN / epilogue_n column blocks, one after the other,
+        so a smaller tile leaves room for more stages. None or 0: BN (the whole output tile).
+        A multiple of 8 that divides BN (else reason 18).
 
     Returns
     -------
@@ -468,10 +479,14 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
     [[0, 0, 0], [0, 0, 19]]
     >>> plan_reason(int(r["reason"][1, 2]))
     'the shared-memory total exceeds the budget'
+    >>> e = plan_gemm(bn=256, stages=4, epilogue_dtype="bf16", epilogue_n=[256, 64])
+    >>> e["epi_bytes"].tolist(), e["reason"].tolist()
+    ([65536, 16384], [19, 0])
     """
     inputs, shape, smem_base = plan_args(arch, a_dtype, b_dtype, a_major, b_major, bm, bn, bk,
                                          stages, swizzle_a, swizzle_b, epilogue_dtype,
-                                         epilogue_swizzle, smem_budget, cta_group, smem_base)
+                                         epilogue_swizzle, smem_budget, cta_group, smem_base,
+                                         epilogue_n)
     n = inputs.shape[1]
     out = np.empty((len(PLAN_FIELDS), n), dtype=np.int32)
     desc = np.empty((2, n), dtype=np.uint64)
@@ -561,7 +576,8 @@ class GemmPlans:
             "b_dtype": _DTYPES[v[3]], "a_major": ("K", "MN")[v[4]], "b_major": ("K", "MN")[v[5]],
             "swizzle_a": _SWIZZLES[v[6]], "swizzle_b": _SWIZZLES[v[7]], "bm": v[8], "bn": v[9],
             "bk": v[10], "stages": v[11], "epilogue_dtype": None if v[12] < 0 else _DTYPES[v[12]],
-            "epilogue_swizzle": _SWIZZLES[v[13]], "smem_budget": v[14], "smem_base": self.smem_base}
+            "epilogue_swizzle": _SWIZZLES[v[13]], "smem_budget": v[14], "smem_base": self.smem_base,
+            "epilogue_n": v[15] or None}
 
     def instruction(self, i) -> "str | None":
         """The MMA instruction of plan ``i`` (None when illegal).
@@ -647,20 +663,24 @@ class GemmPlans:
         if c["epilogue_dtype"] is not None and sized:
             sw = _SWIZZLES[f["epi_swizzle"]]
             rows, e = c["bm"] // c["cta_group"], DTYPES[c["epilogue_dtype"]].bits // 8
+            cols = c["epilogue_n"] or c["bn"]
             span = SwizzleMode(sw).byte_width
             bk = [-1] * 4 if self._banks is None else self._banks[:, i].tolist()
-            try:  # BN not a whole number of 32-byte MMA K steps: no OperandTile form
-                elayout = str(OperandTile(c["epilogue_dtype"], "K", sw, rows, c["bn"]).layout)
+            try:  # columns not a whole number of 32-byte MMA K steps: no OperandTile form
+                elayout = str(OperandTile(c["epilogue_dtype"], "K", sw, rows, cols).layout)
             except TileError:
                 elayout = None
             box = [span // e, min(rows, 256)]
+            # One rows x cols tile; output column block j (of BN / cols) goes through it at
+            # coordinates + (j cols, 0).
             res["epilogue"] = {"dtype": c["epilogue_dtype"], "swizzle": sw, "bytes": f["epi_bytes"],
-                               "offset": f["epi_offset"], "rows": rows, "layout": elayout,
+                               "offset": f["epi_offset"], "rows": rows, "cols": cols,
+                               "subtiles": c["bn"] // cols, "layout": elayout,
                                "tma_box": box,
                                "tma_box_offsets": [
                                    {"smem_offset": (cj * rows + ro) * span,
                                     "coords": [cj * box[0], ro]}
-                                   for cj in range(c["bn"] // box[0])
+                                   for cj in range(cols // box[0])
                                    for ro in range(0, rows, box[1])],
                                "tma_swizzle": sw, "tma_swizzle_enum": TMA_SWIZZLE[sw][0],
                                "access": epilogue_access(c["epilogue_dtype"]),
@@ -687,6 +707,7 @@ class GemmPlans:
         """
         st, bar, wg = c["stages"], f["barrier_offset"], f["warpgroups"]
         acc = wgmma_accumulator_layout(f["mma_n"])
+        epi = res["epilogue"]
         return {
             "threads": (wg + 1) * 128, "producer_warpgroup": 0,
             "consumer_warpgroups": list(range(1, wg + 1)),
@@ -698,7 +719,11 @@ class GemmPlans:
             "cluster": [1, 1], "multicast": None,
             "accumulator": {"instruction": res["instruction"], "layout": str(acc),
                             "shape": [64, f["mma_n"]], "registers": f["mma_n"] // 2,
-                            "dtype": "s32" if DTYPES[c["a_dtype"]].kind == "i8" else "f32"}}
+                            "dtype": "s32" if DTYPES[c["a_dtype"]].kind == "i8" else "f32",
+                            # registers [j R, j R + R) of every thread hold epilogue column
+                            # block j: register r holds column 8 (r // 4) + 2 (lane % 4) + r % 2
+                            # (PTX 9.7.15.5.1.1), so R = cols / 2 (tests check it on the map)
+                            "subtile_registers": None if epi is None else epi["cols"] // 2}}
 
     def _operand(self, op, f, c, tile, grids):
         g = {k: f[op + "_" + k] for k in _OPERAND_FIELDS}

@@ -408,7 +408,7 @@ def linear_evaluate(ll, inputs=None, out=None):
 
 def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", bm=128,
               bn=128, bk=64, stages=4, swizzle_a="auto", swizzle_b="auto", epilogue_dtype=None,
-              epilogue_swizzle="auto", smem_budget=None, cta_group=1, smem_base=0):
+              epilogue_swizzle="auto", smem_budget=None, cta_group=1, smem_base=0, epilogue_n=None):
     """Twin of :func:`fastswz.plan_gemm`: one pair of :class:`OperandTile` per configuration.
 
     LBO/SBO, the stage bytes and the stage-0 descriptor come from the OperandTile itself
@@ -417,7 +417,8 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
     """
     inputs, shape, smem_base = plan_args(arch, a_dtype, b_dtype, a_major, b_major, bm, bn, bk,
                                          stages, swizzle_a, swizzle_b, epilogue_dtype,
-                                         epilogue_swizzle, smem_budget, cta_group, smem_base)
+                                         epilogue_swizzle, smem_budget, cta_group, smem_base,
+                                         epilogue_n)
     n = inputs.shape[1]
     out = np.zeros((len(PLAN_FIELDS), n), dtype=np.int32)
     desc = np.zeros((2, n), dtype=np.uint64)
@@ -482,7 +483,8 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
         return 0, fields, (tile, inst_mn, align)
 
     for i in range(n):
-        a, cg, adt, bdt, amj, bmj, swa, swb, cbm, cbn, cbk, st, edt, esw, budget = inputs[:, i].tolist()
+        a, cg, adt, bdt, amj, bmj, swa, swb, cbm, cbn, cbk, st, edt, esw, budget, ecols = inputs[:, i].tolist()
+        ecols = ecols or cbn
         archname = ("sm90", "sm100")[a]
         da, db = DTYPES[_DTYPES[adt]], DTYPES[_DTYPES[bdt]]
         if archname == "sm90" and cg != 1:
@@ -523,7 +525,10 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
             continue
         ebytes, ealign, ecode = 0, 1, 0
         if edt >= 0:
-            rowb = cbn * DTYPES[_DTYPES[edt]].bits // 8
+            if cbn % ecols:
+                out[0, i] = 18
+                continue
+            rowb = ecols * DTYPES[_DTYPES[edt]].bits // 8
             ename = auto(rowb) if esw == 0 else _SWIZZLES[esw]
             width = SwizzleMode(ename).byte_width
             if rowb % width:
@@ -546,7 +551,7 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
         for k, v in vals.items():
             out[col[k], i] = v
         if edt >= 0:
-            banks[:, i] = _epilogue_stores(_DTYPES[edt], ename, cbm // cg, cbn)
+            banks[:, i] = _epilogue_stores(_DTYPES[edt], ename, cbm // cg, ecols)
         if out[0, i]:  # over budget / past the window: descriptor() may refuse the start
             for j, (t, f) in enumerate(((ta, fa), (tb, fb))):
                 lt = t.swizzle.layout_type(archname)
@@ -561,7 +566,7 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
 
 
 def _epilogue_stores(dname, swizzle, rows, bn):
-    """Twin of the plan's epilogue bank columns for one configuration: build the rows x BN
+    """Twin of the plan's epilogue bank columns for one configuration: build the rows x epilogue_n
     tile of every plan swizzle (:func:`fastswz.banks.epilogue_tile`), the lane addresses of
     its stores (stmatrix.x4 for 16-bit types, st.shared of accumulator pairs otherwise) and
     score them with this module's :func:`bank_wavefronts`. Returns (wavefronts, ideal,
