@@ -36,6 +36,11 @@ PLANS = [
     dict(bm=192, bn=128, bk=128, stages=3, epilogue=True, a_dtype="e4m3", b_dtype="e4m3"),
     dict(bm=128, bn=64, bk=32, stages=4, epilogue=True, a_dtype="tf32", b_dtype="tf32", out_dtype="f32"),
     dict(bm=64, bn=128, bk=16, stages=6, epilogue=True, a_dtype="f16", b_dtype="f16", out_dtype="f16"),
+    # epilogue subtiles: the 128 x 256 tile through a 128 x 64 (or 128 x 128) column block
+    dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64),
+    dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=128, a_dtype="e4m3", b_dtype="e4m3"),
+    dict(bm=128, bn=128, bk=32, stages=4, epilogue=True, epilogue_n=32, a_dtype="tf32", b_dtype="tf32",
+         out_dtype="f32"),
 ]
 
 
@@ -54,18 +59,19 @@ def test_header_functions_equal_the_maps(cfg, tmp_path):
     acc = row["kernel"]["accumulator"]
     (tmp_path / "m.cpp").write_text(
         '#include "p.h"\n#include <cstdio>\nint main(){\n'
-        f'for (unsigned m = 0; m < {e["rows"]}; ++m) for (unsigned n = 0; n < {row["bn"]}; ++n)'
+        f'for (unsigned m = 0; m < {e["rows"]}; ++m) for (unsigned n = 0; n < {e["cols"]}; ++n)'
         ' printf("%u\\n", P::epilogue::offset(m, n));\n'
         f'for (unsigned t = 0; t < 128; ++t) for (unsigned r = 0; r < {acc["registers"]}; ++r)'
         ' printf("%u %u\\n", P::accumulator::row(t, r), P::accumulator::col(t, r));\n}\n')
     subprocess.run([CXX, "-std=c++17", "-O1", str(tmp_path / "m.cpp"), "-o", str(tmp_path / "m")],
                    check=True, capture_output=True)
     out = subprocess.run([str(tmp_path / "m")], check=True, capture_output=True, text=True).stdout.split("\n")
-    rows, bn = e["rows"], row["bn"]
-    offs = np.array([int(x) for x in out[:rows * bn]]).reshape(rows, bn)
-    tile = fastswz.OperandTile(e["dtype"], "K", e["swizzle"], rows, bn)
+    rows, cols, bn = e["rows"], e["cols"], row["bn"]
+    offs = np.array([int(x) for x in out[:rows * cols]]).reshape(rows, cols)
+    tile = fastswz.OperandTile(e["dtype"], "K", e["swizzle"], rows, cols)
     np.testing.assert_array_equal(offs, tile.addresses().astype(np.int64))
-    rc = np.array([[int(v) for v in x.split()] for x in out[rows * bn:rows * bn + 128 * acc["registers"]]])
+    assert e["subtiles"] * cols == bn
+    rc = np.array([[int(v) for v in x.split()] for x in out[rows * cols:rows * cols + 128 * acc["registers"]]])
     L = wgmma_accumulator_layout(bn)
     idx = np.array([[L(t, r) for r in range(bn // 2)] for t in range(128)]).ravel()
     np.testing.assert_array_equal(rc[:, 0], idx % 64)
@@ -184,6 +190,22 @@ def test_supported_names_the_rule():
     assert supported(dict(cluster_m=2)) is None
     assert "multiple of 16" in supported(dict(cluster_m=2, bm=128, bn=24, bk=64))
     assert "clusters of 1 or 2" in supported(dict(cluster_m=4))
+
+
+def test_epilogue_subtile_config():
+    # the whole 64 KiB tile leaves no room for a 4th stage of 128 x 256 x 64; a column block does
+    four = dict(bm=128, bn=256, bk=64, stages=4, epilogue=True)
+    assert "exceeds the budget" in supported(four)
+    assert supported(dict(four, epilogue_n=64)) is None
+    assert "use epilogue=True" in supported(dict(bm=128, bn=256, epilogue_n=64))
+    assert "does not divide BN" in supported(dict(four, epilogue_n=96))
+    # a plan row carries its tile's columns into the configuration
+    row = codegen.plan_for(dict(four, epilogue_n=128)).row(0)
+    assert codegen.normalize_config(row)["epilogue_n"] == 128
+    assert codegen.normalize_config(row, epilogue_n=64)["epilogue_n"] == 64
+    assert codegen.normalize_config(codegen.plan_for(dict(four, stages=3)).row(0))["epilogue_n"] == 0
+    h = codegen.kernel_sources(dict(four, epilogue_n=64))["fastswz_plan.h"]
+    assert "constexpr int kSubtiles = 4;" in h and "constexpr int kSubtileRegisters = 32;" in h
 
 
 def test_cluster_plan_halves_b_between_the_ctas():

@@ -210,7 +210,8 @@ class GemmKernel:
         c = self.config
         return (f"<GemmKernel {c['a_dtype']}x{c['b_dtype']}->{c['out_dtype']} "
                 f"{c['a_major']}/{c['b_major']}-major {c['bm']}x{c['bn']}x{c['bk']} "
-                f"{c['stages']} stages{' epilogue tile' if c['epilogue'] else ''}>")
+                f"{c['stages']} stages{' epilogue tile' if c['epilogue'] else ''}"
+                f"{' of ' + str(c['epilogue_n']) + ' columns' if c['epilogue'] and c['epilogue_n'] else ''}>")
 
     @property
     def smem_bytes(self):

@@ -281,24 +281,32 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 
       const int n0 = tn * P::kBN;
 #if FSW_EPILOGUE_TILE
-      // Registers -> the plan's epilogue tile (swizzled, row-major D) -> TMA store per box.
-      if (leader) bulk_wait_read();   // the previous tile's stores have read the buffer
-      named_sync(1, K::kConsumerWarpgroups * 128);
+      // Registers -> the plan's epilogue tile (swizzled, row-major D) -> TMA store per box, one
+      // column block of kCols at a time: registers [j R, j R + R) hold block j (the plan's
+      // kSubtileRegisters R). One buffer: block j is written once block j - 1's stores (or the
+      // previous tile's) have read it.
       const uint32_t epi = base + P::epilogue::kOffset;
 #pragma unroll
-      for (int r = 0; r < P::accumulator::kRegisters; r += 2) {
-        const uint32_t m = 64 * w + P::accumulator::row(thread, r);
-        const uint32_t n = P::accumulator::col(thread, r);
-        fsw_store_shared_pair(epi + P::epilogue::offset(m, n), acc[r], acc[r + 1]);
-      }
-      fence_async_shared();
-      named_sync(1, K::kConsumerWarpgroups * 128);
-      if (leader) {
+      for (int j = 0; j < P::epilogue::kSubtiles; ++j) {
+        if (leader) bulk_wait_read();
+        named_sync(1, K::kConsumerWarpgroups * 128);
 #pragma unroll
-        for (int c = 0; c < P::epilogue::kTmaCopies; ++c)
-          tma_store(&tma_d, epi + P::epilogue::kTmaBoxSmemOffsets[c], n0 + P::epilogue::kTmaBoxCoords[c][0],
-                    tm * P::kBM + P::epilogue::kTmaBoxCoords[c][1]);
-        bulk_commit();
+        for (int i = 0; i < P::accumulator::kSubtileRegisters; i += 2) {
+          const int r = j * P::accumulator::kSubtileRegisters + i;
+          const uint32_t m = 64 * w + P::accumulator::row(thread, r);
+          const uint32_t n = P::accumulator::col(thread, r) - j * P::epilogue::kCols;
+          fsw_store_shared_pair(epi + P::epilogue::offset(m, n), acc[r], acc[r + 1]);
+        }
+        fence_async_shared();
+        named_sync(1, K::kConsumerWarpgroups * 128);
+        if (leader) {
+#pragma unroll
+          for (int c = 0; c < P::epilogue::kTmaCopies; ++c)
+            tma_store(&tma_d, epi + P::epilogue::kTmaBoxSmemOffsets[c],
+                      n0 + j * P::epilogue::kCols + P::epilogue::kTmaBoxCoords[c][0],
+                      tm * P::kBM + P::epilogue::kTmaBoxCoords[c][1]);
+          bulk_commit();
+        }
       }
 #else
       // Registers -> global memory, each lane's adjacent pair at once where it fits.

@@ -40,6 +40,9 @@ def random_grid(n, seed):
     import random
 
     rng = random.Random(seed)
+    # The epilogue subtile comes from its own stream, so a seed draws the same plans as before
+    # the epilogue_n key existed, some of them now with column blocks.
+    sub = random.Random(seed + 1)
     out = []
     kinds = [("bf16", "bf16"), ("f16", "f16"), ("e4m3", "e4m3"), ("e5m2", "e5m2"),
              ("e4m3", "e5m2"), ("tf32", "tf32")]
@@ -58,7 +61,10 @@ def random_grid(n, seed):
                    out_dtype=rng.choice(["bf16", "f32"] + (["f16"] if a == "f16" else [])),
                    epilogue=rng.random() < 0.5, tile_group=rng.choice([1, 4, 8, 16]),
                    cluster_m=rng.choice([1, 2]))
+        n_sub = sub.choice([0, 0] + [c for c in (16, 32, 64, 128) if cfg["bn"] % c == 0 and c < cfg["bn"]])
         if supported(cfg) is None:
+            ok = cfg["epilogue"] and supported(dict(cfg, epilogue_n=n_sub)) is None
+            cfg["epilogue_n"] = n_sub if ok else 0
             out.append(cfg)
     return out
 
@@ -143,9 +149,17 @@ GRID = [
     ("bf16", "bf16", "MN", "MN", 128, 128, 64, 4, "bf16", True, "auto", "auto", 4, 2),
     ("e4m3", "e4m3", "K", "K", 128, 256, 128, 3, "bf16", True, "auto", "auto", 8, 2),
     ("tf32", "tf32", "K", "K", 64, 128, 32, 4, "f32", False, "auto", "auto", 16, 2),
+    # the epilogue tile in column blocks (epilogue_n), one of them on a cluster
+    ("bf16", "bf16", "K", "K", 128, 256, 64, 4, "bf16", True, "auto", "auto", 8, 1, 64),
+    ("bf16", "bf16", "K", "K", 128, 256, 64, 4, "bf16", True, "auto", "auto", 8, 1, 128),
+    ("bf16", "bf16", "MN", "MN", 128, 128, 64, 5, "bf16", True, "auto", "auto", 8, 1, 32),
+    ("e4m3", "e4m3", "K", "K", 128, 256, 128, 4, "bf16", True, "auto", "auto", 8, 1, 128),
+    ("tf32", "tf32", "K", "K", 128, 128, 32, 4, "f32", True, "auto", "auto", 8, 1, 32),
+    ("f16", "f16", "K", "MN", 64, 192, 64, 6, "f32", True, "auto", "auto", 8, 1, 64),
+    ("bf16", "bf16", "K", "K", 128, 256, 64, 4, "bf16", True, "auto", "auto", 8, 2, 64),
 ]
 KEYS = ("a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages", "out_dtype",
-        "epilogue", "swizzle_a", "swizzle_b", "tile_group", "cluster_m")
+        "epilogue", "swizzle_a", "swizzle_b", "tile_group", "cluster_m", "epilogue_n")
 SHAPES = [(1000, 1000, 1000), (129, 257, 65), (64, 8192, 512), (256, 256, 256), (777, 1500, 2048),
           (2048, 2048, 2048)]
 
@@ -209,28 +223,44 @@ def time_torch(fn, reps, warmup, flush):
     return ts[len(ts) // 2]
 
 
+#: The benchmark's candidates per input type (cuBLAS is timed beside each shape).
+BENCH_CONFIGS = {
+    "bf16": [dict(bm=128, bn=256, bk=64, stages=4), dict(bm=128, bn=256, bk=64, stages=3, epilogue=True),
+             dict(bm=128, bn=256, bk=64, stages=4, tile_group=16),
+             dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, tile_group=16),
+             dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, tile_group=4),
+             dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, cluster_m=2),
+             dict(bm=128, bn=256, bk=64, stages=4, cluster_m=2),
+             dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, cluster_m=2, tile_group=16),
+             dict(bm=128, bn=128, bk=64, stages=6), dict(bm=256, bn=128, bk=64, stages=4),
+             dict(bm=128, bn=192, bk=64, stages=5),
+             dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64),
+             dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=128),
+             dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64, cluster_m=2),
+             dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64, tile_group=16)],
+    "e4m3": [dict(bm=128, bn=256, bk=128, stages=4), dict(bm=128, bn=256, bk=128, stages=3, epilogue=True),
+             dict(bm=128, bn=256, bk=128, stages=4, tile_group=16),
+             dict(bm=128, bn=256, bk=128, stages=3, epilogue=True, tile_group=16),
+             dict(bm=128, bn=256, bk=128, stages=3, epilogue=True, cluster_m=2),
+             dict(bm=128, bn=256, bk=128, stages=4, cluster_m=2),
+             dict(bm=128, bn=128, bk=128, stages=6), dict(bm=256, bn=128, bk=128, stages=4),
+             dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=64),
+             dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=128),
+             dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=64, cluster_m=2),
+             dict(bm=128, bn=256, bk=64, stages=8, epilogue=True, epilogue_n=64)]}
+
+
+def _epi(c):
+    return (f" epi{'/' + str(c['epilogue_n']) if c.get('epilogue_n') else ''}" if c["epilogue"] else "")
+
+
 def bench(args):
     os.makedirs(args.out, exist_ok=True)
     shapes = [(8192, 8192, 8192), (4096, 4096, 4096), (2048, 2048, 2048), (4096, 14336, 4096),
               (8192, 4096, 14336), (16384, 1024, 4096)]
     if args.shapes:
         shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
-    cands = json.load(open(args.configs)) if args.configs else {
-        "bf16": [dict(bm=128, bn=256, bk=64, stages=4), dict(bm=128, bn=256, bk=64, stages=3, epilogue=True),
-                 dict(bm=128, bn=256, bk=64, stages=4, tile_group=16),
-                 dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, tile_group=16),
-                 dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, tile_group=4),
-                 dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, cluster_m=2),
-                 dict(bm=128, bn=256, bk=64, stages=4, cluster_m=2),
-                 dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, cluster_m=2, tile_group=16),
-                 dict(bm=128, bn=128, bk=64, stages=6), dict(bm=256, bn=128, bk=64, stages=4),
-                 dict(bm=128, bn=192, bk=64, stages=5)],
-        "e4m3": [dict(bm=128, bn=256, bk=128, stages=4), dict(bm=128, bn=256, bk=128, stages=3, epilogue=True),
-                 dict(bm=128, bn=256, bk=128, stages=4, tile_group=16),
-                 dict(bm=128, bn=256, bk=128, stages=3, epilogue=True, tile_group=16),
-                 dict(bm=128, bn=256, bk=128, stages=3, epilogue=True, cluster_m=2),
-                 dict(bm=128, bn=256, bk=128, stages=4, cluster_m=2),
-                 dict(bm=128, bn=128, bk=128, stages=6), dict(bm=256, bn=128, bk=128, stages=4)]}
+    cands = json.load(open(args.configs)) if args.configs else BENCH_CONFIGS
     flush = torch.empty(2 * 50 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
     rows = []
     for dt, cfgs in cands.items():
@@ -257,7 +287,7 @@ def bench(args):
                        "cublas_tflops": ref_tf, **r, "ratio": r["tflops"] / ref_tf, "grid": kern.grid(m, n)}
                 if args.verbose:
                     print(f"   {kern.config['bm']}x{kern.config['bn']}x{kern.config['bk']}x{kern.config['stages']}"
-                          f"{' epi' if kern.config['epilogue'] else ''} g{kern.config['tile_group']} "
+                          f"{_epi(kern.config)} g{kern.config['tile_group']} "
                           f"c{kern.config['cluster_m']} grid {row['grid']}: {r['tflops']:.0f} TF/s "
                           f"({100 * row['ratio']:.1f}%)", flush=True)
                 rows.append(row)
@@ -268,7 +298,7 @@ def bench(args):
                 continue
             print(f"{dt:5s} {m:6d}x{n:6d}x{k:6d}  cuBLAS {ref_tf:7.1f} TF/s  fastswz best {best['tflops']:7.1f} "
                   f"({100 * best['ratio']:5.1f}%)  {best['config']['bm']}x{best['config']['bn']}x{best['config']['bk']}"
-                  f"x{best['config']['stages']}{' epi' if best['config']['epilogue'] else ''} g{best['config']['tile_group']} c{best['config']['cluster_m']} spread {best['spread']:.3f}",
+                  f"x{best['config']['stages']}{_epi(best['config'])} g{best['config']['tile_group']} c{best['config']['cluster_m']} spread {best['spread']:.3f}",
                   flush=True)
             del a, bt
     with open(os.path.join(args.out, "gemm-bench.json"), "w") as f:
@@ -293,6 +323,9 @@ def main():
         from fastswz.cuda import compile_many
         cfgs = (random_grid(args.grid, args.seed) if args.grid
                 else [dict(zip(KEYS, g)) for g in GRID if supported(dict(zip(KEYS, g))) is None])
+        if not args.grid:   # and the benchmark's candidates (bench --configs FILE: those)
+            cands = json.load(open(args.configs)) if args.configs else BENCH_CONFIGS
+            cfgs += [dict(c, a_dtype=dt, b_dtype=dt) for dt, cs in cands.items() for c in cs]
         bad = [k for k in compile_many(cfgs, jobs=2) if not hasattr(k, "cubin")]
         print(f"precompiled {len(cfgs)} {'held-out' if args.grid else 'grid'} plans, {len(bad)} failed", bad[:3])
         sys.exit(1 if bad else 0)
