@@ -30,7 +30,7 @@ from .codegen import GEMM_KEYS, OUT_DTYPES, kernel_sources, normalize_config, su
 __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources", "GemmKernel",
            "device_info", "device_key", "choose_plan", "CudaError", "CudaUnavailableError",
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
-           "EPILOGUE_MIN_STAGES", "default_out_dtype"]
+           "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "default_out_dtype"]
 
 #: Changes whenever the kernel source or its generated headers change meaning (cache keys).
 KERNEL_VERSION = "sm90-ws-persistent-1"
@@ -95,6 +95,11 @@ def compile_many(configs, out_dtype=None, jobs=None, progress=False):
 #: best plan storing from registers, with the tile and 3 stages up to 15% faster
 #: (benchmarks/data/tune_h100_epilogue.json; BENCHMARKS.md, part 4).
 EPILOGUE_MIN_STAGES = 3
+#: The epilogue tile's columns :func:`choose_plan` falls back to where the whole BM x BN tile does
+#: not fit beside the stages: on the H100 the 128 x 256 tiles with 4 stages and 64-column blocks
+#: ran 0.1-19% faster than the whole tile with 3 stages on 10 of the benchmark's 12 shapes and
+#: 0.8-1.5% slower at 8192^3 (docs/conformance/h100-2026-11-25-subtile; BENCHMARKS.md).
+EPILOGUE_BLOCK_N = 64
 
 
 def default_out_dtype(a_dtype):
@@ -113,8 +118,9 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
 
     The best plan of :func:`fastswz.tune`'s model (register-store ranking) that the kernel family
     runs, storing D through the plan's shared-memory epilogue tile and a TMA store when the tile
-    fits beside at least :data:`EPILOGUE_MIN_STAGES` stages of the same BM x BN x BK (stages
-    lowered as far as needed), else from registers. Measured on the H100 (BENCHMARKS.md, "The
+    fits beside at least :data:`EPILOGUE_MIN_STAGES` stages of the same BM x BN x BK, else from
+    registers. Per stage count, from the model's down: the whole BM x BN tile, else a tile of
+    :data:`EPILOGUE_BLOCK_N` columns (D leaves in column blocks) where that fits. Measured on the H100 (BENCHMARKS.md, "The
     epilogue"): the tile's asynchronous store was 12-15% faster on large fp8 problems and up to 5%
     on large bf16 ones, and at most 3.4% slower on the shapes where it lost.
 
@@ -139,8 +145,8 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
     Examples
     --------
     >>> c = choose_plan(4096, 14336, 4096)
-    >>> c["bm"], c["bn"], c["bk"], c["stages"], c["epilogue"]
-    (128, 256, 64, 3, True)
+    >>> c["bm"], c["bn"], c["bk"], c["stages"], c["epilogue"], c["epilogue_n"]
+    (128, 256, 64, 4, True, 64)
     """
     from ..tune import tune
 
@@ -154,9 +160,12 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
             continue
         if epilogue is not False:
             for stages in range(c["stages"], EPILOGUE_MIN_STAGES - 1, -1):
-                with_tile = dict(c, epilogue=True, stages=stages)
-                if supported(with_tile) is None:
-                    return with_tile
+                for cols in (0, EPILOGUE_BLOCK_N):
+                    if cols and (cols >= c["bn"] or c["bn"] % cols):
+                        continue
+                    with_tile = dict(c, epilogue=True, stages=stages, epilogue_n=cols)
+                    if supported(with_tile) is None:
+                        return with_tile
         if epilogue is not True:
             return c
     tile = {None: "", True: ", with the shared-memory epilogue tile", False: ", with register stores"}
