@@ -32,6 +32,12 @@ def _gpu():
     (dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, a_major="MN", b_major="MN", cluster_m=2), (256, 256, 256)),
     (dict(bm=64, bn=96, bk=64, stages=3, b_major="MN", swizzle_b="none", cluster_m=2), (777, 300, 136)),
     (dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, cluster_m=2), (1000, 1000, 1000)),
+    # the epilogue tile in column blocks (the default plans' epilogue): blocks past N included
+    (dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64), (1000, 330, 520)),
+    (dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=128, a_dtype="e4m3", b_dtype="e4m3"),
+     (640, 1000, 384)),
+    (dict(bm=128, bn=128, bk=32, stages=4, epilogue=True, epilogue_n=32, a_dtype="tf32", b_dtype="tf32",
+          out_dtype="f32", cluster_m=2), (300, 200, 96)),
 ])
 def test_kernel_product(cfg, shape):
     _gpu()

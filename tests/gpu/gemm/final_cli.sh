@@ -8,11 +8,12 @@ for a in "--m 8192 --n 8192 --k 8192" "--m 4096 --n 14336 --k 4096" "--m 8192 --
          "--m 64 --n 8192 --k 512" "--m 1000 --n 1000 --k 1000 --a-dtype tf32" \
          "--m 1000 --n 1000 --k 1000 --a-major MN --b-major MN" \
          "--m 4096 --n 14336 --k 4096 --bm 128 --bn 256 --bk 64 --stages 3 --epilogue --cluster-m 2" \
+         "--m 4096 --n 14336 --k 4096 --bm 128 --bn 256 --bk 64 --stages 4 --epilogue --epilogue-n 64 --cluster-m 2" \
          "--m 777 --n 1500 --k 2048 --a-major MN --b-major MN --bm 128 --bn 128 --bk 64 --stages 4 --cluster-m 2"; do
   echo "== fastswz gemm $a --check --reps 30"
   timeout 120 python3 -m fastswz gemm $a --check --reps 30 --json | python3 -c "
 import json,sys; r=json.load(sys.stdin); c=r['config']; f=r['fastswz']; cb=r.get('cublas') or {}
-print(' plan', c['bm'], c['bn'], c['bk'], c['stages'], 'epilogue' if c['epilogue'] else 'regs', 'cluster', c['cluster_m'],
+print(' plan', c['bm'], c['bn'], c['bk'], c['stages'], ('epilogue/%d' % c['epilogue_n']) if c['epilogue'] else 'regs', 'cluster', c['cluster_m'],
       '| check', [(x['ok'], x.get('mismatches'), x.get('rel_err'), x['unwritten']) for x in r.get('check', [])],
       '| TFLOP/s %.1f' % f['tflops'], '| cuBLAS', cb and '%.1f' % cb['tflops'],
       '| ratio', cb and '%.3f' % (f['tflops'] / cb['tflops']), '| spread %.3f' % f['spread'])" || echo " FAILED rc=$?"

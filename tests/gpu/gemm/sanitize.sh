@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # compute-sanitizer (memcheck, racecheck, synccheck) on a sample of plans, small ragged shapes.
+# Usage: bash tests/gpu/gemm/sanitize.sh [key=value,... ...]
 # memcheck leaves out host API errors (cuda-bindings probes driver entry points the driver lacks:
 # cuGetProcAddress_v2 returns CUDA_ERROR_INVALID_VALUE, seen 34 times per process). Each case runs fastswz.cuda.runtime.check (integer inputs, exact) under the tool; exit 0 only
 # when every tool reports 0 errors and every check passes. Logs: $OUT/sanitizer.txt
@@ -7,12 +8,17 @@ set -uo pipefail
 out="${OUT:-/tmp/gemm-sanitize}"; mkdir -p "$out"
 log="$out/sanitizer.txt"; : >"$log"
 rc_all=0
-for cfg in \
-  "bm=128,bn=128,bk=64,stages=3,epilogue=1" \
-  "bm=64,bn=256,bk=64,stages=4,a_major=MN,b_major=MN" \
-  "bm=128,bn=64,bk=128,stages=2,a_dtype=e4m3,b_dtype=e4m3,epilogue=1" \
-  "bm=128,bn=128,bk=64,stages=4,a_major=MN,b_major=MN,epilogue=1,cluster_m=2" \
-  "bm=64,bn=96,bk=64,stages=3,b_major=MN,cluster_m=2,swizzle_b=none" ; do
+# Plans: the arguments (key=value,... each), or the sample below.
+plans=("$@")
+[ ${#plans[@]} -gt 0 ] || plans=(
+  "bm=128,bn=128,bk=64,stages=3,epilogue=1"
+  "bm=64,bn=256,bk=64,stages=4,a_major=MN,b_major=MN"
+  "bm=128,bn=64,bk=128,stages=2,a_dtype=e4m3,b_dtype=e4m3,epilogue=1"
+  "bm=128,bn=128,bk=64,stages=4,a_major=MN,b_major=MN,epilogue=1,cluster_m=2"
+  "bm=64,bn=96,bk=64,stages=3,b_major=MN,cluster_m=2,swizzle_b=none"
+  "bm=128,bn=256,bk=64,stages=4,epilogue=1,epilogue_n=64"
+  "bm=128,bn=128,bk=64,stages=4,a_major=MN,b_major=MN,epilogue=1,epilogue_n=32,cluster_m=2")
+for cfg in "${plans[@]}"; do
   for tool in memcheck racecheck synccheck; do
     python3 - "$cfg" >/tmp/case.py <<'PY'
 import sys
