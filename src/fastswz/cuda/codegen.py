@@ -16,7 +16,7 @@ from importlib import resources
 from ..dtypes import DTYPES, dtype as _lookup_dtype
 from ..emit import emit_header
 from ..errors import FastswzTypeError, PlanError
-from ..plan import TILE_GROUP, plan_gemm, plan_reason, with_cluster
+from ..plan import R_BUDGET, SMEM_OPTIN, TILE_GROUP, plan_gemm, plan_reason, with_cluster
 
 __all__ = ["GEMM_KEYS", "OUT_DTYPES", "normalize_config", "supported", "plan_for", "kernel_row", "mma_header",
            "kernel_sources", "source_key", "KERNEL_NAME"]
@@ -104,6 +104,12 @@ def normalize_config(config=None, **overrides) -> dict:
     return c
 
 
+#: Bytes the kernel asks for beyond the plan: it rounds its dynamic shared-memory base up to the
+#: 1024-byte swizzle pattern (seen on an H100: a plan of 231520 bytes + this failed
+#: cuFuncSetAttribute against the 232448-byte opt-in limit).
+BASE_ALIGN_SLACK = 1024
+
+
 def plan_for(config):
     """The one-configuration :class:`~fastswz.GemmPlans` of a kernel configuration."""
     c = normalize_config(config)
@@ -148,6 +154,11 @@ def supported(config) -> "str | None":
     except PlanError as e:
         return str(e)
     r = int(p["reason"].ravel()[0])
+    need = int(p["smem_bytes"].ravel()[0])
+    if r in (0, R_BUDGET) and need + BASE_ALIGN_SLACK > SMEM_OPTIN["sm90"]:
+        return (f"{plan_reason(R_BUDGET)}: {need} bytes of shared memory + {BASE_ALIGN_SLACK} for "
+                f"the kernel's base alignment = {need + BASE_ALIGN_SLACK} > {SMEM_OPTIN['sm90']}, "
+                f"the opt-in limit; use fewer stages, a smaller tile or epilogue_n")
     if r:
         return plan_reason(r)
     # Registers: ptxas compiles the whole kernel under the entry cap 65536 / threads (setmaxnreg
