@@ -96,9 +96,10 @@ def compile_many(configs, out_dtype=None, jobs=None, progress=False):
 #: (benchmarks/data/tune_h100_epilogue.json; BENCHMARKS.md, part 4).
 EPILOGUE_MIN_STAGES = 3
 #: The epilogue tile's columns :func:`choose_plan` falls back to where the whole BM x BN tile does
-#: not fit beside the stages: on the H100 the 128 x 256 tiles with 4 stages and 64-column blocks
-#: ran 0.1-19% faster than the whole tile with 3 stages on 10 of the benchmark's 12 shapes and
-#: 0.8-1.5% slower at 8192^3 (docs/conformance/h100-2026-11-25-subtile; BENCHMARKS.md).
+#: not fit beside the stages. The 128 x 256 tiles with 4 stages and 64-column blocks against the
+#: whole tile with 3 stages, two H100 runs and one H200 run: 2-19% faster on the shapes of at
+#: most 4 waves, -4.2 to +2.8% on the LLM shapes, 1.5-8% slower at bf16 8192^3 (docs/cuda.md,
+#: "The epilogue in column blocks"; docs/conformance/h*-2026-11-25-subtile).
 EPILOGUE_BLOCK_N = 64
 
 
