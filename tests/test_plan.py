@@ -248,6 +248,7 @@ def test_fast_equals_twin_on_a_random_grid():
                 epilogue_dtype=rng.choice(["none", "bf16", "f32"], n),
                 epilogue_swizzle=rng.choice(["auto", "none", "64B", "128B"], n),
                 epilogue_n=rng.choice([0, 0, 8, 16, 32, 48, 64, 128, 256], n),
+                epilogue_stages=rng.choice([1, 1, 2, 3], n),
                 cta_group=rng.choice([1, 2], n), smem_budget=rng.choice([232448, 100000], n))
     for base in (0, 0x20000):
         fast, twin = plan_gemm(**args, smem_base=base), reference.plan_gemm(**args, smem_base=base)
@@ -534,6 +535,25 @@ def test_epilogue_subtile_by_hand():
     assert e["layout"] == q.row(0)["epilogue"]["layout"]
     with pytest.raises(PlanError, match="epilogue_n holds 12"):
         plan_gemm(epilogue_dtype="bf16", epilogue_n=12)
+
+
+def test_epilogue_stages_by_hand():
+    # two 128 x 64 bf16 tiles back to back after the 4 stages: 196608 + 2 x 16384 + 64 barriers
+    p = plan_gemm(bn=256, bk=64, stages=4, epilogue_dtype="bf16", epilogue_n=64,
+                  epilogue_stages=[1, 2, 3])
+    assert p["smem_bytes"].tolist() == [213056, 229440, 245824]
+    assert p["reason"].tolist() == [0, 0, 19]
+    assert p["barrier_offset"].tolist() == [212992, 229376, 245760]
+    e = p.row(1)["epilogue"]
+    assert e["stages"] == 2 and e["stage_offsets"] == [196608, 196608 + 16384] and e["bytes"] == 16384
+    # each tile starts on the 1024-byte 128B swizzle pattern, as the first one
+    assert all(o % 1024 == 0 for o in e["stage_offsets"])
+    assert p.inputs(1)["epilogue_stages"] == 2
+    # without an epilogue tile the input changes nothing
+    q = plan_gemm(bn=256, stages=3, epilogue_stages=[1, 4])
+    assert q["smem_bytes"].tolist()[0] == q["smem_bytes"].tolist()[1]
+    with pytest.raises(PlanError, match="epilogue_stages holds 0"):
+        plan_gemm(epilogue_dtype="bf16", epilogue_stages=0)
 
 
 def test_subtile_registers_follow_the_fragment():

@@ -1097,7 +1097,7 @@ cdef inline uint64_t _plan_desc(int arch, int lt, int64_t start, int64_t lbo,
 
 cdef int _plan_one(const int64_t* v, const int32_t* dtp, const int32_t* swp, int64_t smem_base,
                    int64_t* g, uint64_t* d) noexcept nogil:
-    # One configuration: v = the 16 inputs (plan._INPUTS order); fills g (PL_* fields, zeroed by
+    # One configuration: v = the 17 inputs (plan._INPUTS order); fills g (PL_* fields, zeroed by
     # the caller) and d (two descriptors); returns the reason code.
     cdef int arch = <int>v[0], cg = <int>v[1], adt = <int>v[2], bdt = <int>v[3]
     cdef int edt = <int>v[12], esw = <int>v[13], r
@@ -1161,7 +1161,8 @@ cdef int _plan_one(const int64_t* v, const int32_t* dtp, const int32_t* swp, int
     # A stages | B stages | epilogue | mbarriers, each on its own alignment (see plan.py).
     b_off = _round_up(st * fa[4], swp[PL_SW * fb[0]] * swp[PL_SW * fb[0] + 1])
     e_off = _round_up(b_off + st * fb[4], ealign)
-    bar = _round_up(e_off + ebytes, 8)
+    # epilogue_stages tiles back to back (each a whole number of swizzle atoms: rows x rowb)
+    bar = _round_up(e_off + ebytes * v[16], 8)
     total = bar + 16 * st
     fa[5] = 0
     fb[5] = b_off
@@ -1194,7 +1195,7 @@ cdef void _plan_gemm(const int32_t[:, ::1] inp, const int32_t[:, ::1] dtp,
     # row at a time. Touching all 46 rows per configuration would run 46 memory streams at once,
     # more than the prefetchers follow; per block each row is one contiguous run.
     cdef Py_ssize_t i0, i, b, nb, n = inp.shape[1], nin = inp.shape[0], j
-    cdef int64_t v[PL_BLOCK][16]
+    cdef int64_t v[PL_BLOCK][17]
     cdef int64_t g[PL_BLOCK][PL_NFIELDS]
     cdef uint64_t d[PL_BLOCK][2]
     cdef int r
@@ -1231,7 +1232,7 @@ def plan_gemm(const int32_t[:, ::1] inp, const int32_t[:, ::1] dtp, const int32_
               int64_t smem_base, int32_t[:, ::1] out, uint64_t[:, ::1] desc):
     """Closed-form GEMM plans, one configuration per column of ``inp`` (see fastswz.plan).
 
-    Caller guarantees: inp is (16, n) with rows in plan._INPUTS order and codes in range; dtp and
+    Caller guarantees: inp is (17, n) with rows in plan._INPUTS order and codes in range; dtp and
     swp are plan._DT_PROPS (k, 6) / plan._SW_PROPS (6, 6); out is (31, n); desc is (2, n);
     0 <= smem_base < 2**18."""
     with nogil:

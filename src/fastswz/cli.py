@@ -363,6 +363,9 @@ def _gemm_parser(sub):
     g.add_argument("--epilogue-n", type=_int, default=None,
                    help="columns of the epilogue tile (with --epilogue; default: the plan's, BN): "
                         "D leaves in BN / N column blocks, so a smaller tile leaves room for a stage")
+    g.add_argument("--epilogue-stages", type=_int, default=None,
+                   help="epilogue tiles the column blocks rotate through (with --epilogue; default: "
+                        "the plan's, 1)")
     g.add_argument("--check", action="store_true",
                    help="also check D: exact on small integers, relative error on random inputs")
     g.add_argument("--reps", type=_int, default=20, help="timed runs (median reported)")
@@ -388,7 +391,7 @@ def _gemm(args):
         cfg = {**fc.normalize_config(), **{k: v for k, v in fields.items() if v is not None},
                "swizzle_a": args.swizzle_a, "swizzle_b": args.swizzle_b}
         chosen = "given"
-    extra = {k: getattr(args, k) for k in ("tile_group", "cluster_m", "epilogue_n")
+    extra = {k: getattr(args, k) for k in ("tile_group", "cluster_m", "epilogue_n", "epilogue_stages")
              if getattr(args, k) is not None}
     cfg = fc.normalize_config(cfg, a_dtype=a_dt, b_dtype=b_dt, a_major=args.a_major,
                               b_major=args.b_major, out_dtype=out_dt,
@@ -416,6 +419,7 @@ def _gemm(args):
              f"{kern.plan['a']['swizzle']}/{kern.plan['b']['swizzle']}, "
              f"{'smem epilogue tile + TMA store' if c['epilogue'] else 'registers -> global'}"
              f"{' in ' + str(c['bn'] // c['epilogue_n']) + ' column blocks' if c['epilogue'] and c['epilogue_n'] else ''}"
+             f"{' through ' + str(c['epilogue_stages']) + ' tiles' if c['epilogue'] and c['epilogue_stages'] > 1 else ''}"
              f" ({chosen})",
              f"kernel       {res['instruction']}, {res['threads']} threads, {res['smem_bytes']} B smem, "
              f"{res['device']['name']}"]
@@ -500,6 +504,9 @@ def _plan_arguments(p):
     p.add_argument("--epilogue-n", default=None, type=_int,
                    help="columns of the epilogue tile (default: BN); a kernel stores BN / N column "
                         "blocks through it, so a smaller tile leaves room for more stages")
+    p.add_argument("--epilogue-stages", default=1, type=_int,
+                   help="epilogue tiles laid out back to back (default 1; 2: a block's TMA store "
+                        "reads one while the next block is written to the other)")
     p.add_argument("--smem-budget", default=None, type=_int,
                    help="bytes per CTA (default: the arch's opt-in limit, 232448)")
     p.add_argument("--cta-group", default=1, type=_int, choices=[1, 2], help="tcgen05 cta_group (sm100)")
@@ -511,7 +518,8 @@ def _make_plan(args):
     return plan_gemm(args.arch, args.a_dtype, args.b_dtype, args.a_major, args.b_major, args.bm,
                      args.bn, args.bk, args.stages, args.swizzle_a or args.swizzle,
                      args.swizzle_b or args.swizzle, args.epilogue_dtype, args.epilogue_swizzle,
-                     args.smem_budget, args.cta_group, args.smem_base, args.epilogue_n)
+                     args.smem_budget, args.cta_group, args.smem_base, args.epilogue_n,
+                     args.epilogue_stages)
 
 
 def _plan(args) -> str:
@@ -543,6 +551,7 @@ def _plan(args) -> str:
             e = row["epilogue"]
             lines.append(f"epilogue     {e['dtype']} {e['swizzle']} {e['rows']} x {e['cols']}"
                          + (f" ({e['subtiles']} column blocks of BN)" if e["subtiles"] > 1 else "")
+                         + (f" x {e['stages']} tiles" if e["stages"] > 1 else "")
                          + f", {e['bytes']} bytes at {e['offset']}")
             score = ("no score (the access does not fit the tile)" if e["wavefronts"] is None else
                      f"{e['wavefronts']} wavefronts, ideal {e['ideal']}, excess {e['excess']}")

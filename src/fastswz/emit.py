@@ -344,6 +344,8 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
                     f"    constexpr int kRows = {e['rows']};",
                     f"    constexpr int kCols = {e['cols']};  // column block j of kBN goes through the tile",
                     f"    constexpr int kSubtiles = {e['subtiles']};  // kBN / kCols, stored one after the other",
+                    f"    constexpr int kStages = {e['stages']};  // tiles, at kOffset + s kBytes",
+                    _c_array("uint32_t", "kStageOffsets", e["stage_offsets"], 8),
                     f"    constexpr int kTmaCopies = {len(e['tma_box_offsets'])};",
                     _c_array("uint32_t", "kTmaBoxSmemOffsets",
                              [o["smem_offset"] for o in e["tma_box_offsets"]], 8),

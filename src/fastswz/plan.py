@@ -9,7 +9,7 @@ descriptor and its k-step increment) together with the TMA box that writes exact
 Shared-memory plan of one CTA (offsets from the dynamic shared-memory base, which the kernel
 aligns to 1024 bytes)::
 
-    A stage 0 | A stage 1 | ... | B stage 0 | ... | epilogue C/D tile | 2 x stages mbarriers
+    A stage 0 | A stage 1 | ... | B stage 0 | ... | epilogue C/D tile(s) | 2 x stages mbarriers
 
 Each stage buffer starts on its swizzle pattern (``max(128, atom bytes)``: 1024 B for 128B, 512 B
 for 64B and 128B_base32B, 256 B for 32B, 128 B for none): the TMA and the MMA both swizzle the
@@ -168,7 +168,7 @@ _DT_PROPS = np.array([[DTYPES[n].bits, _KIND[DTYPES[n].kind], DTYPES[n].format_c
                       for n in _DTYPES], dtype=np.int32)
 _INPUTS = ("arch", "cta_group", "a_dtype", "b_dtype", "a_major", "b_major", "swizzle_a",
            "swizzle_b", "bm", "bn", "bk", "stages", "epilogue_dtype", "epilogue_swizzle",
-           "smem_budget", "epilogue_n")
+           "smem_budget", "epilogue_n", "epilogue_stages")
 _SHAPE_MAX = 4096
 _ROW_OPERAND_KEYS = (
     "swizzle", "order", "mn", "k", "layout", "lbo_bytes", "sbo_bytes", "stage_bytes", "stage_stride",
@@ -275,7 +275,8 @@ def _ints(name, values, lo, hi, multiple=1):
 
 
 def plan_args(arch, a_dtype, b_dtype, a_major, b_major, bm, bn, bk, stages, swizzle_a, swizzle_b,
-              epilogue_dtype, epilogue_swizzle, smem_budget, cta_group, smem_base, epilogue_n=None):
+              epilogue_dtype, epilogue_swizzle, smem_budget, cta_group, smem_base, epilogue_n=None,
+              epilogue_stages=1):
     """Validate and broadcast plan_gemm's arguments into an int32 input matrix (shared with the
     twin). Returns ``(inputs, shape, smem_base)``; ``inputs`` rows follow ``_INPUTS``."""
     arch_c = _coded("arch", arch, lambda v: PLAN_ARCHS.index(_choice("arch", v, PLAN_ARCHS)))
@@ -301,6 +302,7 @@ def plan_args(arch, a_dtype, b_dtype, a_major, b_major, bm, bn, bk, stages, swiz
         cols.append(_ints("smem_budget", smem_budget, 1, max(SMEM_OPTIN.values())))
     # 0 (or None) codes "the whole BN"; a subtile width must divide BN (reason 18).
     cols.append(_ints("epilogue_n", 0 if epilogue_n is None else epilogue_n, 0, _SHAPE_MAX, 8))
+    cols.append(_ints("epilogue_stages", epilogue_stages, 1, 8))
     smem_base = as_int("smem_base", smem_base)
     if smem_base < 0 or smem_base % 1024 or smem_base >= 1 << 18:
         raise PlanError(
@@ -423,7 +425,8 @@ def epilogue_banks(inputs, out):
 
 def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", bm=128,
               bn=128, bk=64, stages=4, swizzle_a="auto", swizzle_b="auto", epilogue_dtype=None,
-              epilogue_swizzle="auto", smem_budget=None, cta_group=1, smem_base=0, epilogue_n=None):
+              epilogue_swizzle="auto", smem_budget=None, cta_group=1, smem_base=0, epilogue_n=None,
+              epilogue_stages=1):
     """Plan whole GEMM mainloops (and an optional epilogue tile), for a broadcast space at once.
 
     Every argument broadcasts (strings or arrays of strings for the categorical ones).
@@ -461,6 +464,9 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
         BM x BN accumulator through it in BN / epilogue_n column blocks, one after the other,
         so a smaller tile leaves room for more stages. None or 0: BN (the whole output tile).
         A multiple of 8 that divides BN (else reason 18).
+    epilogue_stages : int
+        Epilogue tiles laid out one after another (CUTLASS's ``StagesD``, 1..8): with 2 a kernel
+        writes column block j + 1 into one while the TMA store of block j still reads the other.
 
     Returns
     -------
@@ -486,7 +492,7 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
     inputs, shape, smem_base = plan_args(arch, a_dtype, b_dtype, a_major, b_major, bm, bn, bk,
                                          stages, swizzle_a, swizzle_b, epilogue_dtype,
                                          epilogue_swizzle, smem_budget, cta_group, smem_base,
-                                         epilogue_n)
+                                         epilogue_n, epilogue_stages)
     n = inputs.shape[1]
     out = np.empty((len(PLAN_FIELDS), n), dtype=np.int32)
     desc = np.empty((2, n), dtype=np.uint64)
@@ -577,7 +583,7 @@ class GemmPlans:
             "swizzle_a": _SWIZZLES[v[6]], "swizzle_b": _SWIZZLES[v[7]], "bm": v[8], "bn": v[9],
             "bk": v[10], "stages": v[11], "epilogue_dtype": None if v[12] < 0 else _DTYPES[v[12]],
             "epilogue_swizzle": _SWIZZLES[v[13]], "smem_budget": v[14], "smem_base": self.smem_base,
-            "epilogue_n": v[15] or None}
+            "epilogue_n": v[15] or None, "epilogue_stages": v[16]}
 
     def instruction(self, i) -> "str | None":
         """The MMA instruction of plan ``i`` (None when illegal).
@@ -675,7 +681,10 @@ class GemmPlans:
             # coordinates + (j cols, 0).
             res["epilogue"] = {"dtype": c["epilogue_dtype"], "swizzle": sw, "bytes": f["epi_bytes"],
                                "offset": f["epi_offset"], "rows": rows, "cols": cols,
-                               "subtiles": c["bn"] // cols, "layout": elayout,
+                               "subtiles": c["bn"] // cols, "stages": c["epilogue_stages"],
+                               "stage_offsets": [f["epi_offset"] + s * f["epi_bytes"]
+                                                 for s in range(c["epilogue_stages"])],
+                               "layout": elayout,
                                "tma_box": box,
                                "tma_box_offsets": [
                                    {"smem_offset": (cj * rows + ro) * span,

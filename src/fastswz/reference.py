@@ -408,7 +408,8 @@ def linear_evaluate(ll, inputs=None, out=None):
 
 def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", bm=128,
               bn=128, bk=64, stages=4, swizzle_a="auto", swizzle_b="auto", epilogue_dtype=None,
-              epilogue_swizzle="auto", smem_budget=None, cta_group=1, smem_base=0, epilogue_n=None):
+              epilogue_swizzle="auto", smem_budget=None, cta_group=1, smem_base=0, epilogue_n=None,
+              epilogue_stages=1):
     """Twin of :func:`fastswz.plan_gemm`: one pair of :class:`OperandTile` per configuration.
 
     LBO/SBO, the stage bytes and the stage-0 descriptor come from the OperandTile itself
@@ -418,7 +419,7 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
     inputs, shape, smem_base = plan_args(arch, a_dtype, b_dtype, a_major, b_major, bm, bn, bk,
                                          stages, swizzle_a, swizzle_b, epilogue_dtype,
                                          epilogue_swizzle, smem_budget, cta_group, smem_base,
-                                         epilogue_n)
+                                         epilogue_n, epilogue_stages)
     n = inputs.shape[1]
     out = np.zeros((len(PLAN_FIELDS), n), dtype=np.int32)
     desc = np.zeros((2, n), dtype=np.uint64)
@@ -483,7 +484,8 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
         return 0, fields, (tile, inst_mn, align)
 
     for i in range(n):
-        a, cg, adt, bdt, amj, bmj, swa, swb, cbm, cbn, cbk, st, edt, esw, budget, ecols = inputs[:, i].tolist()
+        (a, cg, adt, bdt, amj, bmj, swa, swb, cbm, cbn, cbk, st, edt, esw, budget, ecols,
+         estages) = inputs[:, i].tolist()
         ecols = ecols or cbn
         archname = ("sm90", "sm100")[a]
         da, db = DTYPES[_DTYPES[adt]], DTYPES[_DTYPES[bdt]]
@@ -539,7 +541,7 @@ def plan_gemm(arch="sm90", a_dtype="bf16", b_dtype="bf16", a_major="K", b_major=
         fa["offset"] = 0
         fb["offset"] = -(-st * fa["stage_stride"] // alb) * alb
         e_off = -(-(fb["offset"] + st * fb["stage_stride"]) // ealign) * ealign
-        bar = -(-(e_off + ebytes) // 8) * 8
+        bar = -(-(e_off + estages * ebytes) // 8) * 8   # epilogue_stages tiles back to back
         total = bar + 16 * st
         out[0, i] = 19 if total > budget else 20 if smem_base + total > 1 << 18 else 0
         vals = {"smem_bytes": total, "mma_m": mm, "mma_n": cbn, "mma_k": inst_k,
