@@ -38,6 +38,7 @@ PLANS = [
     dict(bm=64, bn=128, bk=16, stages=6, epilogue=True, a_dtype="f16", b_dtype="f16", out_dtype="f16"),
     # epilogue subtiles: the 128 x 256 tile through a 128 x 64 (or 128 x 128) column block
     dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64),
+    dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2),
     dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=128, a_dtype="e4m3", b_dtype="e4m3"),
     dict(bm=128, bn=128, bk=32, stages=4, epilogue=True, epilogue_n=32, a_dtype="tf32", b_dtype="tf32",
          out_dtype="f32"),
@@ -198,6 +199,9 @@ def test_epilogue_subtile_config():
     assert "exceeds the budget" in supported(four)
     assert supported(dict(four, epilogue_n=64)) is None
     assert "use epilogue=True" in supported(dict(bm=128, bn=256, epilogue_n=64))
+    assert "epilogue_stages=2" in supported(dict(bm=128, bn=256, epilogue_stages=2))
+    assert supported(dict(four, epilogue_n=64, epilogue_stages=2)) is None
+    assert "exceeds the budget" in supported(dict(four, epilogue_n=64, epilogue_stages=3))
     assert "does not divide BN" in supported(dict(four, epilogue_n=96))
     # a plan row carries its tile's columns into the configuration
     row = codegen.plan_for(dict(four, epilogue_n=128)).row(0)
@@ -206,6 +210,10 @@ def test_epilogue_subtile_config():
     assert codegen.normalize_config(codegen.plan_for(dict(four, stages=3)).row(0))["epilogue_n"] == 0
     h = codegen.kernel_sources(dict(four, epilogue_n=64))["fastswz_plan.h"]
     assert "constexpr int kSubtiles = 4;" in h and "constexpr int kSubtileRegisters = 32;" in h
+    row2 = codegen.plan_for(dict(four, epilogue_n=64, epilogue_stages=2)).row(0)
+    assert codegen.normalize_config(row2)["epilogue_stages"] == 2
+    h2 = codegen.kernel_sources(dict(four, epilogue_n=64, epilogue_stages=2))["fastswz_plan.h"]
+    assert "kStageOffsets[2] = {196608u, 212992u};" in h2
 
 
 def test_supported_keeps_room_for_the_base_alignment():
@@ -306,12 +314,33 @@ def test_choose_plan_takes_the_epilogue_tile_where_it_fits(m, n, k, dt, out):
     first = next(r for r in fastswz.tune(m, n, k, dt, dt, top=64)
                  if supported(codegen.normalize_config(r, a_dtype=dt, b_dtype=dt, out_dtype=out)) is None)
     assert (c["bm"], c["bn"], c["bk"]) == (first["bm"], first["bn"], first["bk"])
-    fits = [s for s in range(first["stages"], EPILOGUE_MIN_STAGES - 1, -1)
-            if supported(dict(regs, epilogue=True, stages=s)) is None]
+    # the rule: per stage count from the model's down, the whole tile, then (short problems)
+    # 64-column blocks through 2 tiles, through 1
+    from fastswz.cuda import EPILOGUE_WHOLE_KTILES
+
+    tiles = -(-m // c["bm"]) * -(-n // c["bn"]) * -(-k // c["bk"])
+    tries = [(0, 1)] + ([(64, 2), (64, 1)] if tiles < EPILOGUE_WHOLE_KTILES * 132 and c["bn"] % 64 == 0
+                        and c["bn"] > 64 else [])
+    fits = [(s, n_, e_) for s in range(first["stages"], EPILOGUE_MIN_STAGES - 1, -1) for n_, e_ in tries
+            if supported(dict(regs, epilogue=True, stages=s, epilogue_n=n_, epilogue_stages=e_)) is None]
     if fits:
-        assert c["epilogue"] and c["stages"] == fits[0]
+        assert c["epilogue"] and (c["stages"], c["epilogue_n"], c["epilogue_stages"]) == fits[0]
     else:
         assert not c["epilogue"] and c["stages"] == first["stages"]
+
+
+@pytest.mark.parametrize("m,n,k,dt,want", [
+    # measured on the H100 (docs/cuda.md, "The epilogue in column blocks")
+    (4096, 14336, 4096, "bf16", (4, 64, 2)), (2048, 2048, 2048, "e4m3", (4, 64, 2)),
+    (16384, 1024, 4096, "bf16", (4, 64, 2)), (8192, 8192, 8192, "e4m3", (4, 64, 2)),
+    # long problems (>= 1024 k-tiles per SM): the whole tile, 3 stages
+    (8192, 8192, 8192, "bf16", (3, 0, 1)), (8192, 4096, 14336, "bf16", (3, 0, 1))])
+def test_choose_plan_epilogue_on_the_benchmark_shapes(m, n, k, dt, want):
+    from fastswz.cuda import choose_plan
+
+    c = choose_plan(m, n, k, dt, dt)
+    assert (c["bm"], c["bn"]) == (128, 256) and c["epilogue"]
+    assert (c["stages"], c["epilogue_n"], c["epilogue_stages"]) == want
 
 
 def test_choose_plan_names_the_refusal():

@@ -38,6 +38,9 @@ def _gpu():
      (640, 1000, 384)),
     (dict(bm=128, bn=128, bk=32, stages=4, epilogue=True, epilogue_n=32, a_dtype="tf32", b_dtype="tf32",
           out_dtype="f32", cluster_m=2), (300, 200, 96)),
+    # ... rotating through two epilogue tiles, and through three whole tiles across output tiles
+    (dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2), (1000, 1000, 520)),
+    (dict(bm=64, bn=64, bk=64, stages=4, epilogue=True, epilogue_stages=3, out_dtype="f32"), (777, 300, 136)),
 ])
 def test_kernel_product(cfg, shape):
     _gpu()

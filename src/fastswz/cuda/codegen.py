@@ -27,14 +27,16 @@ OUT_DTYPES = ("bf16", "f16", "f32")
 #: Keys of a kernel configuration (what :func:`fastswz.tune` returns, plus the operands and
 #: the output). ``epilogue``: True to go through the plan's shared-memory epilogue tile and a
 #: TMA store, False to store the registers straight to global memory. ``epilogue_n``: the
-#: epilogue tile's columns (0: BN), stored as BN / epilogue_n column blocks one after another.
+#: epilogue tile's columns (0: BN), stored as BN / epilogue_n column blocks one after another;
+#: ``epilogue_stages``: epilogue tiles the blocks rotate through (2: a block's TMA store reads one
+#: while the next block is written to the other).
 GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages",
              "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group",
-             "cluster_m", "epilogue_n")
+             "cluster_m", "epilogue_n", "epilogue_stages")
 _DEFAULTS = {"arch": "sm90", "a_dtype": "bf16", "b_dtype": "bf16", "a_major": "K", "b_major": "K",
              "bm": 128, "bn": 256, "bk": 64, "stages": 4, "swizzle_a": "auto", "swizzle_b": "auto",
              "cta_group": 1, "out_dtype": "bf16", "epilogue": False, "tile_group": TILE_GROUP, "cluster_m": 1,
-             "epilogue_n": 0}
+             "epilogue_n": 0, "epilogue_stages": 1}
 # wgmma input kinds the kernel family runs (PTX 9.7.15.5.2): f16/bf16 with both majors;
 # tf32 and fp8 K-major only (imm-trans exists for .f16/.bf16 alone).
 _INPUTS = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
@@ -71,6 +73,8 @@ def normalize_config(config=None, **overrides) -> dict:
         e = src.get("epilogue")
         if isinstance(e, dict) and "epilogue_n" not in src and e.get("cols") not in (None, src.get("bn")):
             c["epilogue_n"] = e["cols"]
+        if isinstance(e, dict) and "epilogue_stages" not in src and e.get("stages"):
+            c["epilogue_stages"] = e["stages"]
     for src in (config or {}, overrides):
         for k, v in src.items():
             if k in GEMM_KEYS:
@@ -84,7 +88,8 @@ def normalize_config(config=None, **overrides) -> dict:
                                     f"{near[0]!r}? (keys: {', '.join(GEMM_KEYS)})")
     if c["epilogue_n"] is None:
         c["epilogue_n"] = 0
-    for k in ("bm", "bn", "bk", "stages", "cta_group", "tile_group", "cluster_m", "epilogue_n"):
+    for k in ("bm", "bn", "bk", "stages", "cta_group", "tile_group", "cluster_m", "epilogue_n",
+              "epilogue_stages"):
         if isinstance(c[k], bool) or not isinstance(c[k], int):
             try:
                 c[k] = int(c[k])
@@ -116,7 +121,8 @@ def plan_for(config):
     return plan_gemm(c["arch"], c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"], c["bm"],
                      c["bn"], c["bk"], c["stages"], c["swizzle_a"], c["swizzle_b"],
                      c["out_dtype"] if c["epilogue"] else None, "auto", None, c["cta_group"],
-                     epilogue_n=c["epilogue_n"] if c["epilogue"] else None)
+                     epilogue_n=c["epilogue_n"] if c["epilogue"] else None,
+                     epilogue_stages=c["epilogue_stages"] if c["epilogue"] else 1)
 
 
 def supported(config) -> "str | None":
@@ -146,9 +152,10 @@ def supported(config) -> "str | None":
                 "loads, so its stage ring needs at least 2 stages")
     if c["out_dtype"] not in OUT_DTYPES:
         return f"out_dtype={c['out_dtype']}: the kernel writes {', '.join(OUT_DTYPES)}"
-    if c["epilogue_n"] and not c["epilogue"]:
-        return (f"epilogue_n={c['epilogue_n']}: the columns of the shared-memory epilogue tile; "
-                f"registers store straight to global memory without one (use epilogue=True)")
+    if (c["epilogue_n"] or c["epilogue_stages"] != 1) and not c["epilogue"]:
+        k = "epilogue_n" if c["epilogue_n"] else "epilogue_stages"
+        return (f"{k}={c[k]}: a property of the shared-memory epilogue tile; registers store "
+                f"straight to global memory without one (use epilogue=True)")
     try:
         p = plan_for(c)
     except PlanError as e:

@@ -211,7 +211,8 @@ class GemmKernel:
         return (f"<GemmKernel {c['a_dtype']}x{c['b_dtype']}->{c['out_dtype']} "
                 f"{c['a_major']}/{c['b_major']}-major {c['bm']}x{c['bn']}x{c['bk']} "
                 f"{c['stages']} stages{' epilogue tile' if c['epilogue'] else ''}"
-                f"{' of ' + str(c['epilogue_n']) + ' columns' if c['epilogue'] and c['epilogue_n'] else ''}>")
+                f"{' of ' + str(c['epilogue_n']) + ' columns' if c['epilogue'] and c['epilogue_n'] else ''}"
+                f"{' x' + str(c['epilogue_stages']) if c['epilogue'] and c['epilogue_stages'] > 1 else ''}>")
 
     @property
     def smem_bytes(self):

@@ -122,7 +122,9 @@ __device__ __forceinline__ void tma_store(const TmaDescriptor* map, uint32_t src
                ::"l"(map), "r"(c0), "r"(c1), "r"(src) : "memory");
 }
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
-__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+template <int N> __device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
 __device__ __forceinline__ void bulk_wait() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 __device__ __forceinline__ void named_sync(uint32_t id, uint32_t threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
@@ -240,6 +242,9 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     float acc[P::accumulator::kRegisters];
     int stage = 0;
     uint32_t phase = 0;
+#if FSW_EPILOGUE_TILE
+    int ebuf = 0;   // the epilogue tile the next column block goes through
+#endif
     for (int t = first_tile; t < num_tiles; t += tile_step) {
       int tm, tn;
       tile_coords(t, tiles_m, tiles_n, tm, tn);
@@ -283,12 +288,14 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #if FSW_EPILOGUE_TILE
       // Registers -> the plan's epilogue tile (swizzled, row-major D) -> TMA store per box, one
       // column block of kCols at a time: registers [j R, j R + R) hold block j (the plan's
-      // kSubtileRegisters R). One buffer: block j is written once block j - 1's stores (or the
-      // previous tile's) have read it.
-      const uint32_t epi = base + P::epilogue::kOffset;
+      // kSubtileRegisters R). The blocks rotate through the plan's kStages tiles, one bulk
+      // group each: a tile is written again once the group that stored from it kStages blocks
+      // ago has read it (at most kStages - 1 groups still reading).
 #pragma unroll
       for (int j = 0; j < P::epilogue::kSubtiles; ++j) {
-        if (leader) bulk_wait_read();
+        const uint32_t epi = base + P::epilogue::kStageOffsets[ebuf];
+        if (++ebuf == P::epilogue::kStages) ebuf = 0;
+        if (leader) bulk_wait_read<P::epilogue::kStages - 1>();
         named_sync(1, K::kConsumerWarpgroups * 128);
 #pragma unroll
         for (int i = 0; i < P::accumulator::kSubtileRegisters; i += 2) {

@@ -43,6 +43,8 @@ def random_grid(n, seed):
     # The epilogue subtile comes from its own stream, so a seed draws the same plans as before
     # the epilogue_n key existed, some of them now with column blocks.
     sub = random.Random(seed + 1)
+    rot = random.Random(seed + 2)   # and the epilogue tiles the blocks rotate through
+
     out = []
     kinds = [("bf16", "bf16"), ("f16", "f16"), ("e4m3", "e4m3"), ("e5m2", "e5m2"),
              ("e4m3", "e5m2"), ("tf32", "tf32")]
@@ -65,6 +67,9 @@ def random_grid(n, seed):
         if supported(cfg) is None:
             ok = cfg["epilogue"] and supported(dict(cfg, epilogue_n=n_sub)) is None
             cfg["epilogue_n"] = n_sub if ok else 0
+            n_rot = rot.choice([1, 1, 2, 3])
+            ok = cfg["epilogue"] and supported(dict(cfg, epilogue_stages=n_rot)) is None
+            cfg["epilogue_stages"] = n_rot if ok else 1
             out.append(cfg)
     return out
 
@@ -157,9 +162,14 @@ GRID = [
     ("tf32", "tf32", "K", "K", 128, 128, 32, 4, "f32", True, "auto", "auto", 8, 1, 32),
     ("f16", "f16", "K", "MN", 64, 192, 64, 6, "f32", True, "auto", "auto", 8, 1, 64),
     ("bf16", "bf16", "K", "K", 128, 256, 64, 4, "bf16", True, "auto", "auto", 8, 2, 64),
+    # ... rotating through 2 or 3 epilogue tiles (epilogue_stages)
+    ("bf16", "bf16", "K", "K", 128, 256, 64, 4, "bf16", True, "auto", "auto", 8, 1, 64, 2),
+    ("e4m3", "e4m3", "K", "K", 128, 256, 128, 4, "bf16", True, "auto", "auto", 16, 1, 64, 2),
+    ("bf16", "bf16", "MN", "K", 128, 128, 64, 4, "f32", True, "auto", "auto", 8, 1, 32, 3),
+    ("f16", "f16", "K", "K", 64, 128, 64, 5, "f16", True, "auto", "auto", 4, 2, 64, 2),
 ]
 KEYS = ("a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages", "out_dtype",
-        "epilogue", "swizzle_a", "swizzle_b", "tile_group", "cluster_m", "epilogue_n")
+        "epilogue", "swizzle_a", "swizzle_b", "tile_group", "cluster_m", "epilogue_n", "epilogue_stages")
 SHAPES = [(1000, 1000, 1000), (129, 257, 65), (64, 8192, 512), (256, 256, 256), (777, 1500, 2048),
           (2048, 2048, 2048)]
 
@@ -237,7 +247,10 @@ BENCH_CONFIGS = {
              dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64),
              dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=128),
              dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64, cluster_m=2),
-             dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64, tile_group=16)],
+             dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64, tile_group=16),
+             dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2),
+             dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2,
+                  tile_group=16)],
     "e4m3": [dict(bm=128, bn=256, bk=128, stages=4), dict(bm=128, bn=256, bk=128, stages=3, epilogue=True),
              dict(bm=128, bn=256, bk=128, stages=4, tile_group=16),
              dict(bm=128, bn=256, bk=128, stages=3, epilogue=True, tile_group=16),
@@ -247,11 +260,15 @@ BENCH_CONFIGS = {
              dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=64),
              dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=128),
              dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=64, cluster_m=2),
-             dict(bm=128, bn=256, bk=64, stages=8, epilogue=True, epilogue_n=64)]}
+             dict(bm=128, bn=256, bk=64, stages=8, epilogue=True, epilogue_n=64),
+             dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2),
+             dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2,
+                  tile_group=16)]}
 
 
 def _epi(c):
-    return (f" epi{'/' + str(c['epilogue_n']) if c.get('epilogue_n') else ''}" if c["epilogue"] else "")
+    return (f" epi{'/' + str(c['epilogue_n']) if c.get('epilogue_n') else ''}"
+            f"{'x' + str(c['epilogue_stages']) if c.get('epilogue_stages', 1) > 1 else ''}" if c["epilogue"] else "")
 
 
 def bench(args):
