@@ -30,7 +30,8 @@ from .codegen import GEMM_KEYS, OUT_DTYPES, kernel_sources, normalize_config, su
 __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources", "GemmKernel",
            "device_info", "device_key", "choose_plan", "CudaError", "CudaUnavailableError",
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
-           "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "default_out_dtype"]
+           "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES", "EPILOGUE_WHOLE_KTILES",
+           "default_out_dtype"]
 
 #: Changes whenever the kernel source or its generated headers change meaning (cache keys).
 KERNEL_VERSION = "sm90-ws-persistent-1"
@@ -95,12 +96,17 @@ def compile_many(configs, out_dtype=None, jobs=None, progress=False):
 #: best plan storing from registers, with the tile and 3 stages up to 15% faster
 #: (benchmarks/data/tune_h100_epilogue.json; BENCHMARKS.md, part 4).
 EPILOGUE_MIN_STAGES = 3
-#: The epilogue tile's columns :func:`choose_plan` falls back to where the whole BM x BN tile does
-#: not fit beside the stages. The 128 x 256 tiles with 4 stages and 64-column blocks against the
-#: whole tile with 3 stages, two H100 runs and one H200 run: 2-19% faster on the shapes of at
-#: most 4 waves, -4.2 to +2.8% on the LLM shapes, 1.5-8% slower at bf16 8192^3 (docs/cuda.md,
-#: "The epilogue in column blocks"; docs/conformance/h*-2026-11-25-subtile).
-EPILOGUE_BLOCK_N = 64
+#: The epilogue :func:`choose_plan` falls back to where the whole BM x BN tile does not fit beside
+#: the model's stages: 64-column blocks rotating through 2 tiles. On the H100, in two runs, the
+#: 128 x 256 plans with 4 stages and those blocks ran 3-18% faster than the whole tile with 3
+#: stages on the benchmark's shapes but the three longest, and -0.7 to +9.8% on e4m3's two longest
+#: (docs/cuda.md, "The epilogue in column blocks"; docs/conformance/h100-2026-11-25-epilogue-stages).
+EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES = 64, 2
+#: ... except on long problems, from this many k-tiles per SM (``tiles x ceil(K / BK) / 132``):
+#: at bf16 8192^3 (1986) and 8192 x 4096 x 14336 (1738) the block plans ran at 0.88-1.08 of the
+#: whole tile with 3 stages over four H100 runs, with spreads up to 16%, while the whole tile held
+#: 93-98% of cuBLAS at 8192^3 in every one of them; there the stages are lowered instead.
+EPILOGUE_WHOLE_KTILES = 1024
 
 
 def default_out_dtype(a_dtype):
@@ -120,8 +126,9 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
     The best plan of :func:`fastswz.tune`'s model (register-store ranking) that the kernel family
     runs, storing D through the plan's shared-memory epilogue tile and a TMA store when the tile
     fits beside at least :data:`EPILOGUE_MIN_STAGES` stages of the same BM x BN x BK, else from
-    registers. Per stage count, from the model's down: the whole BM x BN tile, else a tile of
-    :data:`EPILOGUE_BLOCK_N` columns (D leaves in column blocks) where that fits. Measured on the H100 (BENCHMARKS.md, "The
+    registers. Per stage count, from the model's down: the whole BM x BN tile, else (unless the
+    problem has :data:`EPILOGUE_WHOLE_KTILES` k-tiles per SM or more) :data:`EPILOGUE_BLOCK_N`
+    column blocks through :data:`EPILOGUE_BLOCK_STAGES` tiles, or through one. Measured on the H100 (BENCHMARKS.md, "The
     epilogue"): the tile's asynchronous store was 12-15% faster on large fp8 problems and up to 5%
     on large bf16 ones, and at most 3.4% slower on the shapes where it lost.
 
@@ -146,8 +153,11 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
     Examples
     --------
     >>> c = choose_plan(4096, 14336, 4096)
-    >>> c["bm"], c["bn"], c["bk"], c["stages"], c["epilogue"], c["epilogue_n"]
-    (128, 256, 64, 4, True, 64)
+    >>> c["bm"], c["bn"], c["bk"], c["stages"], c["epilogue"], c["epilogue_n"], c["epilogue_stages"]
+    (128, 256, 64, 4, True, 64, 2)
+    >>> c = choose_plan(8192, 8192, 8192)        # long: the whole tile, 3 stages
+    >>> c["stages"], c["epilogue"], c["epilogue_n"]
+    (3, True, 0)
     """
     from ..tune import tune
 
@@ -160,11 +170,15 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
             first_why = first_why or why
             continue
         if epilogue is not False:
+            tiles = -(-m // c["bm"]) * -(-n // c["bn"])
+            long = tiles * -(-k // c["bk"]) >= EPILOGUE_WHOLE_KTILES * 132
+            blocks = (not long and EPILOGUE_BLOCK_N < c["bn"] and c["bn"] % EPILOGUE_BLOCK_N == 0)
+            tries = [(0, 1)] + ([(EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES), (EPILOGUE_BLOCK_N, 1)]
+                                if blocks else [])
             for stages in range(c["stages"], EPILOGUE_MIN_STAGES - 1, -1):
-                for cols in (0, EPILOGUE_BLOCK_N):
-                    if cols and (cols >= c["bn"] or c["bn"] % cols):
-                        continue
-                    with_tile = dict(c, epilogue=True, stages=stages, epilogue_n=cols)
+                for cols, est in tries:
+                    with_tile = dict(c, epilogue=True, stages=stages, epilogue_n=cols,
+                                     epilogue_stages=est)
                     if supported(with_tile) is None:
                         return with_tile
         if epilogue is not True:
