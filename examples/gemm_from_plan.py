@@ -22,10 +22,10 @@ out = Path(args.out)
 out.mkdir(parents=True, exist_ok=True)
 
 # 1. The configuration: the plan fields, as `fastswz tune` prints them, plus types and majors.
-# D leaves through a 128 x 64 epilogue tile in 4 column blocks, which leaves room for 4 stages
-# (the plan fastswz.cuda.choose_plan picks for this shape).
+# D leaves in 4 column blocks through two 128 x 64 epilogue tiles, which leaves room for 4
+# stages (the plan fastswz.cuda.choose_plan picks for this shape).
 config = dict(a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", bm=128, bn=256, bk=64,
-              stages=4, out_dtype="bf16", epilogue=True, epilogue_n=64)
+              stages=4, out_dtype="bf16", epilogue=True, epilogue_n=64, epilogue_stages=2)
 plan = codegen.plan_for(config)
 row = plan.row(0)
 print(f"plan: {row['instruction']}, {row['smem_bytes']} B smem, "

@@ -13,7 +13,7 @@ for a in "--m 8192 --n 8192 --k 8192" "--m 4096 --n 14336 --k 4096" "--m 8192 --
   echo "== fastswz gemm $a --check --reps 30"
   timeout 120 python3 -m fastswz gemm $a --check --reps 30 --json | python3 -c "
 import json,sys; r=json.load(sys.stdin); c=r['config']; f=r['fastswz']; cb=r.get('cublas') or {}
-print(' plan', c['bm'], c['bn'], c['bk'], c['stages'], ('epilogue/%d' % c['epilogue_n']) if c['epilogue'] else 'regs', 'cluster', c['cluster_m'],
+print(' plan', c['bm'], c['bn'], c['bk'], c['stages'], ('epilogue/%dx%d' % (c['epilogue_n'], c['epilogue_stages'])) if c['epilogue'] else 'regs', 'cluster', c['cluster_m'],
       '| check', [(x['ok'], x.get('mismatches'), x.get('rel_err'), x['unwritten']) for x in r.get('check', [])],
       '| TFLOP/s %.1f' % f['tflops'], '| cuBLAS', cb and '%.1f' % cb['tflops'],
       '| ratio', cb and '%.3f' % (f['tflops'] / cb['tflops']), '| spread %.3f' % f['spread'])" || echo " FAILED rc=$?"
