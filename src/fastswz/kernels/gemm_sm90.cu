@@ -144,13 +144,14 @@ template <int R> __device__ __forceinline__ void reg_alloc() {
 
 // The plan's tile order (plan.row()["kernel"]["tile_order"]): groups of kTileGroup tile rows.
 // With a cluster of kClusterM CTAs along M, "tiles" are the clusters' tile groups (rows of
-// kClusterM tiles) and the CTA of rank r takes row kClusterM * tm + r.
-__device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int& tm, int& tn) {
+// kClusterM tiles) and the CTA of rank r takes row kClusterM * tm + r. The producer and the
+// consumers walk the same sequence through this one function.
+__device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, uint32_t rank, int& tm, int& tn) {
   const int per_group = K::kTileGroup * tiles_n;
   const int first_m = (t / per_group) * K::kTileGroup;
   const int height = min(tiles_m - first_m, K::kTileGroup);
   const int i = t % per_group;
-  tm = first_m + i % height;
+  tm = (first_m + i % height) * K::kClusterM + rank;
   tn = i / height;
 }
 
@@ -198,8 +199,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       uint32_t phase = 0;
       for (int t = first_tile; t < num_tiles; t += tile_step) {
         int tm, tn;
-        tile_coords(t, tiles_m, tiles_n, tm, tn);
-        tm = tm * K::kClusterM + rank;
+        tile_coords(t, tiles_m, tiles_n, rank, tm, tn);
         for (int kt = 0; kt < k_tiles; ++kt) {
           const uint32_t full = base + K::kFullBarrierOffsets[stage];
           mbar_wait(base + K::kEmptyBarrierOffsets[stage], phase ^ 1u);
@@ -247,8 +247,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #endif
     for (int t = first_tile; t < num_tiles; t += tile_step) {
       int tm, tn;
-      tile_coords(t, tiles_m, tiles_n, tm, tn);
-      tm = tm * K::kClusterM + rank;
+      tile_coords(t, tiles_m, tiles_n, rank, tm, tn);
       int prev = -1;
       for (int kt = 0; kt < k_tiles; ++kt) {
         mbar_wait(base + K::kFullBarrierOffsets[stage], phase);
