@@ -109,8 +109,8 @@ def device_key() -> str:
 def _nvrtc_version():
     try:
         from cuda.bindings import nvrtc
-    except ImportError:
-        raise CudaUnavailableError("NVRTC is missing: pip install 'fastswz[cuda]'") from None
+    except ImportError as e:  # say which import failed: a broken install is not a missing one
+        raise CudaUnavailableError(f"NVRTC is missing ({e}): pip install 'fastswz[cuda]'") from None
     err, major, minor = nvrtc.nvrtcVersion()
     return f"{major}.{minor}"
 

@@ -1,16 +1,39 @@
 #!/usr/bin/env bash
 # A fresh install on the GPU machine, which reaches no package index: a venv that sees the
-# machine's own numpy, cuda-core and cuda-bindings (system site packages), fastswz built there
+# machine's own numpy, cuda-core, cuda-bindings and torch, fastswz built there
 # from the sdist given, then `fastswz gemm` and `fastswz.cuda.gemm` run from outside any source
 # tree with an empty cubin cache (NVRTC compiles on the spot).
-# Usage: bash tests/gpu/gemm/fresh_install.sh dist/fastswz-X.tar.gz
+# Usage: bash tests/gpu/gemm/fresh_install.sh dist/fastswz-X.tar.gz   (build wheels, if any, in dist/wheels)
 set -euo pipefail
 sdist=$(readlink -f "$1")
 work=$(mktemp -d)
 cd "$work"
+# The machine's python3 may itself be a venv (the H100 machine's is /opt/torch/.venv), whose
+# packages a new venv's system site packages leave out: a .pth file appends that interpreter's
+# package folders after the new venv's own, so the fastswz installed here is the one imported.
+machine_paths=$(python3 -c "import sys; print('\n'.join(p for p in sys.path if p.endswith(('site-packages', 'dist-packages'))))")
 python3 -m venv --system-site-packages venv
 . venv/bin/activate
-pip install -q --no-index --no-build-isolation "$sdist" 2>&1 | tail -3
+printf '%s\n' "$machine_paths" > "$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/machine-packages.pth"
+echo "machine package folders:" $machine_paths
+python - <<'PY'
+import importlib.metadata as md, sys
+def version(name):
+    try:
+        return md.version(name)
+    except md.PackageNotFoundError:
+        return "(no package metadata)"
+print("python", sys.version.split()[0], *(f"{n} {version(n)}" for n in ("pip", "setuptools", "Cython", "numpy")))
+PY
+# No index to fetch the build requirements from: pip takes them (setuptools, Cython) from a wheels/
+# folder beside the sdist when there is one, building in isolation as a user's pip does; otherwise
+# it builds with the machine's own setuptools and Cython.
+wheels="$(dirname "$sdist")/wheels"
+if [ -d "$wheels" ]; then
+  pip install --no-index --find-links "$wheels" "$sdist"
+else
+  pip install --no-index --no-build-isolation "$sdist"
+fi
 python - <<'PY'
 import importlib.metadata as md, fastswz
 print("fastswz", fastswz.__version__, "from", fastswz.__file__)
