@@ -300,6 +300,19 @@ def test_gemm_without_a_gpu_is_a_clear_error():
         pytest.fail(f"device_info without a GPU raised {type(e).__name__}: {e}")
 
 
+def test_missing_nvrtc_names_the_failed_import(monkeypatch):
+    # A venv that cannot see the interpreter's packages fails this import; the message must say
+    # which import, not only that the extra is missing.
+    import sys
+
+    from fastswz.cuda import CudaUnavailableError, runtime
+
+    monkeypatch.setitem(sys.modules, "cuda.bindings.nvrtc", None)
+    monkeypatch.delattr(sys.modules.get("cuda.bindings"), "nvrtc", raising=False)
+    with pytest.raises(CudaUnavailableError, match=r"NVRTC is missing \(.*nvrtc.*\): pip install 'fastswz\[cuda\]'"):
+        runtime._nvrtc_version()
+
+
 @pytest.mark.parametrize("m,n,k,dt,out", [(4096, 14336, 4096, "bf16", "bf16"), (8192, 8192, 8192, "e4m3", "bf16"),
                                           (129, 257, 65, "f16", "f16"), (4096, 4096, 4096, "tf32", "f32"),
                                           (64, 8192, 512, "bf16", "bf16")])
