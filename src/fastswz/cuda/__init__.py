@@ -102,7 +102,8 @@ EPILOGUE_MIN_STAGES = 3
 #: stages on the benchmark's shapes but the three longest, and -0.7 to +9.8% on e4m3's two longest
 #: (docs/cuda.md, "The epilogue in column blocks"; docs/conformance/h100-2026-11-25-epilogue-stages).
 EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES = 64, 2
-#: ... except on long problems, from this many k-tiles per SM (``tiles x ceil(K / BK) / 132``):
+#: ... except on long problems, from this many k-tiles per SM (``tiles x ceil(K / BK) / 132``,
+#: the SM count of :data:`fastswz.tune.DEFAULT_SMS`):
 #: at bf16 8192^3 (1986) and 8192 x 4096 x 14336 (1738) the block plans ran at 0.88-1.08 of the
 #: whole tile with 3 stages over four H100 runs, with spreads up to 16%, while the whole tile held
 #: 93-98% of cuBLAS at 8192^3 in every one of them; there the stages are lowered instead.
@@ -159,7 +160,7 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
     >>> c["stages"], c["epilogue"], c["epilogue_n"]
     (3, True, 0)
     """
-    from ..tune import tune
+    from ..tune import DEFAULT_SMS, tune
 
     first_why = None
     for row in tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=64):
@@ -171,7 +172,8 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
             continue
         if epilogue is not False:
             tiles = -(-m // c["bm"]) * -(-n // c["bn"])
-            long = tiles * -(-k // c["bk"]) >= EPILOGUE_WHOLE_KTILES * 132
+            # per SM of the GPU the model assumes (tune.DEFAULT_SMS, 132 on sm90)
+            long = tiles * -(-k // c["bk"]) >= EPILOGUE_WHOLE_KTILES * DEFAULT_SMS[c["arch"]]
             blocks = (not long and EPILOGUE_BLOCK_N < c["bn"] and c["bn"] % EPILOGUE_BLOCK_N == 0)
             tries = [(0, 1)] + ([(EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES), (EPILOGUE_BLOCK_N, 1)]
                                 if blocks else [])
