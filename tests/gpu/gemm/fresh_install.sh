@@ -42,7 +42,7 @@ try:
 except ImportError:  # the requirement strings themselves are still worth printing
     Requirement = None
 for req in md.requires("fastswz") or []:
-    if "extra" not in req or "cuda" not in req:
+    if 'extra == "cuda"' not in req:  # the marker as the wheel's metadata writes it
         continue
     if Requirement is None:
         print("extra cuda:", req)
@@ -64,6 +64,11 @@ a = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
 w = torch.randn(14336, 4096, device="cuda", dtype=torch.bfloat16)
 d = fc.gemm(a, w.t())
 ref = a.double() @ w.double().t()
-print("fastswz.cuda.gemm:", tuple(d.shape), d.dtype, "relative error %.2e" % ((d.double() - ref).norm() / ref.norm()).item())
+err = ((d.double() - ref).norm() / ref.norm()).item()
+print("fastswz.cuda.gemm:", tuple(d.shape), d.dtype, "relative error %.2e" % err)
+# the bf16 bound of check.py and final_cli.sh: the script fails on a wrong product, as the CLI
+# checks above do (their exit status 1 stops it under set -e)
+if d.shape != (4096, 14336) or d.dtype != torch.bfloat16 or not err < 1e-2:
+    raise SystemExit("fastswz.cuda.gemm: WRONG")
 PY
 ls "$FASTSWZ_CACHE"/cubin | wc -l | sed 's/^/cubins compiled here: /'
