@@ -1,5 +1,6 @@
 """Build the Cython core. All compiler directives live here, in one place (STYLE.md 7)."""
 import os
+import sys
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -14,6 +15,10 @@ DIRECTIVES = {
     "embedsignature": True,
     "freethreading_compatible": True,
 }
-ext = Extension("fastswz._kernels", ["src/fastswz/_kernels.pyx"], include_dirs=["src/fastswz"],
-                extra_compile_args=["-O3"] + (["-O0", "-g"] if DEBUG else []))
-setup(ext_modules=cythonize([ext], compiler_directives=DIRECTIVES))
+FLAGS = ["-O3"] + (["-O0", "-g"] if DEBUG else [])
+exts = [Extension("fastswz._kernels", ["src/fastswz/_kernels.pyx"], include_dirs=["src/fastswz"],
+                  extra_compile_args=FLAGS)]
+if os.name == "posix":  # the GPU runtime's launcher: dlopen()s the CUDA driver, no CUDA to build
+    exts.append(Extension("fastswz.cuda._driver", ["src/fastswz/cuda/_driver.pyx"],
+                          extra_compile_args=FLAGS, libraries=["dl"] if sys.platform.startswith("linux") else []))
+setup(ext_modules=cythonize(exts, compiler_directives=DIRECTIVES))

@@ -195,6 +195,12 @@ def _evaluate(model, arch, bits, cols, m, n, k, sms):
     (plan swizzle codes), ``mma_m``, ``epi_wavefronts`` (-1: none). Returns a dict with
     ``cycles``, ``bound`` (0 mma, 1 smem, 2 gmem, 3 latency), ``occupancy``, ``tiles``,
     ``per_unit``; plans that fit zero CTAs have ``occupancy`` 0 and cycles inf."""
+    return _evaluate_problem(model, _evaluate_static(model, arch, bits, cols), cols, m, n, k, sms)
+
+
+def _evaluate_static(model, arch, bits, cols):
+    """The problem-independent part of :func:`_evaluate`: a k-tile's clocks (``tk``), what bounds
+    it and the occupancy, per plan."""
     cg, bm, bn, bk, st = (cols[c].astype(np.int64) for c in ("cta_group", "bm", "bn", "bk", "stages"))
     smem = cols["smem"].astype(np.int64)
     e = bits // 8 if bits >= 8 else 1
@@ -219,6 +225,15 @@ def _evaluate(model, arch, bits, cols, m, n, k, sms):
     t = np.maximum(np.maximum(mma, sm_t), gm_t)
     s_eff = st * (1.0 + model.occupancy_weight * (occ - 1))
     tk = np.maximum(t, (model.latency + t) / np.maximum(s_eff, 1))
+    bound = np.where(tk > t, 3, np.where(t == mma, 0, np.where(t == sm_t, 1, 2)))
+    epi = (model.epilogue_clocks_per_wavefront * np.maximum(cols["epi_wavefronts"].astype(np.float64), 0.0)
+           if model.epilogue_clocks_per_wavefront else None)
+    return {"tk": tk, "occupancy": occ, "bound": bound, "epi": epi, "cg": cg, "bm": bm, "bn": bn, "bk": bk}
+
+
+def _evaluate_problem(model, static, cols, m, n, k, sms):
+    """Model cycles of plans for one problem from their :func:`_evaluate_static` part."""
+    cg, bm, bn, bk = static["cg"], static["bm"], static["bn"], static["bk"]
     # Exact integers (extents <= 2**32: tiles < 2**61), the product in float64: no overflow.
     tiles = -(-m // bm) * (-(-n // bn))
     units = sms // cg
@@ -228,15 +243,15 @@ def _evaluate(model, arch, bits, cols, m, n, k, sms):
     if model.wave_quantization != 1.0:
         w = model.wave_quantization
         waves = w * waves + (1.0 - w) * (tiles / units)
-    cycles = waves * ktiles * tk
+    cycles = waves * ktiles * static["tk"]
     if model.tile_overhead:
         cycles = cycles + waves * model.tile_overhead
-    if model.epilogue_clocks_per_wavefront:
-        epi = np.maximum(cols["epi_wavefronts"].astype(np.float64), 0.0)
-        cycles = cycles + waves * model.epilogue_clocks_per_wavefront * epi
+    if static["epi"] is not None:
+        cycles = cycles + waves * static["epi"]
+    occ = static["occupancy"]
     cycles = np.where(occ >= 1, cycles, np.inf)
-    bound = np.where(tk > t, 3, np.where(t == mma, 0, np.where(t == sm_t, 1, 2)))
-    return {"cycles": cycles, "bound": bound, "occupancy": occ, "tiles": tiles, "per_unit": per_unit}
+    return {"cycles": cycles, "bound": static["bound"], "occupancy": occ, "tiles": tiles,
+            "per_unit": per_unit}
 
 
 def _problem(m, n, k, arch, sms):
@@ -430,6 +445,73 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
                              epilogue=epi is not None,
                              out_dtype=out_dtype, warmup=warmup, reps=reps, progress=progress)
     da, db = _lookup_dtype(a_dtype), _lookup_dtype(b_dtype)
+    a_major, b_major = (_choice(f, str(v).upper(), ("K", "MN")) for f, v in (("a_major", a_major),
+                                                                           ("b_major", b_major)))
+    epi = None if epilogue_dtype is None else _lookup_dtype(epilogue_dtype).name
+    budget = None if smem_budget is None else as_int("smem_budget", smem_budget)
+    space = _space(arch, da.name, db.name, a_major, b_major, epi, budget, progress)
+    if space["cg"].size == 0:
+        codes = space["reasons"]
+        why = "check the types and majors (fastswz plan prints the reason per config)"
+        if codes.size:
+            common = np.bincount(codes)
+            why = (f"the most common reason, for {int(common.max())} of {codes.size} configurations: "
+                   f"{plan_reason(int(common.argmax()))}")
+        raise PlanError(
+            f"no legal plan for {arch} {da.name} x {db.name} ({a_major}/{b_major}-major) within "
+            f"the budget: {why}")
+    F = model.macs(da.bits if da.bits >= 8 else 8)
+    cols = {"cta_group": space["cg"], "bm": space["bm"], "bn": space["bn"], "bk": space["bk"],
+            "stages": space["st"], "smem": space["smem"], "a_swizzle": space["a_swizzle"],
+            "b_swizzle": space["b_swizzle"], "mma_m": space["mma_m"],
+            "epi_wavefronts": space["epi_wavefronts"]}
+    static = space["static"].get(model)
+    if static is None:   # per model: the k-tile clocks do not depend on the problem
+        static = space["static"][model] = _evaluate_static(model, arch, da.bits, cols)
+        if len(space["static"]) > 16:
+            space["static"].clear()
+            space["static"][model] = static
+    r = _evaluate_problem(model, static, cols, m, n, k, sms)
+    cycles = r["cycles"]
+    ok = np.flatnonzero(r["occupancy"] >= 1)
+    if top < ok.size:   # only the candidates that can reach the first `top` (ties kept) are sorted
+        cut = np.partition(cycles[ok], top - 1)[top - 1]
+        ok = ok[cycles[ok] <= cut]
+    # best cycles, then wider swizzles, less shared memory, then the configuration's own order
+    order = ok[np.lexsort(tuple(a[ok] for a in (
+        space["st"], space["bk"], space["bn"], space["bm"], space["cg"], space["smem"],
+        space["width"], cycles)))][:top]
+    ideal = m * n * k / (F * sms)
+    out = []
+    for rank, j in enumerate(order.tolist()):
+        p = space["plans"][space["chunk"][j]]
+        i = int(space["index"][j])
+        cyc = float(cycles[j])
+        out.append({
+            "rank": rank + 1, "arch": arch, "cta_group": int(space["cg"][j]), "bm": int(space["bm"][j]),
+            "bn": int(space["bn"][j]), "bk": int(space["bk"][j]), "stages": int(space["st"][j]),
+            "swizzle_a": _SWIZZLES[int(space["a_swizzle"][j])],
+            "swizzle_b": _SWIZZLES[int(space["b_swizzle"][j])],
+            "smem_bytes": int(space["smem"][j]), "instruction": p.instruction(i),
+            "occupancy": int(r["occupancy"][j]), "tiles": int(r["tiles"][j]),
+            "waves": int(r["per_unit"][j]), "bound": ("mma", "smem", "gmem", "latency")[int(r["bound"][j])],
+            "model_cycles": int(round(cyc)), "efficiency": round(ideal / cyc, 4)})
+    return out
+
+
+_SPACES = {}
+
+
+def _space(arch, a_dtype, b_dtype, a_major, b_major, epilogue_dtype, smem_budget, progress=False):
+    """Every legal plan of tune's space for one arch, types, majors, epilogue and budget, as
+    columns (numpy arrays, one entry per plan) with the plans they came from. It does not depend
+    on the problem or the model, so it is built once per process and key: a new M, N, K only
+    evaluates the model over these columns."""
+    key = (arch, a_dtype, b_dtype, a_major, b_major, epilogue_dtype, smem_budget)
+    hit = _SPACES.get(key)
+    if hit is not None:
+        return hit
+    da, db = _lookup_dtype(a_dtype), _lookup_dtype(b_dtype)
     e = da.bits // 8 if da.bits >= 8 else 1
     bks = [b for b in (16, 32, 64, 128, 256) if 32 <= b * e <= 512]
     bns = list(range(16, 257, 16))
@@ -440,74 +522,47 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
         grid += [(1, [64, 128, 256]), (2, [128, 256])]
     sw = {}
     for op, d, major in (("a", da, a_major), ("b", db, b_major)):
-        if arch == "sm100" and str(major).upper() == "MN" and d.bits == 32:
+        if arch == "sm100" and major == "MN" and d.bits == 32:
             sw[op] = ["128B_base32B"]
         else:
             sw[op] = ["none", "32B", "64B", "128B"]
     stages = np.arange(1, 9)
     chunks = [(cg, bm) for cg, bms in grid for bm in bms]
     started, shown = time.perf_counter(), False
-    rows = []
+    plans, cols, reasons = [], [], []
     for c, (cg, bm) in enumerate(chunks):
         p = plan_gemm(arch, da.name, db.name, a_major, b_major, bm,
                       np.array(bns).reshape(-1, 1, 1, 1, 1), np.array(bks).reshape(-1, 1, 1, 1),
                       stages.reshape(-1, 1, 1), np.array(sw["a"]).reshape(-1, 1), sw["b"],
                       epilogue_dtype, "auto", smem_budget, cg)
-        rows.append((cg, bm, p))
+        plans.append(p)
+        codes = p["reason"].ravel()
+        reasons.append(codes[codes > 0])
+        legal = np.flatnonzero(p["legal"].ravel())
+        idx = np.unravel_index(legal, p.shape)
+        col = {name: p[name].ravel()[legal].astype(np.int64) for name in PLAN_FIELDS}
+        cols.append({
+            "cg": np.full(legal.size, cg, dtype=np.int64), "bm": np.full(legal.size, bm, dtype=np.int64),
+            "bn": np.array(bns, dtype=np.int64)[idx[0]], "bk": np.array(bks, dtype=np.int64)[idx[1]],
+            "st": stages[idx[2]].astype(np.int64), "smem": col["smem_bytes"],
+            "a_swizzle": col["a_swizzle"], "b_swizzle": col["b_swizzle"], "mma_m": col["mma_m"],
+            "epi_wavefronts": p["epi_wavefronts"].ravel()[legal].astype(np.int64),
+            "width": -(col["a_swizzle"] + col["b_swizzle"]),   # wider swizzles first on ties
+            "chunk": np.full(legal.size, c, dtype=np.int64), "index": legal.astype(np.int64)})
         if progress and (shown or time.perf_counter() - started > 1.0):
             shown = True
             print(f"\rfastswz tune: {c + 1}/{len(chunks)} blocks of the space", end="",
                   file=sys.stderr, flush=True)
     if shown:
         print(file=sys.stderr)
-    F = model.macs(da.bits if da.bits >= 8 else 8)
-    cands = []
-    for cg, bm, p in rows:
-        legal = np.flatnonzero(p["legal"].ravel())
-        if not legal.size:
-            continue
-        col = {name: p[name].ravel()[legal].astype(np.int64) for name in PLAN_FIELDS}
-        idx = np.unravel_index(legal, p.shape)
-        bn = np.array(bns)[idx[0]]
-        bk = np.array(bks)[idx[1]]
-        st = stages[idx[2]]
-        smem = col["smem_bytes"]
-        r = _evaluate(model, arch, da.bits, {
-            "cta_group": np.full(legal.size, cg), "bm": np.full(legal.size, bm), "bn": bn, "bk": bk,
-            "stages": st, "smem": smem, "a_swizzle": col["a_swizzle"], "b_swizzle": col["b_swizzle"],
-            "mma_m": col["mma_m"], "epi_wavefronts": p["epi_wavefronts"].ravel()[legal]},
-            m, n, k, sms)
-        cycles, occ, bound = r["cycles"], r["occupancy"], r["bound"]
-        width = -(col["a_swizzle"] + col["b_swizzle"])  # wider swizzles first on ties
-        for j in range(legal.size):
-            if occ[j] < 1:
-                continue
-            cands.append((float(cycles[j]), int(width[j]), int(smem[j]), cg, bm, int(bn[j]), int(bk[j]), int(st[j]),
-                          p, int(legal[j]), int(occ[j]), int(r["tiles"][j]), int(r["per_unit"][j]),
-                          int(bound[j])))
-    if not cands:
-        codes = np.concatenate([p["reason"].ravel() for _, _, p in rows])
-        codes = codes[codes > 0]
-        why = "check the types and majors (fastswz plan prints the reason per config)"
-        if codes.size:
-            common = np.bincount(codes)
-            why = (f"the most common reason, for {int(common.max())} of {codes.size} configurations: "
-                   f"{plan_reason(int(common.argmax()))}")
-        raise PlanError(
-            f"no legal plan for {arch} {da.name} x {db.name} ({a_major}/{b_major}-major) within "
-            f"the budget: {why}")
-    cands.sort(key=lambda c: c[:8])
-    ideal = m * n * k / (F * sms)
-    out = []
-    for r, (cyc, _, smem, cg, bm, bn, bk, st, p, i, occ, tiles, per_unit, bound) in enumerate(cands[:top]):
-        f = {name: int(p[name].ravel()[i]) for name in ("a_swizzle", "b_swizzle")}
-        out.append({
-            "rank": r + 1, "arch": arch, "cta_group": cg, "bm": bm, "bn": bn, "bk": bk, "stages": st,
-            "swizzle_a": _SWIZZLES[f["a_swizzle"]], "swizzle_b": _SWIZZLES[f["b_swizzle"]],
-            "smem_bytes": smem, "instruction": p.instruction(i), "occupancy": occ, "tiles": tiles,
-            "waves": per_unit, "bound": ("mma", "smem", "gmem", "latency")[bound],
-            "model_cycles": int(round(cyc)), "efficiency": round(ideal / cyc, 4)})
-    return out
+    space = {name: np.concatenate([c[name] for c in cols]) for name in cols[0]}
+    space["plans"] = plans
+    space["reasons"] = np.concatenate(reasons)
+    space["static"] = {}
+    if len(_SPACES) >= 64:
+        _SPACES.clear()
+    _SPACES[key] = space
+    return space
 
 
 TUNE_NOTE = ("model ranking (fastswz.tune cost model: wave quantization, pipeline depth, "

@@ -19,7 +19,8 @@ from ..errors import FastswzTypeError, PlanError
 from ..plan import R_BUDGET, SMEM_OPTIN, TILE_GROUP, plan_gemm, plan_reason, with_cluster
 
 __all__ = ["GEMM_KEYS", "OUT_DTYPES", "normalize_config", "supported", "plan_for", "kernel_row", "mma_header",
-           "kernel_sources", "source_key", "KERNEL_NAME"]
+           "kernel_sources", "source_key", "KERNEL_NAME", "KERNEL_FILES", "PARAM_FIELDS",
+           "params_struct", "inline_sources"]
 
 KERNEL_NAME = "fastswz_gemm_sm90"
 #: Output (D) element types of the kernel family.
@@ -82,8 +83,8 @@ def normalize_config(config=None, **overrides) -> dict:
             else:
                 # Rows of tune, plans and measurements carry other fields, which are ignored;
                 # a near miss of a key ("stage", "swizzle") would silently keep the default.
-                near = difflib.get_close_matches(str(k), GEMM_KEYS, n=1, cutoff=0.8)
-                if near and k not in _ROW_FIELDS:
+                near = k not in _ROW_FIELDS and difflib.get_close_matches(str(k), GEMM_KEYS, n=1, cutoff=0.8)
+                if near:
                     raise PlanError(f"{k}={v!r} is not a configuration key: did you mean "
                                     f"{near[0]!r}? (keys: {', '.join(GEMM_KEYS)})")
     if c["epilogue_n"] is None:
@@ -139,6 +140,20 @@ def supported(config) -> "str | None":
         c = normalize_config(config)
     except Exception as e:  # noqa: BLE001 - the reason is the error's text
         return str(e)
+    key = tuple(c[k] for k in GEMM_KEYS)
+    if key in _SUPPORTED:   # a plan's verdict does not change: choose_plan asks again and again
+        return _SUPPORTED[key]
+    why = _supported(c)
+    if len(_SUPPORTED) >= 1 << 16:
+        _SUPPORTED.clear()
+    _SUPPORTED[key] = why
+    return why
+
+
+_SUPPORTED = {}
+
+
+def _supported(c):
     if c["arch"] != "sm90":
         return f"arch={c['arch']}: the kernel family is sm_90a (wgmma); tcgen05 kernels are not built"
     if c["cta_group"] != 1:
@@ -231,6 +246,8 @@ def mma_header(row, out_dtype) -> str:
         f"// {row['instruction']}, A {row['a']['major']}-major, B {row['b']['major']}-major; D {out}",
         "#pragma once",
         f"#define FSW_EPILOGUE_TILE {1 if row.get('epilogue') else 0}",
+        "// The kernel's last parameter (fastswz.cuda.codegen.PARAM_FIELDS, packed by params_struct)",
+        _params_c(),
         f"typedef {ctype} FSW_OUT_T;",
         f"__device__ __forceinline__ void fsw_mma(float (&d)[{nreg}], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {{",
         "  asm volatile(",
@@ -282,8 +299,43 @@ def kernel_row(config) -> dict:
     return with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"])
 
 
-def _kernel_text():
-    return resources.files("fastswz").joinpath("kernels", "gemm_sm90.cu").read_text()
+#: The kernel's source files (package data under ``fastswz/kernels``), the entry first.
+KERNEL_FILES = ("gemm_sm90.cu", "sm90/debug.cuh", "sm90/ptx.cuh", "sm90/scheduler.cuh",
+                "sm90/epilogue.cuh")
+
+
+def _kernel_text(name="gemm_sm90.cu"):
+    return resources.files("fastswz").joinpath("kernels", *name.split("/")).read_text()
+
+
+#: The kernel's last parameter, ``FswParams`` (passed by value after the three tensor maps), as
+#: ``(field, C type, struct format)``: :func:`mma_header` writes the C struct and
+#: :func:`params_struct` packs it, so the two cannot disagree.
+PARAM_FIELDS = (
+    ("d", "void*", "Q"),            # D's base address (the register-store epilogue writes through it)
+    ("ldd", "long long", "q"),      # D's row pitch in elements
+    ("m", "int", "i"),
+    ("n", "int", "i"),
+    ("k", "int", "i"),
+)
+
+
+def params_struct():
+    """The :class:`struct.Struct` that packs :data:`PARAM_FIELDS` as the kernel's ``FswParams``
+    (native alignment of x86-64 and aarch64 C, padded to its 8-byte alignment).
+
+    >>> s = params_struct()
+    >>> s.size, len(s.pack(0x7f0000000000, 4096, 1, 2, 3))
+    (32, 32)
+    """
+    import struct
+
+    return struct.Struct("@" + "".join(f for _, _, f in PARAM_FIELDS) + "0q")
+
+
+def _params_c():
+    body = "".join(f"  {ct} {name};\n" for name, ct, _ in PARAM_FIELDS)
+    return f"struct FswParams {{\n{body}}};"
 
 
 def kernel_sources(config) -> dict:
@@ -295,8 +347,8 @@ def kernel_sources(config) -> dict:
     Examples
     --------
     >>> src = kernel_sources({"bm": 128, "bn": 128, "bk": 64, "stages": 4})
-    >>> sorted(src)
-    ['fastswz_mma.h', 'fastswz_plan.h', 'gemm_sm90.cu']
+    >>> sorted(src)[:3], len(src)
+    (['fastswz_mma.h', 'fastswz_plan.h', 'gemm_sm90.cu'], 7)
     """
     c = normalize_config(config)
     why = supported(c)
@@ -305,7 +357,33 @@ def kernel_sources(config) -> dict:
     row = kernel_row(c)
     return {"fastswz_plan.h": emit_header(row, name="fastswz_plan"),
             "fastswz_mma.h": mma_header(row, c["out_dtype"]),
-            "gemm_sm90.cu": _kernel_text()}
+            **{name: _kernel_text(name) for name in KERNEL_FILES}}
+
+
+def inline_sources(sources) -> str:
+    """One translation unit of :func:`kernel_sources`: every ``#include "name"`` of a file in
+    ``sources`` replaced by that file's text, once each (the files are ``#pragma once``), so
+    NVRTC and nvcc compile the same text with no include path."""
+    import re
+
+    seen = set()
+
+    def expand(name):
+        if name in seen:
+            return ""
+        seen.add(name)
+        folder = name.rpartition("/")[0]
+
+        def sub(m):
+            inc = m.group(1)
+            path = inc if inc in sources else (f"{folder}/{inc}" if folder else inc)
+            if path not in sources:
+                raise PlanError(f"{name} includes {inc!r}, which is not among the kernel sources")
+            return expand(path)
+
+        return re.sub(r'^#include "([^"]+)"[^\n]*$', sub, sources[name], flags=re.M)
+
+    return expand("gemm_sm90.cu")
 
 
 def source_key(sources, arch="sm_90a", extra="") -> str:

@@ -11,7 +11,6 @@ which torch and cupy share.
 
 from __future__ import annotations
 
-import ctypes
 import math
 import os
 import pathlib
@@ -24,7 +23,8 @@ from ..dtypes import dtype as _lookup_dtype
 from .errors import CudaError, CudaUnavailableError, GemmArgumentError
 from . import codegen
 
-__all__ = ["cache_dir", "compile_cubin", "GemmKernel", "device_info", "device_key", "driver", "check"]
+__all__ = ["cache_dir", "compile_cubin", "GemmKernel", "device_info", "device_key", "driver", "check",
+           "current_device"]
 
 _LOCK = threading.RLock()
 _STATE = {}
@@ -53,11 +53,10 @@ def _check(result, what):
     return rest[0] if len(rest) == 1 else rest
 
 
-def _context():
-    """Initialise the driver once and make device 0's primary context current on this thread."""
+def _init():
     drv = driver()
     with _LOCK:
-        if "ctx" not in _STATE:
+        if "count" not in _STATE:
             try:
                 err = drv.cuInit(0)[0]
             except RuntimeError as e:  # cuda.bindings could not load the driver library
@@ -68,41 +67,86 @@ def _context():
                 raise CudaUnavailableError(
                     f"no usable NVIDIA GPU: cuInit returned {err.name}; the GEMM kernels need a "
                     f"Hopper GPU (sm_90a). Compiling (compile_gemm) works without one")
-            dev = _check(drv.cuDeviceGet(0), "cuDeviceGet")
-            major = _check(drv.cuDeviceGetAttribute(
-                drv.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "cuDeviceGetAttribute")
-            minor = _check(drv.cuDeviceGetAttribute(
-                drv.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), "cuDeviceGetAttribute")
-            name = _check(drv.cuDeviceGetName(256, dev), "cuDeviceGetName")
-            name = name.split(b"\0", 1)[0].decode()
-            if (major, minor) != (9, 0):
-                raise CudaUnavailableError(
-                    f"GPU 0 is {name}, compute capability {major}.{minor}: the fastswz GEMM kernels "
-                    f"are built for sm_90a (compute capability 9.0, H100/H200)")
-            ctx = _check(drv.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
-            attr = drv.CUdevice_attribute
-            get = lambda a: int(_check(drv.cuDeviceGetAttribute(a, dev), "cuDeviceGetAttribute"))  # noqa: E731
-            _STATE.update(ctx=ctx, dev=dev, info={
-                "name": name, "compute_capability": f"{major}.{minor}",
-                "sms": get(attr.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
-                "l2_bytes": get(attr.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE),
-                "smem_optin": get(attr.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
-                "clock_khz": get(attr.CU_DEVICE_ATTRIBUTE_CLOCK_RATE),
-                "memory_clock_khz": get(attr.CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE),
-                "driver": int(_check(drv.cuDriverGetVersion(), "cuDriverGetVersion")),
-                "nvrtc": _nvrtc_version()})
-        _check(drv.cuCtxSetCurrent(_STATE["ctx"]), "cuCtxSetCurrent")
+            _STATE["count"] = int(_check(drv.cuDeviceGetCount(), "cuDeviceGetCount"))
+            _STATE["devices"] = {}
+            _STATE["by_ctx"] = {}
     return _STATE
 
 
-def device_info() -> dict:
-    """Name, SM count, L2 size, clocks, driver and NVRTC versions of GPU 0."""
-    return dict(_context()["info"])
+def _device(ordinal=0):
+    """The state of GPU ``ordinal`` (its retained primary context, as torch and cupy use, and its
+    properties); a Hopper GPU or :class:`CudaUnavailableError`."""
+    st = _init()
+    dev_state = st["devices"].get(ordinal)
+    if dev_state is not None:
+        return dev_state
+    drv = driver()
+    with _LOCK:
+        if ordinal in st["devices"]:
+            return st["devices"][ordinal]
+        if not 0 <= ordinal < st["count"]:
+            raise GemmArgumentError(f"GPU {ordinal} does not exist: this host has {st['count']} "
+                                    f"visible GPU(s) (CUDA_VISIBLE_DEVICES decides which)")
+        dev = _check(drv.cuDeviceGet(ordinal), "cuDeviceGet")
+        attr = drv.CUdevice_attribute
+        get = lambda a: int(_check(drv.cuDeviceGetAttribute(a, dev), "cuDeviceGetAttribute"))  # noqa: E731
+        major = get(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+        minor = get(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
+        name = _check(drv.cuDeviceGetName(256, dev), "cuDeviceGetName")
+        name = name.split(b"\0", 1)[0].decode()
+        if (major, minor) != (9, 0):
+            raise CudaUnavailableError(
+                f"GPU {ordinal} is {name}, compute capability {major}.{minor}: the fastswz GEMM "
+                f"kernels are built for sm_90a (compute capability 9.0, H100/H200)")
+        ctx = _check(drv.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
+        state = {"ordinal": ordinal, "dev": dev, "ctx": ctx, "ctx_int": int(ctx), "info": {
+            "name": name, "compute_capability": f"{major}.{minor}", "ordinal": ordinal,
+            "sms": get(attr.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+            "l2_bytes": get(attr.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE),
+            "smem_optin": get(attr.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
+            "clock_khz": get(attr.CU_DEVICE_ATTRIBUTE_CLOCK_RATE),
+            "memory_clock_khz": get(attr.CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE),
+            "driver": int(_check(drv.cuDriverGetVersion(), "cuDriverGetVersion")),
+            "nvrtc": _nvrtc_version()}}
+        st["by_ctx"][state["ctx_int"]] = ordinal
+        st["devices"][ordinal] = state
+        return state
 
 
-def device_key() -> str:
+def current_device() -> int:
+    """The ordinal of the GPU whose context is current on this thread (0 when none is)."""
+    from . import _driver
+
+    ctx = _driver.current_context()
+    if not ctx:
+        return 0
+    st = _init()
+    ordinal = st["by_ctx"].get(ctx)
+    if ordinal is None:
+        drv = driver()
+        dev = _check(drv.cuCtxGetDevice(), "cuCtxGetDevice")
+        ordinal = int(dev)
+        _device(ordinal)
+    return ordinal
+
+
+def _context(ordinal=None):
+    """Make a GPU's primary context current on this thread (default: the current GPU, else GPU
+    0) and return its state."""
+    state = _device(current_device() if ordinal is None else ordinal)
+    _check(driver().cuCtxSetCurrent(state["ctx"]), "cuCtxSetCurrent")
+    return state
+
+
+def device_info(device=None) -> dict:
+    """Name, SM count, L2 size, clocks, driver and NVRTC versions of a GPU (default: the one
+    whose context is current, else GPU 0)."""
+    return dict(_device(current_device() if device is None else device)["info"])
+
+
+def device_key(device=None) -> str:
     """A string that names the GPU and software a measurement depends on (cache keys)."""
-    i = device_info()
+    i = device_info(device)
     return f"{i['name']}|sm{i['compute_capability']}|{i['sms']}sms|driver{i['driver']}|nvrtc{i['nvrtc']}"
 
 
@@ -120,12 +164,7 @@ def cache_dir() -> pathlib.Path:
     return pathlib.Path(os.environ.get("FASTSWZ_CACHE") or pathlib.Path.home() / ".cache" / "fastswz")
 
 
-def _inline(sources):
-    """One translation unit: NVRTC gets the kernel with its two headers pasted in."""
-    text = sources["gemm_sm90.cu"]
-    for name in ("fastswz_plan.h", "fastswz_mma.h"):
-        text = text.replace(f'#include "{name}"', sources[name])
-    return text
+_inline = codegen.inline_sources
 
 
 def compile_cubin(config, cache=True, defines=None):
@@ -162,34 +201,8 @@ def compile_cubin(config, cache=True, defines=None):
     return cubin, key
 
 
-# -- tensor maps --------------------------------------------------------------------------------------
-_TMA_DTYPE = {"bf16": "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16", "f16": "CU_TENSOR_MAP_DATA_TYPE_FLOAT16",
-              "f32": "CU_TENSOR_MAP_DATA_TYPE_FLOAT32", "tf32": "CU_TENSOR_MAP_DATA_TYPE_FLOAT32",
-              "e4m3": "CU_TENSOR_MAP_DATA_TYPE_UINT8", "e5m2": "CU_TENSOR_MAP_DATA_TYPE_UINT8"}
-
-
-def _tensor_map(ptr, dtype, inner, outer, ld, box, swizzle_value):
-    """cuTensorMapEncodeTiled of a 2-D row-major array ``outer x inner`` (row pitch ``ld``
-    elements), box ``[inner, outer]`` from the plan, its swizzle, zero fill out of bounds."""
-    drv = driver()
-    e = _lookup_dtype(dtype).bits // 8
-    if ptr % 16 or (ld * e) % 16 or ld < inner:
-        raise GemmArgumentError(
-            f"a {outer} x {inner} {dtype} operand at 0x{ptr:x} with row pitch {ld} elements "
-            f"({ld * e} bytes): cuTensorMapEncodeTiled needs a 16-byte aligned base and a pitch that "
-            f"is a multiple of 16 bytes and at least the row; gemm() copies such operands into a "
-            f"padded buffer, GemmKernel.launch does not")
-    tmap = _check(drv.cuTensorMapEncodeTiled(
-        getattr(drv.CUtensorMapDataType, _TMA_DTYPE[dtype]), drv.cuuint32_t(2), ptr,
-        [drv.cuuint64_t(inner), drv.cuuint64_t(outer)], [drv.cuuint64_t(ld * e)],
-        [drv.cuuint32_t(box[0]), drv.cuuint32_t(box[1])], [drv.cuuint32_t(1), drv.cuuint32_t(1)],
-        drv.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
-        drv.CUtensorMapSwizzle(swizzle_value),
-        drv.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-        drv.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE), "cuTensorMapEncodeTiled")
-    buf = (ctypes.c_ubyte * 128)()
-    ctypes.memmove(buf, tmap.getPtr(), 128)
-    return buf
+# -- loaded kernels and launches ----------------------------------------------------------------------
+_SWIZZLE_CODE = {"none": 0, "32B": 1, "64B": 2, "128B": 3}   # CUtensorMapSwizzle
 
 
 class GemmKernel:
@@ -197,14 +210,20 @@ class GemmKernel:
 
     ``launch`` runs it on device pointers; ``time`` measures it with CUDA events on random
     inputs (L2 flushed before each run). The plan row (``plan``) is what the kernel was built
-    from: its JSON is ``fastswz plan --json`` of the same configuration.
+    from: its JSON is ``fastswz plan --json`` of the same configuration. The cubin is loaded once
+    per GPU it runs on (a module per device context, unloaded when the kernel is dropped); the
+    launch itself (tensor maps, parameters, ``cuLaunchKernel``) runs in C
+    (:mod:`fastswz.cuda._driver`).
     """
 
     def __init__(self, config, cubin, key):
         self.config = codegen.normalize_config(config)
         self.cubin, self.key = cubin, key
         self.plan = codegen.kernel_row(self.config)
-        self._func = None
+        self._modules = {}      # device ordinal -> (module, function)
+        self._launchers = {}    # device ordinal -> _driver.Launcher
+        self._grids = {}        # (device, m, n) -> CTAs
+        self._pack = codegen.params_struct().pack
 
     def __repr__(self):
         c = self.config
@@ -214,94 +233,138 @@ class GemmKernel:
                 f"{' of ' + str(c['epilogue_n']) + ' columns' if c['epilogue'] and c['epilogue_n'] else ''}"
                 f"{' x' + str(c['epilogue_stages']) if c['epilogue'] and c['epilogue_stages'] > 1 else ''}>")
 
+    def __del__(self):
+        try:
+            drv = driver()
+            for mod, _ in self._modules.values():
+                drv.cuModuleUnload(mod)
+        except Exception:  # noqa: BLE001 - at interpreter exit the driver may be gone
+            pass
+
     @property
     def smem_bytes(self):
         return self.plan["smem_bytes"] + 1024   # the kernel rounds its base up to 1024
 
-    def _function(self):
-        if self._func is None:
-            drv = driver()
-            _context()
-            mod = _check(drv.cuModuleLoadData(self.cubin), "cuModuleLoadData")
-            f = _check(drv.cuModuleGetFunction(mod, codegen.KERNEL_NAME.encode()), "cuModuleGetFunction")
-            _check(drv.cuFuncSetAttribute(
-                f, drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                self.smem_bytes), "cuFuncSetAttribute")
-            self._module, self._func = mod, f
-        return self._func
+    def _function(self, device=None):
+        """The kernel's CUfunction on a GPU (default: the current one), loading the cubin into
+        that GPU's primary context on first use."""
+        ordinal = current_device() if device is None else device
+        hit = self._modules.get(ordinal)
+        if hit is not None:
+            return hit[1]
+        drv = driver()
+        with _LOCK:
+            if ordinal not in self._modules:
+                state = _device(ordinal)
+                prev = _check(drv.cuCtxGetCurrent(), "cuCtxGetCurrent")
+                _check(drv.cuCtxSetCurrent(state["ctx"]), "cuCtxSetCurrent")
+                try:
+                    mod = _check(drv.cuModuleLoadData(self.cubin), "cuModuleLoadData")
+                    f = _check(drv.cuModuleGetFunction(mod, codegen.KERNEL_NAME.encode()),
+                               "cuModuleGetFunction")
+                    _check(drv.cuFuncSetAttribute(
+                        f, drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        self.smem_bytes), "cuFuncSetAttribute")
+                finally:
+                    if int(prev) != state["ctx_int"]:
+                        drv.cuCtxSetCurrent(prev)
+                self._modules[ordinal] = (mod, f)
+        return self._modules[ordinal][1]
 
-    def grid(self, m, n):
+    def launcher(self, device=None):
+        """The :class:`fastswz.cuda._driver.Launcher` of this kernel on a GPU (default: the
+        current one)."""
+        ordinal = current_device() if device is None else device
+        lau = self._launchers.get(ordinal)
+        if lau is None:
+            from . import _driver
+
+            c, p = self.config, self.plan
+            f = self._function(ordinal)
+            mc = p["kernel"]["multicast"]
+            boxes, swizzles, dtypes, sizes = [], [], [], []
+            for op in ("a", "b"):
+                o = p[op]
+                boxes.append(mc["tma_box"] if mc and mc["operand"] == op else o["tma_box"])
+                swizzles.append(o["tma_swizzle_value"])
+                dtypes.append(_driver.TMA_DATA_TYPE[c[op + "_dtype"]])
+                sizes.append(_lookup_dtype(c[op + "_dtype"]).bits // 8)
+            e = p["epilogue"]
+            boxes.append(e["tma_box"] if e else (1, 1))
+            swizzles.append(_SWIZZLE_CODE[e["swizzle"]] if e else 0)
+            dtypes.append(_driver.TMA_DATA_TYPE[c["out_dtype"]])
+            sizes.append(_lookup_dtype(c["out_dtype"]).bits // 8)
+            lau = _driver.Launcher(int(f), _device(ordinal)["ctx_int"], p["kernel"]["threads"],
+                                   self.smem_bytes, c["cluster_m"], dtypes, sizes, boxes, swizzles,
+                                   (p["a"]["major"] == "K", p["b"]["major"] == "K"), bool(e))
+            self._launchers[ordinal] = lau
+        return lau
+
+    def grid(self, m, n, device=None):
         """CTAs to launch: one per SM (or per output tile, if fewer); with clusters, whole
         clusters, as many as can be resident at once (cuOccupancyMaxActiveClusters)."""
+        ordinal = current_device() if device is None else device
+        g = self._grids.get((ordinal, m, n))
+        if g is not None:
+            return g
         cm = self.config["cluster_m"]
+        sms = _device(ordinal)["info"]["sms"]
         groups = math.ceil(math.ceil(m / self.config["bm"]) / cm) * math.ceil(n / self.config["bn"])
         if cm == 1:
-            return max(1, min(groups, device_info()["sms"]))
-        if "clusters" not in self.__dict__:
-            drv = driver()
-            cfg = drv.CUlaunchConfig()
-            cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = cm * device_info()["sms"] // cm, 1, 1
-            cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = self.plan["kernel"]["threads"], 1, 1
-            cfg.sharedMemBytes = self.smem_bytes
-            attr = drv.CUlaunchAttribute()
-            attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-            attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cm, 1, 1
-            cfg.attrs = [attr]
-            cfg.numAttrs = 1
-            self.clusters = int(_check(drv.cuOccupancyMaxActiveClusters(self._function(), cfg),
-                                       "cuOccupancyMaxActiveClusters"))
-        return cm * max(1, min(groups, self.clusters))
+            g = max(1, min(groups, sms))
+        else:
+            key = ("clusters", ordinal)
+            if key not in self.__dict__:
+                drv = driver()
+                cfg = drv.CUlaunchConfig()
+                cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = cm * sms // cm, 1, 1
+                cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = self.plan["kernel"]["threads"], 1, 1
+                cfg.sharedMemBytes = self.smem_bytes
+                attr = drv.CUlaunchAttribute()
+                attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+                attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cm, 1, 1
+                cfg.attrs = [attr]
+                cfg.numAttrs = 1
+                f = self._function(ordinal)
+                prev = _check(drv.cuCtxGetCurrent(), "cuCtxGetCurrent")
+                _check(drv.cuCtxSetCurrent(_device(ordinal)["ctx"]), "cuCtxSetCurrent")
+                try:
+                    self.__dict__[key] = int(_check(drv.cuOccupancyMaxActiveClusters(f, cfg),
+                                                    "cuOccupancyMaxActiveClusters"))
+                finally:
+                    drv.cuCtxSetCurrent(prev)
+            g = cm * max(1, min(groups, self.__dict__[key]))
+        if len(self._grids) > 4096:
+            self._grids.clear()
+        self._grids[(ordinal, m, n)] = g
+        return g
 
-    def launch(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None):
+    def launch(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None, device=None):
         """Run D = A x B on device pointers (leading dimensions in elements, 16-byte aligned
         rows and bases). A is M x K (K-major: row pitch ``lda``) or its K x M transpose
-        (MN-major); B is N x K (K-major) or K x N (MN-major); D is M x N row-major."""
-        self._prepare(a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream, grid)()
+        (MN-major); B is N x K (K-major) or K x N (MN-major); D is M x N row-major.
+
+        Asynchronous on ``stream`` (a ``CUstream`` handle as an int; 0 the legacy default
+        stream) of GPU ``device`` (default: the one whose context is current on this thread,
+        else GPU 0); nothing synchronizes, so a launch can be captured in a CUDA graph. Launch
+        errors raise :class:`~fastswz.cuda.CudaError`; tensor maps are re-encoded only when an
+        operand's pointer, extents or pitch change."""
+        ordinal = current_device() if device is None else device
+        lau = self._launchers.get(ordinal) or self.launcher(ordinal)
+        g = grid or self._grids.get((ordinal, m, n)) or self.grid(m, n, ordinal)
+        lau.run(int(stream), a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd,
+                self._pack(d_ptr, ldd, m, n, k), g)
 
     def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None):
-        """The launch as a no-argument callable: tensor maps encoded and parameters packed once,
-        so that a timing loop measures the kernel and not the host's encoding."""
-        c, p = self.config, self.plan
-        f = self._function()
-        maps = []
-        mc = p["kernel"]["multicast"]
-        for op, ptr, ld, rows in (("a", a_ptr, lda, m), ("b", b_ptr, ldb, n)):
-            o = p[op]
-            inner, outer = (k, rows) if o["major"] == "K" else (rows, k)
-            box = mc["tma_box"] if mc and mc["operand"] == op else o["tma_box"]
-            maps.append(_tensor_map(ptr, c[op + "_dtype"], inner, outer, ld, box,
-                                    o["tma_swizzle_value"]))
-        if p["epilogue"]:
-            e = p["epilogue"]
-            maps.append(_tensor_map(d_ptr, c["out_dtype"], n, m, ldd, e["tma_box"],
-                                    ("none", "32B", "64B", "128B").index(e["swizzle"])))
-        else:
-            maps.append((ctypes.c_ubyte * 128)())
-        args = [*maps, ctypes.c_uint64(d_ptr), ctypes.c_int64(ldd), ctypes.c_int32(m),
-                ctypes.c_int32(n), ctypes.c_int32(k)]
-        params = (ctypes.c_void_p * len(args))(*[ctypes.addressof(a) for a in args])
-        drv = driver()
-        g = self.grid(m, n) if grid is None else grid
-        cm = self.config["cluster_m"]
-        threads = self.plan["kernel"]["threads"]
-        if cm == 1:
-            def go(args=args, params=params):   # the defaults keep the buffers alive
-                _check(drv.cuLaunchKernel(f, g, 1, 1, threads, 1, 1, self.smem_bytes, stream,
-                                          ctypes.addressof(params), 0), "cuLaunchKernel")
-            return go
-        cfg = drv.CUlaunchConfig()
-        cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = g, 1, 1
-        cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
-        cfg.sharedMemBytes = self.smem_bytes
-        cfg.hStream = drv.CUstream(stream)
-        attr = drv.CUlaunchAttribute()
-        attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-        attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cm, 1, 1
-        cfg.attrs = [attr]
-        cfg.numAttrs = 1
+        """The launch as a no-argument callable (the timing loop's), for the current GPU."""
+        ordinal = current_device()
+        lau = self.launcher(ordinal)
+        g = grid or self.grid(m, n, ordinal)
+        params = self._pack(d_ptr, ldd, m, n, k)
+        stream = int(stream)
 
-        def go(args=args, params=params, cfg=cfg):
-            _check(drv.cuLaunchKernelEx(cfg, f, ctypes.addressof(params), 0), "cuLaunchKernelEx")
+        def go():
+            lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
         return go
 
     def time(self, m, n, k, *, warmup=3, reps=20, flush_l2=True, seed=0):
@@ -428,6 +491,77 @@ def _lds(c, m, n, k):
     lda = _pitch(k if c["a_major"] == "K" else m, c["a_dtype"])
     ldb = _pitch(k if c["b_major"] == "K" else n, c["b_dtype"])
     return lda, ldb, _pitch(n, c["out_dtype"])
+
+
+def pointer_device(ptr) -> int:
+    """The GPU ordinal a device pointer belongs to (cuPointerGetAttribute)."""
+    drv = driver()
+    _init()
+    try:
+        v = _check(drv.cuPointerGetAttribute(
+            drv.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr), "cuPointerGetAttribute")
+    except CudaError as e:
+        raise GemmArgumentError(f"0x{ptr:x} is not device memory the driver knows ({e}): pass "
+                                f"CUDA arrays") from None
+    return int(v)
+
+
+def _on(device):
+    """Make GPU ``device``'s context current; returns the previous context to restore."""
+    drv = driver()
+    prev = _check(drv.cuCtxGetCurrent(), "cuCtxGetCurrent")
+    state = _device(device)
+    if int(prev) != state["ctx_int"]:
+        _check(drv.cuCtxSetCurrent(state["ctx"]), "cuCtxSetCurrent")
+    return prev
+
+
+def copy2d(src, src_pitch, dst, dst_pitch, width, height, stream, device):
+    """A 2-D device-to-device copy (bytes) on ``stream`` of GPU ``device``."""
+    drv = driver()
+    cp = drv.CUDA_MEMCPY2D()
+    cp.srcMemoryType = drv.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    cp.srcDevice = src
+    cp.srcPitch = src_pitch
+    cp.dstMemoryType = drv.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    cp.dstDevice = dst
+    cp.dstPitch = dst_pitch
+    cp.WidthInBytes = width
+    cp.Height = height
+    prev = _on(device)
+    try:
+        _check(drv.cuMemcpy2DAsync(cp, stream), "cuMemcpy2DAsync")
+    finally:
+        drv.cuCtxSetCurrent(prev)
+
+
+def memset2d(dst, pitch, width, height, stream, device):
+    """Zero ``height`` rows of ``width`` bytes at ``dst`` (row pitch ``pitch``) on ``stream``."""
+    drv = driver()
+    prev = _on(device)
+    try:
+        _check(drv.cuMemsetD2D8Async(dst, pitch, 0, width, height, stream), "cuMemsetD2D8Async")
+    finally:
+        drv.cuCtxSetCurrent(prev)
+
+
+def alloc_async(nbytes, stream, device):
+    """Stream-ordered device memory (cuMemAllocAsync): no device-wide synchronization."""
+    drv = driver()
+    prev = _on(device)
+    try:
+        return int(_check(drv.cuMemAllocAsync(nbytes, stream), "cuMemAllocAsync"))
+    finally:
+        drv.cuCtxSetCurrent(prev)
+
+
+def free_async(ptr, stream, device):
+    drv = driver()
+    prev = _on(device)
+    try:
+        _check(drv.cuMemFreeAsync(ptr, stream), "cuMemFreeAsync")
+    finally:
+        drv.cuCtxSetCurrent(prev)
 
 
 def _alloc(nbytes):

@@ -1,0 +1,246 @@
+# cython: language_level=3
+"""The launch path of fastswz's GPU runtime in C (STYLE.md: "no Python driver call per field").
+
+The CUDA driver library is opened at run time (``dlopen("libcuda.so.1")``), so building fastswz
+needs no CUDA: the few driver types used here are declared by their documented layout (cuda.h of
+CUDA 12 and 13: ``CUtensorMap`` is 128 bytes, ``CUlaunchConfig`` seven unsigned ints then the
+stream, the attributes and their count; ``CUlaunchAttribute`` an id padded to 8 bytes and a
+64-byte value). ``tests/test_cuda_driver.py`` checks the enum values against cuda.bindings.
+
+A :class:`Launcher` is one loaded kernel on one context: it encodes the three TMA tensor maps
+(``cuTensorMapEncodeTiled``), reusing the last map of each operand while its pointer, extents and
+pitch repeat, and launches (``cuLaunchKernel``, or ``cuLaunchKernelEx`` for a cluster) on the
+caller's stream. Nothing here synchronizes or allocates device memory, so a launch can be
+captured in a CUDA graph.
+"""
+cimport cython
+from libc.stdint cimport uint64_t, uint32_t, int64_t, uintptr_t
+from libc.string cimport memcpy, memset
+from posix.dlfcn cimport dlopen, dlsym, dlerror, RTLD_NOW, RTLD_LOCAL
+
+from .errors import CudaError, CudaUnavailableError, GemmArgumentError
+
+ctypedef int CUresult
+ctypedef void* CUfunction
+ctypedef void* CUstream
+ctypedef void* CUcontext
+
+cdef struct TensorMap:          # CUtensorMap (alignas(64) in cuda.h: kept so by Launcher)
+    uint64_t opaque[16]
+
+cdef struct LaunchAttribute:    # CUlaunchAttribute
+    int id
+    int pad0
+    unsigned int value[16]      # CUlaunchAttributeValue: a 64-byte union; clusterDim is x, y, z
+
+cdef struct LaunchConfig:       # CUlaunchConfig
+    unsigned int gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes
+    CUstream hStream
+    LaunchAttribute* attrs
+    unsigned int numAttrs
+
+ctypedef CUresult (*f_encode)(TensorMap*, int, uint32_t, void*, const uint64_t*, const uint64_t*,
+                              const uint32_t*, const uint32_t*, int, int, int, int) noexcept nogil
+ctypedef CUresult (*f_launch)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
+                              unsigned int, unsigned int, unsigned int, CUstream, void**,
+                              void**) noexcept nogil
+ctypedef CUresult (*f_launch_ex)(const LaunchConfig*, CUfunction, void**, void**) noexcept nogil
+ctypedef CUresult (*f_name)(CUresult, const char**) noexcept nogil
+ctypedef CUresult (*f_ctx_get)(CUcontext*) noexcept nogil
+ctypedef CUresult (*f_ctx_set)(CUcontext) noexcept nogil
+
+cdef f_encode _encode = NULL
+cdef f_launch _launch = NULL
+cdef f_launch_ex _launch_ex = NULL
+cdef f_name _error_name = NULL
+cdef f_name _error_string = NULL
+cdef f_ctx_get _ctx_get = NULL
+cdef f_ctx_set _ctx_set = NULL
+
+cdef enum:                      # cuda.h's values (tests/test_cuda_driver.py checks them)
+    L2_PROMOTION_256B = 3       # CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+    CLUSTER_DIMENSION = 4       # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    NOT_INITIALIZED = 3         # CUDA_ERROR_NOT_INITIALIZED
+
+#: CUtensorMapDataType of each element type: fp8 travels as bytes, tf32 as f32 (its bits).
+TMA_DATA_TYPE = {"e4m3": 0, "e5m2": 0, "f16": 6, "f32": 7, "tf32": 7, "bf16": 9}
+#: The values above, for the tests.
+ENUMS = {"CU_TENSOR_MAP_L2_PROMOTION_L2_256B": L2_PROMOTION_256B,
+         "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION": CLUSTER_DIMENSION,
+         "CUDA_ERROR_NOT_INITIALIZED": NOT_INITIALIZED}
+
+
+cdef void* _symbol(void* lib, const char* name) except NULL:
+    cdef void* p = dlsym(lib, name)
+    if p == NULL:
+        raise CudaUnavailableError(
+            f"the CUDA driver library has no {name.decode()}: fastswz needs a driver of CUDA 12.0 "
+            f"or newer (nvidia-smi shows the version)")
+    return p
+
+
+def load():
+    """Open the driver library once; :class:`CudaUnavailableError` when there is none."""
+    global _encode, _launch, _launch_ex, _error_name, _error_string, _ctx_get, _ctx_set
+    if _launch != NULL:
+        return
+    cdef void* lib = dlopen(b"libcuda.so.1", RTLD_NOW | RTLD_LOCAL)
+    if lib == NULL:
+        err = dlerror()
+        raise CudaUnavailableError(
+            f"no NVIDIA driver here ({(<bytes>err).decode() if err != NULL else 'libcuda.so.1'}): "
+            f"the GEMM kernels need a Hopper GPU (sm_90a); compiling (compile_gemm) works without one")
+    _encode = <f_encode>_symbol(lib, b"cuTensorMapEncodeTiled")
+    _launch_ex = <f_launch_ex>_symbol(lib, b"cuLaunchKernelEx")
+    _error_name = <f_name>_symbol(lib, b"cuGetErrorName")
+    _error_string = <f_name>_symbol(lib, b"cuGetErrorString")
+    _ctx_get = <f_ctx_get>_symbol(lib, b"cuCtxGetCurrent")
+    _ctx_set = <f_ctx_set>_symbol(lib, b"cuCtxSetCurrent")
+    _launch = <f_launch>_symbol(lib, b"cuLaunchKernel")
+
+
+cdef str _describe(CUresult r):
+    cdef const char* name = NULL
+    cdef const char* text = NULL
+    if _error_name != NULL:
+        _error_name(r, &name)
+        _error_string(r, &text)
+    return (f"{(<bytes>name).decode() if name != NULL else 'CUresult ' + str(r)}: "
+            f"{(<bytes>text).decode() if text != NULL else ''}")
+
+
+def current_context():
+    """The calling thread's current CUDA context as an integer (0: none)."""
+    cdef CUcontext ctx = NULL
+    load()
+    cdef CUresult r = _ctx_get(&ctx)
+    if r != 0 and r != NOT_INITIALIZED:
+        raise CudaError(f"cuCtxGetCurrent failed: {_describe(r)}")
+    return <uintptr_t>ctx
+
+
+@cython.final
+cdef class Launcher:
+    """One loaded GEMM kernel on one context: encodes its tensor maps and launches it.
+
+    Parameters (all fixed per kernel): ``func`` and ``ctx`` (driver handles as integers),
+    ``threads``, ``smem`` (dynamic shared-memory bytes), ``cluster`` (CTAs along x), and for A,
+    B and D: the TMA data type code (:data:`TMA_DATA_TYPE`), element bytes, box
+    ``(inner, outer)``, swizzle code and whether the operand is stored K-major (D: always
+    row-major; ``d_map=False``: D is stored from registers and its map stays zero).
+    """
+    cdef CUfunction func
+    cdef CUcontext ctx
+    cdef unsigned int threads, smem, cluster
+    cdef int dtype[3]
+    cdef int esize[3]
+    cdef uint32_t box[3][2]
+    cdef int swizzle[3]
+    cdef bint kmajor[2]
+    cdef bint d_map
+    cdef unsigned char storage[3 * 128 + 64]
+    cdef TensorMap* maps
+    cdef uint64_t keys[3][4]
+    cdef bint cached[3]
+    cdef cython.pymutex lock
+
+    def __init__(self, uintptr_t func, uintptr_t ctx, unsigned int threads, unsigned int smem,
+                 unsigned int cluster, dtypes, esizes, boxes, swizzles, kmajor, bint d_map):
+        load()
+        self.func, self.ctx = <CUfunction>func, <CUcontext>ctx
+        self.threads, self.smem, self.cluster = threads, smem, cluster
+        for i in range(3):
+            self.dtype[i], self.esize[i], self.swizzle[i] = dtypes[i], esizes[i], swizzles[i]
+            self.box[i][0], self.box[i][1] = boxes[i][0], boxes[i][1]
+            self.cached[i] = False
+        self.kmajor[0], self.kmajor[1] = kmajor[0], kmajor[1]
+        self.d_map = d_map
+        self.maps = <TensorMap*>((<uintptr_t>self.storage + 63) & ~(<uintptr_t>63))
+        memset(self.maps, 0, 3 * sizeof(TensorMap))
+
+    cdef int _map(self, int i, uint64_t ptr, uint64_t inner, uint64_t outer, uint64_t ld,
+                  TensorMap* out) except -1:
+        cdef uint64_t dims[2]
+        cdef uint64_t strides[1]
+        cdef uint32_t estr[2]
+        cdef CUresult r
+        cdef uint64_t pitch = ld * <uint64_t>self.esize[i]
+        with self.lock:
+            if (self.cached[i] and self.keys[i][0] == ptr and self.keys[i][1] == inner
+                    and self.keys[i][2] == outer and self.keys[i][3] == ld):
+                memcpy(out, &self.maps[i], sizeof(TensorMap))
+                return 0
+        if ptr % 16 or pitch % 16 or ld < inner:
+            name = "abd"[i]
+            raise GemmArgumentError(
+                f"{name}: an {outer} x {inner} operand at 0x{ptr:x} with row pitch {ld} elements "
+                f"({pitch} bytes): cuTensorMapEncodeTiled needs a 16-byte aligned base and a pitch "
+                f"that is a multiple of 16 bytes and at least the row; gemm() copies such operands "
+                f"into a padded buffer, GemmKernel.launch does not")
+        dims[0], dims[1] = inner, outer
+        strides[0] = pitch
+        estr[0], estr[1] = 1, 1
+        r = _encode(out, self.dtype[i], 2, <void*>ptr, dims, strides, self.box[i], estr, 0,
+                    self.swizzle[i], L2_PROMOTION_256B, 0)
+        if r != 0:
+            raise CudaError(
+                f"cuTensorMapEncodeTiled failed for {'ABD'[i]} ({outer} x {inner}, pitch {pitch} "
+                f"bytes, box {self.box[i][0]} x {self.box[i][1]}, at 0x{ptr:x}): {_describe(r)}")
+        with self.lock:
+            memcpy(&self.maps[i], out, sizeof(TensorMap))
+            self.keys[i][0], self.keys[i][1], self.keys[i][2], self.keys[i][3] = ptr, inner, outer, ld
+            self.cached[i] = True
+        return 0
+
+    def run(self, uintptr_t stream, uint64_t a, uint64_t b, uint64_t d, int64_t m, int64_t n,
+            int64_t k, int64_t lda, int64_t ldb, int64_t ldd, const unsigned char[::1] params,
+            unsigned int grid):
+        """Encode (or reuse) the maps and launch ``grid`` CTAs on ``stream``; the context is
+        made current for the launch and the caller's restored after it."""
+        cdef TensorMap local[4]     # one spare: the aligned three start inside it
+        cdef TensorMap* mp = <TensorMap*>((<uintptr_t>local + 63) & ~(<uintptr_t>63))
+        cdef void* args[4]
+        cdef CUcontext before = NULL
+        cdef CUresult r, r2
+        cdef LaunchConfig cfg
+        cdef LaunchAttribute attr
+        if self.kmajor[0]:
+            self._map(0, a, k, m, lda, &mp[0])
+        else:
+            self._map(0, a, m, k, lda, &mp[0])
+        if self.kmajor[1]:
+            self._map(1, b, k, n, ldb, &mp[1])
+        else:
+            self._map(1, b, n, k, ldb, &mp[1])
+        if self.d_map:
+            self._map(2, d, n, m, ldd, &mp[2])
+        else:
+            memset(&mp[2], 0, sizeof(TensorMap))
+        args[0], args[1], args[2] = &mp[0], &mp[1], &mp[2]
+        args[3] = <void*>&params[0]
+        with nogil:
+            r = _ctx_get(&before)
+            if r == 0 and before != self.ctx:
+                r = _ctx_set(self.ctx)
+            if r == 0:
+                if self.cluster == 1:
+                    r = _launch(self.func, grid, 1, 1, self.threads, 1, 1, self.smem,
+                                <CUstream>stream, args, NULL)
+                else:
+                    memset(&attr, 0, sizeof(LaunchAttribute))
+                    attr.id = CLUSTER_DIMENSION
+                    attr.value[0], attr.value[1], attr.value[2] = self.cluster, 1, 1
+                    cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = grid, 1, 1
+                    cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = self.threads, 1, 1
+                    cfg.sharedMemBytes = self.smem
+                    cfg.hStream = <CUstream>stream
+                    cfg.attrs = &attr
+                    cfg.numAttrs = 1
+                    r = _launch_ex(&cfg, self.func, args, NULL)
+                if before != self.ctx:
+                    r2 = _ctx_set(before)
+                    if r == 0:
+                        r = r2
+        if r != 0:
+            raise CudaError(f"launching the GEMM kernel ({grid} CTAs of {self.threads} threads, "
+                            f"{self.smem} bytes of shared memory) failed: {_describe(r)}")

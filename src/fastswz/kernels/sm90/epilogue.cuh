@@ -1,0 +1,74 @@
+// Epilogues of the sm90 GEMM kernels: the consumer warpgroups' f32 accumulators -> D.
+// The (thread, register) -> (m, n) map is the plan's (P::accumulator, from fastswz.wgmma_d), the
+// shared-memory tile's addresses and TMA boxes are the plan's (P::epilogue); the conversion to
+// D's type is fastswz_mma.h's (fsw_store_*).
+#pragma once
+
+struct Epilogue {
+#if FSW_EPILOGUE_TILE
+  int ebuf = 0;   // the epilogue tile the next column block goes through
+#endif
+
+  // Store the tile (tm, tn) of consumer warpgroup w (its 64 rows of the BM x BN tile).
+  __device__ __forceinline__ void store(float (&acc)[P::accumulator::kRegisters], const TmaDescriptor* tma_d,
+                                        uint32_t base, int w, int thread, bool leader, int tm, int tn,
+                                        const FswParams& p) {
+    const int n0 = tn * P::kBN;
+#if FSW_EPILOGUE_TILE
+    // Registers -> the plan's epilogue tile (swizzled, row-major D) -> TMA store per box, one
+    // column block of kCols at a time: registers [j R, j R + R) hold block j (the plan's
+    // kSubtileRegisters R). The blocks rotate through the plan's kStages tiles, one bulk group
+    // each: a tile is written again once the group that stored from it kStages blocks ago has
+    // read it (at most kStages - 1 groups still reading).
+#pragma unroll
+    for (int j = 0; j < P::epilogue::kSubtiles; ++j) {
+      const uint32_t epi = base + P::epilogue::kStageOffsets[ebuf];
+      if (++ebuf == P::epilogue::kStages) ebuf = 0;
+      if (leader) bulk_wait_read<P::epilogue::kStages - 1>();
+      named_sync(1, K::kConsumerWarpgroups * 128);
+#pragma unroll
+      for (int i = 0; i < P::accumulator::kSubtileRegisters; i += 2) {
+        const int r = j * P::accumulator::kSubtileRegisters + i;
+        const uint32_t m = 64 * w + P::accumulator::row(thread, r);
+        const uint32_t n = P::accumulator::col(thread, r) - j * P::epilogue::kCols;
+        fsw_store_shared_pair(epi + P::epilogue::offset(m, n), acc[r], acc[r + 1]);
+      }
+      fence_async_shared();
+      named_sync(1, K::kConsumerWarpgroups * 128);
+      if (leader) {
+#pragma unroll
+        for (int c = 0; c < P::epilogue::kTmaCopies; ++c)
+          tma_store(tma_d, epi + P::epilogue::kTmaBoxSmemOffsets[c],
+                    n0 + j * P::epilogue::kCols + P::epilogue::kTmaBoxCoords[c][0],
+                    tm * P::kBM + P::epilogue::kTmaBoxCoords[c][1]);
+        bulk_commit();
+      }
+    }
+#else
+    // Registers -> global memory, each lane's adjacent pair at once where it fits.
+    FSW_OUT_T* d = static_cast<FSW_OUT_T*>(p.d);
+    const bool pairs = (p.ldd & 1) == 0;
+    const int m0 = tm * P::kBM + 64 * w;
+#pragma unroll
+    for (int r = 0; r < P::accumulator::kRegisters; r += 2) {
+      const int m = m0 + P::accumulator::row(thread, r);
+      const int n = n0 + P::accumulator::col(thread, r);
+      if (m < p.m) {
+        FSW_OUT_T* q = d + (long long)m * p.ldd + n;
+        if (pairs && n + 1 < p.n) fsw_store_global_pair(q, acc[r], acc[r + 1]);
+        else {
+          if (n < p.n) fsw_store_global(q, acc[r]);
+          if (n + 1 < p.n) fsw_store_global(q + 1, acc[r + 1]);
+        }
+      }
+    }
+#endif
+  }
+
+  // Before the CTA exits: its last TMA stores have completed.
+  __device__ __forceinline__ void finish(bool leader) {
+#if FSW_EPILOGUE_TILE
+    if (leader) bulk_wait();
+#endif
+  }
+};
