@@ -108,6 +108,6 @@ def test_raw_launch(benchmark, problem):
     fc, a, b, out = problem
     call = fc._CALLS[fc._torch_key(a, b, out, None)]
     pa, pb, pd = a.data_ptr(), b.data_ptr(), out.data_ptr()
-    params = call.pack(pd, N, M, N, K)
+    params = call.pack
     run, g = call.lau.run, call.grid
     _loop(benchmark, lambda: run(0, pa, pb, pd, M, N, K, K, K, N, params, g), "raw_launch")

@@ -148,8 +148,22 @@ def test_accumulator_layout_is_the_ptx_figure():
                 assert L(t, i) == m + 64 * c
 
 
+def test_kernel_sources_inline_into_one_unit():
+    src = codegen.kernel_sources({"bm": 128, "bn": 128, "bk": 64, "stages": 4})
+    text = codegen.inline_sources(src)
+    assert '#include "' not in text   # system headers (<cstdint>) stay
+    assert text.count("struct PersistentScheduler") == 1 and text.count("struct FswParams") == 1
+    # the launcher writes d, ldd, m, n, k itself at these offsets (fastswz.cuda._driver)
+    st = codegen.params_struct()
+    assert [f[0] for f in codegen.PARAM_FIELDS[:5]] == list(codegen.PARAM_CORE)
+    packed = st.pack(*range(1, len(codegen.PARAM_FIELDS) + 1))
+    import struct
+    assert struct.unpack_from("<QqiiI", packed) == (1, 2, 3, 4, 5)
+
+
 def test_kernel_source_holds_no_layout_constants():
-    text = resources.files("fastswz").joinpath("kernels", "gemm_sm90.cu").read_text()
+    text = "\n".join(resources.files("fastswz").joinpath("kernels", *f.split("/")).read_text()
+                     for f in codegen.KERNEL_FILES)
     code = re.sub(r"//[^\n]*", "", text)
     code = re.sub(r'"[^"\n]*"', '""', code)
     assert "0x" not in code
@@ -310,7 +324,7 @@ def test_missing_nvrtc_names_the_failed_import(monkeypatch):
     monkeypatch.setitem(sys.modules, "cuda.bindings.nvrtc", None)
     monkeypatch.delattr(sys.modules.get("cuda.bindings"), "nvrtc", raising=False)
     with pytest.raises(CudaUnavailableError, match=r"NVRTC is missing \(.+\): pip install 'fastswz\[cuda\]'"):
-        runtime._nvrtc_version()
+        runtime._nvrtc_version_uncached()
 
 
 @pytest.mark.parametrize("m,n,k,dt,out", [(4096, 14336, 4096, "bf16", "bf16"), (8192, 8192, 8192, "e4m3", "bf16"),

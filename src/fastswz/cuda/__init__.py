@@ -67,8 +67,8 @@ def compile_gemm(config=None, **overrides):
     if kern is None:
         # one kernel object per configuration in this process: its modules are loaded once per
         # GPU, so repeated calls neither read the disk cache nor load a module again
-        cubin, ck = compile_cubin(c)
-        kern = _KERNELS.setdefault(key, GemmKernel(c, cubin, ck))
+        cubin, ck, meta = compile_cubin(c, meta=True)
+        kern = _KERNELS.setdefault(key, GemmKernel(c, cubin, ck, meta))
     return kern
 
 
@@ -389,7 +389,7 @@ class _Call:
 
     def run(self, pa, pb, pd, stream):
         self.lau.run(stream, pa, pb, pd, self.m, self.n, self.k, self.lda, self.ldb, self.ldd,
-                     self.pack(pd, self.ldd, self.m, self.n, self.k), self.grid)
+                     self.pack, self.grid)
 
 
 def _torch_key(a, b, out, out_dtype):
@@ -575,7 +575,7 @@ def _remember(a, b, out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed, device, ne
     call = _Call()
     call.kern, call.lau = kern, kern.launcher(device)
     call.m, call.n, call.k, call.lda, call.ldb, call.ldd = m, n, k, lda, ldb, ldd
-    call.grid, call.pack, call.device = kern.grid(m, n, device), kern._pack, device
+    call.grid, call.pack, call.device = kern.grid(m, n, device), kern._params0, device
     call.d_align = 16 if kern.config["epilogue"] else 2 * ed
     call.d_bytes = ((m - 1) * ldd + n) * ed
     # the spans A and B reach from their base pointers (the key fixes shapes and strides)

@@ -193,13 +193,24 @@ cdef class Launcher:
         return 0
 
     def run(self, uintptr_t stream, uint64_t a, uint64_t b, uint64_t d, int64_t m, int64_t n,
-            int64_t k, int64_t lda, int64_t ldb, int64_t ldd, const unsigned char[::1] params,
-            unsigned int grid):
+            int64_t k, int64_t lda, int64_t ldb, int64_t ldd, bytes params, unsigned int grid):
         """Encode (or reuse) the maps and launch ``grid`` CTAs on ``stream``; the context is
-        made current for the launch and the caller's restored after it."""
+        made current for the launch and the caller's restored after it.
+
+        ``params`` is the kernel's ``FswParams`` as bytes (``codegen.params_struct()``); its
+        leading fields ``d, ldd, m, n, k`` (``codegen.PARAM_FIELDS``) are written here from the
+        arguments, so a kernel without further fields passes the same zero bytes every call."""
         cdef TensorMap local[4]     # one spare: the aligned three start inside it
         cdef TensorMap* mp = <TensorMap*>((<uintptr_t>local + 63) & ~(<uintptr_t>63))
         cdef void* args[4]
+        cdef uint64_t pbuf[64]      # FswParams, 8-byte aligned, at most 512 bytes
+        cdef Py_ssize_t plen = len(params)
+        if plen < 32 or plen > 512:
+            raise ValueError(f"params holds {plen} bytes: FswParams is 32 to 512 bytes")
+        memcpy(pbuf, <const char*>params, plen)
+        pbuf[0] = d
+        (<int64_t*>pbuf)[1] = ldd
+        (<int*>pbuf)[4], (<int*>pbuf)[5], (<int*>pbuf)[6] = <int>m, <int>n, <int>k
         cdef CUcontext before = NULL
         cdef CUresult r, r2
         cdef LaunchConfig cfg
@@ -217,7 +228,7 @@ cdef class Launcher:
         else:
             memset(&mp[2], 0, sizeof(TensorMap))
         args[0], args[1], args[2] = &mp[0], &mp[1], &mp[2]
-        args[3] = <void*>&params[0]
+        args[3] = <void*>pbuf
         with nogil:
             r = _ctx_get(&before)
             if r == 0 and before != self.ctx:

@@ -20,7 +20,7 @@ from ..plan import R_BUDGET, SMEM_OPTIN, TILE_GROUP, plan_gemm, plan_reason, wit
 
 __all__ = ["GEMM_KEYS", "OUT_DTYPES", "normalize_config", "supported", "plan_for", "kernel_row", "mma_header",
            "kernel_sources", "source_key", "KERNEL_NAME", "KERNEL_FILES", "PARAM_FIELDS",
-           "params_struct", "inline_sources"]
+           "params_struct", "inline_sources", "launch_meta", "generator_key", "PARAM_CORE"]
 
 KERNEL_NAME = "fastswz_gemm_sm90"
 #: Output (D) element types of the kernel family.
@@ -333,6 +333,34 @@ def params_struct():
     return struct.Struct("@" + "".join(f for _, _, f in PARAM_FIELDS) + "0q")
 
 
+#: Bytes of the leading fields (d, ldd, m, n, k) that the C launcher writes itself
+#: (``fastswz.cuda._driver.Launcher.run``): their offsets must stay 0, 8, 16, 20, 24.
+PARAM_CORE = ("d", "ldd", "m", "n", "k")
+
+
+def launch_meta(row) -> dict:
+    """What a launch needs of a kernel's plan row (threads, shared memory, the TMA boxes and
+    swizzles): stored beside a cached cubin, so loading one needs no plan.
+
+    >>> from fastswz import plan_gemm
+    >>> m = launch_meta(kernel_row({"bm": 128, "bn": 128, "bk": 64, "stages": 4}))
+    >>> m["threads"], m["boxes"][0], m["epilogue"]
+    (384, [64, 128], False)
+    """
+    mc = row["kernel"]["multicast"]
+    boxes, swizzles = [], []
+    for op in ("a", "b"):
+        o = row[op]
+        boxes.append(list(mc["tma_box"] if mc and mc["operand"] == op else o["tma_box"]))
+        swizzles.append(int(o["tma_swizzle_value"]))
+    e = row["epilogue"]
+    boxes.append(list(e["tma_box"]) if e else [1, 1])
+    swizzles.append(("none", "32B", "64B", "128B").index(e["swizzle"]) if e else 0)
+    return {"threads": int(row["kernel"]["threads"]), "smem_bytes": int(row["smem_bytes"]),
+            "boxes": boxes, "swizzles": swizzles, "epilogue": bool(e),
+            "majors": [row["a"]["major"], row["b"]["major"]]}
+
+
 def _params_c():
     body = "".join(f"  {ct} {name};\n" for name, ct, _ in PARAM_FIELDS)
     return f"struct FswParams {{\n{body}}};"
@@ -384,6 +412,29 @@ def inline_sources(sources) -> str:
         return re.sub(r'^#include "([^"]+)"[^\n]*$', sub, sources[name], flags=re.M)
 
     return expand("gemm_sm90.cu")
+
+
+_GENERATOR = []
+
+
+def generator_key() -> str:
+    """A digest of everything that turns a configuration into kernel sources: the kernel files
+    and the Python modules that plan and emit (hashed once per process). With the configuration
+    it names a cubin, so a cached cubin is found without generating its sources."""
+    if not _GENERATOR:
+        from importlib import resources as res
+
+        h = hashlib.sha256()
+        root = res.files("fastswz")
+        # every module of the package's top layer (the planner and the emitter and what they
+        # import), this one, and the kernel files
+        names = sorted(f.name for f in root.iterdir() if f.name.endswith((".py", ".pyx", ".pxd", ".h")))
+        names += ["cuda/codegen.py", *("kernels/" + f for f in KERNEL_FILES)]
+        for name in names:
+            f = root.joinpath(*name.split("/"))
+            h.update(name.encode() + b"\0" + f.read_bytes() + b"\0")
+        _GENERATOR.append(h.hexdigest())
+    return _GENERATOR[0]
 
 
 def source_key(sources, arch="sm_90a", extra="") -> str:

@@ -11,6 +11,9 @@ which torch and cupy share.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import math
 import os
 import pathlib
@@ -22,6 +25,11 @@ import numpy as np
 from ..dtypes import dtype as _lookup_dtype
 from .errors import CudaError, CudaUnavailableError, GemmArgumentError
 from . import codegen
+
+try:
+    from . import _driver
+except ImportError:  # pragma: no cover - the launcher is built on POSIX systems only
+    _driver = None
 
 __all__ = ["cache_dir", "compile_cubin", "GemmKernel", "device_info", "device_key", "driver", "check",
            "current_device"]
@@ -150,7 +158,13 @@ def device_key(device=None) -> str:
     return f"{i['name']}|sm{i['compute_capability']}|{i['sms']}sms|driver{i['driver']}|nvrtc{i['nvrtc']}"
 
 
+@functools.lru_cache(maxsize=None)
 def _nvrtc_version():
+    # once per process: the import and the query cost tens of milliseconds
+    return _nvrtc_version_uncached()
+
+
+def _nvrtc_version_uncached():
     try:
         from cuda.bindings import nvrtc
     except ImportError as e:  # say which import failed: a broken install is not a missing one
@@ -167,19 +181,32 @@ def cache_dir() -> pathlib.Path:
 _inline = codegen.inline_sources
 
 
-def compile_cubin(config, cache=True, defines=None):
+def compile_cubin(config, cache=True, defines=None, meta=False):
     """``(cubin bytes, key)`` of a configuration: from the cache, else NVRTC (no GPU needed).
 
-    Raises :class:`~fastswz.PlanError` for a configuration the kernel family does not run and
-    :class:`~fastswz.errors.CudaError` with NVRTC's log when the compile fails.
+    The cache name is a digest of the configuration, the generator (:func:`codegen.generator_key`),
+    the defines, the target and the NVRTC version, so a cached cubin is found without generating
+    its sources; beside it ``KEY.json`` holds :func:`codegen.launch_meta` (``meta=True`` returns
+    ``(cubin, key, meta)``). Raises :class:`~fastswz.PlanError` for a configuration the kernel
+    family does not run and :class:`~fastswz.errors.CudaError` with NVRTC's log when the compile
+    fails.
     """
-    sources = codegen.kernel_sources(config)
+    c = codegen.normalize_config(config)
+    h = hashlib.sha256(repr((tuple(c[k] for k in codegen.GEMM_KEYS), sorted((defines or {}).items()),
+                             "sm_90a", _nvrtc_version(), codegen.generator_key())).encode())
+    key = h.hexdigest()[:32]
+    path = cache_dir() / "cubin" / f"{key}.cubin"
+    mpath = path.with_suffix(".json")
+    if cache and path.is_file() and mpath.is_file():
+        try:
+            m = json.loads(mpath.read_text())
+            out = (path.read_bytes(), key)
+            return out + (m,) if meta else out
+        except (OSError, ValueError):
+            pass   # a torn or foreign file: compile again and rewrite it
+    sources = codegen.kernel_sources(c)
     if defines:
         sources["gemm_sm90.cu"] = "".join(f"#define {k} {v}\n" for k, v in sorted(defines.items())) + sources["gemm_sm90.cu"]
-    key = codegen.source_key(sources, "sm_90a", "nvrtc" + _nvrtc_version())
-    path = cache_dir() / "cubin" / f"{key}.cubin"
-    if cache and path.is_file():
-        return path.read_bytes(), key
     with _LOCK:  # one import at a time: compile_many's threads would race a first import
         try:
             from cuda.core import Program, ProgramOptions
@@ -190,15 +217,17 @@ def compile_cubin(config, cache=True, defines=None):
         prog = Program(_inline(sources), code_type="c++", options=opts)
         obj = prog.compile("cubin")
     except Exception as e:  # noqa: BLE001 - NVRTC's error carries the log
-        raise CudaError(f"NVRTC failed to compile the GEMM kernel for {codegen.normalize_config(config)}: {e}") from None
+        raise CudaError(f"NVRTC failed to compile the GEMM kernel for {c}: {e}") from None
     cubin = bytes(obj.code)
+    m = codegen.launch_meta(codegen.kernel_row(c))
     if cache:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(cubin)
-        os.replace(tmp, path)
-    return cubin, key
+        for target, data in ((path, cubin), (mpath, json.dumps(m).encode())):
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, target)
+    return (cubin, key, m) if meta else (cubin, key)
 
 
 # -- loaded kernels and launches ----------------------------------------------------------------------
@@ -216,14 +245,25 @@ class GemmKernel:
     (:mod:`fastswz.cuda._driver`).
     """
 
-    def __init__(self, config, cubin, key):
+    def __init__(self, config, cubin, key, meta=None):
         self.config = codegen.normalize_config(config)
         self.cubin, self.key = cubin, key
-        self.plan = codegen.kernel_row(self.config)
+        self._plan = None
+        self.meta = meta if meta is not None else codegen.launch_meta(self.plan)
         self._modules = {}      # device ordinal -> (module, function)
         self._launchers = {}    # device ordinal -> _driver.Launcher
+        self._by_ctx = {}       # context handle (int) -> (launcher, device ordinal)
         self._grids = {}        # (device, m, n) -> CTAs
-        self._pack = codegen.params_struct().pack
+        st = codegen.params_struct()
+        self._pack = st.pack
+        self._params0 = bytes(st.size)   # FswParams with only the fields the launcher writes
+
+    @property
+    def plan(self):
+        """The plan row the kernel was built from (:func:`codegen.kernel_row`), made on first use."""
+        if self._plan is None:
+            self._plan = codegen.kernel_row(self.config)
+        return self._plan
 
     def __repr__(self):
         c = self.config
@@ -243,7 +283,7 @@ class GemmKernel:
 
     @property
     def smem_bytes(self):
-        return self.plan["smem_bytes"] + 1024   # the kernel rounds its base up to 1024
+        return self.meta["smem_bytes"] + 1024   # the kernel rounds its base up to 1024
 
     def _function(self, device=None):
         """The kernel's CUfunction on a GPU (default: the current one), loading the cubin into
@@ -279,24 +319,14 @@ class GemmKernel:
         if lau is None:
             from . import _driver
 
-            c, p = self.config, self.plan
+            c, m = self.config, self.meta
             f = self._function(ordinal)
-            mc = p["kernel"]["multicast"]
-            boxes, swizzles, dtypes, sizes = [], [], [], []
-            for op in ("a", "b"):
-                o = p[op]
-                boxes.append(mc["tma_box"] if mc and mc["operand"] == op else o["tma_box"])
-                swizzles.append(o["tma_swizzle_value"])
-                dtypes.append(_driver.TMA_DATA_TYPE[c[op + "_dtype"]])
-                sizes.append(_lookup_dtype(c[op + "_dtype"]).bits // 8)
-            e = p["epilogue"]
-            boxes.append(e["tma_box"] if e else (1, 1))
-            swizzles.append(_SWIZZLE_CODE[e["swizzle"]] if e else 0)
-            dtypes.append(_driver.TMA_DATA_TYPE[c["out_dtype"]])
-            sizes.append(_lookup_dtype(c["out_dtype"]).bits // 8)
-            lau = _driver.Launcher(int(f), _device(ordinal)["ctx_int"], p["kernel"]["threads"],
-                                   self.smem_bytes, c["cluster_m"], dtypes, sizes, boxes, swizzles,
-                                   (p["a"]["major"] == "K", p["b"]["major"] == "K"), bool(e))
+            dtypes = [_driver.TMA_DATA_TYPE[c[k]] for k in ("a_dtype", "b_dtype", "out_dtype")]
+            sizes = [_lookup_dtype(c[k]).bits // 8 for k in ("a_dtype", "b_dtype", "out_dtype")]
+            lau = _driver.Launcher(int(f), _device(ordinal)["ctx_int"], m["threads"],
+                                   self.smem_bytes, c["cluster_m"], dtypes, sizes, m["boxes"],
+                                   m["swizzles"], [mj == "K" for mj in m["majors"]], m["epilogue"])
+            self._by_ctx[_device(ordinal)["ctx_int"]] = (lau, ordinal)
             self._launchers[ordinal] = lau
         return lau
 
@@ -318,7 +348,7 @@ class GemmKernel:
                 drv = driver()
                 cfg = drv.CUlaunchConfig()
                 cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = cm * sms // cm, 1, 1
-                cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = self.plan["kernel"]["threads"], 1, 1
+                cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = self.meta["threads"], 1, 1
                 cfg.sharedMemBytes = self.smem_bytes
                 attr = drv.CUlaunchAttribute()
                 attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
@@ -349,18 +379,21 @@ class GemmKernel:
         else GPU 0); nothing synchronizes, so a launch can be captured in a CUDA graph. Launch
         errors raise :class:`~fastswz.cuda.CudaError`; tensor maps are re-encoded only when an
         operand's pointer, extents or pitch change."""
-        ordinal = current_device() if device is None else device
-        lau = self._launchers.get(ordinal) or self.launcher(ordinal)
+        if device is None:
+            hit = self._by_ctx.get(_driver.current_context())
+            lau, ordinal = hit if hit is not None else (self.launcher(), current_device())
+        else:
+            ordinal = device
+            lau = self._launchers.get(ordinal) or self.launcher(ordinal)
         g = grid or self._grids.get((ordinal, m, n)) or self.grid(m, n, ordinal)
-        lau.run(int(stream), a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd,
-                self._pack(d_ptr, ldd, m, n, k), g)
+        lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, self._params0, g)
 
     def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None):
         """The launch as a no-argument callable (the timing loop's), for the current GPU."""
         ordinal = current_device()
         lau = self.launcher(ordinal)
         g = grid or self.grid(m, n, ordinal)
-        params = self._pack(d_ptr, ldd, m, n, k)
+        params = self._params0
         stream = int(stream)
 
         def go():
