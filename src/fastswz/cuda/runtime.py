@@ -323,9 +323,12 @@ class GemmKernel:
             f = self._function(ordinal)
             dtypes = [_driver.TMA_DATA_TYPE[c[k]] for k in ("a_dtype", "b_dtype", "out_dtype")]
             sizes = [_lookup_dtype(c[k]).bits // 8 for k in ("a_dtype", "b_dtype", "out_dtype")]
+            cm = c["cluster_m"]
+            limit = _device(ordinal)["info"]["sms"] if cm == 1 else self._clusters(ordinal)
             lau = _driver.Launcher(int(f), _device(ordinal)["ctx_int"], m["threads"],
-                                   self.smem_bytes, c["cluster_m"], dtypes, sizes, m["boxes"],
-                                   m["swizzles"], [mj == "K" for mj in m["majors"]], m["epilogue"])
+                                   self.smem_bytes, cm, dtypes, sizes, m["boxes"],
+                                   m["swizzles"], [mj == "K" for mj in m["majors"]], m["epilogue"],
+                                   c["bm"], c["bn"], limit)
             self._by_ctx[_device(ordinal)["ctx_int"]] = (lau, ordinal)
             self._launchers[ordinal] = lau
         return lau
@@ -343,31 +346,37 @@ class GemmKernel:
         if cm == 1:
             g = max(1, min(groups, sms))
         else:
-            key = ("clusters", ordinal)
-            if key not in self.__dict__:
-                drv = driver()
-                cfg = drv.CUlaunchConfig()
-                cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = cm * sms // cm, 1, 1
-                cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = self.meta["threads"], 1, 1
-                cfg.sharedMemBytes = self.smem_bytes
-                attr = drv.CUlaunchAttribute()
-                attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-                attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cm, 1, 1
-                cfg.attrs = [attr]
-                cfg.numAttrs = 1
-                f = self._function(ordinal)
-                prev = _check(drv.cuCtxGetCurrent(), "cuCtxGetCurrent")
-                _check(drv.cuCtxSetCurrent(_device(ordinal)["ctx"]), "cuCtxSetCurrent")
-                try:
-                    self.__dict__[key] = int(_check(drv.cuOccupancyMaxActiveClusters(f, cfg),
-                                                    "cuOccupancyMaxActiveClusters"))
-                finally:
-                    drv.cuCtxSetCurrent(prev)
-            g = cm * max(1, min(groups, self.__dict__[key]))
+            g = cm * max(1, min(groups, self._clusters(ordinal)))
         if len(self._grids) > 4096:
             self._grids.clear()
         self._grids[(ordinal, m, n)] = g
         return g
+
+    def _clusters(self, ordinal):
+        """How many of this kernel's clusters fit on GPU ``ordinal`` at once."""
+        cm = self.config["cluster_m"]
+        sms = _device(ordinal)["info"]["sms"]
+        key = ("clusters", ordinal)
+        if key not in self.__dict__:
+            drv = driver()
+            cfg = drv.CUlaunchConfig()
+            cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = cm * sms // cm, 1, 1
+            cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = self.meta["threads"], 1, 1
+            cfg.sharedMemBytes = self.smem_bytes
+            attr = drv.CUlaunchAttribute()
+            attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+            attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cm, 1, 1
+            cfg.attrs = [attr]
+            cfg.numAttrs = 1
+            f = self._function(ordinal)
+            prev = _check(drv.cuCtxGetCurrent(), "cuCtxGetCurrent")
+            _check(drv.cuCtxSetCurrent(_device(ordinal)["ctx"]), "cuCtxSetCurrent")
+            try:
+                self.__dict__[key] = int(_check(drv.cuOccupancyMaxActiveClusters(f, cfg),
+                                                "cuOccupancyMaxActiveClusters"))
+            finally:
+                drv.cuCtxSetCurrent(prev)
+        return self.__dict__[key]
 
     def launch(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None, device=None):
         """Run D = A x B on device pointers (leading dimensions in elements, 16-byte aligned
@@ -385,8 +394,7 @@ class GemmKernel:
         else:
             ordinal = device
             lau = self._launchers.get(ordinal) or self.launcher(ordinal)
-        g = grid or self._grids.get((ordinal, m, n)) or self.grid(m, n, ordinal)
-        lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, self._params0, g)
+        lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, self._params0, grid or 0)
 
     def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None):
         """The launch as a no-argument callable (the timing loop's), for the current GPU."""
