@@ -232,26 +232,35 @@ def _evaluate_static(model, arch, bits, cols):
 
 
 def _evaluate_problem(model, static, cols, m, n, k, sms):
-    """Model cycles of plans for one problem from their :func:`_evaluate_static` part."""
-    cg, bm, bn, bk = static["cg"], static["bm"], static["bn"], static["bk"]
+    """Model cycles of plans for one problem from their :func:`_evaluate_static` part.
+
+    Waves depend on the plan only through (cta_group, BM, BN) and k-tiles through BK, a few
+    dozen distinct values among thousands of plans: they are computed per distinct value and
+    gathered."""
+    g = static.get("groups")
+    if g is None:
+        cg, bm, bn, bk = static["cg"], static["bm"], static["bn"], static["bk"]
+        _, gi, ginv = np.unique(cg * (1 << 40) + bm * (1 << 20) + bn, return_index=True,
+                                return_inverse=True)
+        ubk, kinv = np.unique(bk, return_inverse=True)
+        base = np.where(static["occupancy"] >= 1, static["tk"], np.inf)
+        extra = np.full(base.shape, float(model.tile_overhead))
+        if static["epi"] is not None:
+            extra = extra + static["epi"]
+        g = static["groups"] = {"cg": cg[gi], "bm": bm[gi], "bn": bn[gi], "inv": ginv.ravel(),
+                                "bk": ubk, "kinv": kinv.ravel(), "base": base, "extra": extra}
     # Exact integers (extents <= 2**32: tiles < 2**61), the product in float64: no overflow.
-    tiles = -(-m // bm) * (-(-n // bn))
-    units = sms // cg
-    per_unit = -(-tiles // units)
-    ktiles = -(-k // bk)
-    waves = per_unit.astype(np.float64)
+    tiles_g = -(-m // g["bm"]) * (-(-n // g["bn"]))
+    units = sms // g["cg"]
+    per_unit_g = -(-tiles_g // units)
+    waves_g = per_unit_g.astype(np.float64)
     if model.wave_quantization != 1.0:
         w = model.wave_quantization
-        waves = w * waves + (1.0 - w) * (tiles / units)
-    cycles = waves * ktiles * static["tk"]
-    if model.tile_overhead:
-        cycles = cycles + waves * model.tile_overhead
-    if static["epi"] is not None:
-        cycles = cycles + waves * static["epi"]
-    occ = static["occupancy"]
-    cycles = np.where(occ >= 1, cycles, np.inf)
-    return {"cycles": cycles, "bound": static["bound"], "occupancy": occ, "tiles": tiles,
-            "per_unit": per_unit}
+        waves_g = w * waves_g + (1.0 - w) * (tiles_g / units)
+    ktiles = (-(-k // g["bk"])).astype(np.float64)
+    cycles = waves_g[g["inv"]] * (ktiles[g["kinv"]] * g["base"] + g["extra"])
+    return {"cycles": cycles, "bound": static["bound"], "occupancy": static["occupancy"],
+            "tiles": tiles_g[g["inv"]], "per_unit": per_unit_g[g["inv"]]}
 
 
 def _problem(m, n, k, arch, sms):
@@ -473,7 +482,9 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
             space["static"][model] = static
     r = _evaluate_problem(model, static, cols, m, n, k, sms)
     cycles = r["cycles"]
-    ok = np.flatnonzero(r["occupancy"] >= 1)
+    ok = static.get("fits")
+    if ok is None:
+        ok = static["fits"] = np.flatnonzero(r["occupancy"] >= 1)
     if top < ok.size:   # only the candidates that can reach the first `top` (ties kept) are sorted
         cut = np.partition(cycles[ok], top - 1)[top - 1]
         ok = ok[cycles[ok] <= cut]
@@ -484,15 +495,17 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
     ideal = m * n * k / (F * sms)
     out = []
     for rank, j in enumerate(order.tolist()):
-        p = space["plans"][space["chunk"][j]]
-        i = int(space["index"][j])
+        instr = space["instructions"].get(j)
+        if instr is None:
+            instr = space["instructions"][j] = space["plans"][space["chunk"][j]].instruction(
+                int(space["index"][j]))
         cyc = float(cycles[j])
         out.append({
             "rank": rank + 1, "arch": arch, "cta_group": int(space["cg"][j]), "bm": int(space["bm"][j]),
             "bn": int(space["bn"][j]), "bk": int(space["bk"][j]), "stages": int(space["st"][j]),
             "swizzle_a": _SWIZZLES[int(space["a_swizzle"][j])],
             "swizzle_b": _SWIZZLES[int(space["b_swizzle"][j])],
-            "smem_bytes": int(space["smem"][j]), "instruction": p.instruction(i),
+            "smem_bytes": int(space["smem"][j]), "instruction": instr,
             "occupancy": int(r["occupancy"][j]), "tiles": int(r["tiles"][j]),
             "waves": int(r["per_unit"][j]), "bound": ("mma", "smem", "gmem", "latency")[int(r["bound"][j])],
             "model_cycles": int(round(cyc)), "efficiency": round(ideal / cyc, 4)})
@@ -559,6 +572,7 @@ def _space(arch, a_dtype, b_dtype, a_major, b_major, epilogue_dtype, smem_budget
     space["plans"] = plans
     space["reasons"] = np.concatenate(reasons)
     space["static"] = {}
+    space["instructions"] = {}
     if len(_SPACES) >= 64:
         _SPACES.clear()
     _SPACES[key] = space
