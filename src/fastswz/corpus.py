@@ -82,7 +82,8 @@ class GemmProblem:
 
     Examples
     --------
-    >>> p = GemmProblem("t", None, None, 1000, 1000, 1000, "e4m3", "e4m3", "bf16", "K", "K", "ragged")
+    >>> p = GemmProblem("t", None, None, 1000, 1000, 1000, "e4m3", "e4m3", "bf16", "K", "K",
+    ...                 "ragged")
     >>> p.flops, p.bytes, p.key
     (2000000000, 4000000, (1000, 1000, 1000, 'e4m3', 'e4m3', 'bf16', 'K', 'K'))
     """
@@ -108,7 +109,7 @@ class GemmProblem:
 
     @property
     def bytes(self):
-        """Bytes of A, B and D, each read or written once: the least DRAM traffic (the roofline's)."""
+        """Bytes of A, B and D, each read or written once: the least DRAM traffic."""
         size = {name: d.bits // 8 for name, d in DTYPES.items()}
         return (self.m * self.k * size[self.a_dtype] + self.n * self.k * size[self.b_dtype]
                 + self.m * self.n * size[self.out_dtype])
@@ -194,8 +195,8 @@ def _header_fault(data):
         return f"version={data.get('version')!r}"
     models = data.get("models")
     if not (isinstance(models, list) and all(
-            isinstance(s, dict) and isinstance(s.get("model"), str) and isinstance(s.get("layers"), list)
-            for s in models)):
+            isinstance(s, dict) and isinstance(s.get("model"), str)
+            and isinstance(s.get("layers"), list) for s in models)):
         return f"models={models!r:.60} is not a list of objects with 'model' and 'layers'"
     if not isinstance(data.get("problems"), list):
         return f"problems={data.get('problems')!r:.60} is not a list"
@@ -208,8 +209,9 @@ def _problem(i, row, layers):
     where = f"corpus problem {i} ({name})"
     keys = set(row) if isinstance(row, dict) else set()
     if keys != set(_KEYS) or not isinstance(name, str):
+        missing, unknown = sorted(set(_KEYS) - keys), sorted(keys - set(_KEYS))
         raise CorpusError(f"{where}: its keys must be exactly {', '.join(_KEYS)} with a string "
-                          f"name; missing {sorted(set(_KEYS) - keys)}, unknown {sorted(keys - set(_KEYS))}")
+                          f"name; missing {missing}, unknown {unknown}")
     for key in ("m", "n", "k"):
         v = row[key]
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= _MAX_EXTENT:
@@ -263,7 +265,8 @@ def _choices(name, value):
         return None
     if isinstance(value, str):
         return {value}
-    if isinstance(value, (list, tuple, set, frozenset)) and value and all(isinstance(v, str) for v in value):
+    if (isinstance(value, (list, tuple, set, frozenset)) and value
+            and all(isinstance(v, str) for v in value)):
         return set(value)
     raise FastswzTypeError(f"{name}={value!r} must be a string or a non-empty list of strings")
 
