@@ -186,6 +186,7 @@ def group_stats(rows):
     fall = [r for r in ok if not _same_type(r) and "speed" in d[id(r)]]
     speeds = [d[id(r)]["speed"] for r in same]
     roof = [d[id(r)]["fastswz_roofline_pct"] for r in ok if "fastswz_roofline_pct" in d[id(r)]]
+    cb_roof = [d[id(r)]["cublas_roofline_pct"] for r in ok if "cublas_roofline_pct" in d[id(r)]]
     worst = min(same, key=lambda r: d[id(r)]["speed"], default=None)
     out = {
         "problems": len(rows), "failed": len(rows) - len(ok), "timed": len(same),
@@ -197,6 +198,7 @@ def group_stats(rows):
         "roofline_pct_median": statistics.median(roof) if roof else None,
         "roofline_pct_min": min(roof) if roof else None,
         "share_at_80_roofline": (sum(x >= TARGETS["decode_roofline"] for x in roof) / len(roof)) if roof else None,
+        "cublas_roofline_pct_median": statistics.median(cb_roof) if cb_roof else None,
         "fallback": len(fall),
         "fallback_geomean_time_ratio": _geomean([d[id(r)]["time_ratio"] for r in fall]),
     }
@@ -235,7 +237,8 @@ def verdicts(summary):
         (f"decode (M <= 16) at >= {TARGETS['decode_roofline']:.0f}% of the DRAM roofline",
          None if not dec or dec["roofline_pct_min"] is None else dec["roofline_pct_min"] >= TARGETS["decode_roofline"],
          "not measured" if not dec else f"min {_num(dec['roofline_pct_min'], '.0f')}%, median "
-         f"{_num(dec['roofline_pct_median'], '.0f')}%, {_pct(dec['share_at_80_roofline'])} at >= 80%"),
+         f"{_num(dec['roofline_pct_median'], '.0f')}%, {_pct(dec['share_at_80_roofline'])} at >= 80% "
+         f"(cuBLAS median {_num(dec['cublas_roofline_pct_median'], '.0f')}%)"),
         ("no failed problem", a["failed"] == 0 if a["problems"] else None, f"{a['failed']} failed"),
     ]
     return out
@@ -609,7 +612,7 @@ def cmd_run(args):
         row["plan"] = cfg
         row["roofline_ms"] = 1e3 * p.bytes / bw
         if p.key in done:   # the same GEMM under another bucket (8192^3, 16384^3)
-            row.update({k: done[p.key][k] for k in ("fastswz", "cublas", "check", "error")})
+            row.update({k: v for k, v in done[p.key].items() if k in ("fastswz", "cublas", "check", "error")})
             row["same_as"] = done[p.key]["name"]
         elif err or _config_id(cfg) in compile_errors:
             row["error"] = err or compile_errors[_config_id(cfg)]

@@ -136,6 +136,8 @@ def test_group_stats_against_the_definitions(seed):
     assert s["roofline_pct_median"] == pytest.approx(statistics.median(roof))
     assert s["roofline_pct_min"] == pytest.approx(min(roof))
     assert s["share_at_80_roofline"] == pytest.approx(sum(x >= 80 for x in roof) / len(roof))
+    cb_roof = [100 * r["roofline_ms"] / r["cublas"]["median_ms"] for r in good]
+    assert s["cublas_roofline_pct_median"] == pytest.approx(statistics.median(cb_roof))
     tf = [r["fastswz"]["median_ms"] / r["cublas"]["median_ms"] for r in fall]
     assert s["fallback_geomean_time_ratio"] == pytest.approx(math.exp(statistics.fmean(math.log(x) for x in tf)))
 
@@ -278,3 +280,252 @@ def test_precompile_fills_the_cache(tmp_path):
     plans = int(r.stdout.split("-> ")[1].split(" distinct default plans")[0])
     assert 1 <= plans <= 4 and len(cubins) == plans
     assert f"{plans} new cubins" in r.stdout
+
+
+# -- the whole run on a fake GPU: numpy behind a torch-shaped module ---------------------------------
+class _DType:
+    def __init__(self, name, size):
+        self.name, self.size = name, size
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+
+class _FakeCudaTorch:
+    """The slice of torch the run uses, on numpy (float64 values whatever the dtype), with a
+    registry from data_ptr() to storage so that a fake kernel can find its operands."""
+
+    def __init__(self):
+        import types
+
+        import numpy as np
+
+        self.np = np
+        self.rng = np.random.default_rng(0)
+        self.storage = {}
+        for name, size in (("bfloat16", 2), ("float16", 2), ("float32", 4), ("float8_e4m3fn", 1),
+                           ("float8_e5m2", 1), ("int32", 4), ("uint8", 1)):
+            setattr(self, name, _DType(name, size))
+        self.__version__, self.version = "fake", types.SimpleNamespace(cuda="fake")
+        self.cuda, self.launches = self, 0
+
+    # tensors
+    def _t(self, a, dtype):
+        t = _FakeTensor(self, a, dtype)
+        self.storage[t.data_ptr()] = a
+        return t
+
+    def empty(self, *shape, dtype=None, device=None):
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple) else shape
+        return self._t(self.np.zeros(shape), dtype or self.float32)
+
+    def empty_like(self, t):
+        return self.empty(*t.a.shape, dtype=t.dtype)
+
+    def randn(self, *shape, device=None, dtype=None):
+        return self._t(self.rng.standard_normal(shape), dtype)
+
+    def ones(self, shape, device=None):
+        return self._t(self.np.ones(shape), self.float32)
+
+    def linspace(self, a, b, steps, device=None):
+        return _FakeTensor(self, self.np.linspace(a, b, steps), self.float32)
+
+    def matmul(self, a, b):
+        return self._t(a.a @ b.a, a.dtype)
+
+    def _scaled_mm(self, a, b, scale_a, scale_b, out_dtype):
+        if a.a.shape[1] % 16 or b.a.shape[1] % 16:
+            raise RuntimeError("Expected trailing dimension of mat1 to be divisible by 16 (fake)")
+        return self._t(a.a @ b.a, out_dtype)
+
+    def isnan(self, t):
+        return _FakeTensor(self, self.np.isnan(t.a), self.float32)
+
+    def nan_to_num(self, t, nan):
+        return _FakeTensor(self, self.np.nan_to_num(t.a, nan=nan), t.dtype)
+
+    # torch.cuda
+    def init(self):
+        pass
+
+    def get_device_properties(self, i):
+        import types
+        return types.SimpleNamespace(L2_cache_size=1 << 20)
+
+    def Event(self, enable_timing):  # torch.cuda.Event
+        torch = self
+
+        class Ev:
+            def record(self):
+                torch.launches += 1
+                self.at = torch.launches
+
+            def elapsed_time(self, other):
+                return 0.001 * (other.at - self.at)
+        return Ev()
+
+    def synchronize(self):
+        pass
+
+    def memory_reserved(self):
+        return 0
+
+    def empty_cache(self):
+        pass
+
+
+class _FakeTensor:
+    def __init__(self, torch, a, dtype):
+        self.torch, self.a, self.dtype = torch, a, dtype
+
+    def data_ptr(self):
+        return self.a.__array_interface__["data"][0]
+
+    def stride(self, i):
+        return self.a.strides[i] // self.a.itemsize
+
+    def element_size(self):
+        return self.dtype.size
+
+    def __getitem__(self, idx):
+        idx = idx.a.astype(int) if isinstance(idx, _FakeTensor) else idx
+        return _FakeTensor(self.torch, self.a[idx], self.dtype)
+
+    def t(self):
+        return _FakeTensor(self.torch, self.a.T, self.dtype)
+
+    def to(self, dtype):
+        return self.torch._t(self.a.copy(), dtype)
+
+    def float(self):
+        return _FakeTensor(self.torch, self.a.astype(float), self.torch.float32)
+
+    def round(self):
+        return _FakeTensor(self.torch, self.a.round(), self.dtype)
+
+    def long(self):
+        return _FakeTensor(self.torch, self.a.astype(int), self.dtype)
+
+    def unique(self):
+        return _FakeTensor(self.torch, self.torch.np.unique(self.a), self.dtype)
+
+    def numel(self):
+        return self.a.size
+
+    def sum(self):
+        return _FakeTensor(self.torch, self.a.sum(), self.dtype)
+
+    def norm(self):
+        return _FakeTensor(self.torch, self.torch.np.linalg.norm(self.a), self.dtype)
+
+    def clamp_min(self, x):
+        return _FakeTensor(self.torch, max(self.a, x), self.dtype)
+
+    def __sub__(self, o):
+        return _FakeTensor(self.torch, self.a - o.a, self.dtype)
+
+    def __truediv__(self, o):
+        return _FakeTensor(self.torch, self.a / o.a, self.dtype)
+
+    def __int__(self):
+        return int(self.a)
+
+    def __float__(self):
+        return float(self.a)
+
+    def fill_(self, v):
+        self.a[...] = v
+
+    def copy_(self, src):
+        self.a[...] = src.a
+
+
+class _FakeKernel:
+    """What GemmKernel._prepare promises: D (M x N, pitch ldd) = A x B read from device
+    pointers, A K-major (M rows of pitch lda) or MN-major (K rows), B K-major (W: N rows of
+    pitch ldb) or MN-major (K rows of N). ``skip_last``: leave D's last column unwritten."""
+
+    def __init__(self, torch, cfg, skip_last=False):
+        self.torch, self.config, self.skip_last = torch, cfg, skip_last
+
+    def _prepare(self, pa, pb, pd, m, n, k, lda, ldb, ldd):
+        st = self.torch.storage
+        sa, sw, sd = st[pa], st[pb], st[pd]
+        assert (sa.shape[1], sw.shape[1], sd.shape[1]) == (lda, ldb, ldd)
+        a = sa[:, :k] if self.config["a_major"] == "K" else sa[:, :m].T
+        b = sw[:, :k].T if self.config["b_major"] == "K" else sw[:, :n]
+        assert a.shape == (m, k) and b.shape == (k, n)
+
+        def go():
+            self.torch.launches += 1
+            sd[:, :n - 1 if self.skip_last else n] = (a @ b)[:, :n - 1 if self.skip_last else n]
+        return go
+
+
+def _tiny_corpus(path):
+    rows = []
+
+    def add(name, m, n, k, dt, bucket, model=None, layer=None, majors=("K", "K")):
+        rows.append({"name": name, "model": model, "layer": layer, "m": m, "n": n, "k": k,
+                     "a_dtype": dt, "b_dtype": dt, "out_dtype": "bf16", "a_major": majors[0],
+                     "b_major": majors[1], "bucket": bucket, "shared_by": []})
+
+    add("tiny.qkv.m1.bf16", 1, 96, 64, "bf16", "decode", "Tiny", "qkv")
+    add("tiny.qkv.m48.e4m3", 48, 96, 64, "e4m3", "small", "Tiny", "qkv")
+    add("tiny.qkv.m48.bf16", 48, 96, 64, "bf16", "small", "Tiny", "qkv")
+    add("ragged.33x50x40.e4m3", 33, 50, 40, "e4m3", "ragged")           # _scaled_mm refuses K = 40
+    add("ragged.33x50x41.bf16", 33, 50, 41, "bf16", "ragged")           # padded pitches
+    add("square.64.bf16.MN-MN", 64, 64, 64, "bf16", "square", majors=("MN", "MN"))
+    add("square.64.bf16.MN-K", 64, 64, 64, "bf16", "square", majors=("MN", "K"))
+    add("long_k.48x96x2048.bf16", 48, 96, 2048, "bf16", "long_k")
+    add("ragged.100x100x100.bf16", 100, 100, 100, "bf16", "ragged")
+    add("square.100.bf16", 100, 100, 100, "bf16", "square")            # the same GEMM: timed once
+    data = {"format": "fastswz-gemm-corpus", "version": 1,
+            "models": [{"model": "Tiny", "layers": ["qkv"]}], "problems": rows}
+    path.write_text(json.dumps(data))
+    return rows
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_run_end_to_end_on_a_fake_gpu(tmp_path, monkeypatch, capsys, broken):
+    import fastswz.cuda
+
+    torch = _FakeCudaTorch()
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setattr(fastswz.cuda, "device_info", lambda: {"name": "Fake H100", "sms": 132},
+                        raising=False)
+
+    def compile_plans(plans, jobs):
+        cfgs = {gc._config_id(c): c for c, _ in plans.values() if c}
+        return {cid: _FakeKernel(torch, c, skip_last=broken) for cid, c in cfgs.items()}, {}, 0.0, 0
+    monkeypatch.setattr(gc, "compile_plans", compile_plans)
+    real_bw = gc._Gpu.bandwidth
+    monkeypatch.setattr(gc._Gpu, "bandwidth", lambda self: real_bw(self, nbytes=1 << 16, reps=3))
+    rows = _tiny_corpus(tmp_path / "tiny.json")
+    out = tmp_path / "run.json"
+    assert gc.main(["run", "--corpus", str(tmp_path / "tiny.json"), "--out", str(out), "--jobs", "1",
+                    "--reps", "3", "--warmup", "1"]) == 0
+    text = capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert sorted(r["name"] for r in data["rows"]) == sorted(r["name"] for r in rows)
+    by = {r["name"]: r for r in data["rows"]}
+    for r in data["rows"]:
+        assert r["check"]["ok"] is (not broken), r
+        assert r["fastswz"]["reps"] == 3 and r["cublas"]["reps"] == 3
+        assert r["plan"]["a_major"] == r["a_major"] and r["plan"]["b_major"] == r["b_major"]
+        assert r["roofline_ms"] == pytest.approx(1e3 * r["bytes"] / (data["header"]["dram_bandwidth_gbps"] * 1e9))
+        assert r["name"] in text
+    assert by["ragged.33x50x40.e4m3"]["cublas"]["kind"].startswith("bf16 (torch._scaled_mm refused")
+    assert by["tiny.qkv.m48.e4m3"]["cublas"]["kind"] == "same"
+    twins = [by["ragged.100x100x100.bf16"], by["square.100.bf16"]]
+    assert sum("same_as" in r for r in twins) == 1
+    assert twins[0]["fastswz"] == twins[1]["fastswz"] and twins[0]["cublas"] == twins[1]["cublas"]
+    if broken:
+        assert all(r["check"]["unwritten"] > 0 for r in data["rows"])
+        assert data["summary"]["all"]["failed"] == len(rows) and "MISS  no failed problem" in text
+    else:
+        assert data["summary"]["all"]["timed"] == len(rows) - 1 and data["summary"]["all"]["fallback"] == 1
+        assert all(r["check"]["rel_err"] < 1e-12 for r in data["rows"])
+    assert data["summary"] == gc.summarize(data["rows"])
+    assert "targets (issue 27):" in text and "Fake H100" in text
