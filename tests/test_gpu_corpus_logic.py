@@ -487,8 +487,8 @@ def _tiny_corpus(path):
     return rows
 
 
-@pytest.mark.parametrize("broken", [False, True])
-def test_run_end_to_end_on_a_fake_gpu(tmp_path, monkeypatch, capsys, broken):
+@pytest.mark.parametrize("broken, launch", [(False, "prepared"), (True, "prepared"), (False, "gemm")])
+def test_run_end_to_end_on_a_fake_gpu(tmp_path, monkeypatch, capsys, broken, launch):
     import fastswz.cuda
 
     torch = _FakeCudaTorch()
@@ -500,19 +500,25 @@ def test_run_end_to_end_on_a_fake_gpu(tmp_path, monkeypatch, capsys, broken):
         cfgs = {gc._config_id(c): c for c, _ in plans.values() if c}
         return {cid: _FakeKernel(torch, c, skip_last=broken) for cid, c in cfgs.items()}, {}, 0.0, 0
     monkeypatch.setattr(gc, "compile_plans", compile_plans)
+
+    def gemm(a, b, out, plan):  # fastswz.cuda.gemm's contract on these tensors
+        assert out.a.shape == (a.a.shape[0], b.a.shape[1]) and out.stride(1) == 1
+        torch.launches += 1
+        out.a[...] = a.a @ b.a
+    monkeypatch.setattr(fastswz.cuda, "gemm", gemm)
     real_bw = gc._Gpu.bandwidth
     monkeypatch.setattr(gc._Gpu, "bandwidth", lambda self: real_bw(self, nbytes=1 << 16, reps=3))
     rows = _tiny_corpus(tmp_path / "tiny.json")
     out = tmp_path / "run.json"
     assert gc.main(["run", "--corpus", str(tmp_path / "tiny.json"), "--out", str(out), "--jobs", "1",
-                    "--reps", "3", "--warmup", "1"]) == 0
+                    "--reps", "3", "--warmup", "1", "--launch", launch]) == 0
     text = capsys.readouterr().out
     data = json.loads(out.read_text())
     assert sorted(r["name"] for r in data["rows"]) == sorted(r["name"] for r in rows)
     by = {r["name"]: r for r in data["rows"]}
     for r in data["rows"]:
         assert r["check"]["ok"] is (not broken), r
-        assert r["fastswz"]["reps"] == 3 and r["cublas"]["reps"] == 3
+        assert r["fastswz"]["reps"] == 3 and r["cublas"]["reps"] == 3 and r["launch"] == launch
         assert r["plan"]["a_major"] == r["a_major"] and r["plan"]["b_major"] == r["b_major"]
         assert r["roofline_ms"] == pytest.approx(1e3 * r["bytes"] / (data["header"]["dram_bandwidth_gbps"] * 1e9))
         assert r["name"] in text
