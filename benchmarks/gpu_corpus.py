@@ -36,9 +36,10 @@ median time); every problem's roofline time is its bytes of A, B and D over it.
 
 Budget (``--budget``, default 240 s of timing): each problem's kernel time is estimated from its
 FLOPs and bytes at nominal rates; repeats are then chosen per problem as ``target / estimate``,
-between ``--min-reps`` and ``--max-reps``, with the largest ``target`` whose estimated total
-(both libraries, warm-ups, flushes and a fixed cost per problem) fits the budget: microsecond
-decode problems get many repeats, the 60-ms ones few. ``run --dry-run`` prints the choice and the
+between ``--min-reps`` (5) and ``--max-reps`` (30), with the largest ``target`` (timed seconds
+per library and problem, at most ``--max-timed-s``, 1 s) whose estimated total (both libraries,
+warm-ups, flushes and a fixed cost per problem) fits the budget: microsecond decode problems get
+30 repeats, a 95-ms Llama 3 405B prefill GEMM 10. ``run --dry-run`` prints the choice and the
 estimate without a GPU. ``--deadline`` (default 390 s from the start) stops before a problem that
 would start later, so a run always ends with its JSON and summary written; the JSON is also
 rewritten every 25 problems.
@@ -116,20 +117,24 @@ def run_cost_s(est, reps, warmup):
     return PROBLEM_S + 2 * (warmup + reps) * per_launch
 
 
-def choose_reps(estimates, budget_s, *, warmup=2, min_reps=5, max_reps=50, fixed_s=()):
-    """Repeats per problem: ``round(target / estimate)`` clamped to [min_reps, max_reps], with the
-    largest target whose total :func:`run_cost_s` (plus ``fixed_s[i]``, e.g. making the operands)
-    fits ``budget_s``. Returns ``(reps, total_s)``; at ``min_reps`` everywhere the total may
-    exceed the budget (the run's deadline then cuts it)."""
+def choose_reps(estimates, budget_s, *, warmup=2, min_reps=5, max_reps=50, fixed_s=(),
+                max_timed_s=None):
+    """Repeats per problem: ``floor(target / estimate)`` clamped to [min_reps, max_reps], with the
+    largest target (the seconds of timed launches per library and problem; at most
+    ``max_timed_s``) whose total :func:`run_cost_s` (plus ``fixed_s[i]``, e.g. making the
+    operands) fits ``budget_s``. Returns ``(reps, total_s)``; at ``min_reps`` everywhere the
+    total may exceed the budget (the run's deadline then cuts it)."""
     fixed = list(fixed_s) or [0.0] * len(estimates)
 
     def reps_for(target):
-        return [max(min_reps, min(max_reps, int(round(target / max(e, 1e-9))))) for e in estimates]
+        return [max(min_reps, min(max_reps, int(target / max(e, 1e-9)))) for e in estimates]
 
     def total(reps):
         return sum(run_cost_s(e, r, warmup) + f for e, r, f in zip(estimates, reps, fixed))
 
     lo, hi = 0.0, max(estimates, default=0.0) * max_reps * 2 + 1.0
+    if max_timed_s is not None:
+        hi = min(hi, max_timed_s)
     if total(reps_for(hi)) <= budget_s:
         best = reps_for(hi)
         return best, total(best)
@@ -429,7 +434,7 @@ def _reps(args, est, fill):
         reps = [args.reps] * len(est)
         return reps, sum(run_cost_s(e, r, args.warmup) + f for e, r, f in zip(est, reps, fill))
     return choose_reps(est, args.budget, warmup=args.warmup, min_reps=args.min_reps,
-                       max_reps=args.max_reps, fixed_s=fill)
+                       max_reps=args.max_reps, fixed_s=fill, max_timed_s=args.max_timed_s)
 
 
 # -- the GPU part -------------------------------------------------------------------------------------
@@ -551,6 +556,19 @@ def _check(torch, p, d_store, ref):
             "ok": unwritten == 0 and err < bound}
 
 
+def _nvidia_smi():
+    """Clocks, power limit, temperature and driver of the GPUs (None without nvidia-smi)."""
+    import subprocess
+
+    try:
+        r = subprocess.run(["nvidia-smi", "--query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,"
+                            "power.limit,temperature.gpu,driver_version", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=20, check=False)
+        return r.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 def _write(path, data):
     tmp = Path(str(path) + ".tmp")
     tmp.write_text(json.dumps(data, indent=1) + "\n")
@@ -589,7 +607,7 @@ def cmd_run(args):
     reps, planned = _reps(args, est, [p.bytes / FILL_BYTES_PER_S for p in order])
     print(f"gpu_corpus: repeats {min(reps)}-{max(reps)}, estimated {planned:.0f} s of timing "
           f"(budget {args.budget:.0f} s, deadline {args.deadline:.0f} s from the start)", flush=True)
-    header = {"command": " ".join(sys.argv), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+    header = {"nvidia_smi_before": _nvidia_smi(), "command": " ".join(sys.argv), "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
               "device_info": info, "torch": torch.__version__, "cuda": torch.version.cuda,
               "fastswz": fastswz.__version__, "kernel_version": KERNEL_VERSION,
               "dram_bandwidth_gbps": bw / 1e9, "bandwidth_run": bw_run,
@@ -604,7 +622,7 @@ def cmd_run(args):
     ops = _Operands(torch)
     done = {}
     stopped = None
-    for i, (p, r) in enumerate(zip(order, reps)):
+    for i, (p, r, e) in enumerate(zip(order, reps, est)):
         if time.perf_counter() - started > args.deadline:
             stopped = {"after": i, "of": len(order), "reason": f"deadline {args.deadline:.0f} s"}
             print(f"gpu_corpus: deadline: stopped after {i} of {len(order)} problems", flush=True)
@@ -613,6 +631,7 @@ def cmd_run(args):
         cfg, err = plans[p.key]
         row["plan"] = cfg
         row["roofline_ms"] = 1e3 * p.bytes / bw
+        row["estimate_ms"] = 1e3 * e
         if p.key in done:   # the same GEMM under another bucket (8192^3, 16384^3)
             row.update({k: v for k, v in done[p.key].items()
                         if k in ("fastswz", "cublas", "check", "error", "launch")})
@@ -642,6 +661,7 @@ def cmd_run(args):
             _write(args.out, data)
     ops.w = None
     data["header"]["stopped"] = stopped
+    data["header"]["nvidia_smi_after"] = _nvidia_smi()
     data["header"]["elapsed_s"] = time.perf_counter() - started
     data["summary"] = summarize(data["rows"])
     if args.out:
@@ -737,6 +757,9 @@ def main(argv=None):
                    help="start no problem after this many seconds from the start (default 390)")
     q.add_argument("--reps", type=int, default=None,
                    help="the same repeats for every problem (no budget)")
+    q.add_argument("--max-timed-s", type=float, default=1.0,
+                   help="timed seconds per library and problem at most (default 1.0): the long "
+                        "problems get fewer repeats even when the budget has room")
     q.add_argument("--min-reps", type=int, default=5)
     q.add_argument("--max-reps", type=int, default=30)
     q.add_argument("--warmup", type=int, default=2)

@@ -85,6 +85,15 @@ def test_reps_when_everything_fits_or_nothing_does():
     assert total == pytest.approx(sum(gc.run_cost_s(e, 10, 2) for e in est) + 6.0)
 
 
+def test_long_problems_get_fewer_repeats_under_the_cap():
+    est = [1e-5, 2e-2, 9.5e-2, 1.0]
+    reps, _ = gc.choose_reps(est, 1e6, min_reps=5, max_reps=30, max_timed_s=1.0)
+    assert reps == [30, 30, max(5, int(1.0 / 9.5e-2)), 5]
+    assert all(r * e <= 1.0 or r == 5 for r, e in zip(reps, est))
+    tight, _ = gc.choose_reps(est, 20.0, min_reps=5, max_reps=30, max_timed_s=1.0)
+    assert all(t <= r for t, r in zip(tight, reps))
+
+
 def test_a_repeat_costs_at_least_the_host_queueing():
     tiny = gc.run_cost_s(1e-9, 10, 0) - gc.PROBLEM_S
     assert tiny == pytest.approx(2 * 10 * max(1e-9 + gc.FLUSH_S, gc.HOST_S))
@@ -519,6 +528,7 @@ def test_run_end_to_end_on_a_fake_gpu(tmp_path, monkeypatch, capsys, broken, lau
     for r in data["rows"]:
         assert r["check"]["ok"] is (not broken), r
         assert r["fastswz"]["reps"] == 3 and r["cublas"]["reps"] == 3 and r["launch"] == launch
+        assert r["estimate_ms"] > 0
         assert r["plan"]["a_major"] == r["a_major"] and r["plan"]["b_major"] == r["b_major"]
         assert r["roofline_ms"] == pytest.approx(1e3 * r["bytes"] / (data["header"]["dram_bandwidth_gbps"] * 1e9))
         assert r["name"] in text
