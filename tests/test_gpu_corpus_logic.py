@@ -545,3 +545,47 @@ def test_run_end_to_end_on_a_fake_gpu(tmp_path, monkeypatch, capsys, broken, lau
         assert all(r["check"]["rel_err"] < 1e-12 for r in data["rows"])
     assert data["summary"] == gc.summarize(data["rows"])
     assert "targets (issue 27):" in text and "Fake H100" in text
+
+
+def _fake_run(tmp_path, monkeypatch, kernel, extra=()):
+    """gpu_corpus run over the tiny corpus on the fake GPU with ``kernel(torch, cfg)`` kernels."""
+    import fastswz.cuda
+
+    torch = _FakeCudaTorch()
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setattr(fastswz.cuda, "device_info", lambda: {"name": "Fake H100", "sms": 132},
+                        raising=False)
+    monkeypatch.setattr(gc, "compile_plans", lambda plans, jobs: (
+        {gc._config_id(c): kernel(torch, c) for c, _ in plans.values() if c}, {}, 0.0, 0))
+    real_bw = gc._Gpu.bandwidth
+    monkeypatch.setattr(gc._Gpu, "bandwidth", lambda self: real_bw(self, nbytes=1 << 16, reps=3))
+    rows = _tiny_corpus(tmp_path / "tiny.json")
+    out = tmp_path / "run.json"
+    assert gc.main(["run", "--corpus", str(tmp_path / "tiny.json"), "--out", str(out), "--jobs", "1",
+                    "--reps", "2", "--warmup", "0", *extra]) == 0
+    return rows, json.loads(out.read_text())
+
+
+def test_a_failing_launch_is_a_row_and_the_run_goes_on(tmp_path, monkeypatch, capsys):
+    class Faulty(_FakeKernel):
+        def _prepare(self, pa, pb, pd, m, n, k, lda, ldb, ldd):
+            if self.config["a_major"] == "MN":
+                raise RuntimeError("cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (fake)")
+            return super()._prepare(pa, pb, pd, m, n, k, lda, ldb, ldd)
+
+    rows, data = _fake_run(tmp_path, monkeypatch, Faulty)
+    text = capsys.readouterr().out
+    bad = [r for r in data["rows"] if r.get("error")]
+    assert sorted(r["name"] for r in bad) == sorted(r["name"] for r in rows if r["a_major"] == "MN")
+    assert all("CUDA_ERROR_INVALID_VALUE" in r["error"] and "ERROR" in text for r in bad)
+    assert len(data["rows"]) == len(rows) and data["header"]["stopped"] is None
+    assert data["summary"]["all"]["failed"] == len(bad)
+
+
+def test_the_deadline_stops_the_run_with_its_json(tmp_path, monkeypatch, capsys):
+    rows, data = _fake_run(tmp_path, monkeypatch, _FakeKernel, ["--deadline", "0"])
+    text = capsys.readouterr().out
+    assert data["rows"] == [] and data["header"]["stopped"]["of"] == len(rows)
+    assert "deadline: stopped after 0 of" in text
+    assert data["summary"]["all"]["problems"] == 0
+    assert [met for _, met, _ in gc.verdicts(data["summary"])] == [None] * 5
