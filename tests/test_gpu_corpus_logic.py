@@ -589,3 +589,35 @@ def test_the_deadline_stops_the_run_with_its_json(tmp_path, monkeypatch, capsys)
     assert "deadline: stopped after 0 of" in text
     assert data["summary"]["all"]["problems"] == 0
     assert [met for _, met, _ in gc.verdicts(data["summary"])] == [None] * 5
+
+
+def test_a_plan_with_a_new_schedule_key_goes_through_gemm(tmp_path, monkeypatch):
+    import fastswz.cuda
+
+    calls = []
+
+    def gemm(a, b, out, plan):
+        calls.append(plan.config["swap_ab"])
+        out.a[...] = a.a @ b.a
+    monkeypatch.setattr(fastswz.cuda, "gemm", gemm)
+
+    class Swapped(_FakeKernel):
+        def __init__(self, torch, cfg):
+            super().__init__(torch, dict(cfg, swap_ab=True))
+
+        def _prepare(self, *args):
+            raise AssertionError("the prepared launch does not know swap_ab")
+
+    rows, data = _fake_run(tmp_path, monkeypatch, Swapped)
+    assert all(r["launch"] == "gemm" and r["check"]["ok"] for r in data["rows"])
+    assert calls and all(calls)
+
+
+def test_prepared_keys_are_kernel_keys():
+    # A plan key beyond PREPARED_KEYS (a schedule added later) makes the benchmark time such plans
+    # through fastswz.cuda.gemm; add a key here once GemmKernel._prepare runs it with plain
+    # pointers. Every key listed must be one the kernel has.
+    from fastswz.cuda.codegen import GEMM_KEYS
+
+    assert gc.PREPARED_KEYS <= set(GEMM_KEYS)
+    assert {"bm", "bn", "bk", "stages", "epilogue", "epilogue_n", "cluster_m"} <= gc.PREPARED_KEYS
