@@ -17,8 +17,8 @@ For each problem (``fastswz.corpus``; ``--subset``, ``--bucket``, ``--dtype``, `
 
 * fastswz: the kernel's prepared launch (the one ``GemmKernel.time`` times: tensor maps encoded
   once) on torch tensors; ``--launch gemm`` times ``fastswz.cuda.gemm(a, b, out=d, plan=kernel)``
-  per call instead (its host work and stream synchronisation inside the timed interval: for a
-  schedule the prepared launch cannot run);
+  per call instead (its host work and stream synchronisation inside the timed interval), which
+  is also what a plan with a key beyond ``PREPARED_KEYS`` gets (a schedule added later);
 * cuBLAS in the same process: ``torch.matmul`` for bf16, ``torch._scaled_mm`` with unit scales
   for e4m3; where ``_scaled_mm`` refuses the shape (dimensions not multiples of 16) bf16 cuBLAS
   on the same values, reported as such and kept out of the cuBLAS targets;
