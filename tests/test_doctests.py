@@ -32,6 +32,7 @@ MODULES = [  # one a line: every public module
     "fastswz.tune",
     "fastswz.calibrate",
     "fastswz.measure",
+    "fastswz.corpus",
     "fastswz.emit",
     "fastswz.tv_layout",
     "fastswz.cuda",

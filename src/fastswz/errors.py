@@ -24,6 +24,7 @@ __all__ = [
     "PlanError",
     "FragmentError",
     "MeasureError",
+    "CorpusError",
 ]
 
 
@@ -101,3 +102,8 @@ class FragmentError(FastswzError, ValueError):
 class MeasureError(FastswzError, RuntimeError):
     """A measured search (``tune(..., measure=K)``) cannot run: no GPU runtime
     (``fastswz.cuda``, the extra ``cuda``), no GPU, or no plan that it can time."""
+
+
+class CorpusError(FastswzError, ValueError):
+    """A GEMM shape corpus (:mod:`fastswz.corpus`) that does not read or does not follow its
+    schema, or a selection from it that names no dtype or bucket it has."""
