@@ -33,6 +33,7 @@ print(f"plan: {row['instruction']}, {row['smem_bytes']} B smem, "
 
 # 2. The three sources the kernel is compiled from: every layout constant is in fastswz_plan.h.
 for name, text in codegen.kernel_sources(config).items():
+    (out / name).parent.mkdir(parents=True, exist_ok=True)   # the kernel's pieces sit in sm90/
     (out / name).write_text(text)
     print(f"wrote {out / name} ({len(text.splitlines())} lines)")
 
