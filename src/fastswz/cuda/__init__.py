@@ -385,11 +385,13 @@ class _Call:
     grid, and how to allocate D. Valid for every call with the same key."""
 
     __slots__ = ("kern", "lau", "m", "n", "k", "lda", "ldb", "ldd", "grid", "pack", "device",
-                 "alloc", "d_align", "a_bytes", "b_bytes", "d_bytes")
+                 "alloc", "d_align", "a_bytes", "b_bytes", "d_bytes", "general")
 
     def run(self, pa, pb, pd, stream):
+        if self.general:   # swap-AB or split-K: the kernel's own launch (workspace from torch)
+            return self.general(pa, pb, pd, stream)
         self.lau.run(stream, pa, pb, pd, self.m, self.n, self.k, self.lda, self.ldb, self.ldd,
-                     self.pack(pd, self.ldd, self.m, self.n, self.k), self.grid)
+                     self.pack(pd, self.ldd, self.m, self.n, self.k, 0), self.grid)
 
 
 def _torch_key(a, b, out, out_dtype):
@@ -542,7 +544,8 @@ def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream):
             pd, ldd_k = D.ptr, ldd
         else:
             pd, ldd_k = staged.buffer(m, n, ed)
-        kern.launch(pa, pb, pd, m, n, k, lda_k, ldb_k, ldd_k, stream=handle, device=device)
+        ws = staged.workspace(kern.workspace_bytes(m, n, k)) if kern.config["split_k"] > 1 else None
+        kern.launch(pa, pb, pd, m, n, k, lda_k, ldb_k, ldd_k, stream=handle, device=device, workspace=ws)
         if not d_ok:
             runtime.copy2d(pd, ldd_k * ed, D.ptr, ldd * ed, n * ed, m, handle, device)
     finally:
@@ -588,6 +591,19 @@ def _remember(a, b, out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed, device, ne
         call.alloc = lambda: torch.empty(shape, dtype=dt, device=dev)
     else:
         call.alloc = None
+    call.general = None
+    if kern.config["swap_ab"] or kern.config["split_k"] > 1:
+        import torch
+
+        nbytes, dev = kern.workspace_bytes(m, n, k), torch.device("cuda", device)
+
+        def general(pa, pb, pd, stream):
+            # the workspace comes from torch's allocator on the call's (current) stream and goes
+            # back to it after both launches are queued: stream-ordered, no device sync
+            ws = torch.empty(nbytes, dtype=torch.uint8, device=dev) if nbytes else None
+            kern.launch(pa, pb, pd, m, n, k, lda, ldb, ldd, stream, call.grid, device,
+                        None if ws is None else ws.data_ptr())
+        call.general = general
     if len(_CALLS) >= _MAX_CALLS:
         _CALLS.clear()
     _CALLS[_torch_key(a, b, out, out_dtype)] = call
@@ -601,6 +617,14 @@ class _Staging:
     def __init__(self, kind, device, stream):
         self.kind, self.device, self.stream = kind, device, stream
         self.keep, self.ptrs, self.used = [], [], False
+
+    def workspace(self, nbytes):
+        """A split-K workspace of ``nbytes``, from the same allocator and stream as
+        :meth:`buffer`, kept until :meth:`release`; not staging (the call can be remembered)."""
+        used = self.used
+        ptr, _ = self.buffer(1, nbytes, 1)
+        self.used = used
+        return ptr
 
     def buffer(self, rows, cols, e):
         from . import runtime
