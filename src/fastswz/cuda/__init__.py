@@ -31,7 +31,8 @@ __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources"
            "device_info", "device_key", "choose_plan", "CudaError", "CudaUnavailableError",
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
            "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES", "EPILOGUE_WHOLE_KTILES",
-           "default_out_dtype"]
+           "default_out_dtype", "SWAP_AB_MAX_M", "SPLIT_K_FILL", "SPLIT_K_MIN_KTILES", "SPLIT_K_MAX",
+           "SPLIT_K_TILE"]
 
 #: Changes whenever the kernel source or its generated headers change meaning (cache keys).
 KERNEL_VERSION = "sm90-ws-persistent-1"
@@ -120,6 +121,30 @@ EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES = 64, 2
 EPILOGUE_WHOLE_KTILES = 1024
 
 
+# -- schedules (issue 27). The rules below are first guesses from the kernel's structure and from
+# what other Hopper GEMMs dispatch to; every constant awaits measurement on the H100 (the corpus
+# benchmark) and will be set from it.
+#: Swap-AB (D^T = B^T A^T) when D has at most this many rows (M) and more columns than rows:
+#: wgmma's M is fixed at 64 per warpgroup while its N goes down to 8, so a small M wastes at least
+#: 64 - M rows of every instruction unless it becomes N (vLLM, SGLang, TensorRT-LLM and DeepGEMM
+#: dispatch to swapped kernels for M <= 64-128). Awaits measurement.
+SWAP_AB_MAX_M = 64
+#: Split-K when the output tiles of the model's plan fill at most this fraction of the SMs
+#: (tiles <= SPLIT_K_FILL x 132): the rest would idle for the whole K loop. Awaits measurement.
+SPLIT_K_FILL = 0.5
+#: ... and K is long: each split keeps at least this many k-tiles (a split shorter than the stage
+#: ring barely overlaps its loads; 8 is twice the usual 4 stages). Awaits measurement.
+SPLIT_K_MIN_KTILES = 8
+#: The most splits choose_plan picks (the workspace holds splits x M x N f32 partial sums and the
+#: reduction reads all of them). Awaits measurement.
+SPLIT_K_MAX = 32
+#: A split-K plan's tile is at least this BM x BN (capped by the problem's extents, rounded up to
+#: 64 rows and 8 columns): the model ranks small tiles first on small outputs, which fills the
+#: SMs with tiles too thin to reach the tensor cores' rate; splitting K fills them instead.
+#: Awaits measurement.
+SPLIT_K_TILE = (128, 128)
+
+
 def default_out_dtype(a_dtype):
     """The output type of a GEMM given no ``out``: A's own for bf16 and f16 (as torch's matmul),
     f32 for tf32/f32 inputs, bf16 for fp8 (as ``torch._scaled_mm`` is usually asked).
@@ -191,6 +216,11 @@ choose_plan.cache_clear = _PLAN_MEMO.clear
 def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue):
     from ..tune import DEFAULT_SMS, tune
 
+    if epilogue is not True:   # swap-AB and split-K store from registers
+        sched = _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
+        if sched is not None:
+            return sched
+
     first_why = None
     # the first plans almost always run: rank 8 first, the model's first 64 only if none does
     def ranked():
@@ -225,6 +255,64 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
                     f"({a_major}/{b_major}-major){tile[epilogue]} on the sm90 kernel family"
                     + (f"; the first was refused: {first_why}" if first_why else ""))
 
+
+
+def split_k_splits(tiles, k_tiles, sms=None):
+    """The K splits :func:`choose_plan` gives a plan with ``tiles`` output tiles (work units
+    without split) and ``k_tiles`` k-tiles per tile: 1 unless the tiles fill at most
+    :data:`SPLIT_K_FILL` of the SMs and K has two splits of :data:`SPLIT_K_MIN_KTILES`; else
+    enough splits that tiles x splits is about the SM count, each split keeping at least
+    :data:`SPLIT_K_MIN_KTILES` k-tiles, at most :data:`SPLIT_K_MAX`.
+
+    >>> split_k_splits(4, 1024), split_k_splits(32, 32), split_k_splits(512, 64), split_k_splits(8, 12)
+    (32, 4, 1, 1)
+    """
+    from ..tune import DEFAULT_SMS
+
+    sms = sms or DEFAULT_SMS["sm90"]
+    if tiles > SPLIT_K_FILL * sms or k_tiles < 2 * SPLIT_K_MIN_KTILES:
+        return 1
+    return max(1, min(sms // tiles, k_tiles // SPLIT_K_MIN_KTILES, SPLIT_K_MAX))
+
+
+def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
+    """A swap-AB and/or split-K plan by the rules above (SWAP_AB_MAX_M, split_k_splits), or None
+    when neither applies (the caller goes on with the model's plan and its epilogue rules)."""
+    from ..tune import tune
+
+    swap = m <= SWAP_AB_MAX_M and n > m
+    # the kernel's problem: swapped, its A is the caller's B and its M the caller's N
+    km, kn = (n, m) if swap else (m, n)
+    ops = ("b", "a") if swap else ("a", "b")
+    types = {"a": (a_dtype, a_major), "b": (b_dtype, b_major)}
+    (ta, ma), (tb, mb) = types[ops[0]], types[ops[1]]
+
+    def config(row):
+        c = normalize_config(row, a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major, b_major=b_major,
+                             out_dtype=out_dtype, epilogue=False, swap_ab=swap)
+        if swap:   # the row's swizzles name the kernel's operands
+            c["swizzle_a"], c["swizzle_b"] = row["swizzle_b"], row["swizzle_a"]
+        return c
+
+    def splits(c):
+        tiles = -(-km // c["bm"]) * -(-kn // c["bn"])
+        return split_k_splits(tiles, -(-k // c["bk"]))
+
+    rows = tune(km, kn, k, ta, tb, ma, mb, top=64)
+    first = next((c for c in map(config, rows) if supported(c) is None), None)
+    if first is None:
+        return None
+    if splits(first) > 1:
+        want_m = min(SPLIT_K_TILE[0], -(-km // 64) * 64)
+        want_n = min(SPLIT_K_TILE[1], -(-kn // 8) * 8)
+        every = tune(km, kn, k, ta, tb, ma, mb, top=1 << 20)
+        for c in map(config, every):
+            if c["bm"] >= want_m and c["bn"] >= want_n and supported(c) is None:
+                s = splits(c)
+                if s > 1 and supported(dict(c, split_k=s)) is None:
+                    return dict(c, split_k=s)
+                break
+    return first if swap else None
 
 
 # -- the call path: tensors -> prepared call -> launch ----------------------------------------------
