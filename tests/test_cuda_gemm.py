@@ -45,6 +45,20 @@ PLANS = [
 ]
 
 
+# -- schedules: swap-AB and split-K (issue 27) -----------------------------------------------------
+SCHEDULES = [
+    dict(bm=128, bn=8, bk=64, stages=8, swap_ab=True),
+    dict(bm=64, bn=16, bk=128, stages=6, swap_ab=True, a_dtype="e4m3", b_dtype="e4m3"),
+    dict(bm=128, bn=32, bk=64, stages=4, swap_ab=True, a_major="MN", b_major="MN", out_dtype="f32"),
+    dict(bm=128, bn=128, bk=64, stages=4, split_k=8),
+    dict(bm=128, bn=256, bk=64, stages=4, split_k=3, out_dtype="f32"),
+    dict(bm=64, bn=64, bk=32, stages=4, split_k=5, a_dtype="tf32", b_dtype="tf32", out_dtype="f32"),
+    dict(bm=128, bn=128, bk=64, stages=4, split_k=4, cluster_m=2),
+    dict(bm=128, bn=16, bk=128, stages=3, swap_ab=True, split_k=4),
+    dict(bm=128, bn=16, bk=256, stages=3, swap_ab=True, split_k=2, a_dtype="e4m3", b_dtype="e4m3"),
+]
+
+
 def _ids(p):
     return "-".join(f"{k}{v}" for k, v in p.items())
 
@@ -272,7 +286,7 @@ def test_cluster_plan_halves_b_between_the_ctas():
 
 @pytest.mark.skipif(not HAVE_NVRTC, reason="the 'cuda' extra (cuda-core, NVRTC) is not installed")
 @pytest.mark.parametrize("cfg", PLANS + [dict(bm=256, bn=128, bk=64, stages=4),
-                                         dict(bm=128, bn=192, bk=64, stages=4, a_major="MN")],
+                                         dict(bm=128, bn=192, bk=64, stages=4, a_major="MN")] + SCHEDULES,
                          ids=_ids)
 def test_nvrtc_compiles_the_kernel(cfg, tmp_path, monkeypatch):
     from fastswz.cuda.runtime import compile_cubin
@@ -396,3 +410,151 @@ def test_host_arrays_are_refused():
     a = np.zeros((4, 4), np.float16)
     with pytest.raises(GemmArgumentError, match="in host memory"):
         gemm(a, a, a_dtype="f16", b_dtype="f16")
+
+
+@pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
+@pytest.mark.parametrize("cfg", [c for c in SCHEDULES if c.get("split_k", 1) > 1], ids=_ids)
+def test_workspace_offset_is_the_plans_layout(cfg, tmp_path):
+    """scheduler::workspace_offset (generated) equals the plan's CuTe layout, and a tile's block
+    holds each (thread, register, warpgroup, split) once: a bijection onto [0, tile_floats)."""
+    row = codegen.kernel_row(cfg)
+    s = row["kernel"]["scheduler"]
+    ws = s["workspace"]
+    regs, wgs = row["kernel"]["accumulator"]["registers"], len(row["kernel"]["consumer_warpgroups"])
+    assert s["kind"] == "split_k" and s["splits"] == cfg["split_k"]
+    assert ws["tile_floats"] == row["bm"] * row["bn"] * cfg["split_k"] == 128 * regs * wgs * cfg["split_k"]
+    (tmp_path / "p.h").write_text(fastswz.emit_header(row, name="P"))
+    (tmp_path / "m.cpp").write_text(
+        '#include "p.h"\n#include <cstdio>\nint main(){\n'
+        f'for (unsigned s = 0; s < {cfg["split_k"]}; ++s) for (unsigned w = 0; w < {wgs}; ++w)'
+        f' for (unsigned r = 0; r < {regs}; ++r) for (unsigned t = 0; t < 128; ++t)'
+        ' printf("%u\\n", P::scheduler::workspace_offset(t, r, w, s));\n'
+        'printf("%llu %d %d\\n", P::scheduler::kTileFloats, P::scheduler::kSplits, (int)P::kernel::kSwapAB);\n}\n')
+    subprocess.run([CXX, "-std=c++17", "-O1", str(tmp_path / "m.cpp"), "-o", str(tmp_path / "m")],
+                   check=True, capture_output=True)
+    out = subprocess.run([str(tmp_path / "m")], check=True, capture_output=True, text=True).stdout.split()
+    offs = np.array([int(x) for x in out[:-3]])
+    layout = fastswz.parse(ws["layout"])
+    want = [layout(t, r, w, s_) for s_ in range(cfg["split_k"]) for w in range(wgs) for r in range(regs)
+            for t in range(128)]
+    np.testing.assert_array_equal(offs, want)
+    np.testing.assert_array_equal(np.sort(offs), np.arange(ws["tile_floats"]))
+    assert [int(x) for x in out[-3:]] == [ws["tile_floats"], cfg["split_k"], int(bool(cfg.get("swap_ab")))]
+
+
+def test_swap_ab_plan_is_in_the_kernels_frame():
+    """A swapped configuration names the caller's operands; its plan row is the kernel's: A is
+    the caller's B (dtype, major, swizzle), BM spans N, and the header says so."""
+    cfg = dict(bm=128, bn=16, bk=64, stages=4, swap_ab=True, a_dtype="bf16", b_dtype="bf16",
+               a_major="MN", b_major="K", swizzle_a="32B", swizzle_b="64B")
+    row = codegen.kernel_row(cfg)
+    assert row["kernel"]["swap_ab"] is True
+    assert (row["a"]["major"], row["a"]["swizzle"]) == ("K", "64B")
+    assert (row["b"]["major"], row["b"]["swizzle"]) == ("MN", "32B")
+    assert (row["bm"], row["bn"]) == (128, 16) and row["instruction"].startswith("wgmma.m64n16k16")
+    plain = codegen.kernel_row(dict(cfg, swap_ab=False))
+    assert plain["kernel"]["swap_ab"] is False and plain["a"]["major"] == "MN"
+    assert plain["kernel"]["scheduler"] == {"kind": "persistent", "splits": 1, "k_tiles": None, "workspace": None}
+    src = codegen.kernel_sources(cfg)
+    assert "constexpr bool kSwapAB = true;" in src["fastswz_plan.h"]
+    assert "#define FSW_SPLIT_K 0" in src["fastswz_mma.h"]
+    assert "#define FSW_SPLIT_K 1" in codegen.kernel_sources(dict(cfg, split_k=2))["fastswz_mma.h"]
+
+
+def test_supported_names_the_schedule_rules():
+    assert supported(dict(split_k=0)) == "split_k=0 must be in 1..256 (K splits per output tile; 1: no split)"
+    assert "split_k=300 must be in 1..256" in supported(dict(split_k=300))
+    assert supported(dict(split_k=4, epilogue=True)) == (
+        "split_k=4 with epilogue=True: the split-K reduction stores D from registers; use epilogue=False")
+    assert supported(dict(swap_ab=True, epilogue=True)).startswith("swap_ab=True with epilogue=True: D is stored transposed")
+    assert supported(dict(bm=128, bn=8, bk=64, stages=8, swap_ab=True, split_k=7)) is None
+    with pytest.raises(fastswz.FastswzTypeError, match=r"swap_ab='yes' must be True or False"):
+        codegen.normalize_config(swap_ab="yes")
+    with pytest.raises(fastswz.PlanError, match=r"split_k=0 must be >= 1"):
+        fastswz.plan.with_schedule(fastswz.plan_gemm().row(0), split_k=0)
+
+
+def test_split_k_ranges_cover_k_once():
+    """The kernel's rule (SplitKScheduler::next, the plan's k_tiles text): split s of KT k-tiles
+    runs [s KT / S, (s + 1) KT / S); the splits partition [0, KT), empty ones only when KT < S."""
+    for kt in (1, 3, 7, 64, 1000):
+        for s in (1, 2, 3, 8, 32):
+            ranges = [(i * kt // s, (i + 1) * kt // s) for i in range(s)]
+            covered = [t for a, b in ranges for t in range(a, b)]
+            assert covered == list(range(kt))
+            assert all(b > a for a, b in ranges) or kt < s
+
+
+class _FakeLauncher:
+    def __init__(self):
+        self.calls = []
+
+    def run(self, stream, a, b, d, m, n, k, lda, ldb, ldd, params, grid):
+        self.calls.append((stream, a, b, d, m, n, k, lda, ldb, ldd, bytes(params), grid))
+
+
+@pytest.mark.parametrize("swap,splits", [(True, 1), (False, 4), (True, 3)])
+def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, monkeypatch):
+    """GemmKernel.launch keeps the caller's meaning: a swapped kernel gets B as its A with M and N
+    exchanged; a split-K kernel gets the workspace in FswParams, then the reduction is launched
+    on the same stream over the kernel's output tiles with the consumer threads."""
+    from fastswz.cuda import _driver, runtime
+
+    kern = runtime.GemmKernel(dict(bm=128, bn=16, bk=64, stages=4, swap_ab=swap, split_k=splits), b"", "k")
+    lau = _FakeLauncher()
+    kern._launchers[0] = lau
+    kern._modules[0] = (None, None, 0xF00D if splits > 1 else None)
+    plain = []
+    monkeypatch.setattr(_driver, "launch_plain", lambda *a: plain.append(a))
+    monkeypatch.setattr(runtime, "_device", lambda o: {"ctx_int": 7})
+    m, n, k = 5, 1000, 4096
+    kern.launch(0xA00, 0xB00, 0xD00, m, n, k, 4096, 4096, 1000, stream=99, grid=132, device=0,
+                workspace=0x1000 if splits > 1 else None)
+    (stream, a, b, d, km, kn, kk, lda, ldb, ldd, params, grid), = lau.calls
+    assert (stream, d, kk, ldd, grid) == (99, 0xD00, k, 1000, 132)
+    if swap:
+        assert (a, b, km, kn) == (0xB00, 0xA00, n, m)
+    else:
+        assert (a, b, km, kn) == (0xA00, 0xB00, m, n)
+    fields = codegen.params_struct().unpack(params)
+    # the launcher writes d, ldd, m, n, k from its arguments (the C launcher does; a packed copy
+    # must agree); the fields after them come from Python
+    assert fields[:5] in ((0, 0, 0, 0, 0), (0xD00, 1000, km, kn, k))
+    assert fields[5:] == (0x1000 if splits > 1 else 0,)
+    if splits == 1:
+        assert plain == [] and kern.workspace_bytes(m, n, k) == 0
+    else:
+        (func, ctx, tiles, threads, smem, st, p2, what), = plain
+        assert (func, ctx, st, smem, bytes(p2)) == (0xF00D, 7, 99, 0, params)
+        assert tiles == -(-km // 128) * -(-kn // 16) and threads == kern.plan["kernel"]["threads"] - 128
+        assert kern.workspace_bytes(m, n, k) == tiles * splits * 128 * 16 * 4
+        assert "split-K" in what
+
+
+def test_choose_plan_picks_schedules(monkeypatch):
+    """Pinned shapes (issue 27): decode swaps A and B and splits K, a small output with a long K
+    splits K on a 128 x 128 tile, 4096^3 keeps the plan it had before the schedule rules."""
+    from fastswz import cuda
+    from fastswz.cuda import SPLIT_K_MIN_KTILES, choose_plan
+
+    c = choose_plan(1, 4096, 4096)
+    assert c["swap_ab"] and not c["epilogue"] and c["split_k"] > 1 and c["bm"] == 128 and c["bn"] >= 8
+    tiles = 4096 // c["bm"]
+    assert tiles * c["split_k"] <= 132 and -(-4096 // c["bk"]) // c["split_k"] >= SPLIT_K_MIN_KTILES
+    c = choose_plan(256, 256, 65536)
+    assert (c["bm"], c["bn"], c["swap_ab"], c["epilogue"]) == (128, 128, False, False)
+    assert c["split_k"] == 32 and supported(c) is None
+    big = choose_plan(4096, 4096, 4096)
+    assert not big["swap_ab"] and big["split_k"] == 1
+    # the same plan with the schedule rules off
+    monkeypatch.setattr(cuda, "SWAP_AB_MAX_M", 0)
+    monkeypatch.setattr(cuda, "SPLIT_K_FILL", 0.0)
+    choose_plan.cache_clear()
+    try:
+        assert choose_plan(4096, 4096, 4096) == big
+        assert not choose_plan(1, 4096, 4096)["swap_ab"]
+    finally:
+        choose_plan.cache_clear()
+    # an explicit epilogue=True never swaps or splits (both store from registers)
+    c = choose_plan(1, 4096, 4096, epilogue=True)
+    assert c["epilogue"] and not c["swap_ab"] and c["split_k"] == 1

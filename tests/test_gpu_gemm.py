@@ -41,6 +41,16 @@ def _gpu():
     # ... rotating through two epilogue tiles, and through three whole tiles across output tiles
     (dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2), (1000, 1000, 520)),
     (dict(bm=64, bn=64, bk=64, stages=4, epilogue=True, epilogue_stages=3, out_dtype="f32"), (777, 300, 136)),
+    # swap-AB (D^T = B^T A^T, D stored transposed from registers) and split-K (check() runs a
+    # split-K kernel twice and requires the same bits); K shorter than the splits: empty splits
+    (dict(bm=128, bn=8, bk=64, stages=8, swap_ab=True), (1, 4096, 4096)),
+    (dict(bm=128, bn=32, bk=64, stages=4, swap_ab=True, a_major="MN", b_major="MN", out_dtype="f32"), (29, 1000, 200)),
+    (dict(bm=128, bn=16, bk=128, stages=3, swap_ab=True, split_k=4), (16, 4096, 4096)),
+    (dict(bm=128, bn=16, bk=256, stages=3, swap_ab=True, split_k=2, a_dtype="e4m3", b_dtype="e4m3"), (5, 2000, 2048)),
+    (dict(bm=128, bn=128, bk=64, stages=5, split_k=8), (256, 256, 16384)),
+    (dict(bm=128, bn=128, bk=64, stages=5, split_k=8), (129, 257, 65)),
+    (dict(bm=128, bn=128, bk=64, stages=4, split_k=3, cluster_m=2, a_major="MN"), (300, 200, 3000)),
+    (dict(bm=64, bn=64, bk=32, stages=4, split_k=5, a_dtype="tf32", b_dtype="tf32", out_dtype="f32"), (100, 300, 1000)),
 ])
 def test_kernel_product(cfg, shape):
     _gpu()
@@ -79,3 +89,34 @@ def test_time_is_a_first_driver_call():
     assert out.returncode == 0, out.stderr[-2000:]
     r = json.loads(out.stdout.strip().splitlines()[-1])
     assert r["reps"] == 2 and r["median_ms"] > 0
+
+
+@pytest.mark.parametrize("shape", [(1, 4096, 4096), (16, 4096, 4096), (256, 256, 65536), (4096, 4096, 4096)])
+def test_default_plans_with_schedules_through_gemm(shape):
+    """gemm() with choose_plan's plan (swap-AB and split-K on the first three shapes): small
+    integers exact, D poisoned first, and two calls give the same bits (the second through the
+    prepared-call path, its workspace from torch's allocator)."""
+    _gpu()
+    torch = pytest.importorskip("torch")
+    from fastswz.cuda import choose_plan, gemm
+
+    m, n, k = shape
+    c = choose_plan(m, n, k)
+    if shape != (4096, 4096, 4096):
+        assert c["swap_ab"] or c["split_k"] > 1
+    g = torch.Generator(device="cuda").manual_seed(0)
+    a = torch.randint(-2, 3, (m, k), generator=g, device="cuda").to(torch.bfloat16)
+    b = torch.randint(-2, 3, (n, k), generator=g, device="cuda").to(torch.bfloat16).t()
+    want = (a.double() @ b.double()).to(torch.bfloat16)
+    outs = []
+    for _ in range(2):
+        out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        gemm(a, b, out=out)
+        torch.cuda.synchronize()
+        outs.append(out)
+    assert torch.equal(outs[0], want)
+    assert torch.equal(outs[0].view(torch.int16), outs[1].view(torch.int16))
+    d = gemm(a, b)          # a new out, from the prepared call on the second use
+    d = gemm(a, b)
+    torch.cuda.synchronize()
+    assert torch.equal(d, want)

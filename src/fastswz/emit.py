@@ -221,7 +221,20 @@ def _kernel_header(data):
              f"    constexpr int kTileGroup = {k['tile_order']['group']};  // {k['tile_order']['raster']}",
              f"    constexpr int kClusterM = {k['cluster'][0]};",
              f"    constexpr int kClusterN = {k['cluster'][1]};",
+             f"    constexpr bool kSwapAB = {'true' if k.get('swap_ab') else 'false'};  "
+             f"// D^T = B^T A^T: the kernel's A is the caller's B; acc (row, col) is D[col][row]",
              "  }  // namespace kernel"]
+    s = k.get("scheduler") or {"kind": "persistent", "splits": 1, "workspace": None}
+    ws = s["workspace"]
+    lines += [f"  namespace scheduler {{  // {s['kind']} (plan.row()['kernel']['scheduler'])",
+              f"    constexpr int kSplitK = {1 if s['kind'] == 'split_k' else 0};",
+              f"    constexpr int kSplits = {s['splits']};  // K splits per output tile"]
+    if ws:
+        lines += [f"    constexpr unsigned long long kTileFloats = {ws['tile_floats']}ull;  "
+                  f"// f32 workspace per output tile (tile t at t kTileFloats)"]
+        lines += _c_layout_fn("workspace_offset", ws["layout"], ("thread", "reg", "warpgroup", "split"),
+                              f"float offset in a tile's workspace block: {ws['layout']}")
+    lines.append("  }  // namespace scheduler")
     # B's copies per CTA of the cluster: the multicast halves, or B's own boxes without one
     mc = k.get("multicast")
     copies = mc["copies"] if mc else [data["b"]["tma_box_offsets"]]

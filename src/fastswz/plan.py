@@ -62,7 +62,7 @@ from .tile import OperandTile
 
 __all__ = ["plan_gemm", "GemmPlans", "PLAN_ERRORS", "plan_reason", "SMEM_OPTIN", "TMA_SWIZZLE",
            "PLAN_FIELDS", "EPILOGUE_BANK_FIELDS", "EPILOGUE_SWIZZLES", "epilogue_access",
-           "TILE_GROUP", "wgmma_accumulator_layout", "with_cluster"]
+           "TILE_GROUP", "wgmma_accumulator_layout", "with_cluster", "with_schedule"]
 
 #: Default tile order of the persistent kernel section: tiles are visited in groups of this many
 #: rows of output tiles along M (each group walked column by column), so the CTAs resident at
@@ -726,6 +726,10 @@ class GemmPlans:
                          "tx_bytes": res["a"]["stage_bytes"] + res["b"]["stage_bytes"]},
             "tile_order": {"raster": "m_grouped", "group": TILE_GROUP},
             "cluster": [1, 1], "multicast": None,
+            # the kernel's A and B are the caller's (swap_ab: D^T = B^T A^T) and how work is
+            # split: one unit per output tile (with_schedule sets split-K)
+            "swap_ab": False,
+            "scheduler": {"kind": "persistent", "splits": 1, "k_tiles": None, "workspace": None},
             "accumulator": {"instruction": res["instruction"], "layout": str(acc),
                             "shape": [64, f["mma_n"]], "registers": f["mma_n"] // 2,
                             "dtype": "s32" if DTYPES[c["a_dtype"]].kind == "i8" else "f32",
@@ -837,4 +841,56 @@ def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP):
         "copies": [[{"smem_offset": o["smem_offset"] + r * half * row_bytes,
                      "coords": [o["coords"][0], o["coords"][1] + r * half]}
                     for o in b["tma_box_offsets"]] for r in range(2)]}
+    return out
+
+
+def with_schedule(row, swap_ab=False, split_k=1):
+    """A plan row (:meth:`GemmPlans.row`, or :func:`with_cluster`'s) whose kernel section swaps
+    the operands' roles and splits K.
+
+    ``swap_ab=True``: the kernel computes D^T = B^T A^T, so its A is the caller's B (N x K), its
+    B the caller's A, its BM spans the caller's N and its BN the caller's M (a small M becomes
+    the wgmma's N, down to 8); accumulator element (row, col) of the kernel's tile is
+    D[col][row] (``kernel.swap_ab``). The row itself (operands, tile) is already in the kernel's
+    frame: build it from the swapped operands (``fastswz.cuda.codegen.plan_for`` does).
+
+    ``split_k=S > 1``: work units are (output tile, split); split ``s`` of a tile's ``KT``
+    k-tiles runs k-tiles ``[floor(s KT / S), floor((s + 1) KT / S))`` (an empty range stores
+    zeros) and stores its f32 partial sums to a workspace instead of D; a second kernel adds the
+    ``S`` partials of each element in split order 0, 1, ..., S - 1 (a fixed order: results are
+    bit-identical run to run) and stores D. Workspace layout (f32, ``kernel.scheduler.workspace``):
+    per output tile ``t = tm * tiles_n + tn`` a block of ``S * BM * BN`` floats; inside it the
+    CuTe layout ``(thread, register, warpgroup, split)`` of the consumers' accumulators, thread
+    fastest, so each warp's stores and loads are contiguous. Returns a new dict.
+
+    Examples
+    --------
+    >>> r = with_schedule(plan_gemm(bm=128, bn=64, bk=64, stages=4).row(0), split_k=4)
+    >>> s = r["kernel"]["scheduler"]
+    >>> s["kind"], s["splits"], s["workspace"]["layout"], s["workspace"]["tile_bytes"]
+    ('split_k', 4, '(128,32,2,4):(1,128,4096,8192)', 131072)
+    """
+    import copy
+
+    split_k = as_int("split_k", split_k)
+    if split_k < 1:
+        raise PlanError(f"split_k={split_k} must be >= 1 (K splits per output tile; 1: no split)")
+    if not row.get("kernel"):
+        raise PlanError("the row has no kernel section: schedules apply to legal sm90 plans")
+    out = copy.deepcopy(row)
+    k = out["kernel"]
+    k["swap_ab"] = bool(swap_ab)
+    if split_k == 1:
+        return out
+    regs, wgs = k["accumulator"]["registers"], len(k["consumer_warpgroups"])
+    unit = 128 * regs * wgs
+    k["scheduler"] = {
+        "kind": "split_k", "splits": split_k,
+        "k_tiles": "split s of KT: [floor(s KT / S), floor((s + 1) KT / S))",
+        "workspace": {"dtype": "f32", "order": "tile, then (thread, register, warpgroup, split)",
+                      "layout": f"(128,{regs},{wgs},{split_k}):(1,128,{128 * regs},{unit})",
+                      "unit_floats": unit, "tile_floats": unit * split_k,
+                      "tile_bytes": 4 * unit * split_k,
+                      "bytes": "tiles_m * tiles_n * tile_bytes",
+                      "reduce": "split order 0..S-1, one CTA of the consumer threads per tile"}}
     return out

@@ -31,7 +31,8 @@ __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources"
            "device_info", "device_key", "choose_plan", "CudaError", "CudaUnavailableError",
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
            "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES", "EPILOGUE_WHOLE_KTILES",
-           "default_out_dtype"]
+           "default_out_dtype", "SWAP_AB_MAX_M", "SPLIT_K_FILL", "SPLIT_K_MIN_KTILES", "SPLIT_K_MAX",
+           "SPLIT_K_TILE"]
 
 #: Changes whenever the kernel source or its generated headers change meaning (cache keys).
 KERNEL_VERSION = "sm90-ws-persistent-1"
@@ -120,6 +121,30 @@ EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES = 64, 2
 EPILOGUE_WHOLE_KTILES = 1024
 
 
+# -- schedules (issue 27). The rules below are first guesses from the kernel's structure and from
+# what other Hopper GEMMs dispatch to; every constant awaits measurement on the H100 (the corpus
+# benchmark) and will be set from it.
+#: Swap-AB (D^T = B^T A^T) when D has at most this many rows (M) and more columns than rows:
+#: wgmma's M is fixed at 64 per warpgroup while its N goes down to 8, so a small M wastes at least
+#: 64 - M rows of every instruction unless it becomes N (vLLM, SGLang, TensorRT-LLM and DeepGEMM
+#: dispatch to swapped kernels for M <= 64-128). Awaits measurement.
+SWAP_AB_MAX_M = 64
+#: Split-K when the output tiles of the model's plan fill at most this fraction of the SMs
+#: (tiles <= SPLIT_K_FILL x 132): the rest would idle for the whole K loop. Awaits measurement.
+SPLIT_K_FILL = 0.5
+#: ... and K is long: each split keeps at least this many k-tiles (a split shorter than the stage
+#: ring barely overlaps its loads; 8 is twice the usual 4 stages). Awaits measurement.
+SPLIT_K_MIN_KTILES = 8
+#: The most splits choose_plan picks (the workspace holds splits x M x N f32 partial sums and the
+#: reduction reads all of them). Awaits measurement.
+SPLIT_K_MAX = 32
+#: A split-K plan's tile is at least this BM x BN (capped by the problem's extents, rounded up to
+#: 64 rows and 8 columns): the model ranks small tiles first on small outputs, which fills the
+#: SMs with tiles too thin to reach the tensor cores' rate; splitting K fills them instead.
+#: Awaits measurement.
+SPLIT_K_TILE = (128, 128)
+
+
 def default_out_dtype(a_dtype):
     """The output type of a GEMM given no ``out``: A's own for bf16 and f16 (as torch's matmul),
     f32 for tf32/f32 inputs, bf16 for fp8 (as ``torch._scaled_mm`` is usually asked).
@@ -191,6 +216,11 @@ choose_plan.cache_clear = _PLAN_MEMO.clear
 def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue):
     from ..tune import DEFAULT_SMS, tune
 
+    if epilogue is not True:   # swap-AB and split-K store from registers
+        sched = _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
+        if sched is not None:
+            return sched
+
     first_why = None
     # the first plans almost always run: rank 8 first, the model's first 64 only if none does
     def ranked():
@@ -225,6 +255,64 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
                     f"({a_major}/{b_major}-major){tile[epilogue]} on the sm90 kernel family"
                     + (f"; the first was refused: {first_why}" if first_why else ""))
 
+
+
+def split_k_splits(tiles, k_tiles, sms=None):
+    """The K splits :func:`choose_plan` gives a plan with ``tiles`` output tiles (work units
+    without split) and ``k_tiles`` k-tiles per tile: 1 unless the tiles fill at most
+    :data:`SPLIT_K_FILL` of the SMs and K has two splits of :data:`SPLIT_K_MIN_KTILES`; else
+    enough splits that tiles x splits is about the SM count, each split keeping at least
+    :data:`SPLIT_K_MIN_KTILES` k-tiles, at most :data:`SPLIT_K_MAX`.
+
+    >>> split_k_splits(4, 1024), split_k_splits(32, 32), split_k_splits(512, 64), split_k_splits(8, 12)
+    (32, 4, 1, 1)
+    """
+    from ..tune import DEFAULT_SMS
+
+    sms = sms or DEFAULT_SMS["sm90"]
+    if tiles > SPLIT_K_FILL * sms or k_tiles < 2 * SPLIT_K_MIN_KTILES:
+        return 1
+    return max(1, min(sms // tiles, k_tiles // SPLIT_K_MIN_KTILES, SPLIT_K_MAX))
+
+
+def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
+    """A swap-AB and/or split-K plan by the rules above (SWAP_AB_MAX_M, split_k_splits), or None
+    when neither applies (the caller goes on with the model's plan and its epilogue rules)."""
+    from ..tune import tune
+
+    swap = m <= SWAP_AB_MAX_M and n > m
+    # the kernel's problem: swapped, its A is the caller's B and its M the caller's N
+    km, kn = (n, m) if swap else (m, n)
+    ops = ("b", "a") if swap else ("a", "b")
+    types = {"a": (a_dtype, a_major), "b": (b_dtype, b_major)}
+    (ta, ma), (tb, mb) = types[ops[0]], types[ops[1]]
+
+    def config(row):
+        c = normalize_config(row, a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major, b_major=b_major,
+                             out_dtype=out_dtype, epilogue=False, swap_ab=swap)
+        if swap:   # the row's swizzles name the kernel's operands
+            c["swizzle_a"], c["swizzle_b"] = row["swizzle_b"], row["swizzle_a"]
+        return c
+
+    def splits(c):
+        tiles = -(-km // c["bm"]) * -(-kn // c["bn"])
+        return split_k_splits(tiles, -(-k // c["bk"]))
+
+    rows = tune(km, kn, k, ta, tb, ma, mb, top=64)
+    first = next((c for c in map(config, rows) if supported(c) is None), None)
+    if first is None:
+        return None
+    if splits(first) > 1:
+        want_m = min(SPLIT_K_TILE[0], -(-km // 64) * 64)
+        want_n = min(SPLIT_K_TILE[1], -(-kn // 8) * 8)
+        every = tune(km, kn, k, ta, tb, ma, mb, top=1 << 20)
+        for c in map(config, every):
+            if c["bm"] >= want_m and c["bn"] >= want_n and supported(c) is None:
+                s = splits(c)
+                if s > 1 and supported(dict(c, split_k=s)) is None:
+                    return dict(c, split_k=s)
+                break
+    return first if swap else None
 
 
 # -- the call path: tensors -> prepared call -> launch ----------------------------------------------
@@ -385,9 +473,11 @@ class _Call:
     grid, and how to allocate D. Valid for every call with the same key."""
 
     __slots__ = ("kern", "lau", "m", "n", "k", "lda", "ldb", "ldd", "grid", "pack", "device",
-                 "alloc", "d_align", "a_bytes", "b_bytes", "d_bytes")
+                 "alloc", "d_align", "a_bytes", "b_bytes", "d_bytes", "general")
 
     def run(self, pa, pb, pd, stream):
+        if self.general:   # swap-AB or split-K: the kernel's own launch (workspace from torch)
+            return self.general(pa, pb, pd, stream)
         self.lau.run(stream, pa, pb, pd, self.m, self.n, self.k, self.lda, self.ldb, self.ldd,
                      self.pack, self.grid)
 
@@ -542,7 +632,8 @@ def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream):
             pd, ldd_k = D.ptr, ldd
         else:
             pd, ldd_k = staged.buffer(m, n, ed)
-        kern.launch(pa, pb, pd, m, n, k, lda_k, ldb_k, ldd_k, stream=handle, device=device)
+        ws = staged.workspace(kern.workspace_bytes(m, n, k)) if kern.config["split_k"] > 1 else None
+        kern.launch(pa, pb, pd, m, n, k, lda_k, ldb_k, ldd_k, stream=handle, device=device, workspace=ws)
         if not d_ok:
             runtime.copy2d(pd, ldd_k * ed, D.ptr, ldd * ed, n * ed, m, handle, device)
     finally:
@@ -588,6 +679,19 @@ def _remember(a, b, out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed, device, ne
         call.alloc = lambda: torch.empty(shape, dtype=dt, device=dev)
     else:
         call.alloc = None
+    call.general = None
+    if kern.config["swap_ab"] or kern.config["split_k"] > 1:
+        import torch
+
+        nbytes, dev = kern.workspace_bytes(m, n, k), torch.device("cuda", device)
+
+        def general(pa, pb, pd, stream):
+            # the workspace comes from torch's allocator on the call's (current) stream and goes
+            # back to it after both launches are queued: stream-ordered, no device sync
+            ws = torch.empty(nbytes, dtype=torch.uint8, device=dev) if nbytes else None
+            kern.launch(pa, pb, pd, m, n, k, lda, ldb, ldd, stream, call.grid, device,
+                        None if ws is None else ws.data_ptr())
+        call.general = general
     if len(_CALLS) >= _MAX_CALLS:
         _CALLS.clear()
     _CALLS[_torch_key(a, b, out, out_dtype)] = call
@@ -601,6 +705,14 @@ class _Staging:
     def __init__(self, kind, device, stream):
         self.kind, self.device, self.stream = kind, device, stream
         self.keep, self.ptrs, self.used = [], [], False
+
+    def workspace(self, nbytes):
+        """A split-K workspace of ``nbytes``, from the same allocator and stream as
+        :meth:`buffer`, kept until :meth:`release`; not staging (the call can be remembered)."""
+        used = self.used
+        ptr, _ = self.buffer(1, nbytes, 1)
+        self.used = used
+        return ptr
 
     def buffer(self, rows, cols, e):
         from . import runtime

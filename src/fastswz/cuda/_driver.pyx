@@ -288,3 +288,30 @@ cdef class Launcher:
         if r != 0:
             raise CudaError(f"launching the GEMM kernel ({grid} CTAs of {self.threads} threads, "
                             f"{self.smem} bytes of shared memory) failed: {_describe(r)}")
+
+
+def launch_plain(uintptr_t func, uintptr_t ctx, unsigned int grid, unsigned int threads,
+                 unsigned int smem, uintptr_t stream, const unsigned char[::1] params, str what="a kernel"):
+    """Launch ``func`` (a kernel whose one parameter is the packed ``params``, e.g. the split-K
+    reduction's ``FswParams``) as ``grid`` CTAs of ``threads`` on ``stream``: no tensor maps, no
+    cluster. The context is made current for the launch and the caller's restored after it;
+    errors raise :class:`CudaError` naming ``what``."""
+    cdef void* args[1]
+    cdef CUcontext before = NULL
+    cdef CUcontext want = <CUcontext>ctx
+    cdef CUresult r, r2
+    load()
+    args[0] = <void*>&params[0]
+    with nogil:
+        r = _ctx_get(&before)
+        if r == 0 and before != want:
+            r = _ctx_set(want)
+        if r == 0:
+            r = _launch(<CUfunction>func, grid, 1, 1, threads, 1, 1, smem, <CUstream>stream, args, NULL)
+            if before != want:
+                r2 = _ctx_set(before)
+                if r == 0:
+                    r = r2
+    if r != 0:
+        raise CudaError(f"launching {what} ({grid} CTAs of {threads} threads, {smem} bytes of "
+                        f"shared memory) failed: {_describe(r)}")

@@ -16,9 +16,9 @@ from importlib import resources
 from ..dtypes import DTYPES, dtype as _lookup_dtype
 from ..emit import emit_header
 from ..errors import FastswzTypeError, PlanError
-from ..plan import R_BUDGET, SMEM_OPTIN, TILE_GROUP, plan_gemm, plan_reason, with_cluster
+from ..plan import R_BUDGET, SMEM_OPTIN, TILE_GROUP, plan_gemm, plan_reason, with_cluster, with_schedule
 
-__all__ = ["GEMM_KEYS", "OUT_DTYPES", "normalize_config", "supported", "plan_for", "kernel_row", "mma_header",
+__all__ = ["GEMM_KEYS", "OUT_DTYPES", "MAX_SPLIT_K", "REDUCE_KERNEL_NAME", "normalize_config", "supported", "plan_for", "kernel_row", "mma_header",
            "kernel_sources", "source_key", "KERNEL_NAME", "KERNEL_FILES", "PARAM_FIELDS",
            "params_struct", "inline_sources", "launch_meta", "generator_key", "PARAM_CORE"]
 
@@ -30,14 +30,17 @@ OUT_DTYPES = ("bf16", "f16", "f32")
 #: TMA store, False to store the registers straight to global memory. ``epilogue_n``: the
 #: epilogue tile's columns (0: BN), stored as BN / epilogue_n column blocks one after another;
 #: ``epilogue_stages``: epilogue tiles the blocks rotate through (2: a block's TMA store reads one
-#: while the next block is written to the other).
+#: while the next block is written to the other). ``swap_ab``: compute D^T = B^T A^T (the
+#: kernel's A is the caller's B; ``bm`` spans N and ``bn`` spans M, so a small M can be the
+#: wgmma's N; dtypes, majors and swizzles keep naming the caller's A and B). ``split_k``: K
+#: splits per output tile (1: none), partial sums in a workspace reduced in split order.
 GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages",
              "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group",
-             "cluster_m", "epilogue_n", "epilogue_stages")
+             "cluster_m", "epilogue_n", "epilogue_stages", "swap_ab", "split_k")
 _DEFAULTS = {"arch": "sm90", "a_dtype": "bf16", "b_dtype": "bf16", "a_major": "K", "b_major": "K",
              "bm": 128, "bn": 256, "bk": 64, "stages": 4, "swizzle_a": "auto", "swizzle_b": "auto",
              "cta_group": 1, "out_dtype": "bf16", "epilogue": False, "tile_group": TILE_GROUP, "cluster_m": 1,
-             "epilogue_n": 0, "epilogue_stages": 1}
+             "epilogue_n": 0, "epilogue_stages": 1, "swap_ab": False, "split_k": 1}
 # wgmma input kinds the kernel family runs (PTX 9.7.15.5.2): f16/bf16 with both majors;
 # tf32 and fp8 K-major only (imm-trans exists for .f16/.bf16 alone).
 _INPUTS = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
@@ -90,7 +93,7 @@ def normalize_config(config=None, **overrides) -> dict:
     if c["epilogue_n"] is None:
         c["epilogue_n"] = 0
     for k in ("bm", "bn", "bk", "stages", "cta_group", "tile_group", "cluster_m", "epilogue_n",
-              "epilogue_stages"):
+              "epilogue_stages", "split_k"):
         if isinstance(c[k], bool) or not isinstance(c[k], int):
             try:
                 c[k] = int(c[k])
@@ -104,6 +107,10 @@ def normalize_config(config=None, **overrides) -> dict:
         raise FastswzTypeError(f"epilogue={c['epilogue']!r} must be True or False (store D through "
                                f"the plan's shared-memory epilogue tile or from registers)")
     c["epilogue"] = bool(c["epilogue"])
+    if c["swap_ab"] not in (True, False):
+        raise FastswzTypeError(f"swap_ab={c['swap_ab']!r} must be True or False (compute D^T = B^T A^T "
+                               f"so that M becomes the wgmma's N)")
+    c["swap_ab"] = bool(c["swap_ab"])
     if not 1 <= c["tile_group"] <= 1 << 16:
         raise PlanError(f"tile_group={c['tile_group']} must be in 1..65536 (tile rows per group of "
                         f"the persistent tile order)")
@@ -114,13 +121,17 @@ def normalize_config(config=None, **overrides) -> dict:
 #: 1024-byte swizzle pattern (seen on an H100: a plan of 231520 bytes + this failed
 #: cuFuncSetAttribute against the 232448-byte opt-in limit).
 BASE_ALIGN_SLACK = 1024
+#: The most K splits per output tile (split_k): a split keeps at least one k-tile only while
+#: K / BK >= split_k, and the workspace grows with it.
+MAX_SPLIT_K = 256
 
 
 def plan_for(config):
     """The one-configuration :class:`~fastswz.GemmPlans` of a kernel configuration."""
     c = normalize_config(config)
-    return plan_gemm(c["arch"], c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"], c["bm"],
-                     c["bn"], c["bk"], c["stages"], c["swizzle_a"], c["swizzle_b"],
+    a, b = ("b", "a") if c["swap_ab"] else ("a", "b")   # swapped: the kernel's A is the caller's B
+    return plan_gemm(c["arch"], c[a + "_dtype"], c[b + "_dtype"], c[a + "_major"], c[b + "_major"], c["bm"],
+                     c["bn"], c["bk"], c["stages"], c["swizzle_" + a], c["swizzle_" + b],
                      c["out_dtype"] if c["epilogue"] else None, "auto", None, c["cta_group"],
                      epilogue_n=c["epilogue_n"] if c["epilogue"] else None,
                      epilogue_stages=c["epilogue_stages"] if c["epilogue"] else 1)
@@ -162,6 +173,15 @@ def _supported(c):
         if c[op + "_dtype"] not in _INPUTS:
             return (f"{op}_dtype={c[op + '_dtype']}: the kernel family takes f16, bf16, tf32/f32, "
                     f"e4m3 and e5m2 inputs")
+    if c["split_k"] < 1 or c["split_k"] > MAX_SPLIT_K:
+        return (f"split_k={c['split_k']} must be in 1..{MAX_SPLIT_K} (K splits per output tile; "
+                f"1: no split)")
+    if c["split_k"] > 1 and c["epilogue"]:
+        return (f"split_k={c['split_k']} with epilogue=True: the split-K reduction stores D from "
+                f"registers; use epilogue=False")
+    if c["swap_ab"] and c["epilogue"]:
+        return ("swap_ab=True with epilogue=True: D is stored transposed from registers (the "
+                "epilogue tile is row-major over the kernel's tile); use epilogue=False")
     if c["stages"] < 2:
         return ("stages=1: the kernel keeps one k-tile's wgmma in flight while the next k-tile "
                 "loads, so its stage ring needs at least 2 stages")
@@ -246,6 +266,7 @@ def mma_header(row, out_dtype) -> str:
         f"// {row['instruction']}, A {row['a']['major']}-major, B {row['b']['major']}-major; D {out}",
         "#pragma once",
         f"#define FSW_EPILOGUE_TILE {1 if row.get('epilogue') else 0}",
+        f"#define FSW_SPLIT_K {1 if row['kernel']['scheduler']['kind'] == 'split_k' else 0}",
         "// The kernel's last parameter (fastswz.cuda.codegen.PARAM_FIELDS, packed by params_struct)",
         _params_c(),
         f"typedef {ctype} FSW_OUT_T;",
@@ -294,14 +315,18 @@ def mma_header(row, out_dtype) -> str:
 
 def kernel_row(config) -> dict:
     """The plan row the kernel is built from: :func:`plan_for`'s row with the configuration's
-    cluster and tile order (:func:`fastswz.plan.with_cluster`)."""
+    cluster and tile order (:func:`fastswz.plan.with_cluster`), its swapped roles and K splits
+    (:func:`fastswz.plan.with_schedule`)."""
     c = normalize_config(config)
-    return with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"])
+    return with_schedule(with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"]),
+                         c["swap_ab"], c["split_k"])
 
 
 #: The kernel's source files (package data under ``fastswz/kernels``), the entry first.
 KERNEL_FILES = ("gemm_sm90.cu", "sm90/debug.cuh", "sm90/ptx.cuh", "sm90/scheduler.cuh",
-                "sm90/epilogue.cuh")
+                "sm90/epilogue.cuh", "sm90/splitk.cuh")
+#: The split-K reduction kernel (same source; built when the plan splits K).
+REDUCE_KERNEL_NAME = "fastswz_splitk_reduce"
 
 
 def _kernel_text(name="gemm_sm90.cu"):
@@ -317,6 +342,7 @@ PARAM_FIELDS = (
     ("m", "int", "i"),
     ("n", "int", "i"),
     ("k", "int", "i"),
+    ("workspace", "void*", "Q"),    # split-K: the f32 partial sums (kernel.scheduler.workspace); else 0
 )
 
 
@@ -325,8 +351,8 @@ def params_struct():
     (native alignment of x86-64 and aarch64 C, padded to its 8-byte alignment).
 
     >>> s = params_struct()
-    >>> s.size, len(s.pack(0x7f0000000000, 4096, 1, 2, 3))
-    (32, 32)
+    >>> s.size, len(s.pack(0x7f0000000000, 4096, 1, 2, 3, 0))
+    (40, 40)
     """
     import struct
 
@@ -338,14 +364,14 @@ def params_struct():
 PARAM_CORE = ("d", "ldd", "m", "n", "k")
 
 
-def launch_meta(row) -> dict:
+def launch_meta(row, out_dtype="bf16") -> dict:
     """What a launch needs of a kernel's plan row (threads, shared memory, the TMA boxes and
     swizzles): stored beside a cached cubin, so loading one needs no plan.
 
     >>> from fastswz import plan_gemm
     >>> m = launch_meta(kernel_row({"bm": 128, "bn": 128, "bk": 64, "stages": 4}))
-    >>> m["threads"], m["boxes"][0], m["epilogue"]
-    (384, [64, 128], False)
+    >>> m["threads"], m["boxes"][0], m["epilogue"], m["dtypes"]
+    (384, [64, 128], False, ['bf16', 'bf16', 'bf16'])
     """
     mc = row["kernel"]["multicast"]
     boxes, swizzles = [], []
@@ -358,7 +384,9 @@ def launch_meta(row) -> dict:
     swizzles.append(("none", "32B", "64B", "128B").index(e["swizzle"]) if e else 0)
     return {"threads": int(row["kernel"]["threads"]), "smem_bytes": int(row["smem_bytes"]),
             "boxes": boxes, "swizzles": swizzles, "epilogue": bool(e),
-            "majors": [row["a"]["major"], row["b"]["major"]]}
+            "majors": [row["a"]["major"], row["b"]["major"]],
+            # the kernel's operands (with swap_ab its A is the caller's B) and D
+            "dtypes": [row["a"]["dtype"], row["b"]["dtype"], _lookup_dtype(out_dtype).name]}
 
 
 def _params_c():
@@ -376,7 +404,7 @@ def kernel_sources(config) -> dict:
     --------
     >>> src = kernel_sources({"bm": 128, "bn": 128, "bk": 64, "stages": 4})
     >>> sorted(src)[:3], len(src)
-    (['fastswz_mma.h', 'fastswz_plan.h', 'gemm_sm90.cu'], 7)
+    (['fastswz_mma.h', 'fastswz_plan.h', 'gemm_sm90.cu'], 8)
     """
     c = normalize_config(config)
     why = supported(c)

@@ -219,7 +219,7 @@ def compile_cubin(config, cache=True, defines=None, meta=False):
     except Exception as e:  # noqa: BLE001 - NVRTC's error carries the log
         raise CudaError(f"NVRTC failed to compile the GEMM kernel for {c}: {e}") from None
     cubin = bytes(obj.code)
-    m = codegen.launch_meta(codegen.kernel_row(c))
+    m = codegen.launch_meta(codegen.kernel_row(c), c["out_dtype"])
     if cache:
         path.parent.mkdir(parents=True, exist_ok=True)
         for target, data in ((path, cubin), (mpath, json.dumps(m).encode())):
@@ -249,14 +249,16 @@ class GemmKernel:
         self.config = codegen.normalize_config(config)
         self.cubin, self.key = cubin, key
         self._plan = None
-        self.meta = meta if meta is not None else codegen.launch_meta(self.plan)
-        self._modules = {}      # device ordinal -> (module, function)
+        self.meta = meta if meta is not None else codegen.launch_meta(self.plan, self.config["out_dtype"])
+        self._modules = {}      # device ordinal -> (module, function, split-K reduction or None)
         self._launchers = {}    # device ordinal -> _driver.Launcher
         self._by_ctx = {}       # context handle (int) -> (launcher, device ordinal)
         self._grids = {}        # (device, m, n) -> CTAs
         st = codegen.params_struct()
         self._pack = st.pack
         self._params0 = bytes(st.size)   # FswParams with only the fields the launcher writes
+        self._swap = self.config["swap_ab"]     # the kernel's A is the caller's B
+        self._splits = self.config["split_k"]   # > 1: partials to a workspace, then the reduction
 
     @property
     def plan(self):
@@ -271,12 +273,13 @@ class GemmKernel:
                 f"{c['a_major']}/{c['b_major']}-major {c['bm']}x{c['bn']}x{c['bk']} "
                 f"{c['stages']} stages{' epilogue tile' if c['epilogue'] else ''}"
                 f"{' of ' + str(c['epilogue_n']) + ' columns' if c['epilogue'] and c['epilogue_n'] else ''}"
-                f"{' x' + str(c['epilogue_stages']) if c['epilogue'] and c['epilogue_stages'] > 1 else ''}>")
+                f"{' x' + str(c['epilogue_stages']) if c['epilogue'] and c['epilogue_stages'] > 1 else ''}"
+                f"{' swap-AB' if c['swap_ab'] else ''}{' split-K ' + str(c['split_k']) if c['split_k'] > 1 else ''}>")
 
     def __del__(self):
         try:
             drv = driver()
-            for mod, _ in self._modules.values():
+            for mod, *_ in self._modules.values():
                 drv.cuModuleUnload(mod)
         except Exception:  # noqa: BLE001 - at interpreter exit the driver may be gone
             pass
@@ -292,6 +295,14 @@ class GemmKernel:
         hit = self._modules.get(ordinal)
         if hit is not None:
             return hit[1]
+        return self._load(ordinal)[1]
+
+    def _load(self, ordinal):
+        """(module, kernel, reduction kernel or None) on GPU ``ordinal``, loaded once."""
+        drv = driver()
+        hit = self._modules.get(ordinal)
+        if hit is not None:
+            return hit
         drv = driver()
         with _LOCK:
             if ordinal not in self._modules:
@@ -305,11 +316,13 @@ class GemmKernel:
                     _check(drv.cuFuncSetAttribute(
                         f, drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                         self.smem_bytes), "cuFuncSetAttribute")
+                    red = (_check(drv.cuModuleGetFunction(mod, codegen.REDUCE_KERNEL_NAME.encode()),
+                                  "cuModuleGetFunction") if self._splits > 1 else None)
                 finally:
                     if int(prev) != state["ctx_int"]:
                         drv.cuCtxSetCurrent(prev)
-                self._modules[ordinal] = (mod, f)
-        return self._modules[ordinal][1]
+                self._modules[ordinal] = (mod, f, red)
+        return self._modules[ordinal]
 
     def launcher(self, device=None):
         """The :class:`fastswz.cuda._driver.Launcher` of this kernel on a GPU (default: the
@@ -321,8 +334,9 @@ class GemmKernel:
 
             c, m = self.config, self.meta
             f = self._function(ordinal)
-            dtypes = [_driver.TMA_DATA_TYPE[c[k]] for k in ("a_dtype", "b_dtype", "out_dtype")]
-            sizes = [_lookup_dtype(c[k]).bits // 8 for k in ("a_dtype", "b_dtype", "out_dtype")]
+            # the kernel's operands (swap_ab: its A is the caller's B), from the launch metadata
+            dtypes = [_driver.TMA_DATA_TYPE[t] for t in m["dtypes"]]
+            sizes = [_lookup_dtype(t).bits // 8 for t in m["dtypes"]]
             cm = c["cluster_m"]
             limit = _device(ordinal)["info"]["sms"] if cm == 1 else self._clusters(ordinal)
             lau = _driver.Launcher(int(f), _device(ordinal)["ctx_int"], m["threads"],
@@ -333,16 +347,33 @@ class GemmKernel:
             self._launchers[ordinal] = lau
         return lau
 
+    def _tiles(self, m, n):
+        """(tile rows, tile columns) of the kernel's output for the caller's M x N."""
+        if self._swap:
+            m, n = n, m
+        return math.ceil(m / self.config["bm"]), math.ceil(n / self.config["bn"])
+
+    def workspace_bytes(self, m, n, k):
+        """Bytes of device workspace a launch on the caller's M x N x K problem needs: 0
+        without split-K, else one block of the plan's ``kernel.scheduler.workspace.tile_bytes``
+        per output tile (f32 partial sums of every split; layout in the plan)."""
+        if self._splits == 1:
+            return 0
+        rows, cols = self._tiles(m, n)
+        return rows * cols * self.plan["kernel"]["scheduler"]["workspace"]["tile_bytes"]
+
     def grid(self, m, n, device=None):
-        """CTAs to launch: one per SM (or per output tile, if fewer); with clusters, whole
-        clusters, as many as can be resident at once (cuOccupancyMaxActiveClusters)."""
+        """CTAs to launch (the caller's M x N): one per SM (or per work unit, if fewer: an
+        output tile, or with split-K a tile's split); with clusters, whole clusters, as many as
+        can be resident at once (cuOccupancyMaxActiveClusters)."""
         ordinal = current_device() if device is None else device
         g = self._grids.get((ordinal, m, n))
         if g is not None:
             return g
         cm = self.config["cluster_m"]
         sms = _device(ordinal)["info"]["sms"]
-        groups = math.ceil(math.ceil(m / self.config["bm"]) / cm) * math.ceil(n / self.config["bn"])
+        rows, cols = self._tiles(m, n)
+        groups = math.ceil(rows / cm) * cols * self._splits
         if cm == 1:
             g = max(1, min(groups, sms))
         else:
@@ -378,31 +409,79 @@ class GemmKernel:
                 drv.cuCtxSetCurrent(prev)
         return self.__dict__[key]
 
-    def launch(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None, device=None):
+    def launch(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None, device=None,
+               workspace=None):
         """Run D = A x B on device pointers (leading dimensions in elements, 16-byte aligned
         rows and bases). A is M x K (K-major: row pitch ``lda``) or its K x M transpose
-        (MN-major); B is N x K (K-major) or K x N (MN-major); D is M x N row-major.
+        (MN-major); B is N x K (K-major) or K x N (MN-major); D is M x N row-major. A swap-AB
+        kernel (``swap_ab``) takes the same arguments and passes B as its A itself.
 
         Asynchronous on ``stream`` (a ``CUstream`` handle as an int; 0 the legacy default
         stream) of GPU ``device`` (default: the one whose context is current on this thread,
         else GPU 0); nothing synchronizes, so a launch can be captured in a CUDA graph. Launch
         errors raise :class:`~fastswz.cuda.CudaError`; tensor maps are re-encoded only when an
-        operand's pointer, extents or pitch change."""
+        operand's pointer, extents or pitch change.
+
+        A split-K kernel (``split_k`` > 1) writes partial sums to ``workspace``, a device
+        pointer to :meth:`workspace_bytes` bytes that nothing else touches until the stream has
+        run the launch, then launches its reduction kernel on the same stream. Without one it
+        allocates stream-ordered memory (``cuMemAllocAsync``) and frees it after the launch in
+        stream order."""
         if device is None:
             hit = self._by_ctx.get(_driver.current_context())
             lau, ordinal = hit if hit is not None else (self.launcher(), current_device())
         else:
             ordinal = device
             lau = self._launchers.get(ordinal) or self.launcher(ordinal)
-        lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, self._params0, grid or 0)
+        if self._splits == 1 and not self._swap:   # the common case: grid computed in C
+            lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, self._params0, grid or 0)
+            return
+        g = grid or self._grids.get((ordinal, m, n)) or self.grid(m, n, ordinal)
+        stream = int(stream)
+        if self._splits > 1:
+            own = workspace is None
+            ws = alloc_async(self.workspace_bytes(m, n, k), stream, ordinal) if own else int(workspace)
+        if self._swap:   # D^T = B^T A^T: the kernel's A is the caller's B, its M the caller's N
+            a_ptr, b_ptr, m, n, lda, ldb = b_ptr, a_ptr, n, m, ldb, lda
+        if self._splits == 1:
+            lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, self._params0, g)
+            return
+        try:
+            self._split_run(lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, ws, g)
+        finally:
+            if own:
+                free_async(ws, stream, ordinal)
+
+    def _split_run(self, lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, ws, g):
+        """Split-K in the kernel's frame (swapped already): the GEMM kernel's partials into
+        ``ws``, then the reduction (one CTA of the consumer threads per output tile)."""
+        from . import _driver
+
+        if not ws:
+            raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
+                                    "bytes of device memory")
+        params = self._pack(d_ptr, ldd, m, n, k, ws)
+        lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
+        tiles = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"])
+        red = self._load(ordinal)[2]
+        _driver.launch_plain(int(red), _device(ordinal)["ctx_int"], tiles,
+                             self.meta["threads"] - 128, 0, stream, params,
+                             "the split-K reduction kernel")
 
     def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None):
-        """The launch as a no-argument callable (the timing loop's), for the current GPU."""
+        """The launch as a no-argument callable (the timing loop's), for the current GPU; a
+        split-K kernel's workspace is allocated once, here, and freed with the callable."""
         ordinal = current_device()
         lau = self.launcher(ordinal)
         g = grid or self.grid(m, n, ordinal)
-        params = self._params0
         stream = int(stream)
+        if self._swap or self._splits > 1:
+            keep = _Free(_alloc(self.workspace_bytes(m, n, k)) if self._splits > 1 else 0)
+
+            def go_general():
+                self.launch(a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream, g, ordinal, keep.ptr or None)
+            return go_general
+        params = self._params0
 
         def go():
             lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
@@ -437,13 +516,29 @@ class GemmKernel:
                 "reps": reps}
 
 
+class _Free:
+    """Frees a cuMemAlloc pointer (or nothing) when dropped."""
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+    def __del__(self):
+        if self.ptr:
+            try:
+                driver().cuMemFree(self.ptr)
+            except Exception:  # noqa: BLE001 - at interpreter exit the driver may be gone
+                pass
+
+
 def check(kernel, m, n, k, *, ints=True, seed=0):
     """Run ``kernel`` once on host-made inputs and compare D with the float64 product.
 
     ``ints=True``: small integers in [-2, 2] (exact in every input type, every sum exact in
     f32): D must equal the reference rounded to the output type, element for element.
     ``ints=False``: normal(0, 1) values; the relative Frobenius error is reported. D is
-    poisoned (all bits set: NaN) first, so an unwritten element fails. Returns a dict.
+    poisoned (all bits set: NaN) first, so an unwritten element fails. A split-K kernel runs
+    twice (D poisoned again between): ``deterministic`` says whether the two D were the same
+    bits, and ``ok`` needs it. Returns a dict.
     """
     from .reference_gemm import decode
 
@@ -457,26 +552,31 @@ def check(kernel, m, n, k, *, ints=True, seed=0):
     eo = _lookup_dtype(c["out_dtype"]).bits // 8
     ldd = -(-n * eo // 16) * 16 // eo
     pd = _alloc(m * ldd * eo)
+    runs = []
     try:
-        _check(drv.cuMemsetD8(pd, 0xFF, m * ldd * eo), "cuMemsetD8")
-        kernel.launch(ptrs[0], ptrs[1], pd, m, n, k, lda, ldb, ldd)
-        _check(drv.cuCtxSynchronize(), "the GEMM kernel")
-        out = np.empty(m * ldd, dtype={1: np.uint8, 2: np.uint16, 4: np.uint32}[eo])
-        _check(drv.cuMemcpyDtoH(out.ctypes.data, pd, out.nbytes), "cuMemcpyDtoH")
+        for _ in range(2 if c["split_k"] > 1 else 1):
+            _check(drv.cuMemsetD8(pd, 0xFF, m * ldd * eo), "cuMemsetD8")
+            kernel.launch(ptrs[0], ptrs[1], pd, m, n, k, lda, ldb, ldd)
+            _check(drv.cuCtxSynchronize(), "the GEMM kernel")
+            out = np.empty(m * ldd, dtype={1: np.uint8, 2: np.uint16, 4: np.uint32}[eo])
+            _check(drv.cuMemcpyDtoH(out.ctypes.data, pd, out.nbytes), "cuMemcpyDtoH")
+            runs.append(out)
     finally:
         for p in (*ptrs, pd):
             drv.cuMemFree(p)
     d = decode(out, c["out_dtype"]).reshape(m, ldd)[:, :n]
     ref = host[0] @ host[1].T
-    res = {"m": m, "n": n, "k": k, "ints": ints, "unwritten": int(np.isnan(d).sum())}
+    res = {"m": m, "n": n, "k": k, "ints": ints, "unwritten": int(np.isnan(d).sum()),
+           "deterministic": all(np.array_equal(r.reshape(m, ldd)[:, :n], runs[0].reshape(m, ldd)[:, :n])
+                                for r in runs)}
     if ints:
         want = decode(_bits_of(ref.astype(np.float32), c["out_dtype"]), c["out_dtype"]).reshape(m, n)
         res["mismatches"] = int((d != want).sum())
-        res["ok"] = res["mismatches"] == 0
+        res["ok"] = res["mismatches"] == 0 and res["deterministic"]
     else:
         err = float(np.linalg.norm(np.nan_to_num(d, nan=1e30) - ref) / np.linalg.norm(ref))
         res["rel_err"] = err
-        res["ok"] = bool(err < (2e-2 if c["a_dtype"] in ("e4m3", "e5m2") else 1e-2))
+        res["ok"] = bool(err < (2e-2 if c["a_dtype"] in ("e4m3", "e5m2") else 1e-2)) and res["deterministic"]
     return res
 
 

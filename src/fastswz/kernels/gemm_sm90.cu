@@ -8,9 +8,12 @@
 //
 // Roles (plan.row()["kernel"]): warpgroup kProducerWarpgroup issues the TMA copies of each
 // stage (one thread), the consumer warpgroups issue one m64nBNk* wgmma each per k-step on their
-// 64 rows of A. Persistent: each CTA walks output tiles blockIdx.x, + gridDim.x, ... in the
-// plan's grouped tile order; the stage ring (stage, phase) runs on across tiles, so the producer
-// loads the next tile while the consumers finish this one. With a 2-CTA cluster (namespace
+// 64 rows of A. Persistent: each CTA walks work units blockIdx.x, + gridDim.x, ... of the plan's
+// scheduler (sm90/scheduler.cuh: whole output tiles in the grouped tile order, or split-K's
+// (tile, split) units whose partial sums sm90/splitk.cuh reduces); the stage ring (stage, phase)
+// runs on across units, so the producer loads the next unit while the consumers finish this
+// one. With kernel::kSwapAB the operands arrive swapped (the host passes the caller's B as A)
+// and the epilogue stores the transpose. With a 2-CTA cluster (namespace
 // cluster) the two CTAs take tile rows 2p and 2p + 1 of one column, each loads its half of B and
 // multicasts it to both, and a stage is refilled once both CTAs' consumers have released it.
 // Descriptors are moved to this CTA's buffer by P::descriptor_rebase, which masks the shared
@@ -23,10 +26,12 @@
 namespace P = fastswz_plan;
 namespace K = fastswz_plan::kernel;
 namespace cluster = fastswz_plan::cluster;
+namespace scheduler = fastswz_plan::scheduler;
 
 #include "sm90/ptx.cuh"
-#include "sm90/scheduler.cuh"
 #include "sm90/epilogue.cuh"
+#include "sm90/scheduler.cuh"
+#include "sm90/splitk.cuh"
 
 #ifndef FSW_SETMAXNREG
 // Register reallocation between the roles (setmaxnreg). Seen on an H100: with four consumer
@@ -70,10 +75,11 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_b) : "memory");
       int stage = 0;
       uint32_t phase = 0;
-      PersistentScheduler tiles(p.m, p.n, rank);
-      int tm, tn;
-      while (tiles.next(tm, tn)) {
-        for (int kt = 0; kt < k_tiles; ++kt) {
+      Scheduler tiles(p.m, p.n, k_tiles, rank);
+      WorkUnit u;
+      while (tiles.next(u)) {
+        const int tm = u.tm, tn = u.tn;
+        for (int kt = u.k_begin; kt < u.k_end; ++kt) {
           const uint32_t full = base + K::kFullBarrierOffsets[stage];
           mbar_wait(base + K::kEmptyBarrierOffsets[stage], phase ^ 1u);
           mbar_expect_tx(full, K::kTxBytes);
@@ -116,17 +122,17 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     int stage = 0;
     uint32_t phase = 0;
     Epilogue epilogue;
-    PersistentScheduler tiles(p.m, p.n, rank);
+    Scheduler tiles(p.m, p.n, k_tiles, rank);
 #if FSW_DEBUG_DUMP
     bool first = true;
 #endif
-    int tm, tn;
-    while (tiles.next(tm, tn)) {
+    WorkUnit u;
+    while (tiles.next(u)) {
       int prev = -1;
-      for (int kt = 0; kt < k_tiles; ++kt) {
+      for (int kt = u.k_begin; kt < u.k_end; ++kt) {
         mbar_wait(base + K::kFullBarrierOffsets[stage], phase);
 #if FSW_DEBUG_DUMP
-        if (fsw_dump_out && w == 0 && first && kt < P::kStages && blockIdx.x < FSW_DEBUG_DUMP) {
+        if (fsw_dump_out && w == 0 && first && kt - u.k_begin < P::kStages && blockIdx.x < FSW_DEBUG_DUMP) {
           constexpr uint32_t bytes = P::a::kStageBytes + P::b::kStageBytes;
           for (int copy = 0; copy < 2; ++copy) {
             unsigned char* o = fsw_dump_out + ((size_t)(blockIdx.x * P::kStages + kt) * 2 + copy) * bytes;
@@ -146,7 +152,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #pragma unroll
         for (int ks = 0; ks < kKSteps; ++ks) {
           fsw_mma(acc, P::a::kDescriptors[stage][w][ks] + desc_shift,
-                  P::b::kDescriptors[stage][0][ks] + desc_shift, (kt | ks) != 0);
+                  P::b::kDescriptors[stage][0][ks] + desc_shift, (kt != u.k_begin) | (ks != 0));
         }
         wgmma_commit();
         wgmma_wait<1>();   // the previous k-tile's wgmma are done: its stage may be refilled
@@ -154,12 +160,17 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         prev = stage;
         if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
       }
-      wgmma_wait<0>();
-      if (thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);
+      if (prev >= 0) {
+        wgmma_wait<0>();
+        if (thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);
+      } else {   // a split with no k-tile (K / BK < splits) adds zeros
+#pragma unroll
+        for (int r = 0; r < P::accumulator::kRegisters; ++r) acc[r] = 0.0f;
+      }
 #if FSW_DEBUG_DUMP
       first = false;
 #endif
-      epilogue.store(acc, &tma_d, base, w, thread, leader, tm, tn, p);
+      tiles.store(acc, u, epilogue, &tma_d, base, w, thread, leader, p);   // D, or split-K's partials
     }
     epilogue.finish(leader);
   }

@@ -44,6 +44,7 @@ def random_grid(n, seed):
     # the epilogue_n key existed, some of them now with column blocks.
     sub = random.Random(seed + 1)
     rot = random.Random(seed + 2)   # and the epilogue tiles the blocks rotate through
+    sched = random.Random(seed + 3)  # and the schedules (swap-AB, split-K) of register-store plans
 
     out = []
     kinds = [("bf16", "bf16"), ("f16", "f16"), ("e4m3", "e4m3"), ("e5m2", "e5m2"),
@@ -70,6 +71,9 @@ def random_grid(n, seed):
             n_rot = rot.choice([1, 1, 2, 3])
             ok = cfg["epilogue"] and supported(dict(cfg, epilogue_stages=n_rot)) is None
             cfg["epilogue_stages"] = n_rot if ok else 1
+            swap, splits = sched.random() < 0.3, sched.choice([1, 1, 2, 3, 4, 7])
+            ok = not cfg["epilogue"] and supported(dict(cfg, swap_ab=swap, split_k=splits)) is None
+            cfg["swap_ab"], cfg["split_k"] = (swap, splits) if ok else (False, 1)
             out.append(cfg)
     return out
 
@@ -102,6 +106,13 @@ def check_one(cfg, m, n, k, gen, log):
         out = torch.full((m, n), float("nan"), device="cuda", dtype=TD[cfg["out_dtype"]])
         gemm(a, b, out=out, plan=cfg)
         torch.cuda.synchronize()
+        if cfg.get("split_k", 1) > 1:   # deterministic: a second run gives the same bits
+            again = torch.full((m, n), float("nan"), device="cuda", dtype=TD[cfg["out_dtype"]])
+            gemm(a, b, out=again, plan=cfg)
+            torch.cuda.synchronize()
+            same = bool(torch.equal(out.view(torch.uint8), again.view(torch.uint8)))
+            res["deterministic" if ints else "deterministic_random"] = same
+            ok &= same
         ref = a.double() @ b.double()
         if ints:
             want = ref.to(TD[cfg["out_dtype"]])
@@ -167,11 +178,27 @@ GRID = [
     ("e4m3", "e4m3", "K", "K", 128, 256, 128, 4, "bf16", True, "auto", "auto", 16, 1, 64, 2),
     ("bf16", "bf16", "MN", "K", 128, 128, 64, 4, "f32", True, "auto", "auto", 8, 1, 32, 3),
     ("f16", "f16", "K", "K", 64, 128, 64, 5, "f16", True, "auto", "auto", 4, 2, 64, 2),
+    # swap-AB (D^T = B^T A^T: bm spans N, bn spans M) and split-K (partials reduced in split order)
+    ("bf16", "bf16", "K", "K", 128, 8, 64, 8, "bf16", False, "auto", "auto", 8, 1, 0, 1, True, 1),
+    ("bf16", "bf16", "K", "K", 128, 16, 128, 3, "bf16", False, "auto", "auto", 8, 1, 0, 1, True, 4),
+    ("bf16", "bf16", "MN", "MN", 128, 32, 64, 4, "f32", False, "auto", "auto", 8, 1, 0, 1, True, 1),
+    ("e4m3", "e4m3", "K", "K", 128, 16, 256, 3, "bf16", False, "auto", "auto", 8, 1, 0, 1, True, 2),
+    ("f16", "f16", "K", "MN", 64, 64, 64, 4, "f16", False, "auto", "auto", 8, 2, 0, 1, True, 3),
+    ("bf16", "bf16", "K", "K", 128, 128, 64, 5, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 8),
+    ("bf16", "bf16", "K", "K", 128, 256, 64, 4, "f32", False, "auto", "auto", 8, 1, 0, 1, False, 3),
+    ("bf16", "bf16", "MN", "K", 128, 128, 64, 4, "bf16", False, "auto", "auto", 4, 2, 0, 1, False, 4),
+    ("e4m3", "e4m3", "K", "K", 128, 128, 128, 4, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 5),
+    ("tf32", "tf32", "K", "K", 64, 64, 32, 4, "f32", False, "auto", "auto", 8, 1, 0, 1, False, 7),
 ]
 KEYS = ("a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages", "out_dtype",
-        "epilogue", "swizzle_a", "swizzle_b", "tile_group", "cluster_m", "epilogue_n", "epilogue_stages")
+        "epilogue", "swizzle_a", "swizzle_b", "tile_group", "cluster_m", "epilogue_n", "epilogue_stages",
+        "swap_ab", "split_k")
 SHAPES = [(1000, 1000, 1000), (129, 257, 65), (64, 8192, 512), (256, 256, 256), (777, 1500, 2048),
           (2048, 2048, 2048)]
+#: Extra shapes of the schedules: small M for swap-AB (the decode row 1 x 4096 x 4096 among
+#: them), few tiles with a long K for split-K (and K shorter than the splits: empty splits).
+SWAP_SHAPES = [(1, 4096, 4096), (7, 1000, 520), (33, 777, 1000)]
+SPLIT_SHAPES = [(256, 256, 16384), (100, 300, 5000), (3, 4096, 4096)]
 
 
 def correct(args):
@@ -192,10 +219,18 @@ def correct(args):
             n += 1
             continue
         shapes = SHAPES[:3] if args.quick else SHAPES
+        if cfg.get("swap_ab"):
+            shapes = shapes + SWAP_SHAPES
+        if cfg.get("split_k", 1) > 1:
+            shapes = shapes + SPLIT_SHAPES
         if args.grid:  # held-out plans: one ragged and one skinny shape each
             import zlib
             h = zlib.crc32(repr(sorted(cfg.items())).encode())
             shapes = [(129 + 64 * (h % 3), 257 + 8 * (h % 5), 136), (64, 1000, 520)]
+            if cfg.get("swap_ab"):
+                shapes.append((1 + h % 40, 1000 + 8 * (h % 7), 520))
+            if cfg.get("split_k", 1) > 1:
+                shapes.append((200 + h % 64, 300, 4096 + 8 * (h % 9)))
         for shp in shapes:
             m, nn, k = shp
             if cfg["a_dtype"] in ("e4m3", "e5m2", "tf32", "f32") and ((k * (1 if cfg["a_dtype"][0] == "e" else 4)) % 16):
@@ -343,6 +378,9 @@ def main():
         if not args.grid:   # and the benchmark's candidates (bench --configs FILE: those)
             cands = json.load(open(args.configs)) if args.configs else BENCH_CONFIGS
             cfgs += [dict(c, a_dtype=dt, b_dtype=dt) for dt, cs in cands.items() for c in cs]
+            # and choose_plan's plans of the schedule shapes (tests/test_gpu_gemm.py runs them)
+            from fastswz.cuda import choose_plan
+            cfgs += [choose_plan(*s) for s in SWAP_SHAPES + SPLIT_SHAPES + [(16, 4096, 4096), (256, 256, 65536)]]
         bad = [k for k in compile_many(cfgs, jobs=2) if not hasattr(k, "cubin")]
         print(f"precompiled {len(cfgs)} {'held-out' if args.grid else 'grid'} plans, {len(bad)} failed", bad[:3])
         sys.exit(1 if bad else 0)

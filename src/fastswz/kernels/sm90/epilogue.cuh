@@ -49,6 +49,17 @@ struct Epilogue {
     FSW_OUT_T* d = static_cast<FSW_OUT_T*>(p.d);
     const bool pairs = (p.ldd & 1) == 0;
     const int m0 = tm * P::kBM + 64 * w;
+    if (K::kSwapAB) {
+      // D^T = B^T A^T: the kernel's (m, n) is D[n][m] (p.m, p.n are the kernel's extents); a
+      // register pair is two rows of D, so each element is stored alone.
+#pragma unroll
+      for (int r = 0; r < P::accumulator::kRegisters; ++r) {
+        const int m = m0 + P::accumulator::row(thread, r);
+        const int n = n0 + P::accumulator::col(thread, r);
+        if (m < p.m && n < p.n) fsw_store_global(d + (long long)n * p.ldd + m, acc[r]);
+      }
+      return;
+    }
 #pragma unroll
     for (int r = 0; r < P::accumulator::kRegisters; r += 2) {
       const int m = m0 + P::accumulator::row(thread, r);
