@@ -27,6 +27,7 @@ namespace cluster = fastswz_plan::cluster;
 #include "sm90/ptx.cuh"
 #include "sm90/scheduler.cuh"
 #include "sm90/epilogue.cuh"
+#include "sm90/block_scale.cuh"
 
 #ifndef FSW_SETMAXNREG
 // Register reallocation between the roles (setmaxnreg). Seen on an H100: with four consumer
@@ -116,6 +117,11 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     int stage = 0;
     uint32_t phase = 0;
     Epilogue epilogue;
+    epilogue.ops.init(p);
+#if FSW_BLOCK_SCALE
+    float total[P::accumulator::kRegisters];   // block scales: the promoted f32 sum of the k-tiles
+    BlockScales scales;
+#endif
     PersistentScheduler tiles(p.m, p.n, rank);
 #if FSW_DEBUG_DUMP
     bool first = true;
@@ -123,6 +129,10 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     int tm, tn;
     while (tiles.next(tm, tn)) {
       int prev = -1;
+#if FSW_BLOCK_SCALE
+#pragma unroll
+      for (int r = 0; r < P::accumulator::kRegisters; ++r) total[r] = 0.f;
+#endif
       for (int kt = 0; kt < k_tiles; ++kt) {
         mbar_wait(base + K::kFullBarrierOffsets[stage], phase);
 #if FSW_DEBUG_DUMP
@@ -145,23 +155,36 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < kKSteps; ++ks) {
+          // (block scales: each k-tile's wgmma start from zero, its sum is promoted below)
           fsw_mma(acc, P::a::kDescriptors[stage][w][ks] + desc_shift,
-                  P::b::kDescriptors[stage][0][ks] + desc_shift, (kt | ks) != 0);
+                  P::b::kDescriptors[stage][0][ks] + desc_shift, (FSW_BLOCK_SCALE ? ks : (kt | ks)) != 0);
         }
         wgmma_commit();
+#if FSW_BLOCK_SCALE
+        scales.load(p, tm, tn, w, thread, kt);   // in flight while the wgmma run
+        wgmma_wait<0>();   // this k-tile's partial sums are in acc, its stage may be refilled
+        if (thread == 0) release(base + K::kEmptyBarrierOffsets[stage]);
+        scales.promote(total, acc);
+#else
         wgmma_wait<1>();   // the previous k-tile's wgmma are done: its stage may be refilled
         if (prev >= 0 && thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);
         prev = stage;
+#endif
         if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
       }
       wgmma_wait<0>();
-      if (thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);
+      if (prev >= 0 && thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);
 #if FSW_DEBUG_DUMP
       first = false;
 #endif
+#if FSW_BLOCK_SCALE
+      epilogue.store(total, &tma_d, base, w, thread, leader, tm, tn, p);
+#else
       epilogue.store(acc, &tma_d, base, w, thread, leader, tm, tn, p);
+#endif
     }
     epilogue.finish(leader);
+    epilogue.ops.finish(p);   // amax: one atomic per warp
   }
   // No CTA leaves while its peer may still multicast into it or arrive on its barriers.
   if (cluster::kSize > 1) cluster_sync();
