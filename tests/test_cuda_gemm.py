@@ -256,9 +256,31 @@ def test_cluster_plan_halves_b_between_the_ctas():
         codegen.kernel_sources(dict(a_dtype="s8", b_dtype="s8"))
 
 
+#: The fused epilogue and the scales (issue 28): every switch of fastswz_fusion.h, both epilogue
+#: paths, fp8 outputs, the three scale forms, clusters and column blocks.
+FUSED = [
+    dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2,
+         activation="gelu", bias="bf16", residual="bf16", amax=True),
+    dict(bm=128, bn=128, bk=64, stages=4, activation="relu", bias="f32", out_dtype="f32"),
+    dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, activation="gelu_tanh", residual="f16",
+         a_dtype="f16", b_dtype="f16", out_dtype="f16", a_major="MN", b_major="MN"),
+    dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2,
+         a_dtype="e4m3", b_dtype="e4m3", scale="tensor", out_dtype="e4m3", amax=True, bias="bf16"),
+    dict(bm=128, bn=256, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3", scale="row",
+         activation="silu", out_dtype="e5m2"),
+    dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, a_dtype="e4m3", b_dtype="e5m2", scale="row",
+         bias="bf16", cluster_m=2),
+    dict(bm=128, bn=128, bk=128, stages=6, epilogue=True, a_dtype="e4m3", b_dtype="e4m3", scale="block"),
+    dict(bm=128, bn=128, bk=128, stages=5, a_dtype="e4m3", b_dtype="e4m3", scale="block",
+         activation="gelu", bias="bf16", residual="bf16", out_dtype="e4m3", amax=True),
+    dict(bm=64, bn=64, bk=128, stages=4, epilogue=True, a_dtype="e5m2", b_dtype="e4m3", scale="block",
+         out_dtype="f32"),
+]
+
+
 @pytest.mark.skipif(not HAVE_NVRTC, reason="the 'cuda' extra (cuda-core, NVRTC) is not installed")
 @pytest.mark.parametrize("cfg", PLANS + [dict(bm=256, bn=128, bk=64, stages=4),
-                                         dict(bm=128, bn=192, bk=64, stages=4, a_major="MN")],
+                                         dict(bm=128, bn=192, bk=64, stages=4, a_major="MN")] + FUSED,
                          ids=_ids)
 def test_nvrtc_compiles_the_kernel(cfg, tmp_path, monkeypatch):
     from fastswz.cuda.runtime import compile_cubin

@@ -31,7 +31,7 @@ __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources"
            "device_info", "device_key", "choose_plan", "CudaError", "CudaUnavailableError",
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
            "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES", "EPILOGUE_WHOLE_KTILES",
-           "default_out_dtype", "choose_block_scaled_plan"]
+           "default_out_dtype", "choose_block_scaled_plan", "default_config"]
 
 #: Changes whenever the kernel source or its generated headers change meaning (cache keys).
 KERNEL_VERSION = "sm90-ws-persistent-1"
@@ -554,13 +554,8 @@ def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream, extras=None):
         kern = plan
     else:
         if plan is None:
-            if fusion.get("scale") == "block":
-                cfg = choose_block_scaled_plan(A.dtype, B.dtype, D.dtype, fusion,
-                                               epilogue=None if _aligned(0, ldd, ed) else False)
-            else:
-                cfg = choose_plan(m, n, k, A.dtype, B.dtype, a_major, b_major, D.dtype,
-                                  epilogue=None if _aligned(0, ldd, ed) else False)
-            cfg = normalize_config(cfg, **fusion)
+            cfg = default_config(m, n, k, A.dtype, B.dtype, a_major, b_major, D.dtype, fusion,
+                                 epilogue=None if _aligned(0, ldd, ed) else False)
         else:
             cfg = normalize_config(plan, a_dtype=plan.get("a_dtype", A.dtype) if isinstance(plan, dict) else A.dtype,
                                    b_dtype=plan.get("b_dtype", B.dtype) if isinstance(plan, dict) else B.dtype,
@@ -603,6 +598,23 @@ def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream, extras=None):
         _remember(a, b, None if new_out else out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed,
                   device, out if new_out else None)
     return out
+
+
+def default_config(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", out_dtype="bf16",
+                   fusion=None, epilogue=None):
+    """The configuration :func:`gemm` runs given no plan: :func:`choose_plan`'s (or, for block
+    scales, :func:`choose_block_scaled_plan`'s) with the call's fused epilogue (``fusion``: the
+    configuration keys ``activation``, ``bias``, ``residual``, ``scale``, ``amax``).
+
+    >>> c = default_config(4096, 14336, 4096, fusion={"activation": "gelu", "bias": "bf16"})
+    >>> c["bn"], c["epilogue"], c["activation"], c["bias"]
+    (256, True, 'gelu', 'bf16')
+    """
+    fusion = dict(fusion or {})
+    if fusion.get("scale") == "block":
+        return choose_block_scaled_plan(a_dtype, b_dtype, out_dtype, fusion, epilogue=epilogue)
+    cfg = choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=epilogue)
+    return normalize_config(cfg, **fusion)
 
 
 def choose_block_scaled_plan(a_dtype="e4m3", b_dtype="e4m3", out_dtype="bf16", fusion=None, epilogue=None):

@@ -79,7 +79,7 @@ def encode_fp8(x, dtype):
     """
     name = _lookup_dtype(dtype).name
     table = _fp8_table(name)
-    finite = np.flatnonzero(np.isfinite(table))
+    finite = np.flatnonzero(np.isfinite(table) & (np.arange(256) != 0x80))   # one zero: +0
     order = finite[np.argsort(table[finite], kind="stable")]
     vals = table[order]
     raw = np.asarray(x, dtype=np.float64)
@@ -113,8 +113,8 @@ def activation(x, name):
     if name == "relu":
         return np.where(x < 0, 0.0, x)
     if name == "gelu":
-        erf = np.frompyfunc(math.erf, 1, 1)
-        return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)).astype(np.float64))
+        erfc = np.frompyfunc(math.erfc, 1, 1)   # 1 + erf(x/sqrt2) without its cancellation
+        return 0.5 * x * erfc(-x / math.sqrt(2.0)).astype(np.float64)
     if name == "gelu_tanh":
         return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
     if name == "silu":
@@ -145,7 +145,7 @@ def ulp(x, dtype):
     """One unit in the last place of ``dtype`` at |x| (its subnormal step below the normals)."""
     bits, tiny = _MANTISSA[_lookup_dtype(dtype).name]
     ax = np.abs(np.asarray(x, dtype=np.float64))
-    e = np.floor(np.log2(np.where(ax > 0, ax, 1.0)))
+    e = np.floor(np.log2(np.where(ax > 0, ax, 2.0 ** (tiny - 1))))
     return np.maximum(2.0 ** (e - bits), 2.0 ** tiny)
 
 

@@ -403,7 +403,7 @@ class GemmKernel:
                 "reps": reps}
 
 
-def check(kernel, m, n, k, *, ints=True, seed=0):
+def check(kernel, m, n, k, *, ints=True, seed=0, alpha=None, beta=None, out_scale=None):
     """Run ``kernel`` once on host-made inputs and compare D with a float64 reference.
 
     The reference is the float64 product (``block`` scales: promoted per 128 of K,
@@ -424,8 +424,10 @@ def check(kernel, m, n, k, *, ints=True, seed=0):
     [0.5, 2]; the relative Frobenius error of D against the float64 reference must be under
     1e-2 (bf16/f16 inputs), 2e-2 (fp8), 3e-3 (tf32), or (fp8 output) one ulp of the output type
     relative (2**-3 e4m3, 2**-2 e5m2) where larger. D is poisoned (all bits set: NaN) first, so
-    an unwritten element fails. Returns a dict (``ok``, ``mismatches`` or ``rel_err``, ``unwritten``,
-    ``amax`` and ``amax_ref`` where the kernel writes amax).
+    an unwritten element fails. ``alpha``, ``beta``, ``out_scale``: other values than the
+    check's own (then "exact" holds only if they keep every step exact, e.g. powers of two).
+    Returns a dict (``ok``, ``mismatches`` or ``rel_err``, ``unwritten``, ``amax`` and
+    ``amax_ref`` where the kernel writes amax).
     """
     from .reference_gemm import decode, reference_block_scaled, reference_epilogue, ulp
 
@@ -437,7 +439,7 @@ def check(kernel, m, n, k, *, ints=True, seed=0):
     host = [logical for logical, _, _ in ops]
     ptrs = [_to_device(stored) for _, stored, _ in ops]
     (_, _, lda), (_, _, ldb) = ops
-    fused = _host_fusion(c, m, n, k, rng, ints)
+    fused = _host_fusion(c, m, n, k, rng, ints, alpha=alpha, beta=beta, out_scale=out_scale)
     extras = {}
     eo = _lookup_dtype(c["out_dtype"]).bits // 8
     ldd = -(-n * eo // 16) * 16 // eo
@@ -508,16 +510,16 @@ def check(kernel, m, n, k, *, ints=True, seed=0):
     return res
 
 
-def _host_fusion(c, m, n, k, rng, ints):
+def _host_fusion(c, m, n, k, rng, ints, alpha=None, beta=None, out_scale=None):
     """The epilogue inputs of a check: ``{"host": float64 values, "device": {field: stored array},
     "params": {field: scalar}}`` for the configuration's bias, residual, scales, out_scale and
     amax (see :func:`check` for the values)."""
     pow2 = lambda *shape: 2.0 ** rng.integers(-2, 3, shape)   # noqa: E731
     uni = lambda *shape: rng.uniform(0.5, 2.0, shape)         # noqa: E731
-    h = {"alpha": 2.0 if ints else 0.75, "beta": 0.0, "s": 1.0}
+    h = {"alpha": (2.0 if ints else 0.75) if alpha is None else float(alpha), "beta": 0.0, "s": 1.0}
     dev, params = {}, {"alpha": h["alpha"]}
     if c["residual"]:
-        h["beta"] = 0.5 if ints else 1.25
+        h["beta"] = (0.5 if ints else 1.25) if beta is None else float(beta)
         x = rng.integers(-4, 5, (m, n)).astype(np.float32) if ints else rng.standard_normal((m, n), dtype=np.float32)
         bits = _bits_of(x, c["residual"])
         ldc = _pitch(n, c["residual"])
@@ -548,7 +550,7 @@ def _host_fusion(c, m, n, k, rng, ints):
         dev["scale_b"] = sb
         h["scale_a"], h["scale_b"] = sa.astype(np.float64), sb.astype(np.float64)
     if c["out_dtype"] in ("e4m3", "e5m2"):
-        h["out_scale"] = 0.5 if ints else 0.25
+        h["out_scale"] = (0.5 if ints else 0.25) if out_scale is None else float(out_scale)
         dev["out_scale"] = np.array([h["out_scale"]], dtype=np.float32)
     if c["amax"]:
         dev["amax"] = np.zeros(1, dtype=np.float32)
