@@ -268,7 +268,7 @@ FUSED = [
          a_dtype="e4m3", b_dtype="e4m3", scale="tensor", out_dtype="e4m3", amax=True, bias="bf16"),
     dict(bm=128, bn=256, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3", scale="row",
          activation="silu", out_dtype="e5m2"),
-    dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, a_dtype="e4m3", b_dtype="e5m2", scale="row",
+    dict(bm=128, bn=256, bk=128, stages=3, epilogue=True, a_dtype="e4m3", b_dtype="e5m2", scale="row",
          bias="bf16", cluster_m=2),
     dict(bm=128, bn=128, bk=128, stages=6, epilogue=True, a_dtype="e4m3", b_dtype="e4m3", scale="block"),
     dict(bm=128, bn=128, bk=128, stages=5, a_dtype="e4m3", b_dtype="e4m3", scale="block",
