@@ -37,9 +37,22 @@ __device__ __forceinline__ float fsw_act(float x) {
 #endif
 }
 
+// Two adjacent elements (n even) of bias / C at once where the pointer allows.
+template <int Kind> __device__ __forceinline__ void fsw_load_pair(const float* p, float& a, float& b) {
+  const float2 v = __ldg(reinterpret_cast<const float2*>(p));
+  a = v.x;
+  b = v.y;
+}
+template <int Kind> __device__ __forceinline__ void fsw_load_pair(const unsigned short* p, float& a, float& b) {
+  const unsigned int v = __ldg(reinterpret_cast<const unsigned int*>(p));
+  a = fsw_to_f32<Kind>((unsigned short)(v & 0xffffu));
+  b = fsw_to_f32<Kind>((unsigned short)(v >> 16));
+}
+
 struct EpilogueOps {
   float alpha, beta, scale, out_scale;   // scale: the per-tensor scales' product (else 1)
   unsigned int amax;                     // this thread's max |D| so far, as f32 bits
+  bool pair_bias, pair_c, pair_sb;       // the pairs' loads may be one load (aligned)
 
   __device__ __forceinline__ void init(const FswParams& p) {
     alpha = p.alpha;
@@ -47,6 +60,9 @@ struct EpilogueOps {
     scale = 1.f;
     out_scale = 1.f;
     amax = 0u;
+    pair_bias = ((unsigned long long)p.bias % (2 * sizeof(FSW_BIAS_T))) == 0;
+    pair_c = ((unsigned long long)p.c % (2 * sizeof(FSW_C_T))) == 0 && (p.ldc & 1) == 0;
+    pair_sb = ((unsigned long long)p.scale_b % 8) == 0 && p.sb_sn == 1;
 #if FSW_SCALE == 1
     scale = __ldg(p.scale_a) * __ldg(p.scale_b);
 #endif
@@ -66,21 +82,39 @@ struct EpilogueOps {
       s0 *= sa;
       s1 *= sa;
     }
-    if (in0) s0 *= __ldg(p.scale_b + n * p.sb_sn);
-    if (in1) s1 *= __ldg(p.scale_b + (n + 1) * p.sb_sn);
+    if (in1 && pair_sb) {
+      const float2 sb = __ldg(reinterpret_cast<const float2*>(p.scale_b + n));
+      s0 *= sb.x;
+      s1 *= sb.y;
+    } else {
+      if (in0) s0 *= __ldg(p.scale_b + n * p.sb_sn);
+      if (in1) s1 *= __ldg(p.scale_b + (n + 1) * p.sb_sn);
+    }
 #endif
     float v0 = x0 * s0, v1 = x1 * s1;
 #if FSW_RESIDUAL
     if (beta != 0.f) {
       const FSW_C_T* c = static_cast<const FSW_C_T*>(p.c) + (long long)m * p.ldc + n;
-      if (in0) v0 += beta * fsw_to_f32<FSW_RESIDUAL_KIND>(c[0]);
-      if (in1) v1 += beta * fsw_to_f32<FSW_RESIDUAL_KIND>(c[1]);
+      float c0 = 0.f, c1 = 0.f;
+      if (in1 && pair_c) fsw_load_pair<FSW_RESIDUAL_KIND>(c, c0, c1);
+      else {
+        if (in0) c0 = fsw_to_f32<FSW_RESIDUAL_KIND>(c[0]);
+        if (in1) c1 = fsw_to_f32<FSW_RESIDUAL_KIND>(c[1]);
+      }
+      if (in0) v0 += beta * c0;
+      if (in1) v1 += beta * c1;
     }
 #endif
 #if FSW_BIAS
     const FSW_BIAS_T* bias = static_cast<const FSW_BIAS_T*>(p.bias) + n;
-    if (in0) v0 += fsw_to_f32<FSW_BIAS_KIND>(bias[0]);
-    if (in1) v1 += fsw_to_f32<FSW_BIAS_KIND>(bias[1]);
+    float b0 = 0.f, b1 = 0.f;
+    if (in1 && pair_bias) fsw_load_pair<FSW_BIAS_KIND>(bias, b0, b1);
+    else {
+      if (in0) b0 = fsw_to_f32<FSW_BIAS_KIND>(__ldg(bias));
+      if (in1) b1 = fsw_to_f32<FSW_BIAS_KIND>(__ldg(bias + 1));
+    }
+    v0 += b0;
+    v1 += b1;
 #endif
     v0 = fsw_act(v0);
     v1 = fsw_act(v1);
