@@ -18,6 +18,7 @@ struct Epilogue {
                                         uint32_t base, int w, int thread, bool leader, int tm, int tn,
                                         const FswParams& p) {
     const int n0 = tn * P::kBN;
+    ops.tile(tm, w, thread, p);
 #if FSW_EPILOGUE_TILE
     // Registers -> the plan's epilogue tile (swizzled, row-major D) -> TMA store per box, one
     // column block of kCols at a time: registers [j R, j R + R) hold block j (the plan's
@@ -36,7 +37,7 @@ struct Epilogue {
         const uint32_t m = 64 * w + P::accumulator::row(thread, r);
         const uint32_t n = P::accumulator::col(thread, r) - j * P::epilogue::kCols;
         float x0 = acc[r], x1 = acc[r + 1];
-        ops.apply(x0, x1, tm * P::kBM + m, n0 + P::accumulator::col(thread, r), p);
+        ops.apply(x0, x1, r, tm * P::kBM + m, n0 + P::accumulator::col(thread, r), p);
         fsw_store_shared_pair(epi + P::epilogue::offset(m, n), x0, x1);
       }
       fence_async_shared();
@@ -60,7 +61,7 @@ struct Epilogue {
       const int m = m0 + P::accumulator::row(thread, r);
       const int n = n0 + P::accumulator::col(thread, r);
       float x0 = acc[r], x1 = acc[r + 1];
-      ops.apply(x0, x1, m, n, p);
+      ops.apply(x0, x1, r, m, n, p);
       if (m < p.m) {
         FSW_OUT_T* q = d + (long long)m * p.ldd + n;
         if (pairs && n + 1 < p.n) fsw_store_global_pair(q, x0, x1);

@@ -37,14 +37,16 @@ __device__ __forceinline__ float fsw_act(float x) {
 #endif
 }
 
-// Two adjacent elements (n even) of bias / C at once where the pointer allows.
-template <int Kind> __device__ __forceinline__ void fsw_load_pair(const float* p, float& a, float& b) {
-  const float2 v = __ldg(reinterpret_cast<const float2*>(p));
+// Two adjacent elements (n even) of bias / C at once where the pointer allows. C may be D
+// itself (an in-place residual), so its loads are coherent ones (NC false), not ld.global.nc.
+template <int Kind, bool NC = true> __device__ __forceinline__ void fsw_load_pair(const float* p, float& a, float& b) {
+  const float2 v = NC ? __ldg(reinterpret_cast<const float2*>(p)) : *reinterpret_cast<const float2*>(p);
   a = v.x;
   b = v.y;
 }
-template <int Kind> __device__ __forceinline__ void fsw_load_pair(const unsigned short* p, float& a, float& b) {
-  const unsigned int v = __ldg(reinterpret_cast<const unsigned int*>(p));
+template <int Kind, bool NC = true>
+__device__ __forceinline__ void fsw_load_pair(const unsigned short* p, float& a, float& b) {
+  const unsigned int v = NC ? __ldg(reinterpret_cast<const unsigned int*>(p)) : *reinterpret_cast<const unsigned int*>(p);
   a = fsw_to_f32<Kind>((unsigned short)(v & 0xffffu));
   b = fsw_to_f32<Kind>((unsigned short)(v >> 16));
 }
@@ -53,6 +55,9 @@ struct EpilogueOps {
   float alpha, beta, scale, out_scale;   // scale: the per-tensor scales' product (else 1)
   unsigned int amax;                     // this thread's max |D| so far, as f32 bits
   bool pair_bias, pair_c, pair_sb;       // the pairs' loads may be one load (aligned)
+#if FSW_SCALE == 2
+  float row_scale[F::kRowSlots];         // rowwise: scale_a of each row this thread holds, this tile
+#endif
 
   __device__ __forceinline__ void init(const FswParams& p) {
     alpha = p.alpha;
@@ -71,17 +76,27 @@ struct EpilogueOps {
 #endif
   }
 
-  // Row m, columns n and n + 1 of D: the accumulators x0, x1 become the values to store.
-  __device__ __forceinline__ void apply(float& x0, float& x1, int m, int n, const FswParams& p) {
+  // Before a tile's registers are stored: the per-row operands of the rows this thread holds
+  // (the plan's accumulator rows, through fastswz_fusion::kSlotRegister).
+  __device__ __forceinline__ void tile(int tm, int w, int thread, const FswParams& p) {
+#if FSW_SCALE == 2
+#pragma unroll
+    for (int s = 0; s < F::kRowSlots; ++s) {
+      const int m = tm * P::kBM + 64 * w + P::accumulator::row(thread, F::kSlotRegister[s]);
+      row_scale[s] = m < p.m ? __ldg(p.scale_a + m * p.sa_sm) : 0.f;
+    }
+#endif
+  }
+
+  // Register pair (r, r + 1) = row m, columns n and n + 1 of D: x0, x1 (the accumulators)
+  // become the values to store.
+  __device__ __forceinline__ void apply(float& x0, float& x1, int r, int m, int n, const FswParams& p) {
 #if FSW_FUSED
     const bool in_m = m < p.m, in0 = in_m && n < p.n, in1 = in_m && n + 1 < p.n;
     float s0 = alpha * scale, s1 = s0;
 #if FSW_SCALE == 2
-    if (in_m) {
-      const float sa = __ldg(p.scale_a + m * p.sa_sm);
-      s0 *= sa;
-      s1 *= sa;
-    }
+    s0 *= row_scale[F::kRowSlot[r]];
+    s1 = s0;
     if (in1 && pair_sb) {
       const float2 sb = __ldg(reinterpret_cast<const float2*>(p.scale_b + n));
       s0 *= sb.x;
@@ -96,7 +111,7 @@ struct EpilogueOps {
     if (beta != 0.f) {
       const FSW_C_T* c = static_cast<const FSW_C_T*>(p.c) + (long long)m * p.ldc + n;
       float c0 = 0.f, c1 = 0.f;
-      if (in1 && pair_c) fsw_load_pair<FSW_RESIDUAL_KIND>(c, c0, c1);
+      if (in1 && pair_c) fsw_load_pair<FSW_RESIDUAL_KIND, false>(c, c0, c1);
       else {
         if (in0) c0 = fsw_to_f32<FSW_RESIDUAL_KIND>(c[0]);
         if (in1) c1 = fsw_to_f32<FSW_RESIDUAL_KIND>(c[1]);
