@@ -302,3 +302,171 @@ def test_gemm_epilogue_arguments(fake):
     # out=c exactly (an in-place residual) is allowed
     fusion, _ = fake(c=_Cai((m, n), "<f2", 3 << 30))
     assert fusion == {"residual": "f16"}
+
+
+# -- the kernel's epilogue math, run on the host ---------------------------------------------------
+_SHIM = r"""
+#include <math.h>
+#include <string.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <algorithm>
+#define __device__
+#define __forceinline__ inline
+#define FSW_HOST_EMULATION 1
+struct float2 { float x, y; };
+template <class T> inline T __ldg(const T* p) { return *p; }
+inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
+inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
+inline float fsw_f16_to_f32(unsigned short h) { _Float16 x; memcpy(&x, &h, 2); return (float)x; }
+using std::max;
+struct Dim3 { unsigned x; };
+static Dim3 threadIdx;
+inline unsigned __reduce_max_sync(unsigned, unsigned v) { return v; }
+inline unsigned atomicMax(unsigned* p, unsigned v) { unsigned o = *p; if (v > o) *p = v; return o; }
+"""
+
+
+def _c_array(ctype, name, values):
+    if ctype == "float":
+        body = ", ".join(float(np.float32(v)).hex() if np.isfinite(v) else
+                         ("NAN" if np.isnan(v) else ("INFINITY" if v > 0 else "-INFINITY")) for v in values)
+    else:
+        body = ", ".join(str(int(v)) for v in values)
+    return f"static {ctype} {name}[{max(1, len(values))}] = {{{body or '0'}}};\n"
+
+
+def _emulate(tmp_path, cfg, acc, *, bias=None, c=None, ldc=0, sa=None, sb=None, alpha=1.0, beta=0.0,
+             out_scale=1.0, offsets=(0, 0)):
+    """Run sm90/epilogue_ops.cuh on the host over every register pair of the register-store
+    epilogue (the plan's accumulator map), as the kernel does; returns (values stored before the
+    output cast, amax)."""
+    from importlib import resources
+
+    c_cfg = codegen.normalize_config(cfg)
+    row = codegen.kernel_row(c_cfg)
+    m, n = acc.shape
+    (tmp_path / "fastswz_plan.h").write_text(fastswz.emit_header(row, name="fastswz_plan"))
+    (tmp_path / "fastswz_fusion.h").write_text(codegen.fusion_header(c_cfg))
+    ops = resources.files("fastswz").joinpath("kernels", "sm90", "epilogue_ops.cuh").read_text()
+    (tmp_path / "epilogue_ops.cuh").write_text(ops)
+    bias_bits = {"bf16": "unsigned short", "f16": "unsigned short", "f32": "float", None: "unsigned short"}
+    src = [_SHIM, '#include "fastswz_plan.h"\nnamespace P = fastswz_plan;\n', codegen._params_c(), "\n",
+           '#include "epilogue_ops.cuh"\n',
+           _c_array("float", "ACC", acc.ravel()),
+           _c_array(bias_bits[c_cfg["bias"]], "BIAS", [] if bias is None else bias),
+           _c_array(bias_bits[c_cfg["residual"]], "C", [] if c is None else np.asarray(c).ravel()),
+           _c_array("float", "SA", [] if sa is None else np.ravel(sa)),
+           _c_array("float", "SB", [] if sb is None else np.ravel(sb)),
+           _c_array("float", "OUT", [0.0] * (m * n))]
+    bm, bn = c_cfg["bm"], c_cfg["bn"]
+    src.append(f"""
+int main() {{
+  FswParams p;
+  memset(&p, 0, sizeof p);
+  p.m = {m}; p.n = {n}; p.k = 1; p.alpha = {float(alpha).hex()}; p.beta = {float(beta).hex()};
+  p.bias = BIAS + {offsets[0]}; p.c = C; p.ldc = {ldc}; p.scale_a = SA; p.scale_b = SB + {offsets[1]};
+  p.sa_sm = 1; p.sb_sn = 1;
+  static float os = {float(out_scale).hex()};
+  p.out_scale = &os;
+  static unsigned amax = 0;
+  p.amax = &amax;
+  for (int tm = 0; tm * {bm} < {m}; ++tm)
+    for (int tn = 0; tn * {bn} < {n}; ++tn)
+      for (int w = 0; w < {bm // 64}; ++w)
+        for (int t = 0; t < 128; ++t) {{
+          EpilogueOps ops;
+          ops.init(p);
+          ops.tile(tm, w, t, p);
+          for (int r = 0; r < P::accumulator::kRegisters; r += 2) {{
+            const int mm = tm * {bm} + 64 * w + P::accumulator::row(t, r);
+            const int nn = tn * {bn} + P::accumulator::col(t, r);
+            float x0 = mm < {m} && nn < {n} ? ACC[mm * {n} + nn] : 0.f;
+            float x1 = mm < {m} && nn + 1 < {n} ? ACC[mm * {n} + nn + 1] : 0.f;
+            ops.apply(x0, x1, r, mm, nn, p);
+            if (mm < {m} && nn < {n}) OUT[mm * {n} + nn] = x0;
+            if (mm < {m} && nn + 1 < {n}) OUT[mm * {n} + nn + 1] = x1;
+          }}
+          threadIdx.x = 0;   // every emulated thread posts its own max
+          ops.finish(p);
+        }}
+  for (int i = 0; i < {m * n}; ++i) printf("%a\\n", OUT[i]);
+  printf("%a\\n", __uint_as_float(amax));
+}}
+""")
+    (tmp_path / "emu.cpp").write_text("".join(src))
+    subprocess.run([CXX, "-std=c++17", "-O1", "-I", str(tmp_path), str(tmp_path / "emu.cpp"), "-o",
+                    str(tmp_path / "emu")], check=True, capture_output=True, text=True)
+    out = subprocess.run([str(tmp_path / "emu")], check=True, capture_output=True, text=True).stdout.split()
+    vals = np.array([float.fromhex(x) if "nan" not in x else np.nan for x in out])
+    return vals[:-1].reshape(m, n), vals[-1]
+
+
+@pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
+@pytest.mark.parametrize("case", [
+    dict(cfg=dict(bm=128, bn=64, scale="row", bias="bf16", residual="f16", activation="gelu", amax=True,
+                  out_dtype="e4m3"), ldc=100, offsets=(0, 0)),
+    dict(cfg=dict(bm=128, bn=64, scale="row", bias="f32", residual="bf16", activation="relu", amax=True),
+         ldc=101, offsets=(1, 1)),   # odd pitch and misaligned bias / scale_b: one element at a time
+    dict(cfg=dict(bm=64, bn=32, scale="tensor", residual="f32", activation="silu", amax=True, out_dtype="f32"),
+         ldc=104, offsets=(0, 0)),
+    dict(cfg=dict(bm=128, bn=64, activation="gelu_tanh", bias="f16", out_dtype="e5m2"), ldc=0, offsets=(0, 0)),
+    dict(cfg=dict(bm=128, bn=64, residual="bf16", activation="identity", amax=True), ldc=100, offsets=(0, 0),
+         beta=0.0),   # beta 0 skips C (its NaN does not reach D)
+    dict(cfg=dict(bm=128, bn=64, residual="bf16", activation="relu", amax=True), ldc=100, offsets=(0, 0),
+         nan=True),   # NaN in C reaches D and amax
+], ids=["row-gelu-e4m3", "row-relu-unaligned", "tensor-silu-f32", "gelu_tanh-e5m2", "beta0", "nan"])
+def test_epilogue_ops_on_the_host(tmp_path, case):
+    """The kernel's per-pair epilogue (sm90/epilogue_ops.cuh), compiled for the host with the
+    plan's and the fusion's generated headers, over every register of a 150 x 100 problem (edges
+    past M and N included) against the float64 reference."""
+    from fastswz.cuda.runtime import _bits_of
+
+    cfg = case["cfg"]
+    c_cfg = codegen.normalize_config(cfg)
+    m, n = 150, 100
+    rng = np.random.default_rng(7)
+    acc = rng.integers(-300, 300, (m, n)).astype(np.float64)
+    alpha, beta, out_scale = 0.5, case.get("beta", 2.0), 0.25
+    kw = {}
+    bias = c = sa = sb = None
+    offsets = case["offsets"]
+    if c_cfg["bias"]:
+        x = rng.integers(-8, 9, n + offsets[0]).astype(np.float32)
+        bits = _bits_of(x, c_cfg["bias"])
+        bias = bits.view(np.float32) if c_cfg["bias"] == "f32" else bits
+        kw["bias"] = decode(bits, c_cfg["bias"])[offsets[0]:]
+    if c_cfg["residual"]:
+        ldc = case["ldc"]
+        x = rng.integers(-4, 5, (m, ldc)).astype(np.float32)
+        if case.get("nan") or case.get("beta") == 0.0:
+            x[3, 5] = np.nan
+        bits = _bits_of(x, c_cfg["residual"])
+        c = bits.view(np.float32) if c_cfg["residual"] == "f32" else bits
+        kw["c"] = decode(bits, c_cfg["residual"])[:, :n]
+    if c_cfg["scale"] == "row":
+        sa = 2.0 ** rng.integers(-2, 3, m)
+        sb = 2.0 ** rng.integers(-2, 3, n + offsets[1])
+        kw.update(scale_a=sa, scale_b=sb[offsets[1]:])
+    elif c_cfg["scale"] == "tensor":
+        sa, sb = np.array([0.5]), np.array([4.0])
+        kw.update(scale_a=sa, scale_b=sb)
+    got, amax = _emulate(tmp_path, cfg, acc, bias=bias, c=c, ldc=case["ldc"], sa=sa, sb=sb, alpha=alpha,
+                         beta=beta, out_scale=out_scale, offsets=offsets)
+    D, _, amax_ref = reference_epilogue(acc, alpha=alpha, beta=beta, activation_name=c_cfg["activation"],
+                                        scale=c_cfg["scale"], out_dtype=c_cfg["out_dtype"],
+                                        out_scale=out_scale, **kw)
+    want = D * out_scale if c_cfg["out_dtype"] in ("e4m3", "e5m2") else D
+    both_nan = np.isnan(got) & np.isnan(want)
+    if c_cfg["activation"] in ("identity", "relu"):
+        assert np.all((got == want) | both_nan)
+        assert amax == amax_ref or (math.isnan(amax) and math.isnan(amax_ref))
+    else:
+        tol = 2.0 ** -20 * (np.abs(acc) * 4 + 16 + np.abs(want))
+        assert np.all((np.abs(got - want) <= tol) | both_nan)
+        if c_cfg["amax"]:
+            assert abs(amax - amax_ref) <= 2.0 ** -20 * (np.abs(acc).max() * 4 + 16)
+    if case.get("nan"):
+        assert np.isnan(got[3, 5]) and math.isnan(amax)
+    if case.get("beta") == 0.0:
+        assert not np.isnan(got).any()

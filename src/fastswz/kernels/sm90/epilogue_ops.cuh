@@ -15,11 +15,15 @@ namespace F = fastswz_fusion;
 
 // bf16 / f16 bits or f32 -> f32 (FSW_*_KIND: 0 bf16, 1 f16, 2 f32)
 template <int Kind> __device__ __forceinline__ float fsw_to_f32(float x) { return x; }
-template <int Kind> __device__ __forceinline__ float fsw_to_f32(unsigned short h) {
-  if (Kind == 0) return __uint_as_float((uint32_t)h << 16);
+#ifndef FSW_HOST_EMULATION   // tests/test_epilogue_fusion.py runs this file on the host
+__device__ __forceinline__ float fsw_f16_to_f32(unsigned short h) {
   float f;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
   return f;
+}
+#endif
+template <int Kind> __device__ __forceinline__ float fsw_to_f32(unsigned short h) {
+  return Kind == 0 ? __uint_as_float((uint32_t)h << 16) : fsw_f16_to_f32(h);
 }
 
 // The activation, as torch evaluates it in f32 (torch.relu keeps NaN: no fmaxf here).
