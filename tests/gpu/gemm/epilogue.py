@@ -89,7 +89,8 @@ def parity_configs():
     out.append(default_config(m, n, k, "bf16", "bf16", out_dtype="bf16",
                               fusion={"activation": "gelu", "bias": "bf16", "residual": "bf16"}))
     out.append(default_config(m, n, k, "bf16", "bf16", out_dtype="bf16", fusion={"residual": "bf16"}))
-    out.append(default_config(m, n, k, "e4m3", "e4m3", out_dtype="e4m3",
+    # (an e4m3 D of 1000 columns has a 1000-byte pitch: no TMA store, so gemm asks for register stores)
+    out.append(default_config(m, n, k, "e4m3", "e4m3", out_dtype="e4m3", epilogue=False,
                               fusion={"scale": "tensor", "bias": "bf16", "activation": "silu", "amax": True}))
     out.append(default_config(m, n, k, "e4m3", "e4m3", out_dtype="bf16", fusion={"scale": "block"}))
     out.append(default_config(m, n, k, "bf16", "bf16", out_dtype="bf16"))
