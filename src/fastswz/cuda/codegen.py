@@ -393,8 +393,8 @@ def fusion_row(config) -> dict:
     ``math``: what the epilogue computes per element, in f32, in this order. ``scale_a`` /
     ``scale_b``: each scale operand's granularity (elements of A or B one scale covers) and how
     the kernel loads it (plain global loads by the consumer threads: once per kernel for
-    ``tensor``, per output element pair in the epilogue for ``row``, per k-tile before the
-    k-tile's wgmma are waited for with ``block``). ``promote_k``: K elements between two f32
+    ``tensor``; in the epilogue, A's once per tile and row, B's per output element pair, for
+    ``row``; per k-tile, one k-tile ahead, for ``block``). ``promote_k``: K elements between two f32
     promotions of the tensor-core partial sums (``block``: one k-tile of 128). ``row_slots``:
     which of a thread's distinct accumulator rows each register holds (read off the wgmma D
     fragment, the same on every thread), so a per-row scale is loaded once per row.
@@ -421,7 +421,7 @@ def fusion_row(config) -> dict:
     f["math"] = math
     loads = {"none": None, "tensor": ("ld.global, once per kernel", [None, None]),
              "row": ("ld.global in the epilogue", [[1, None], [None, 1]]),
-             "block": ("ld.global per k-tile, before the wgmma wait", [[1, BLOCK_SCALE_K],
+             "block": ("ld.global one k-tile ahead", [[1, BLOCK_SCALE_K],
                                                                      [BLOCK_SCALE_K, BLOCK_SCALE_K]])}[c["scale"]]
     if loads:
         f["scale_a"] = {"load": loads[0], "granularity": loads[1][0], "dtype": "f32"}

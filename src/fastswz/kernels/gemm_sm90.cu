@@ -132,6 +132,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #if FSW_BLOCK_SCALE
 #pragma unroll
       for (int r = 0; r < P::accumulator::kRegisters; ++r) total[r] = 0.f;
+      scales.load(p, tm, tn, w, thread, 0);
 #endif
       for (int kt = 0; kt < k_tiles; ++kt) {
         mbar_wait(base + K::kFullBarrierOffsets[stage], phase);
@@ -161,7 +162,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         }
         wgmma_commit();
 #if FSW_BLOCK_SCALE
-        scales.load(p, tm, tn, w, thread, kt);   // in flight while the wgmma run
+        scales.advance(p, tm, tn, w, thread, kt, k_tiles);   // kt's scales; kt + 1's in flight
         wgmma_wait<0>();   // this k-tile's partial sums are in acc, its stage may be refilled
         if (thread == 0) release(base + K::kEmptyBarrierOffsets[stage]);
         scales.promote(total, acc);
