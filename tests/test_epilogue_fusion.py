@@ -470,3 +470,69 @@ def test_epilogue_ops_on_the_host(tmp_path, case):
         assert np.isnan(got[3, 5]) and math.isnan(amax)
     if case.get("beta") == 0.0:
         assert not np.isnan(got).any()
+
+
+@pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
+@pytest.mark.parametrize("bm,bn", [(128, 128), (64, 64)])
+def test_block_promotion_on_the_host(tmp_path, bm, bn):
+    """The kernel's block-scale promotion (sm90/block_scale.cuh: the scales one k-tile ahead,
+    total += part * sa * sb), compiled for the host, over every register of a problem with a
+    partial last K block and ragged M and N, against reference_block_scaled; A's scales
+    column-major (DeepGEMM's), B's row-major."""
+    from importlib import resources
+
+    cfg = codegen.normalize_config(bm=bm, bn=bn, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3", scale="block")
+    row = codegen.kernel_row(cfg)
+    m, n, k = 150, 300, 520
+    kb, nb = -(-k // 128), -(-n // 128)
+    rng = np.random.default_rng(11)
+    a, b = rng.integers(-2, 3, (m, k)), rng.integers(-2, 3, (k, n))
+    sa, sb = 2.0 ** rng.integers(-2, 3, (m, kb)), 2.0 ** rng.integers(-2, 3, (nb, kb))
+    parts = np.stack([a[:, 128 * j:128 * (j + 1)] @ b[128 * j:128 * (j + 1)] for j in range(kb)])
+    (tmp_path / "fastswz_plan.h").write_text(fastswz.emit_header(row, name="fastswz_plan"))
+    (tmp_path / "fastswz_fusion.h").write_text(codegen.fusion_header(cfg))
+    for f in ("epilogue_ops.cuh", "block_scale.cuh"):
+        (tmp_path / f).write_text(resources.files("fastswz").joinpath("kernels", "sm90", f).read_text())
+    src = [_SHIM, '#include "fastswz_plan.h"\nnamespace P = fastswz_plan;\n', codegen._params_c(), "\n",
+           '#include "epilogue_ops.cuh"\n#include "block_scale.cuh"\n',
+           _c_array("float", "PART", parts.ravel()), _c_array("float", "SA", sa.T.ravel()),
+           _c_array("float", "SB", sb.ravel()), _c_array("float", "OUT", [0.0] * (m * n)),
+           f"""
+int main() {{
+  FswParams p;
+  memset(&p, 0, sizeof p);
+  p.m = {m}; p.n = {n}; p.k = {k}; p.scale_a = SA; p.scale_b = SB;
+  p.sa_sm = 1; p.sa_sk = {m}; p.sb_sn = {kb}; p.sb_sk = 1;
+  const int k_tiles = {kb};
+  for (int tm = 0; tm * {bm} < {m}; ++tm)
+    for (int tn = 0; tn * {bn} < {n}; ++tn)
+      for (int w = 0; w < {bm // 64}; ++w)
+        for (int t = 0; t < 128; ++t) {{
+          float total[P::accumulator::kRegisters], part[P::accumulator::kRegisters];
+          for (int r = 0; r < P::accumulator::kRegisters; ++r) total[r] = 0.f;
+          BlockScales scales;
+          scales.load(p, tm, tn, w, t, 0);
+          for (int kt = 0; kt < k_tiles; ++kt) {{
+            for (int r = 0; r < P::accumulator::kRegisters; ++r) {{
+              const int mm = tm * {bm} + 64 * w + P::accumulator::row(t, r);
+              const int nn = tn * {bn} + P::accumulator::col(t, r);
+              part[r] = mm < {m} && nn < {n} ? PART[(kt * {m} + mm) * {n} + nn] : 0.f;
+            }}
+            scales.advance(p, tm, tn, w, t, kt, k_tiles);
+            scales.promote(total, part);
+          }}
+          for (int r = 0; r < P::accumulator::kRegisters; ++r) {{
+            const int mm = tm * {bm} + 64 * w + P::accumulator::row(t, r);
+            const int nn = tn * {bn} + P::accumulator::col(t, r);
+            if (mm < {m} && nn < {n}) OUT[mm * {n} + nn] = total[r];
+          }}
+        }}
+  for (int i = 0; i < {m * n}; ++i) printf("%a\\n", OUT[i]);
+}}
+"""]
+    (tmp_path / "blk.cpp").write_text("".join(src))
+    subprocess.run([CXX, "-std=c++17", "-O1", "-I", str(tmp_path), str(tmp_path / "blk.cpp"), "-o",
+                    str(tmp_path / "blk")], check=True, capture_output=True, text=True)
+    out = subprocess.run([str(tmp_path / "blk")], check=True, capture_output=True, text=True).stdout.split()
+    got = np.array([float.fromhex(x) for x in out]).reshape(m, n)
+    np.testing.assert_array_equal(got, reference_block_scaled(a, b, sa, sb))
