@@ -270,7 +270,7 @@ def fake(monkeypatch):
 def test_gemm_epilogue_arguments(fake):
     from fastswz.cuda.errors import GemmArgumentError
 
-    m, n, k = fake.m, fake.n, fake.k
+    m, n = fake.m, fake.n
     fusion, fields = fake(bias=_Cai((n,), "<f2", 5 << 30), c=_Cai((m, n), "<f4", 6 << 30), activation="silu",
                           alpha=0.5)
     assert fusion == {"activation": "silu", "bias": "f16", "residual": "f32"}

@@ -216,6 +216,39 @@ def _time_torch(torch, fn, reps, flush):
     return ts[len(ts) // 2]
 
 
+def _torch_times(torch, m, n, k, reps, flush):
+    """Milliseconds of torch's e4m3 GEMM (per tensor, rowwise) and of the unfused sequence the
+    fused epilogue replaces (_scaled_mm to bf16, then bias, GELU, amax, the saturated fp8 cast)."""
+    e4 = torch.float8_e4m3fn
+    a = torch.randn(m, k, device="cuda").to(e4)
+    b = torch.randn(n, k, device="cuda").to(e4).t()
+    one = torch.tensor(1.0, device="cuda")
+    bias = torch.randn(n, device="cuda").to(torch.bfloat16)
+    amax = torch.zeros((), device="cuda")
+    osc = torch.tensor(0.5, device="cuda")
+    sa = torch.rand(m, 1, device="cuda") + 0.5
+    sb = torch.rand(1, n, device="cuda") + 0.5
+
+    def plain():
+        return torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+
+    def seq():
+        y = torch.nn.functional.gelu(plain().float() + bias.float())
+        torch.maximum(amax, y.abs().amax(), out=amax)
+        return (y * osc).clamp(-448, 448).to(e4)
+
+    def rowwise():
+        return torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
+
+    t = {"torch _scaled_mm e4m3->bf16": _time_torch(torch, plain, reps, flush),
+         "torch _scaled_mm + bias, gelu, amax, fp8 cast": _time_torch(torch, seq, reps, flush)}
+    try:
+        t["torch _scaled_mm rowwise e4m3->bf16"] = _time_torch(torch, rowwise, reps, flush)
+    except RuntimeError as e:
+        print("torch rowwise _scaled_mm refused:", str(e)[:200])
+    return t
+
+
 def bench(args):
     import torch
 
@@ -234,37 +267,13 @@ def bench(args):
         print(f"{name:28s} {m}x{n}x{k}: {r['tflops']:7.1f} TFLOP/s (median {r['median_ms']:.4f} ms, spread "
               f"{100 * r['spread']:.1f}%)", flush=True)
     # torch beside them
-    e4 = torch.float8_e4m3fn
     for (m, n, k) in BENCH_SHAPES:
-        a = torch.randn(m, k, device="cuda").to(e4)
-        b = torch.randn(n, k, device="cuda").to(e4).t()
-        one = torch.tensor(1.0, device="cuda")
-        bias = torch.randn(n, device="cuda").to(torch.bfloat16)
-        amax = torch.zeros((), device="cuda")
-        osc = torch.tensor(0.5, device="cuda")
-
-        def seq():
-            y = torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
-            y = torch.nn.functional.gelu(y.float() + bias.float())
-            torch.maximum(amax, y.abs().amax(), out=amax)
-            return (y * osc).clamp(-448, 448).to(e4)
-
-        sa = torch.rand(m, 1, device="cuda") + 0.5
-        sb = torch.rand(1, n, device="cuda") + 0.5
-        t = {"torch _scaled_mm e4m3->bf16": _time_torch(torch, lambda: torch._scaled_mm(
-                 a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16), args.reps, flush),
-             "torch _scaled_mm + bias, gelu, amax, fp8 cast": _time_torch(torch, seq, args.reps, flush)}
-        try:
-            t["torch _scaled_mm rowwise e4m3->bf16"] = _time_torch(torch, lambda: torch._scaled_mm(
-                a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16), args.reps, flush)
-        except RuntimeError as e:
-            print("torch rowwise _scaled_mm refused:", str(e)[:200])
+        t = _torch_times(torch, m, n, k, args.reps, flush)
         for name, ms in t.items():
             row = {"name": name, "shape": [m, n, k], "median_ms": ms, "tflops": 2.0 * m * n * k / ms / 1e9}
             rows.append(row)
             by_shape[(m, n, k)][name] = row
             print(f"{name:46s} {m}x{n}x{k}: {row['tflops']:7.1f} TFLOP/s (median {ms:.4f} ms)", flush=True)
-        del a, b
     print("\nsummary (ratios of medians, same process):")
     for shape, r in by_shape.items():
         s = "x".join(map(str, shape))
