@@ -420,6 +420,7 @@ def _gemm(args):
         raise PlanError(f"the sm90 GEMM kernel does not run this plan: {why}")
     kern = fc.compile_gemm(cfg)
     res = {"config": kern.config, "plan": chosen, "instruction": kern.plan["instruction"],
+           "fusion": kern.plan["fusion"],
            "smem_bytes": kern.smem_bytes, "threads": kern.plan["kernel"]["threads"],
            "device": fc.device_info()}
     if args.check:

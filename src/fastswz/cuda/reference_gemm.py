@@ -114,7 +114,8 @@ def activation(x, name):
         return np.where(x < 0, 0.0, x)
     if name == "gelu":
         erfc = np.frompyfunc(math.erfc, 1, 1)   # 1 + erf(x/sqrt2) without its cancellation
-        return 0.5 * x * erfc(-x / math.sqrt(2.0)).astype(np.float64)
+        u, inv = np.unique(x, return_inverse=True)   # (one Python call per distinct value)
+        return (0.5 * u * erfc(-u / math.sqrt(2.0)).astype(np.float64))[inv.reshape(x.shape)]
     if name == "gelu_tanh":
         return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
     if name == "silu":

@@ -4,6 +4,8 @@
     FASTSWZ_CACHE=$PWD/.fswcache python3 tests/gpu/gemm/epilogue.py precompile   # here, no GPU
     FASTSWZ_CACHE=$PWD/.fswcache python3 tests/gpu/gemm/epilogue.py correct [--out DIR]
     FASTSWZ_CACHE=$PWD/.fswcache python3 tests/gpu/gemm/epilogue.py bench [--out DIR] [--reps N]
+    FASTSWZ_CACHE=$PWD/.fswcache python3 tests/gpu/gemm/epilogue.py cli [--out DIR]   # fastswz gemm --check
+    (all: correct, cli, bench)
 
 precompile: every configuration ``correct``, ``bench`` and tests/test_gpu_epilogue.py run
 (NVRTC, no GPU; the cubins land in $FASTSWZ_CACHE). correct: (1) ``runtime.check`` of each
@@ -155,10 +157,54 @@ def bench_configs():
     return out
 
 
+#: ``fastswz gemm`` command lines (``cli`` runs each with --check; precompile builds their plans)
+CLI_CASES = [
+    "--m 2048 --n 4096 --k 4096 --a-dtype e4m3 --scale tensor --bias bf16 --activation gelu --out-dtype e4m3 --amax",
+    "--m 4096 --n 14336 --k 4096 --a-dtype e4m3 --scale row",
+    "--m 4096 --n 7168 --k 7168 --a-dtype e4m3 --scale block",
+    "--m 1000 --n 1000 --k 1000 --a-dtype bf16 --residual bf16 --bias f32 --activation silu --amax",
+    "--m 777 --n 1500 --k 2048 --a-dtype e4m3 --b-dtype e5m2 --scale row --residual bf16 --activation gelu_tanh "
+    "--out-dtype e5m2 --amax",
+]
+
+
+def _cli_config(line):
+    """The configuration ``fastswz gemm LINE`` runs (its default plan with the options)."""
+    import argparse as _ap
+
+    from fastswz.cli import _gemm_parser
+
+    sub = _ap.ArgumentParser().add_subparsers(dest="cmd")
+    _gemm_parser(sub)
+    a = sub.choices["gemm"].parse_args(line.split())
+    from fastswz.cuda import default_out_dtype
+
+    fusion = {k: getattr(a, k) for k in ("activation", "bias", "residual", "scale") if getattr(a, k)}
+    if a.amax:
+        fusion["amax"] = True
+    return default_config(a.m, a.n, a.k, a.a_dtype, a.b_dtype or a.a_dtype, a.a_major, a.b_major,
+                          a.out_dtype or default_out_dtype(a.a_dtype), fusion, epilogue=a.epilogue)
+
+
+def cli(args):
+    os.makedirs(args.out, exist_ok=True)
+    ok = True
+    with open(os.path.join(args.out, "epilogue-cli.txt"), "w") as log:
+        for line in CLI_CASES:
+            p = subprocess.run([sys.executable, "-m", "fastswz", "gemm", *line.split(), "--check", "--reps", "10"],
+                               capture_output=True, text=True)
+            text = f"$ fastswz gemm {line} --check\n{p.stdout}{p.stderr}(exit {p.returncode})\n\n"
+            log.write(text)
+            print(text, flush=True)
+            ok &= p.returncode == 0
+    return ok
+
+
 def precompile():
     cfgs = [c for c in parity_configs()]
     cfgs += [dict(c) for c in CHECK_GRID if supported(c) is None]
     cfgs += [c for _, _, c in bench_configs()]
+    cfgs += [_cli_config(line) for line in CLI_CASES]
     bad = [(c, k) for c, k in zip(cfgs, compile_many(cfgs, jobs=2, progress=True)) if not hasattr(k, "cubin")]
     print(f"precompiled {len(cfgs)} configurations, {len(bad)} failed", bad[:3])
     unsupported = [c for c in CHECK_GRID if supported(c) is not None]
@@ -295,7 +341,7 @@ def bench(args):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["precompile", "correct", "bench", "both"])
+    ap.add_argument("what", choices=["precompile", "correct", "bench", "cli", "both", "all"])
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/epilogue-out"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--reps", type=int, default=20)
@@ -307,9 +353,11 @@ def main():
 
     print("device:", device_info(), flush=True)
     ok = True
-    if args.what in ("correct", "both"):
+    if args.what in ("correct", "both", "all"):
         ok = correct(args)
-    if args.what in ("bench", "both"):
+    if args.what in ("cli", "all"):
+        ok = cli(args) and ok
+    if args.what in ("bench", "both", "all"):
         bench(args)
     sys.exit(0 if ok else 1)
 
