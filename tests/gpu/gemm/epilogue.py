@@ -18,8 +18,9 @@ DIR/epilogue-pytest.txt. bench: (1) bias + GELU + fp8 output + amax fused, again
 GEMM (bf16 out) of the same plan and against the plain GEMM followed by the torch ops; (2)
 rowwise-scaled e4m3 against torch._scaled_mm rowwise; (3) block-scaled e4m3 against the unscaled
 kernel (the same 128 x 128 plan and the default plan) on DeepSeek-V3-like shapes. Each timing: CUDA
-events, warm-ups, the L2 flushed before every run, median (GemmKernel.time for fastswz kernels);
-DIR/epilogue-bench.json.
+events, warm-ups, the L2 flushed before every run, median;
+DIR/epilogue-bench.json. Operands are made on the GPU by torch and every kernel, fastswz's and
+torch's, is timed by the same loop.
 """
 from __future__ import annotations
 
@@ -138,23 +139,45 @@ BLOCK_SHAPES = [(4096, 7168, 7168), (4096, 2112, 7168), (4096, 24576, 1536), (40
                 (4096, 4096, 7168)]
 
 
+#: Other plans timed beside the defaults (the best of each kind is reported too).
+FP8_VARIANTS = [dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2, tile_group=16),
+                dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=128),
+                dict(bm=128, bn=256, bk=128, stages=3, epilogue=True, cluster_m=2)]
+BLOCK_VARIANTS = [dict(bm=128, bn=128, bk=128, stages=5, epilogue=True, epilogue_n=64, epilogue_stages=2),
+                  dict(bm=128, bn=128, bk=128, stages=6, epilogue=False),
+                  dict(bm=128, bn=128, bk=128, stages=6, epilogue=True, tile_group=16),
+                  dict(bm=128, bn=128, bk=128, stages=5, epilogue=True, cluster_m=2),
+                  dict(bm=64, bn=128, bk=128, stages=8, epilogue=True)]
+
+
 def bench_configs():
-    """(name, shape, configuration) of every fastswz kernel the benchmark times."""
+    """(name, shape, configuration) of every fastswz kernel the benchmark times: names starting
+    with a kind ("fused", "rowwise", "block") and "(default)" for gemm()'s own plan."""
     out = []
+    fp8 = dict(a_dtype="e4m3", b_dtype="e4m3")
+    fused = dict(scale="tensor", bias="bf16", activation="gelu", amax=True)
     for (m, n, k) in BENCH_SHAPES:
         plain = default_config(m, n, k, "e4m3", "e4m3", out_dtype="bf16")
         out.append(("plain e4m3->bf16", (m, n, k), plain))
-        out.append(("fused bias+gelu->e4m3+amax", (m, n, k),
-                    normalize_config(dict(plain, out_dtype="e4m3"), scale="tensor", bias="bf16",
-                                     activation="gelu", amax=True)))
-        out.append(("rowwise e4m3->bf16", (m, n, k),
+        out.append(("fused bias+gelu->e4m3+amax (default)", (m, n, k),
+                    default_config(m, n, k, "e4m3", "e4m3", out_dtype="e4m3", fusion=fused)))
+        out.append(("fused bias+gelu->e4m3+amax (plain's plan)", (m, n, k),
+                    normalize_config(dict(plain, out_dtype="e4m3"), **fused)))
+        out.append(("rowwise e4m3->bf16 (default)", (m, n, k),
                     default_config(m, n, k, "e4m3", "e4m3", out_dtype="bf16", fusion={"scale": "row"})))
+        for i, v in enumerate(FP8_VARIANTS):
+            out.append((f"plain e4m3->bf16 v{i}", (m, n, k), normalize_config(v, **fp8)))
+            out.append((f"fused bias+gelu->e4m3+amax v{i}", (m, n, k),
+                        normalize_config(v, **fp8, out_dtype="e4m3", **fused)))
+            out.append((f"rowwise e4m3->bf16 v{i}", (m, n, k), normalize_config(v, **fp8, scale="row")))
     for (m, n, k) in BLOCK_SHAPES:
         blk = default_config(m, n, k, "e4m3", "e4m3", out_dtype="bf16", fusion={"scale": "block"})
-        out.append(("block e4m3->bf16", (m, n, k), blk))
+        out.append(("block e4m3->bf16 (default)", (m, n, k), blk))
         out.append(("same plan, unscaled", (m, n, k), normalize_config(blk, scale="none")))
-        out.append(("default plan, unscaled", (m, n, k), default_config(m, n, k, "e4m3", "e4m3", out_dtype="bf16")))
-    return out
+        out.append(("plain e4m3->bf16", (m, n, k), default_config(m, n, k, "e4m3", "e4m3", out_dtype="bf16")))
+        for i, v in enumerate(BLOCK_VARIANTS):
+            out.append((f"block e4m3->bf16 v{i}", (m, n, k), normalize_config(v, **fp8, scale="block")))
+    return [(name, shape, c) for name, shape, c in out if supported(c) is None]
 
 
 #: ``fastswz gemm`` command lines (``cli`` runs each with --check; precompile builds their plans)
@@ -247,7 +270,9 @@ def correct(args):
     return n_ok == n and p.returncode == 0
 
 
-def _time_torch(torch, fn, reps, flush):
+def _time_torch(torch, fn, reps, flush, spread=False):
+    """Median milliseconds of ``fn`` (CUDA events on the current stream, 5 warm-ups, the L2
+    flushed by a 100 MB fill before every run); with ``spread``: (median, min, max)."""
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     ts = []
     for i in range(5 + reps):
@@ -259,7 +284,46 @@ def _time_torch(torch, fn, reps, flush):
         if i >= 5:
             ts.append(start.elapsed_time(stop))
     ts.sort()
-    return ts[len(ts) // 2]
+    return (ts[len(ts) // 2], ts[0], ts[-1]) if spread else ts[len(ts) // 2]
+
+
+def _operands(torch, m, n, k):
+    """Random e4m3 A (M x K) and B (N x K, K-major), outputs, and every epilogue operand, on the GPU."""
+    e4 = torch.float8_e4m3fn
+    kb, nb = -(-k // 128), -(-n // 128)
+    return {"a": torch.randn(m, k, device="cuda").to(e4), "b": torch.randn(n, k, device="cuda").to(e4),
+            "bf16": torch.empty(m, n, device="cuda", dtype=torch.bfloat16),
+            "e4m3": torch.empty(m, n, device="cuda", dtype=e4),
+            "bias": torch.randn(n, device="cuda").to(torch.bfloat16),
+            "one": torch.tensor(1.0, device="cuda"), "half": torch.tensor(0.5, device="cuda"),
+            "amax": torch.zeros((), device="cuda"),
+            "row_a": torch.rand(m, device="cuda") + 0.5, "row_b": torch.rand(n, device="cuda") + 0.5,
+            "blk_a": torch.rand(kb, m, device="cuda") + 0.5, "blk_b": torch.rand(nb, kb, device="cuda") + 0.5}
+
+
+def _time_kernel(torch, kern, ops, m, n, k, reps, flush):
+    """(median, min, max) ms of one fastswz kernel on ``ops``, launched on torch's current stream
+    with the fields its configuration reads, timed exactly as torch's kernels are."""
+    c = kern.config
+    kb = -(-k // 128)
+    f = {}
+    if c["scale"] == "tensor":
+        f.update(scale_a=ops["one"].data_ptr(), scale_b=ops["one"].data_ptr())
+    elif c["scale"] == "row":
+        f.update(scale_a=ops["row_a"].data_ptr(), scale_b=ops["row_b"].data_ptr(), sa_sm=1, sb_sn=1)
+    elif c["scale"] == "block":   # A's scales M-major (DeepGEMM's), B's row-major
+        f.update(scale_a=ops["blk_a"].data_ptr(), scale_b=ops["blk_b"].data_ptr(), sa_sm=1, sa_sk=m,
+                 sb_sn=kb, sb_sk=1)
+    if c["bias"]:
+        f["bias"] = ops["bias"].data_ptr()
+    if c["amax"]:
+        f["amax"] = ops["amax"].data_ptr()
+    if c["out_dtype"] == "e4m3":
+        f["out_scale"] = ops["half"].data_ptr()
+    d = ops[c["out_dtype"]]
+    go = kern._prepare(ops["a"].data_ptr(), ops["b"].data_ptr(), d.data_ptr(), m, n, k, k, k, n,
+                       stream=torch.cuda.current_stream().cuda_stream, **f)
+    return _time_torch(torch, go, reps, flush, spread=True)
 
 
 def _torch_times(torch, m, n, k, reps, flush):
@@ -304,13 +368,19 @@ def bench(args):
     flush = torch.empty(2 * 50 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
     rows = []
     by_shape = {}
+    operands = {}
     for name, (m, n, k), cfg in bench_configs():
         kern = compile_gemm(cfg)
-        r = kern.time(m, n, k, warmup=5, reps=args.reps)
+        if (m, n, k) not in operands:   # one problem at a time on the GPU, made there (no host RNG)
+            operands.clear()
+            torch.cuda.empty_cache()
+            operands[(m, n, k)] = _operands(torch, m, n, k)
+        ms, lo, hi = _time_kernel(torch, kern, operands[(m, n, k)], m, n, k, args.reps, flush)
+        r = {"median_ms": ms, "min_ms": lo, "max_ms": hi, "spread": hi / lo - 1, "tflops": 2.0 * m * n * k / ms / 1e9}
         row = {"name": name, "shape": [m, n, k], "config": kern.config, **r}
         rows.append(row)
         by_shape.setdefault((m, n, k), {})[name] = row
-        print(f"{name:28s} {m}x{n}x{k}: {r['tflops']:7.1f} TFLOP/s (median {r['median_ms']:.4f} ms, spread "
+        print(f"{name:44s} {m}x{n}x{k}: {r['tflops']:7.1f} TFLOP/s (median {r['median_ms']:.4f} ms, spread "
               f"{100 * r['spread']:.1f}%)", flush=True)
     # torch beside them
     for (m, n, k) in BENCH_SHAPES:
@@ -320,21 +390,33 @@ def bench(args):
             rows.append(row)
             by_shape[(m, n, k)][name] = row
             print(f"{name:46s} {m}x{n}x{k}: {row['tflops']:7.1f} TFLOP/s (median {ms:.4f} ms)", flush=True)
-    print("\nsummary (ratios of medians, same process):")
+    print("\nsummary (ratios of medians, same process; best = the fastest plan of that kind):")
+
+    def best(r, prefix):
+        rows_ = [v for name, v in r.items() if name.startswith(prefix)]
+        return min(rows_, key=lambda v: v["median_ms"]) if rows_ else None
+
     for shape, r in by_shape.items():
         s = "x".join(map(str, shape))
-        if "fused bias+gelu->e4m3+amax" in r:
-            f, p = r["fused bias+gelu->e4m3+amax"], r["plain e4m3->bf16"]
+        plain = best(r, "plain e4m3->bf16")
+        fused, fused_d = best(r, "fused"), r.get("fused bias+gelu->e4m3+amax (default)")
+        if fused and plain:
             q = r.get("torch _scaled_mm + bias, gelu, amax, fp8 cast")
-            print(f"{s}: fused epilogue at {100 * f['tflops'] / p['tflops']:.1f}% of the plain GEMM"
-                  + (f", {q['median_ms'] / f['median_ms']:.2f}x faster than the torch sequence" if q else ""))
-            rw, tr = r.get("rowwise e4m3->bf16"), r.get("torch _scaled_mm rowwise e4m3->bf16")
-            if rw and tr:
-                print(f"{s}: rowwise at {100 * rw['tflops'] / tr['tflops']:.1f}% of torch._scaled_mm rowwise")
-        if "block e4m3->bf16" in r:
-            b, u, d = r["block e4m3->bf16"], r["same plan, unscaled"], r["default plan, unscaled"]
-            print(f"{s}: block-scaled {b['tflops']:.0f} TFLOP/s, {100 * b['tflops'] / u['tflops']:.1f}% of the same "
-                  f"plan unscaled, {100 * b['tflops'] / d['tflops']:.1f}% of the default unscaled plan")
+            print(f"{s}: fused bias+GELU+e4m3+amax best {fused['tflops']:.0f} TFLOP/s = "
+                  f"{100 * fused['tflops'] / plain['tflops']:.1f}% of the best plain GEMM ({plain['tflops']:.0f}); "
+                  f"default plan {100 * fused_d['tflops'] / plain['tflops']:.1f}%"
+                  + (f"; {q['median_ms'] / fused['median_ms']:.2f}x faster than _scaled_mm + torch ops" if q else ""))
+        rw, tr = best(r, "rowwise"), r.get("torch _scaled_mm rowwise e4m3->bf16")
+        if rw and tr:
+            print(f"{s}: rowwise best {rw['tflops']:.0f} TFLOP/s = {100 * rw['tflops'] / tr['tflops']:.1f}% of "
+                  f"torch._scaled_mm rowwise ({tr['tflops']:.0f}); default plan "
+                  f"{100 * r['rowwise e4m3->bf16 (default)']['tflops'] / tr['tflops']:.1f}%")
+        b = best(r, "block")
+        if b:
+            u, d = r["same plan, unscaled"], r["plain e4m3->bf16"]
+            print(f"{s}: block-scaled best {b['tflops']:.0f} TFLOP/s ({b['config']['bm']}x{b['config']['bn']}, "
+                  f"{b['config']['stages']} st), {100 * b['tflops'] / u['tflops']:.1f}% of the default block plan "
+                  f"unscaled, {100 * b['tflops'] / d['tflops']:.1f}% of the default unscaled plan")
     with open(os.path.join(args.out, "epilogue-bench.json"), "w") as f:
         json.dump({"device": device_info(), "torch": torch.__version__, "rows": rows}, f, indent=1, default=str)
 
