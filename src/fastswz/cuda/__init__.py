@@ -299,6 +299,10 @@ class _Operand:
                 f"producer), or call GemmKernel.launch with device pointers")
         if dtype is not None:
             dt = lookup(dtype).name
+        if dt is None and name not in ("a", "b", "out"):
+            raise GemmArgumentError(
+                f"{name}: its element type is not one the epilogue reads by itself (cupy has no "
+                f"bf16): pass a torch tensor, or f16/f32 ({name} of bf16, f16 or f32; scales f32)")
         if dt is None:
             raise GemmArgumentError(
                 f"{name}: its element type is not one the kernels read by itself (bf16 and fp8 "

@@ -126,7 +126,11 @@ def activation(x, name):
 
 def round_to(x, dtype):
     """float64 values rounded to ``dtype`` as the kernel's output conversion does (round to
-    nearest even; fp8 saturating, as ``cvt.rn.satfinite``), decoded back to float64."""
+    nearest even; fp8 saturating, as ``cvt.rn.satfinite``), decoded back to float64.
+
+    >>> round_to(np.array([17.0, 1000.0, np.inf]), "e4m3").tolist()
+    [16.0, 448.0, 448.0]
+    """
     from .runtime import _bits_of
 
     name = _lookup_dtype(dtype).name
@@ -143,7 +147,11 @@ _MANTISSA = {"bf16": (7, -133), "f16": (10, -24), "f32": (23, -149), "e4m3": (3,
 
 
 def ulp(x, dtype):
-    """One unit in the last place of ``dtype`` at |x| (its subnormal step below the normals)."""
+    """One unit in the last place of ``dtype`` at |x| (its subnormal step below the normals).
+
+    >>> ulp(np.array([1.0, 3.0, 0.0]), "e4m3").tolist()
+    [0.125, 0.25, 0.001953125]
+    """
     bits, tiny = _MANTISSA[_lookup_dtype(dtype).name]
     ax = np.abs(np.asarray(x, dtype=np.float64))
     e = np.floor(np.log2(np.where(ax > 0, ax, 2.0 ** (tiny - 1))))
@@ -153,7 +161,12 @@ def ulp(x, dtype):
 def reference_block_scaled(a, b, scale_a, scale_b, block=128):
     """float64 D = sum_kb (A[:, kb] B[kb, :]) scale_a[:, kb] scale_b[n // block, kb]: A (M, K),
     B (K, N) as float64, scale_a (M, ceil(K / block)), scale_b (ceil(N / block), ceil(K / block))
-    (DeepSeek-V3's 1 x 128 / 128 x 128 blocks)."""
+    (DeepSeek-V3's 1 x 128 / 128 x 128 blocks).
+
+    >>> a, b = np.ones((1, 256)), np.ones((256, 1))
+    >>> reference_block_scaled(a, b, np.array([[1.0, 2.0]]), np.array([[0.5, 0.25]])).tolist()
+    [[128.0]]
+    """
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     m, k = a.shape
     n = b.shape[1]
