@@ -180,13 +180,16 @@ def test_kernel_source_holds_no_layout_constants():
                      for f in codegen.KERNEL_FILES)
     code = re.sub(r"//[^\n]*", "", text)
     code = re.sub(r'"[^"\n]*"', '""', code)
+    # the warp-wide shuffle mask and the low 16 bits of a packed pair (epilogue_ops.cuh's amax
+    # reduction and fp8/bf16 packing) are masks of the number formats, not of any layout
+    code = code.replace("0xffffffffu", "").replace("0xffffu", "")
     assert "0x" not in code
     # the numbers left: register budgets (setmaxnreg), the warpgroup (128 threads, 64 rows of a
     # wgmma M), the 1 KiB base rounding, 0/1/2 loop and parity values, 8/16/32 debug-record
     # geometry, the debug spin limit and the debug dump's delay (ns). Anything else would be a
     # layout constant.
     allowed = {"100000", "0", "1", "2", "3", "4", "5", "6", "7", "8", "16", "24", "32", "40", "64", "128",
-               "240", "1023", "1024", "65536", "1L", "0u", "1u", "1023u", "1L"}
+               "240", "1023", "1024", "65536", "1L", "0u", "1u", "1023u", "1L", "31"}   # 31: a lane's index mask
     nums = set(re.findall(r"\b\d+[uUlL]*\b", code))
     assert nums <= allowed, nums - allowed
 
@@ -284,9 +287,31 @@ def test_cluster_plan_halves_b_between_the_ctas():
         codegen.kernel_sources(dict(a_dtype="s8", b_dtype="s8"))
 
 
+#: The fused epilogue and the scales (issue 28): every switch of fastswz_fusion.h, both epilogue
+#: paths, fp8 outputs, the three scale forms, clusters and column blocks.
+FUSED = [
+    dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2,
+         activation="gelu", bias="bf16", residual="bf16", amax=True),
+    dict(bm=128, bn=128, bk=64, stages=4, activation="relu", bias="f32", out_dtype="f32"),
+    dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, activation="gelu_tanh", residual="f16",
+         a_dtype="f16", b_dtype="f16", out_dtype="f16", a_major="MN", b_major="MN"),
+    dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2,
+         a_dtype="e4m3", b_dtype="e4m3", scale="tensor", out_dtype="e4m3", amax=True, bias="bf16"),
+    dict(bm=128, bn=256, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3", scale="row",
+         activation="silu", out_dtype="e5m2"),
+    dict(bm=128, bn=256, bk=128, stages=3, epilogue=True, a_dtype="e4m3", b_dtype="e5m2", scale="row",
+         bias="bf16", cluster_m=2),
+    dict(bm=128, bn=128, bk=128, stages=6, epilogue=True, a_dtype="e4m3", b_dtype="e4m3", scale="block"),
+    dict(bm=128, bn=128, bk=128, stages=5, a_dtype="e4m3", b_dtype="e4m3", scale="block",
+         activation="gelu", bias="bf16", residual="bf16", out_dtype="e4m3", amax=True),
+    dict(bm=64, bn=64, bk=128, stages=4, epilogue=True, a_dtype="e5m2", b_dtype="e4m3", scale="block",
+         out_dtype="f32"),
+]
+
+
 @pytest.mark.skipif(not HAVE_NVRTC, reason="the 'cuda' extra (cuda-core, NVRTC) is not installed")
 @pytest.mark.parametrize("cfg", PLANS + [dict(bm=256, bn=128, bk=64, stages=4),
-                                         dict(bm=128, bn=192, bk=64, stages=4, a_major="MN")] + SCHEDULES,
+                                         dict(bm=128, bn=192, bk=64, stages=4, a_major="MN")] + SCHEDULES + FUSED,
                          ids=_ids)
 def test_nvrtc_compiles_the_kernel(cfg, tmp_path, monkeypatch):
     from fastswz.cuda.runtime import compile_cubin
@@ -387,8 +412,9 @@ def test_choose_plan_epilogue_on_the_benchmark_shapes(m, n, k, dt, want):
 def test_choose_plan_names_the_refusal():
     from fastswz.cuda import choose_plan
 
-    with pytest.raises(fastswz.PlanError, match=r"the first was refused: out_dtype=e4m3"):
-        choose_plan(64, 64, 64, out_dtype="e4m3")
+    # (fp8 outputs are written since the fused epilogue; s8 is not)
+    with pytest.raises(fastswz.PlanError, match=r"the first was refused: out_dtype=s8"):
+        choose_plan(64, 64, 64, out_dtype="s8")
 
 
 def test_config_near_misses_and_loose_flags_are_refused():
@@ -520,7 +546,10 @@ def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, monkeypatch):
     # the launcher writes d, ldd, m, n, k from its arguments (the C launcher does; a packed copy
     # must agree); the fields after them come from Python
     assert fields[:5] in ((0, 0, 0, 0, 0), (0xD00, 1000, km, kn, k))
-    assert fields[5:] == (0x1000 if splits > 1 else 0,)
+    names = [f for f, _, _ in codegen.PARAM_FIELDS]
+    rest = dict(zip(names[5:], fields[5:]))
+    assert rest["workspace"] == (0x1000 if splits > 1 else 0)
+    assert rest["alpha"] == 1.0 and all(v == 0 for f, v in rest.items() if f not in ("workspace", "alpha"))
     if splits == 1:
         assert plain == [] and kern.workspace_bytes(m, n, k) == 0
     else:

@@ -347,7 +347,8 @@ def _gemm_parser(sub):
     g.add_argument("--b-dtype", default=None, help="default: the A type")
     g.add_argument("--a-major", default="K", choices=["K", "MN"])
     g.add_argument("--b-major", default="K", choices=["K", "MN"])
-    g.add_argument("--out-dtype", default=None, help="bf16, f16 or f32 (default: f16 for f16, f32 for tf32, else bf16)")
+    g.add_argument("--out-dtype", default=None, help="bf16, f16, f32, e4m3 or e5m2 (default: f16 for f16, "
+                                                     "f32 for tf32, else bf16)")
     for name in ("bm", "bn", "bk", "stages"):
         g.add_argument(f"--{name}", type=_int, default=None, help="plan field (default: chosen)")
     g.add_argument("--swizzle-a", default="auto")
@@ -372,6 +373,19 @@ def _gemm_parser(sub):
     g.add_argument("--split-k", type=_int, default=None,
                    help="K splits per output tile, partial sums reduced in split order (registers "
                         "store D); default: the plan's, 1")
+    f = g.add_argument_group("fused epilogue and scales",
+                             "D = act(alpha * acc * scales + beta * C + bias); fp8 D: times "
+                             "out_scale, saturated; amax = max |D|")
+    f.add_argument("--activation", default=None, help="identity, relu, gelu (erf), gelu_tanh, silu")
+    f.add_argument("--bias", default=None, metavar="DTYPE", help="a bias per column of this type (bf16, f16, f32)")
+    f.add_argument("--residual", default=None, metavar="DTYPE", help="a residual C (M x N) of this type")
+    f.add_argument("--alpha", type=float, default=None, help="check: alpha (default: the check's own)")
+    f.add_argument("--beta", type=float, default=None, help="check: beta (with --residual)")
+    f.add_argument("--scale", default=None, choices=["none", "tensor", "row", "block"],
+                   help="fp8 dequantization scales: per tensor, rowwise (A per row, B per column), "
+                        "or 1x128 / 128x128 blocks (promoted to f32 every 128 of K)")
+    f.add_argument("--out-scale", type=float, default=None, help="check: fp8 D's scale (default: the check's own)")
+    f.add_argument("--amax", action="store_true", help="write max |D| to a device scalar")
     g.add_argument("--check", action="store_true",
                    help="also check D: exact on small integers, relative error on random inputs")
     g.add_argument("--reps", type=_int, default=20, help="timed runs (median reported)")
@@ -389,10 +403,14 @@ def _gemm(args):
     if args.reps < 1:
         raise PlanError(f"--reps {args.reps} must be >= 1")
     fields = {k: getattr(args, k) for k in ("bm", "bn", "bk", "stages")}
+    fusion = {k: getattr(args, k) for k in ("activation", "bias", "residual", "scale") if getattr(args, k)}
+    if args.amax:
+        fusion["amax"] = True
     if all(v is None for v in fields.values()):
-        cfg = fc.choose_plan(args.m, args.n, args.k, a_dt, b_dt, args.a_major, args.b_major, out_dt,
-                             epilogue=args.epilogue)
-        chosen = "tune model's best supported plan"
+        cfg = fc.default_config(args.m, args.n, args.k, a_dt, b_dt, args.a_major, args.b_major, out_dt,
+                                fusion, epilogue=args.epilogue)
+        chosen = "tune model's best supported plan" if fusion.get("scale") != "block" else \
+            "the block-scaled default plan"
     else:
         cfg = {**fc.normalize_config(), **{k: v for k, v in fields.items() if v is not None},
                "swizzle_a": args.swizzle_a, "swizzle_b": args.swizzle_b}
@@ -403,18 +421,20 @@ def _gemm(args):
     cfg = fc.normalize_config(cfg, a_dtype=a_dt, b_dtype=b_dt, a_major=args.a_major,
                               b_major=args.b_major, out_dtype=out_dt,
                               epilogue=cfg["epilogue"] if args.epilogue is None else args.epilogue,
-                              **extra)
+                              **extra, **fusion)
     why = fc.supported(cfg)
     if why:
         raise PlanError(f"the sm90 GEMM kernel does not run this plan: {why}")
     kern = fc.compile_gemm(cfg)
     res = {"config": kern.config, "plan": chosen, "instruction": kern.plan["instruction"],
+           "fusion": kern.plan["fusion"],
            "smem_bytes": kern.smem_bytes, "threads": kern.plan["kernel"]["threads"],
            "device": fc.device_info()}
     if args.check:
         from .cuda.runtime import check
-        res["check"] = [check(kern, args.m, args.n, args.k, ints=True),
-                        check(kern, args.m, args.n, args.k, ints=False)]
+        given = {k: getattr(args, k) for k in ("alpha", "beta", "out_scale") if getattr(args, k) is not None}
+        res["check"] = [check(kern, args.m, args.n, args.k, ints=True, **given),
+                        check(kern, args.m, args.n, args.k, ints=False, **given)]
     res["fastswz"] = kern.time(args.m, args.n, args.k, reps=args.reps)
     res["cublas"] = _cublas_time(args.m, args.n, args.k, a_dt, b_dt, out_dt, args.reps)
     if args.json:
@@ -432,9 +452,13 @@ def _gemm(args):
              f" ({chosen})",
              f"kernel       {res['instruction']}, {res['threads']} threads, {res['smem_bytes']} B smem, "
              f"{res['device']['name']}"]
+    if kern.plan["fusion"]["math"] != "D = alpha * acc":
+        lines.append(f"epilogue     {kern.plan['fusion']['math']}")
     for r in res.get("check", []):
         what = "integers" if r["ints"] else "random"
         detail = f"{r['mismatches']} mismatches" if r["ints"] else f"relative error {r['rel_err']:.2e}"
+        if "amax" in r:
+            detail += f", amax {r['amax']:.6g} (reference {r['amax_ref']:.6g})"
         lines.append(f"check        {what}: {'ok' if r['ok'] else 'FAILED'} ({detail}, "
                      f"{r['unwritten']} unwritten)")
     f = res["fastswz"]
@@ -443,7 +467,8 @@ def _gemm(args):
     cb = res["cublas"]
     if cb:
         lines.append(f"cuBLAS       {cb['tflops']:.1f} TFLOP/s (median {cb['median_ms']:.4f} ms; "
-                     f"fastswz at {100 * f['tflops'] / cb['tflops']:.1f}%)")
+                     f"fastswz at {100 * f['tflops'] / cb['tflops']:.1f}%"
+                     f"{'; the plain product, no epilogue' if c['scale'] == 'block' or kern.plan['fusion']['math'] != 'D = alpha * acc' else ''})")
     else:
         lines.append("cuBLAS       not measured (torch is not installed, or has no kernel for these types)")
     out = "\n".join(lines)

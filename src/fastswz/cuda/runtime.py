@@ -254,9 +254,9 @@ class GemmKernel:
         self._launchers = {}    # device ordinal -> _driver.Launcher
         self._by_ctx = {}       # context handle (int) -> (launcher, device ordinal)
         self._grids = {}        # (device, m, n) -> CTAs
-        st = codegen.params_struct()
-        self._pack = st.pack
-        self._params0 = bytes(st.size)   # FswParams with only the fields the launcher writes
+        self._pack = codegen.params_packer()
+        # FswParams with the defaults of the fields after k (alpha 1): the launcher writes the rest
+        self._params0 = self._pack(0, 0, 0, 0, 0)
         self._swap = self.config["swap_ab"]     # the kernel's A is the caller's B
         self._splits = self.config["split_k"]   # > 1: partials to a workspace, then the reduction
 
@@ -410,11 +410,16 @@ class GemmKernel:
         return self.__dict__[key]
 
     def launch(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None, device=None,
-               workspace=None):
+               workspace=None, **fields):
         """Run D = A x B on device pointers (leading dimensions in elements, 16-byte aligned
         rows and bases). A is M x K (K-major: row pitch ``lda``) or its K x M transpose
         (MN-major); B is N x K (K-major) or K x N (MN-major); D is M x N row-major. A swap-AB
         kernel (``swap_ab``) takes the same arguments and passes B as its A itself.
+
+        ``fields``: the fused epilogue's parameters (:data:`fastswz.cuda.codegen.PARAM_FIELDS`
+        after ``k``: ``alpha``, ``beta``, device pointers ``bias``, ``c``, ``scale_a``,
+        ``scale_b``, ``out_scale``, ``amax``, and ``ldc`` and the scale strides in elements);
+        the configuration says which the kernel reads, and those must be given.
 
         Asynchronous on ``stream`` (a ``CUstream`` handle as an int; 0 the legacy default
         stream) of GPU ``device`` (default: the one whose context is current on this thread,
@@ -444,15 +449,18 @@ class GemmKernel:
         if self._swap:   # D^T = B^T A^T: the kernel's A is the caller's B, its M the caller's N
             a_ptr, b_ptr, m, n, lda, ldb = b_ptr, a_ptr, n, m, ldb, lda
         if self._splits == 1:
-            lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, self._params0, g)
+            lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd,
+                    self._pack(d_ptr, ldd, m, n, k, **fields) if fields else self._params0, g)
             return
         try:
-            self._split_run(lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, ws, g)
+            self._split_run(lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, ws, g,
+                            fields)
         finally:
             if own:
                 free_async(ws, stream, ordinal)
 
-    def _split_run(self, lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, ws, g):
+    def _split_run(self, lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, ws, g,
+                   fields):
         """Split-K in the kernel's frame (swapped already): the GEMM kernel's partials into
         ``ws``, then the reduction (one CTA of the consumer threads per output tile)."""
         from . import _driver
@@ -460,7 +468,7 @@ class GemmKernel:
         if not ws:
             raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
                                     "bytes of device memory")
-        params = self._pack(d_ptr, ldd, m, n, k, ws)
+        params = self._pack(d_ptr, ldd, m, n, k, workspace=ws, **fields)
         lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
         tiles = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"])
         red = self._load(ordinal)[2]
@@ -468,7 +476,7 @@ class GemmKernel:
                              self.meta["threads"] - 128, 0, stream, params,
                              "the split-K reduction kernel")
 
-    def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None):
+    def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None, **fields):
         """The launch as a no-argument callable (the timing loop's), for the current GPU; a
         split-K kernel's workspace is allocated once, here, and freed with the callable."""
         ordinal = current_device()
@@ -479,9 +487,10 @@ class GemmKernel:
             keep = _Free(_alloc(self.workspace_bytes(m, n, k)) if self._splits > 1 else 0)
 
             def go_general():
-                self.launch(a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream, g, ordinal, keep.ptr or None)
+                self.launch(a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream, g, ordinal,
+                            keep.ptr or None, **fields)
             return go_general
-        params = self._params0
+        params = self._pack(d_ptr, ldd, m, n, k, **fields) if fields else self._params0
 
         def go():
             lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
@@ -497,7 +506,8 @@ class GemmKernel:
         stop = _check(drv.cuEventCreate(0), "cuEventCreate")
         flush = _flush_buffer() if flush_l2 else None
         times = []
-        go = self._prepare(*bufs, m, n, k, *_lds(self.config, m, n, k))
+        go = self._prepare(*bufs, m, n, k, *_lds(self.config, m, n, k),
+                           **_fusion_buffers(self.config, m, n, k, seed))
         for i in range(warmup + reps):
             if flush is not None:
                 _check(drv.cuMemsetD32Async(flush[0], i, flush[1] // 4, 0), "cuMemsetD32Async")
@@ -530,54 +540,193 @@ class _Free:
                 pass
 
 
-def check(kernel, m, n, k, *, ints=True, seed=0):
-    """Run ``kernel`` once on host-made inputs and compare D with the float64 product.
+def check(kernel, m, n, k, *, ints=True, seed=0, alpha=None, beta=None, out_scale=None):
+    """Run ``kernel`` once on host-made inputs and compare D with a float64 reference.
 
-    ``ints=True``: small integers in [-2, 2] (exact in every input type, every sum exact in
-    f32): D must equal the reference rounded to the output type, element for element.
-    ``ints=False``: normal(0, 1) values; the relative Frobenius error is reported. D is
-    poisoned (all bits set: NaN) first, so an unwritten element fails. A split-K kernel runs
-    twice (D poisoned again between): ``deterministic`` says whether the two D were the same
-    bits, and ``ok`` needs it. Returns a dict.
+    The reference is the float64 product (``block`` scales: promoted per 128 of K,
+    :func:`~fastswz.cuda.reference_gemm.reference_block_scaled`) through the configuration's
+    epilogue (:func:`~fastswz.cuda.reference_gemm.reference_epilogue`: scales, alpha, beta C,
+    bias, activation, amax, fp8 ``out_scale``), rounded to the output type as the kernel rounds
+    (nearest even; fp8 saturating).
+
+    ``ints=True``: small integers in [-2, 2] for A and B, integers for C and bias, powers of two
+    for alpha, beta and every scale: every sum and product is exact in f32, so with the
+    identity or relu D must equal the rounded reference element for element (``mismatches``)
+    and amax must be equal. With gelu, gelu_tanh or silu (erff, tanhf, expf in f32, each
+    within a few f32 ulps, and a few f32 operations around them) the kernel's value before the
+    cast is within ``2**-20 * S`` of the float64 one (``S``: the sum of the magnitudes of the
+    terms, |alpha acc s| + |beta C| + |bias|), so each element must be within that plus one ulp
+    of the output type at the reference (a rounding boundary may fall between), and amax within
+    ``2**-20 * max S``. ``ints=False``: normal(0, 1) operands and epilogue inputs, scales in
+    [0.5, 2]; the relative Frobenius error of D against the float64 reference must be under
+    1e-2 (bf16/f16 inputs), 2e-2 (fp8), 3e-3 (tf32), or (fp8 output) one ulp of the output type
+    relative (2**-3 e4m3, 2**-2 e5m2) where larger. D is poisoned (all bits set: NaN) first, so
+    an unwritten element fails. ``alpha``, ``beta``, ``out_scale``: other values than the
+    check's own (then "exact" holds only if they keep every step exact, e.g. powers of two).
+    A split-K kernel runs twice (D poisoned again between): ``deterministic`` says whether the
+    two D were the same bits, and ``ok`` needs it. Returns a dict (``ok``, ``mismatches`` or
+    ``rel_err``, ``unwritten``, ``deterministic``, ``amax`` and ``amax_ref`` where the kernel
+    writes amax).
     """
-    from .reference_gemm import decode
+    from .reference_gemm import decode, reference_block_scaled, reference_epilogue, ulp
 
     c = kernel.config
     drv = driver()
     _context()
-    ops = _host_operands(c, m, n, k, np.random.default_rng(seed), ints)
+    rng = np.random.default_rng(seed)
+    ops = _host_operands(c, m, n, k, rng, ints)
     host = [logical for logical, _, _ in ops]
     ptrs = [_to_device(stored) for _, stored, _ in ops]
     (_, _, lda), (_, _, ldb) = ops
+    fused = _host_fusion(c, m, n, k, rng, ints, alpha=alpha, beta=beta, out_scale=out_scale)
+    extras = {}
     eo = _lookup_dtype(c["out_dtype"]).bits // 8
     ldd = -(-n * eo // 16) * 16 // eo
     pd = _alloc(m * ldd * eo)
     runs = []
     try:
+        for name, arr in fused["device"].items():
+            ptr = _to_device(arr)
+            ptrs.append(ptr)
+            extras[name] = ptr
+        extras.update(fused["params"])
         for _ in range(2 if c["split_k"] > 1 else 1):
             _check(drv.cuMemsetD8(pd, 0xFF, m * ldd * eo), "cuMemsetD8")
-            kernel.launch(ptrs[0], ptrs[1], pd, m, n, k, lda, ldb, ldd)
+            kernel.launch(ptrs[0], ptrs[1], pd, m, n, k, lda, ldb, ldd, **extras)
             _check(drv.cuCtxSynchronize(), "the GEMM kernel")
             out = np.empty(m * ldd, dtype={1: np.uint8, 2: np.uint16, 4: np.uint32}[eo])
             _check(drv.cuMemcpyDtoH(out.ctypes.data, pd, out.nbytes), "cuMemcpyDtoH")
             runs.append(out)
+        amax = None
+        if c["amax"]:
+            got = np.empty(1, dtype=np.float32)
+            _check(drv.cuMemcpyDtoH(got.ctypes.data, extras["amax"], 4), "cuMemcpyDtoH")
+            amax = float(got[0])
     finally:
         for p in (*ptrs, pd):
             drv.cuMemFree(p)
     d = decode(out, c["out_dtype"]).reshape(m, ldd)[:, :n]
-    ref = host[0] @ host[1].T
-    res = {"m": m, "n": n, "k": k, "ints": ints, "unwritten": int(np.isnan(d).sum()),
+    h = fused["host"]
+    if c["scale"] == "block":
+        acc = reference_block_scaled(host[0], host[1].T, h["scale_a"], h["scale_b"])
+    else:
+        acc = host[0] @ host[1].T
+    D, want, amax_ref = reference_epilogue(
+        acc, alpha=h["alpha"], beta=h["beta"], c=h.get("c"), bias=h.get("bias"),
+        activation_name=c["activation"], scale=c["scale"], scale_a=h.get("scale_a"),
+        scale_b=h.get("scale_b"), out_scale=h.get("out_scale"), out_dtype=c["out_dtype"])
+    res = {"m": m, "n": n, "k": k, "ints": ints, "unwritten": int(np.isnan(d).sum() - np.isnan(want).sum()),
            "deterministic": all(np.array_equal(r.reshape(m, ldd)[:, :n], runs[0].reshape(m, ldd)[:, :n])
                                 for r in runs)}
-    if ints:
-        want = decode(_bits_of(ref.astype(np.float32), c["out_dtype"]), c["out_dtype"]).reshape(m, n)
-        res["mismatches"] = int((d != want).sum())
-        res["ok"] = res["mismatches"] == 0 and res["deterministic"]
+    terms = np.abs(h["alpha"] * acc * h["s"])
+    if h.get("c") is not None and h["beta"] != 0:
+        terms = terms + np.abs(h["beta"] * h["c"])
+    if h.get("bias") is not None:
+        terms = terms + np.abs(h["bias"]).reshape(1, -1)
+    exact = c["activation"] in ("identity", "relu")
+    if amax is not None:
+        res["amax"], res["amax_ref"] = amax, amax_ref
+        bound = 0.0 if ints and exact else 2.0 ** -20 * float(terms.max(initial=0.0)) + (
+            0.0 if ints else 1e-2 * abs(amax_ref))
+        amax_ok = abs(amax - amax_ref) <= bound or (np.isnan(amax) and np.isnan(amax_ref))
+        res["amax_ok"] = bool(amax_ok)
     else:
-        err = float(np.linalg.norm(np.nan_to_num(d, nan=1e30) - ref) / np.linalg.norm(ref))
+        amax_ok = True
+    fp8_out = c["out_dtype"] in ("e4m3", "e5m2")
+    if ints:
+        if exact:
+            bad = ~((d == want) | (np.isnan(d) & np.isnan(want)))
+        else:
+            scale_out = h.get("out_scale") or 1.0 if fp8_out else 1.0
+            tol = ulp(want, c["out_dtype"]) + 2.0 ** -20 * terms * scale_out
+            bad = ~((np.abs(d - want) <= tol) | (np.isnan(d) & np.isnan(want)))
+        res["mismatches"] = int(bad.sum())
+        res["ok"] = res["mismatches"] == 0 and amax_ok and res["deterministic"]
+    else:
+        ref = want if fp8_out else D
+        num = np.linalg.norm(np.nan_to_num(d, nan=1e30) - ref)
+        err = float(num / max(np.linalg.norm(ref), 1e-30))
+        bound = 2e-2 if c["a_dtype"] in ("e4m3", "e5m2") else (3e-3 if c["a_dtype"] == "tf32" else 1e-2)
+        if fp8_out:
+            bound = max(bound, 2.0 ** -3 if c["out_dtype"] == "e4m3" else 2.0 ** -2)
         res["rel_err"] = err
-        res["ok"] = bool(err < (2e-2 if c["a_dtype"] in ("e4m3", "e5m2") else 1e-2)) and res["deterministic"]
+        res["ok"] = bool(err < bound) and amax_ok and res["deterministic"]
     return res
+
+
+def _host_fusion(c, m, n, k, rng, ints, alpha=None, beta=None, out_scale=None):
+    """The epilogue inputs of a check: ``{"host": float64 values, "device": {field: stored array},
+    "params": {field: scalar}}`` for the configuration's bias, residual, scales, out_scale and
+    amax (see :func:`check` for the values)."""
+    pow2 = lambda *shape: 2.0 ** rng.integers(-2, 3, shape)   # noqa: E731
+    uni = lambda *shape: rng.uniform(0.5, 2.0, shape)         # noqa: E731
+    h = {"alpha": (2.0 if ints else 0.75) if alpha is None else float(alpha), "beta": 0.0, "s": 1.0}
+    dev, params = {}, {"alpha": h["alpha"]}
+    if c["residual"]:
+        h["beta"] = (0.5 if ints else 1.25) if beta is None else float(beta)
+        x = rng.integers(-4, 5, (m, n)).astype(np.float32) if ints else rng.standard_normal((m, n), dtype=np.float32)
+        bits = _bits_of(x, c["residual"])
+        ldc = _pitch(n, c["residual"])
+        dev["c"] = np.pad(bits, ((0, 0), (0, ldc - n)))
+        h["c"] = _decode_bits(bits, c["residual"])
+        params.update(beta=h["beta"], ldc=ldc)
+    if c["bias"]:
+        x = rng.integers(-8, 9, n).astype(np.float32) if ints else rng.standard_normal(n, dtype=np.float32)
+        bits = _bits_of(x, c["bias"])
+        dev["bias"] = bits
+        h["bias"] = _decode_bits(bits, c["bias"])
+    draw = pow2 if ints else uni
+    if c["scale"] == "tensor":
+        sa, sb = draw(1).astype(np.float32), draw(1).astype(np.float32)
+        h["s"] = float(sa[0]) * float(sb[0])
+    elif c["scale"] == "row":
+        sa, sb = draw(m).astype(np.float32), draw(n).astype(np.float32)
+        h["s"] = sa.astype(np.float64).reshape(-1, 1) * sb.astype(np.float64).reshape(1, -1)
+        params.update(sa_sm=1, sb_sn=1)
+    elif c["scale"] == "block":
+        kb, nb = -(-k // codegen.BLOCK_SCALE_K), -(-n // codegen.BLOCK_SCALE_K)
+        sa, sb = draw(m, kb).astype(np.float32), draw(nb, kb).astype(np.float32)
+        # A's scales column-major (M contiguous), as DeepGEMM stores them; B's row-major
+        dev_sa = np.ascontiguousarray(sa.T)
+        params.update(sa_sm=1, sa_sk=m, sb_sn=kb, sb_sk=1)
+    if c["scale"] != "none":
+        dev["scale_a"] = dev_sa if c["scale"] == "block" else sa
+        dev["scale_b"] = sb
+        h["scale_a"], h["scale_b"] = sa.astype(np.float64), sb.astype(np.float64)
+    if c["out_dtype"] in ("e4m3", "e5m2"):
+        h["out_scale"] = (0.5 if ints else 0.25) if out_scale is None else float(out_scale)
+        dev["out_scale"] = np.array([h["out_scale"]], dtype=np.float32)
+    if c["amax"]:
+        dev["amax"] = np.zeros(1, dtype=np.float32)
+    return {"host": h, "device": dev, "params": params}
+
+
+def _decode_bits(bits, dtype):
+    from .reference_gemm import decode
+
+    return decode(bits, dtype)
+
+
+def _fusion_buffers(c, m, n, k, seed):
+    """Device pointers and parameters of the epilogue inputs a timed launch reads (random
+    values, scales in [0.5, 2]); kept with the problem's buffers."""
+    if all(c[key] == v for key, v in codegen.FUSION_DEFAULTS.items()) and c["out_dtype"] not in ("e4m3", "e5m2"):
+        return {}
+    key = ("fusion", tuple(c[x] for x in codegen.GEMM_KEYS), m, n, k, seed)
+    with _LOCK:
+        old = _STATE.get("fusion")
+        if old and old[0] == key:
+            return old[1]
+        if old:
+            for name, v in old[1].items():
+                if name in ("bias", "c", "scale_a", "scale_b", "out_scale", "amax"):
+                    driver().cuMemFree(v)
+        f = _host_fusion(c, m, n, k, np.random.default_rng(seed + 1), False)
+        fields = dict(f["params"])
+        for name, arr in f["device"].items():
+            fields[name] = _to_device(arr)
+        _STATE["fusion"] = (key, fields)
+        return fields
 
 
 def _host_operands(config, m, n, k, rng, ints=True):

@@ -1,10 +1,14 @@
 // Epilogues of the sm90 GEMM kernels: the consumer warpgroups' f32 accumulators -> D.
 // The (thread, register) -> (m, n) map is the plan's (P::accumulator, from fastswz.wgmma_d), the
 // shared-memory tile's addresses and TMA boxes are the plan's (P::epilogue); the conversion to
-// D's type is fastswz_mma.h's (fsw_store_*).
+// D's type is fastswz_mma.h's (fsw_store_*); between the two, the fused epilogue
+// (epilogue_ops.cuh: scales, bias, residual, activation, amax, fp8 output scale) applies to each
+// pair of registers.
 #pragma once
+#include "epilogue_ops.cuh"
 
 struct Epilogue {
+  EpilogueOps ops;   // the fused epilogue (its init(p) runs before the first tile)
 #if FSW_EPILOGUE_TILE
   int ebuf = 0;   // the epilogue tile the next column block goes through
 #endif
@@ -14,6 +18,7 @@ struct Epilogue {
                                         uint32_t base, int w, int thread, bool leader, int tm, int tn,
                                         const FswParams& p) {
     const int n0 = tn * P::kBN;
+    ops.tile(tm, w, thread, p);
 #if FSW_EPILOGUE_TILE
     // Registers -> the plan's epilogue tile (swizzled, row-major D) -> TMA store per box, one
     // column block of kCols at a time: registers [j R, j R + R) hold block j (the plan's
@@ -31,7 +36,9 @@ struct Epilogue {
         const int r = j * P::accumulator::kSubtileRegisters + i;
         const uint32_t m = 64 * w + P::accumulator::row(thread, r);
         const uint32_t n = P::accumulator::col(thread, r) - j * P::epilogue::kCols;
-        fsw_store_shared_pair(epi + P::epilogue::offset(m, n), acc[r], acc[r + 1]);
+        float x0 = acc[r], x1 = acc[r + 1];
+        ops.apply(x0, x1, r, tm * P::kBM + m, n0 + P::accumulator::col(thread, r), p);
+        fsw_store_shared_pair(epi + P::epilogue::offset(m, n), x0, x1);
       }
       fence_async_shared();
       named_sync(1, K::kConsumerWarpgroups * 128);
@@ -64,12 +71,14 @@ struct Epilogue {
     for (int r = 0; r < P::accumulator::kRegisters; r += 2) {
       const int m = m0 + P::accumulator::row(thread, r);
       const int n = n0 + P::accumulator::col(thread, r);
+      float x0 = acc[r], x1 = acc[r + 1];
+      ops.apply(x0, x1, r, m, n, p);
       if (m < p.m) {
         FSW_OUT_T* q = d + (long long)m * p.ldd + n;
-        if (pairs && n + 1 < p.n) fsw_store_global_pair(q, acc[r], acc[r + 1]);
+        if (pairs && n + 1 < p.n) fsw_store_global_pair(q, x0, x1);
         else {
-          if (n < p.n) fsw_store_global(q, acc[r]);
-          if (n + 1 < p.n) fsw_store_global(q + 1, acc[r + 1]);
+          if (n < p.n) fsw_store_global(q, x0);
+          if (n + 1 < p.n) fsw_store_global(q + 1, x1);
         }
       }
     }
