@@ -24,14 +24,15 @@ import sys
 
 from ..errors import PlanError
 from .errors import CudaError, CudaUnavailableError, GemmArgumentError
-from . import codegen
+from . import codegen, tuned as _tuned
 from .codegen import GEMM_KEYS, OUT_DTYPES, kernel_sources, normalize_config, supported
 
 __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources", "GemmKernel",
            "device_info", "device_key", "choose_plan", "CudaError", "CudaUnavailableError",
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
            "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES", "EPILOGUE_WHOLE_KTILES",
-           "default_out_dtype"]
+           "default_out_dtype", "search_plans", "sweep_problems", "load_tuned", "use_tuned",
+           "TunedTable"]
 
 #: Changes whenever the kernel source or its generated headers change meaning (cache keys).
 KERNEL_VERSION = "sm90-ws-persistent-1"
@@ -42,6 +43,14 @@ def __getattr__(name):
     if name in ("GemmKernel", "device_info", "device_key"):
         from . import runtime
         return getattr(runtime, name)
+    if name in ("load_tuned", "use_tuned", "TunedTable"):
+        return getattr(_tuned, name)
+    if name == "search_plans":
+        from .search import search_plans
+        return search_plans
+    if name == "sweep_problems":
+        from .sweep import sweep_problems
+        return sweep_problems
     raise AttributeError(name)
 
 
@@ -146,6 +155,10 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
     dict
         A normalized configuration (:func:`normalize_config`).
 
+    A tuned-plan table (:func:`use_tuned`, ``FASTSWZ_TUNED``) is asked first, when ``epilogue``
+    is None: its plan for the problem, or for the nearest problem within its bound
+    (:func:`fastswz.cuda.tuned.lookup`); the model only when it has none.
+
     Raises
     ------
     fastswz.PlanError
@@ -160,6 +173,10 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
     >>> c["stages"], c["epilogue"], c["epilogue_n"]
     (3, True, 0)
     """
+    if epilogue is None:   # a tuned table's measured winner first (fastswz.cuda.tuned)
+        hit = _tuned.lookup(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
+        if hit is not None:
+            return hit
     from ..tune import DEFAULT_SMS, tune
 
     first_why = None
@@ -190,6 +207,9 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
                     f"({a_major}/{b_major}-major){tile[epilogue]} on the sm90 kernel family"
                     + (f"; the first was refused: {first_why}" if first_why else ""))
 
+
+# a memo of choose_plan (its cache_clear) forgets its answers whenever the active table changes
+_tuned.on_change(lambda: getattr(choose_plan, "cache_clear", lambda: None)())
 
 _TORCH_DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16", "torch.float32": "f32",
                  "torch.float8_e4m3fn": "e4m3", "torch.float8_e5m2": "e5m2"}
