@@ -475,3 +475,20 @@ def test_tune_measure_points_at_the_runtime():
         fastswz.tune(4096, 4096, 4096, measure=4)
     assert math.isfinite(fastswz.tune(64, 64, 64, top=1)[0]["model_cycles"])
     warnings.simplefilter("error")
+
+
+def test_gpu_scripts_plan_sets_fit_a_carried_cache():
+    """tests/gpu/tune/exhaustive.py's precompile set: >= 10 exhaustive problems, held-out ones
+    apart, and fewer than 400 plans (the cubin cache carried to the GPU machine)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent / "gpu" / "tune" / "exhaustive.py"
+    spec = importlib.util.spec_from_file_location("_exhaustive", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert len(mod.PROBLEMS) >= 10 and len(set(mod.PROBLEMS)) == len(mod.PROBLEMS)
+    assert not set(mod.HELD_OUT) & set(mod.PROBLEMS)
+    plans = mod.plan_set()
+    assert 200 < len(plans) < 400
+    assert all(supported(c) is None for c in plans)
