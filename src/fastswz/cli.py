@@ -38,6 +38,18 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer (decimal or 0x hex)") from None
 
 
+def _gpus(text: str):
+    if text == "all":
+        return text
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"--gpus {text!r} is not a GPU count (a positive integer, or all)")
+    return n
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (the contract of every fastswz error)."""
 
@@ -246,7 +258,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="sweep the problems of FILE (JSON list of {m, n, k, a_dtype, b_dtype, "
                          "a_major, b_major[, out_dtype]}): one worker process per visible GPU, "
                          "resumable from the journal")
-    ms.add_argument("--gpus", default="all", metavar="N|all",
+    ms.add_argument("--gpus", default="all", metavar="N|all", type=_gpus,
                     help="with --corpus: worker processes, one per GPU (default all visible GPUs)")
     ms.add_argument("--ray", default=None, metavar="auto|ADDRESS",
                     help="with --corpus: run the sweep on a Ray cluster (pip install 'fastswz[ray]'), "

@@ -741,7 +741,7 @@ def run_search(p, cands, *, timer, compile=None, journal=None, device, kernel_ve
                 reference=bool(cands and cands[0]["default"]), clock=clock)
     h.started = started
     errors, timed, replayed = {}, 0, 0
-    bar = _Bar(progress, "timing", h.budget, "timings")
+    bar = _Bar(progress, "timing", expected_timings(h.budget, eta, h.reference), "timings")
     done = 0
     try:
         while True:
@@ -777,10 +777,24 @@ def run_search(p, cands, *, timer, compile=None, journal=None, device, kernel_ve
                             journal.put_timing(key, samples, problem=p, config=cands[i]["config"],
                                                round=rnd, reps=r, device=device)
                 done += 1
-                bar.step(done, max(bar.total, done + 1 if rnd == 0 and h.drawn < h.budget else done))
+                bar.step(done, max(bar.total, done))
     finally:
         bar.close()
     return _report(p, cands, h, errors, timed, replayed, clock() - started, device, kernel_version)
+
+
+def expected_timings(budget, eta=DEFAULT_ETA, reference=True) -> int:
+    """The most timings a halving over ``budget`` plans makes (none failing, no clock): each
+    round after the first may add the reference (the default plan) to its leaders.
+
+    >>> expected_timings(24)            # 24, then 12 + 1, 6 + 1, 3 + 1, 2 + 1 (the reference)
+    51
+    """
+    n, total = budget, budget
+    while n > 2:
+        n = max(2, math.ceil(n / eta))
+        total += n + (1 if reference else 0)
+    return total
 
 
 def _fatal():

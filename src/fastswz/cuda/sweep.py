@@ -125,7 +125,7 @@ def _draw(problems, budget, seconds, jobs):
 def sweep_problems(problems, *, save=None, journal=None, use_cache=True, gpus="all", ray=None,
                    budget=S.DEFAULT_BUDGET, seconds=None, reps=S.DEFAULT_REPS, eta=S.DEFAULT_ETA,
                    timer=None, device=None, kernel_version=None, compile=True, jobs=None,
-                   progress=False, restarts=RESTARTS):
+                   progress=False, restarts=RESTARTS, stats=None):
     """The measured search on every problem of a list, spread over the GPUs (or Ray).
 
     Parameters
@@ -153,6 +153,9 @@ def sweep_problems(problems, *, save=None, journal=None, use_cache=True, gpus="a
         Compile every candidate on the CPUs before timing (default True).
     jobs, progress, restarts
         Compile threads and drawing processes; a progress bar on stderr; restarts per GPU.
+    stats : dict, optional
+        Filled with the phases' wall seconds (``draw_s``, ``compile_s``, ``time_s``) and the
+        ``workers``.
 
     Returns
     -------
@@ -207,13 +210,19 @@ def sweep_problems(problems, *, save=None, journal=None, use_cache=True, gpus="a
     todo = [i for i in range(len(probs)) if i not in results]
     bar = S._Bar(progress, "sweep", len(probs), "problems")
     bar.step(len(results))
+    st = stats if stats is not None else {}
+    st.update(workers=len(ids), draw_s=0.0, compile_s=0.0, time_s=0.0)
     if todo:
+        t0 = time.perf_counter()
         cands = dict(zip(todo, _draw([probs[i] for i in todo], budget, seconds, jobs)))
+        t1 = time.perf_counter()
         if compile:
             _compile_all([c["config"] for i in todo for c in
                           (cands[i][:budget] if budget and not seconds else cands[i])], jobs, progress)
+        t2 = time.perf_counter()
         _run_workers(ids, probs, todo, cands, settings, jdir, timer, device, kernel_version,
                      results, rkeys, parent, save, bar, restarts)
+        st.update(draw_s=t1 - t0, compile_s=t2 - t1, time_s=time.perf_counter() - t2)
     bar.close()
     left = [i for i in range(len(probs)) if i not in results]
     if left:

@@ -66,8 +66,16 @@ def _sweep(probs, gpus, out, tag):
     if os.path.exists(t):
         os.remove(t)
     t0 = time.time()
-    res = sweep_problems(probs, gpus=gpus, journal=j, save=t, budget=BUDGET, progress=True)
+    stats = {}
+    res = sweep_problems(probs, gpus=gpus, journal=j, save=t, budget=BUDGET, progress=True,
+                         stats=stats)
+    print(f"# {gpus} GPU(s): drawing {stats['draw_s']:.1f} s, compiling {stats['compile_s']:.1f} s, "
+          f"timing {stats['time_s']:.1f} s", flush=True)
+    _sweep.stats[tag] = stats
     return res, time.time() - t0, j
+
+
+_sweep.stats = {}
 
 
 def _per_worker(jdir):
@@ -129,6 +137,7 @@ def run_sweeps(args):
                 row["h2h"] = statistics.median(y) / statistics.median(x)
         rows.append(row)
     report["rows"] = rows
+    report["phases"] = _sweep.stats
     with open(os.path.join(args.out, "sweep_gpus.json"), "w") as f:
         json.dump(report, f, indent=1, default=str)
     print()
@@ -139,6 +148,10 @@ def run_sweeps(args):
         print(f"| {p['m']}x{p['n']}x{p['k']} | {_name(r['one'])} | {r['one_ms']:.4f} | "
               + (f"{_name(r['two'])} | {r['two_ms']:.4f} | {'yes' if r['same'] else 'no'} | "
                  f"{r.get('h2h', 1.0):.3f} |" if two is not None else "- | - | - | - |"))
+    ph = _sweep.stats
+    if two is not None:
+        print(f"timing phase: one GPU {ph['1gpu']['time_s']:.1f} s, two GPUs {ph['2gpu']['time_s']:.1f} s "
+              f"({ph['1gpu']['time_s'] / max(ph['2gpu']['time_s'], 1e-9):.2f}x)")
     print(f"\nwall: one GPU {t1:.1f} s" + (f", two GPUs {t2:.1f} s ({t1 / t2:.2f}x); timings per "
                                           f"worker {busy}; rerun from the journal "
                                           f"{report['resumed_s']:.1f} s, all resumed: "
