@@ -213,3 +213,29 @@ def test_ray_missing_is_one_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(Exception, match=r"needs Ray: pip install 'fastswz\[ray\]'"):
         W.sweep_problems(PROBLEMS[:1], timer=STAND_IN, device="x", ray="auto", use_cache=False)
+
+
+FAILING = '''
+from fastswz.cuda.search import stand_in_timer
+
+def timer(config, m, n, k, reps, warmup):
+    """Every plan of the 2048 x 2048 x 2048 problem fails to launch (a stand-in failure)."""
+    if (m, n, k) == (2048, 2048, 2048):
+        raise RuntimeError("launch failed (stand-in)")
+    return stand_in_timer(config, m, n, k, reps, warmup)
+'''
+
+
+def test_a_problem_that_cannot_be_searched_does_not_stop_the_sweep(tmp_path, monkeypatch):
+    (tmp_path / "failing_timer.py").write_text(textwrap.dedent(FAILING))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    probs = [dict(m=512, n=512, k=512, a_dtype="e4m3", b_dtype="e4m3", a_major="MN"),
+             dict(m=2048, n=2048, k=2048), dict(m=3000, n=5000, k=1000)]
+    res = W.sweep_problems(probs, timer="failing_timer:timer", device="cpu-stand-in",
+                           kernel_version="stand-in-1", compile=False, budget=4, gpus=2,
+                           journal=tmp_path / "j", save=tmp_path / "t.json")
+    assert res[0]["best"] is None and "PlanError" in res[0]["error"]          # no plan: fp8 MN
+    assert res[1]["best"] is None and "every one of the 4 plans" in res[1]["error"]
+    assert res[2]["best"]["median_ms"] > 0
+    table = T.load_tuned(tmp_path / "t.json")
+    assert list(table.entries) == [S.problem_key(S.problem_of(3000, 5000, 1000))]

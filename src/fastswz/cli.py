@@ -637,6 +637,9 @@ def _plan_name(c) -> str:
 def _summary(r) -> str:
     b, d = r["best"], r["default"]
     p = r["problem"]
+    if b is None:
+        return (f"{p['m']} x {p['n']} x {p['k']} {p['a_dtype']} x {p['b_dtype']} "
+                f"({p['a_major']}/{p['b_major']}) -> {p['out_dtype']}: not searched: {r['error']}")
     line = (f"{p['m']} x {p['n']} x {p['k']} {p['a_dtype']} x {p['b_dtype']} "
             f"({p['a_major']}/{p['b_major']}) -> {p['out_dtype']}: best {b['median_ms']:.4g} ms "
             f"({b['tflops']:.4g} TFLOP/s) {_plan_name(b['config'])}, model rank {b['model_rank']}")

@@ -35,7 +35,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import FastswzTypeError, MeasureError, PlanError, as_int
+from ..errors import FastswzError, FastswzTypeError, MeasureError, PlanError, as_int
 from . import search as S
 from .tuned import save_results
 
@@ -106,8 +106,18 @@ def _settings(budget, seconds, reps, eta):
 
 def _draw_one(args):
     p, budget, seconds = args
-    return S.candidates(p["m"], p["n"], p["k"], p["a_dtype"], p["b_dtype"], p["a_major"],
-                        p["b_major"], p["out_dtype"], budget=None if seconds else budget)
+    try:
+        return S.candidates(p["m"], p["n"], p["k"], p["a_dtype"], p["b_dtype"], p["a_major"],
+                            p["b_major"], p["out_dtype"], budget=None if seconds else budget)
+    except FastswzError as exc:   # this problem has no plan (e.g. an MN-major fp8 operand)
+        return {"error": f"{type(exc).__name__}: {exc}"}
+
+
+def _failed(p, why, device, kernel_version):
+    """The result of a problem the sweep could not search: it stays out of the table."""
+    return {"problem": p, "error": why, "best": None, "default": None, "regret": None,
+            "device": device, "kernel_version": kernel_version, "plans": 0, "timings": 0,
+            "replayed": 0, "rows": []}
 
 
 def _draw(problems, budget, seconds, jobs):
@@ -160,7 +170,9 @@ def sweep_problems(problems, *, save=None, journal=None, use_cache=True, gpus="a
     Returns
     -------
     list of dict
-        One :func:`~fastswz.cuda.search.search_plans` result per problem, in order.
+        One :func:`~fastswz.cuda.search.search_plans` result per problem, in order; a problem
+        that could not be searched (no plan for its types and majors, or every plan failed) has
+        ``error`` and no ``best``, and stays out of the table (the sweep goes on).
     """
     if not isinstance(problems, (list, tuple)) or not problems:
         raise FastswzTypeError("problems must be a non-empty list of problem dicts (read_corpus)")
@@ -215,6 +227,9 @@ def sweep_problems(problems, *, save=None, journal=None, use_cache=True, gpus="a
     if todo:
         t0 = time.perf_counter()
         cands = dict(zip(todo, _draw([probs[i] for i in todo], budget, seconds, jobs)))
+        for i in [i for i in todo if isinstance(cands[i], dict)]:
+            results[i] = _failed(probs[i], cands[i]["error"], device, kernel_version)
+            todo.remove(i)
         t1 = time.perf_counter()
         if compile:
             _compile_all([c["config"] for i in todo for c in
@@ -358,6 +373,11 @@ def _run_workers(ids, probs, todo, cands, settings, jdir, timer, device, kernel_
                             save_results(save, [r])
                         bar.step(len(results), note=f", {timings} timings")
                         hand_out(w)
+                    elif "failed" in msg:   # no plan of this problem ran: recorded, not fatal
+                        i = msg["index"]
+                        results[i] = _failed(probs[i], msg["failed"], device, kernel_version)
+                        bar.step(len(results), note=f", {timings} timings")
+                        hand_out(w)
                     elif "error" in msg:
                         raise MeasureError(f"GPU {w.gpu}, problem {msg.get('index')}: {msg['error']}")
     finally:
@@ -420,6 +440,9 @@ def _worker_main(argv):
                              device=a.device, kernel_version=a.kernel_version,
                              budget=st["budget"], seconds=st["seconds"], reps=st["reps"],
                              eta=st["eta"])
+        except MeasureError as exc:   # every plan of this problem failed: the sweep goes on
+            send({"index": msg["index"], "failed": f"{type(exc).__name__}: {exc}"})
+            continue
         except Exception as exc:  # noqa: BLE001 - reported to the parent, which stops the sweep
             send({"index": msg["index"], "error": f"{type(exc).__name__}: {exc}"})
             return 1
@@ -483,6 +506,9 @@ def _sweep_ray(probs, settings, jdir, save, address, timer, device, kernel_versi
                 results[i] = dict(r, from_journal=True)
     todo = [i for i in range(len(probs)) if i not in results]
     cands = dict(zip(todo, _draw([probs[i] for i in todo], settings["budget"], settings["seconds"], jobs)))
+    for i in [i for i in todo if isinstance(cands[i], dict)]:
+        results[i] = _failed(probs[i], cands[i]["error"], device, kernel_version)
+        todo.remove(i)
     bar = S._Bar(progress, "sweep (ray)", len(probs), "problems")
     errors = {i: {} for i in todo}
     counts = {i: [0, 0] for i in todo}    # timed, replayed
@@ -500,8 +526,13 @@ def _sweep_ray(probs, settings, jdir, save, address, timer, device, kernel_versi
         while True:
             batch = h.next_batch()
             if not batch:
-                r = S._report(probs[i], cands[i], h, errors[i], counts[i][0], counts[i][1],
-                              time.perf_counter() - h.started, device, kernel_version)
+                try:
+                    r = S._report(probs[i], cands[i], h, errors[i], counts[i][0], counts[i][1],
+                                  time.perf_counter() - h.started, device, kernel_version)
+                except MeasureError as exc:   # every plan failed: recorded, the sweep goes on
+                    results[i] = _failed(probs[i], f"MeasureError: {exc}", device, kernel_version)
+                    bar.step(len(results))
+                    return
                 r["ray_tasks"] = infos[i]
                 results[i] = r
                 if parent is not None:

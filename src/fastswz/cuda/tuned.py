@@ -275,7 +275,7 @@ def save_results(path, results) -> TunedTable:
     >>> len(save_results(p, [r])), load_tuned(p).gpu
     (1, 'stand-in')
     """
-    results = list(results)
+    results = [r for r in results if r.get("best")]   # a failed problem has no winner
     if not results:
         return load_tuned(path) if Path(path).exists() else None
     gpu, kv = results[0]["device"], results[0]["kernel_version"]
