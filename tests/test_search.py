@@ -103,24 +103,38 @@ def test_candidates_start_with_the_default_then_the_best_shapes(every):
 
 
 def test_candidate_is_the_models_best_row_of_its_class(every):
+    """choose_plan's rule per class: the shape's best row with the most of its stages that fit
+    the epilogue; only where none fits, the best-ranked row of the shape that runs."""
     ranked = fastswz.tune(*PROBLEM, top=1 << 30)
     rank = {(r["bm"], r["bn"], r["bk"], r["stages"], r["swizzle_a"], r["swizzle_b"]): r["rank"]
             for r in ranked}
-    for c in every[1:30]:
+    first = {}
+    for r in ranked:
+        first.setdefault((r["bm"], r["bn"]), r)
+    lowest = {True: fastswz.cuda.EPILOGUE_MIN_STAGES, False: 2}
+    kinds = {"rule": 0, "fallback": 0}
+    for c in every[1:40]:
         cfg = c["config"]
+        top = first[(cfg["bm"], cfg["bn"])]
         assert rank[(cfg["bm"], cfg["bn"], cfg["bk"], cfg["stages"], cfg["swizzle_a"],
                      cfg["swizzle_b"])] == c["model_rank"]
-        # no better-ranked row of the same shape runs in this class
-        for r in ranked:
+        same = {f: top[f] for f in ("bk", "swizzle_a", "swizzle_b")}
+        fits = [st for st in range(lowest[cfg["epilogue"]], top["stages"] + 1)
+                if supported(dict(cfg, stages=st, **same)) is None]
+        if fits:
+            kinds["rule"] += 1
+            assert {f: cfg[f] for f in same} == same and cfg["stages"] == max(fits), c
+            continue
+        kinds["fallback"] += 1
+        for r in ranked:   # no better-ranked row of the same shape runs in this class
             if r["rank"] >= c["model_rank"]:
                 break
-            if (r["bm"], r["bn"]) != (cfg["bm"], cfg["bn"]):
-                continue
-            if c["kind"] != "registers" and r["stages"] < fastswz.cuda.EPILOGUE_MIN_STAGES:
+            if (r["bm"], r["bn"]) != (cfg["bm"], cfg["bn"]) or r["stages"] < lowest[cfg["epilogue"]]:
                 continue
             alt = dict(cfg, bk=r["bk"], stages=r["stages"], swizzle_a=r["swizzle_a"],
                        swizzle_b=r["swizzle_b"])
             assert supported(alt) is not None, (c, r)
+    assert kinds["rule"] > 20
 
 
 def test_no_cluster_wider_than_the_rows():

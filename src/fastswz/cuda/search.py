@@ -8,15 +8,16 @@ clock decide:
 * **Candidates** (:func:`candidates`): every tile shape the model ranks (BM 64/128/192/256 as the
   registers allow, BN 16..256), every epilogue (:data:`KINDS`: registers, the whole tile, 64-column
   blocks through 2 or 1 epilogue tiles) and clusters of 1 and 2 CTAs (``cluster_m``). For each such
-  class the model picks the rest (BK, stages, swizzles): its best-ranked row of that tile shape that
-  the family runs with that epilogue (at least :data:`fastswz.cuda.EPILOGUE_MIN_STAGES` stages with
-  an epilogue tile). The order: the default plan (:func:`fastswz.cuda.choose_plan`, what ``gemm``
+  class the model picks the rest (BK, stages, swizzles) as ``choose_plan`` does: the model's best
+  row of that tile shape with its stages lowered until the epilogue fits (at least
+  :data:`fastswz.cuda.EPILOGUE_MIN_STAGES` with an epilogue tile), else its best-ranked row of the
+  shape that the family runs with that epilogue. The order: the default plan (:func:`fastswz.cuda.choose_plan`, what ``gemm``
   runs without a tuned table) first; then every epilogue/cluster variant of the model's two best
   tile shapes; then the model's best shape of each other BM (where the model gives it at most
   :data:`OTHER_BM_CYCLES` times the best shape's cycles); then the following shapes in the model's
   order, each with its default-rule epilogue (``choose_plan``'s rule) on 1 and 2 CTAs; then every
-  remaining variant, by shape rank. :func:`candidates` with ``budget=None`` gives them all (what ``tests/gpu/tune/exhaustive.py``
-  times).
+  remaining variant, by shape rank. :func:`candidates` with ``budget=None`` gives them all (what
+  ``tests/gpu/tune/exhaustive.py`` times).
 * **Successive halving** (:class:`Halving`): the first ``budget`` candidates (or as many as fit
   half of a ``seconds`` budget) are timed with ``reps`` repeats each; the faster half is timed again
   with ``eta`` times more repeats, and so on until two remain. A plan's estimate is the median of
@@ -224,8 +225,19 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
         rank_of.setdefault((r["bm"], r["bn"], r["bk"], r["stages"], r["swizzle_a"], r["swizzle_b"]),
                            r["rank"])
     sms_ = DEFAULT_SMS["sm90"] if sms is None else sms
+    from . import EPILOGUE_MIN_STAGES
 
     def best(shape, kind, cluster):
+        # choose_plan's rule first: the shape's best row, its stages lowered until the epilogue
+        # fits (the model ranks register stores; measured, fewer stages of the same BK beat
+        # another BK there); else the best-ranked row of the shape that runs in this class
+        first = next(iter(rows[shape].values()))
+        lowest = 2 if kind == "registers" else EPILOGUE_MIN_STAGES
+        for st in range(first["stages"], lowest - 1, -1):
+            c = _variant(dict(first, stages=st), p, kind, cluster)
+            if c is not None:
+                return c, rank_of.get((shape[0], shape[1], first["bk"], st, first["swizzle_a"],
+                                       first["swizzle_b"]), first["rank"])
         for row in rows[shape].values():
             c = _variant(row, p, kind, cluster)
             if c is not None:
