@@ -270,6 +270,9 @@ def _compile_all(configs, jobs, progress):
 class _Worker:
     def __init__(self, gpu, jdir, timer, device, kernel_version):
         env = dict(os.environ, CUDA_VISIBLE_DEVICES=gpu)
+        # the worker imports the fastswz this process runs, installed or not (a source tree)
+        here = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join(x for x in (here, env.get("PYTHONPATH")) if x)
         cmd = [sys.executable, "-m", "fastswz.cuda.sweep", "--worker", "--gpu", gpu,
                "--device", device, "--kernel-version", kernel_version]
         if jdir is not None:

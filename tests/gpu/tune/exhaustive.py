@@ -123,9 +123,10 @@ def head_to_head(c1, c2, p, rounds=4, reps=10):
 
 
 def exhaustive(p):
-    from fastswz.cuda.search import candidates
+    from fastswz.cuda.search import candidates, gpu_compile
 
     cands = candidates(*p)
+    gpu_compile([c["config"] for c in cands])   # in parallel (cubins from the cache when carried)
     screen = [_median(_time(c["config"], p, 2)) for c in cands]
     best = min(screen)
     order = sorted(range(len(cands)), key=lambda i: screen[i])
