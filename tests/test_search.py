@@ -506,3 +506,13 @@ def test_gpu_scripts_plan_sets_fit_a_carried_cache():
     plans = mod.plan_set()
     assert 200 < len(plans) < 400
     assert all(supported(c) is None for c in plans)
+
+
+def test_a_failing_default_is_not_timed_again():
+    default = choose_plan(*PROBLEM)
+    timer = FakeTimer(fail=lambda c: c == default)
+    r = _search(timer, budget=8)
+    key = json.dumps(normalize_config(default), sort_keys=True)
+    assert sum(1 for c, _, _ in timer.calls if c == key) == 1
+    assert r["default"]["median_ms"] is None and r["regret"] is None
+    assert r["best"]["median_ms"] > 0 and "launch failed" in r["rows"][-1]["error"]

@@ -393,7 +393,8 @@ class Halving:
         keep = max(2, math.ceil(len(alive) / self.eta))
         nxt = sorted(alive, key=lambda i: (self.estimate(i), i))[:keep]
         self.competing.append(nxt)
-        batch = nxt + ([0] if self.reference and 0 not in nxt else [])
+        ref = self.reference and 0 not in nxt and self.estimate(0) < math.inf
+        batch = nxt + ([0] if ref else [])
         self.rounds.append(batch)
         return self._batch(batch, rnd + 1)
 
