@@ -191,6 +191,10 @@ def run(args):
     table = os.path.join(args.out, "tuned.json")
     if os.path.exists(table):
         os.remove(table)
+    if not done:
+        print("# no problem finished: no table to check", flush=True)
+        summary(out)
+        return 1
     T.save_results(table, [r["search"] for r in done])
     gemm_rows = []
     for r in done:
