@@ -516,3 +516,40 @@ def test_a_failing_default_is_not_timed_again():
     assert sum(1 for c, _, _ in timer.calls if c == key) == 1
     assert r["default"]["median_ms"] is None and r["regret"] is None
     assert r["best"]["median_ms"] > 0 and "launch failed" in r["rows"][-1]["error"]
+
+
+def test_cli_gemm_names_the_tuned_table_it_ran(tmp_path, monkeypatch, capsys):
+    """fastswz gemm with FASTSWZ_TUNED: the table's plan runs and the plan line says where it came
+    from (the kernel's launch and timing are stand-ins here: no GPU)."""
+    from fastswz.cli import main
+    from fastswz.cuda import codegen, runtime
+
+    ran = []
+
+    class Kernel:   # stands in for GemmKernel: records the configuration it was built from
+        def __init__(self, config):
+            self.config = normalize_config(config)
+            self.plan = codegen.kernel_row(self.config)
+            self.smem_bytes = self.plan["smem_bytes"] + 1024
+            ran.append(self.config)
+
+        def time(self, m, n, k, reps):
+            return {"median_ms": 1.0, "tflops": 1.0, "reps": reps, "spread": 0.0}
+
+    monkeypatch.setattr(fastswz.cuda, "compile_gemm", Kernel)
+    monkeypatch.setattr(runtime, "device_info", lambda: {"name": "stand-in"})
+    monkeypatch.setattr(fastswz.cli, "_cublas_time", lambda *a: None, raising=False)
+    path = T.TunedTable([_entry(3000, 5000, 1000)], gpu=GPU).save(tmp_path / "t.json")
+    monkeypatch.setattr(T, "gpu_id", lambda: GPU)
+    monkeypatch.setenv(T.ENV, str(path))
+    T._STATE.update(env_done=False)
+    argv = ["gemm", "--m", "3000", "--n", "5000", "--k", "1000"]
+    assert main(argv) == 0
+    assert f"(tuned table {path}, exact problem)" in capsys.readouterr().out
+    assert (ran[-1]["bn"], ran[-1]["cluster_m"]) == (256, 2)
+    assert main(["gemm", "--m", "2000", "--n", "5000", "--k", "1000"]) == 0
+    assert "nearest problem)" in capsys.readouterr().out
+    T.use_tuned(None)
+    assert main(argv) == 0
+    assert "(tune model's best supported plan)" in capsys.readouterr().out
+    assert ran[-1] == choose_plan(3000, 5000, 1000)

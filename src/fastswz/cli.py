@@ -416,6 +416,11 @@ def _gemm(args):
         cfg = fc.choose_plan(args.m, args.n, args.k, a_dt, b_dt, args.a_major, args.b_major, out_dt,
                              epilogue=args.epilogue)
         chosen = "tune model's best supported plan"
+        table = fc.tuned.active() if args.epilogue is None else None   # FASTSWZ_TUNED
+        how = table and table.find(args.m, args.n, args.k, a_dt, b_dt, args.a_major,
+                                   args.b_major, out_dt)[1]
+        if how:
+            chosen = f"tuned table {table.source or ''}, {how} problem"
     else:
         cfg = {**fc.normalize_config(), **{k: v for k, v in fields.items() if v is not None},
                "swizzle_a": args.swizzle_a, "swizzle_b": args.swizzle_b}
