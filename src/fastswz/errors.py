@@ -100,8 +100,9 @@ class FragmentError(FastswzError, ValueError):
     not fit."""
 
 class MeasureError(FastswzError, RuntimeError):
-    """A measured search (``tune(..., measure=K)``) cannot run: no GPU runtime
-    (``fastswz.cuda``, the extra ``cuda``), no GPU, or no plan that it can time."""
+    """A measured search (``fastswz.cuda.search_plans``, ``fastswz tune --measure``) cannot run:
+    no GPU runtime (``fastswz.cuda``, the extra ``cuda``), no GPU, no plan that it can time, or
+    it was asked of the cost model (``tune(..., measure=K)``)."""
 
 
 class CorpusError(FastswzError, ValueError):

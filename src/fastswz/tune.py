@@ -7,8 +7,9 @@ of speed: by default it ignores the epilogue (the plans' ``epi_*`` bank-conflict
 weighed only by a :class:`TuneModel` with ``epilogue_clocks_per_wavefront`` > 0), L2 hit rates,
 cluster multicast, instruction issue and clock variation. Every constant below is a field of
 :class:`TuneModel` (``tune(..., model=...)`` takes another, e.g. one fitted to measurements by
-:func:`fastswz.calibrate.fit_model`), and ``tune(..., measure=K)`` times the model's first K
-plans on the GPU (:mod:`fastswz.measure`).
+:func:`fastswz.calibrate.fit_model`). Timing plans on the GPU is the runtime's job, above this
+module: ``fastswz.cuda.search_plans`` (``fastswz tune --measure``) draws its candidates from
+this ranking; nothing here imports ``fastswz.cuda``.
 
 Two sets of constants ship. :data:`DATASHEET_MODELS` holds round datasheet figures, the ones
 quoted below. :data:`DEFAULT_MODELS`, which tune uses, holds for sm90 the constants fitted to
@@ -58,7 +59,7 @@ import time
 import numpy as np
 
 from .dtypes import dtype as _lookup_dtype
-from .errors import FastswzTypeError, PlanError, as_int
+from .errors import FastswzTypeError, MeasureError, PlanError, as_int
 from .plan import PLAN_FIELDS, _SWIZZLES, plan_gemm, plan_reason
 from .rules import _choice
 
@@ -374,9 +375,8 @@ def _cycles_of(model, table, m, n, k, sms):
 
 def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch="sm90",
          sms=None, top=10, epilogue_dtype=None, smem_budget=None, progress=False, *, model=None,
-         measure=None, cache_dir=None, use_cache=True, out_dtype=None, warmup=3, reps=20):
-    """The ``top`` legal plans for an M x N x K GEMM, best model cycles first (or, with
-    ``measure``, best measured time first).
+         measure=None):
+    """The ``top`` legal plans for an M x N x K GEMM, best model cycles first.
 
     Parameters
     ----------
@@ -393,19 +393,9 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
         more than a second.
     model : TuneModel, optional
         The cost model's constants; default :data:`DEFAULT_MODELS` of the arch.
-    measure : int, optional
-        Time the model's first ``measure`` plans that the GPU runtime (``fastswz.cuda``, extra
-        ``cuda``) supports and return them ranked by measured time (at most ``top`` of them),
-        each with ``model_rank``, ``measured_ms``, ``measured_tflops``, ``spread``; results are
-        cached on disk (see :func:`fastswz.measure.measure_plans`). Needs the extra and a GPU:
-        otherwise a :class:`~fastswz.FastswzError` says so (the model ranking needs neither).
-    cache_dir, use_cache, out_dtype, warmup, reps
-        With ``measure``: the cache directory (default ``$FASTSWZ_CACHE/tune`` or
-        ``~/.cache/fastswz/tune``), whether to read and write it, the kernel's output type
-        (default ``epilogue_dtype``, else bf16) and the timing's warm-up launches and timed
-        repeats. With an ``epilogue_dtype`` the timed kernels store through the plan's
-        shared-memory epilogue tile (``epilogue=True`` in their configuration), whose type is
-        the output type; without, they store the accumulators straight to global memory.
+    measure : None
+        Must be None. The measured search moved to the GPU runtime: ``fastswz.cuda.search_plans``
+        (``fastswz tune --measure``); a value raises a :class:`~fastswz.MeasureError` saying so.
 
     Returns
     -------
@@ -428,31 +418,11 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
     _sms_range(sms, top)
     model = _model_arg(model, arch)
     if measure is not None:
-        measure = as_int("measure", measure)
-        if measure < 1:
-            raise PlanError(f"measure={measure} must be >= 1 (how many of the model's plans to time)")
-        warmup, reps = as_int("warmup", warmup), as_int("reps", reps)
-        if warmup < 0 or reps < 1:
-            raise PlanError(f"warmup={warmup} and reps={reps}: the timing needs warmup >= 0 "
-                            f"launches and reps >= 1 timed ones")
-        ranked = tune(m, n, k, a_dtype, b_dtype, a_major, b_major, arch, sms, 1 << 62,
-                      epilogue_dtype, smem_budget, progress, model=model)
-        from .measure import measure_plans
-
-        # canonical names: the runtime's configs and the cache key do not depend on spelling
-        a_dtype, b_dtype = _lookup_dtype(a_dtype).name, _lookup_dtype(b_dtype).name
-        epi = None if epilogue_dtype is None else _lookup_dtype(epilogue_dtype).name
-        out_dtype = _lookup_dtype(out_dtype if out_dtype is not None else epi or "bf16").name
-        if epi is not None and epi != out_dtype:
-            raise PlanError(
-                f"epilogue_dtype={epi} and out_dtype={out_dtype}: the measured kernel's epilogue "
-                f"tile holds its output, so give one type (or leave out_dtype out)")
-        a_major, b_major = (_choice(f, v, ("K", "MN")) for f, v in (("a_major", a_major),
-                                                                    ("b_major", b_major)))
-        return measure_plans(ranked, m, n, k, a_dtype, b_dtype, a_major, b_major, count=measure,
-                             top=top, cache_dir=cache_dir, use_cache=use_cache,
-                             epilogue=epi is not None,
-                             out_dtype=out_dtype, warmup=warmup, reps=reps, progress=progress)
+        # the runtime layer imports this module, never the reverse (tests/test_imports.py)
+        raise MeasureError(
+            f"measure={measure!r}: tune ranks by the cost model only; the measured search is "
+            f"fastswz.cuda.search_plans(m, n, k, ..., budget=...) (extra 'cuda', a GPU), or "
+            f"fastswz tune --measure on the command line")
     da, db = _lookup_dtype(a_dtype), _lookup_dtype(b_dtype)
     a_major, b_major = (_choice(f, str(v).upper(), ("K", "MN")) for f, v in (("a_major", a_major),
                                                                            ("b_major", b_major)))

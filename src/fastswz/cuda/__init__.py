@@ -24,7 +24,7 @@ import sys
 
 from ..errors import PlanError
 from .errors import CudaError, CudaUnavailableError, GemmArgumentError
-from . import codegen
+from . import codegen, tuned as _tuned
 from .codegen import GEMM_KEYS, OUT_DTYPES, kernel_sources, normalize_config, supported
 
 __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources", "GemmKernel",
@@ -32,7 +32,8 @@ __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources"
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
            "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES", "EPILOGUE_WHOLE_KTILES",
            "default_out_dtype", "SWAP_AB_MAX_M", "SPLIT_K_FILL", "SPLIT_K_MIN_KTILES", "SPLIT_K_MAX",
-           "SPLIT_K_TILE", "choose_block_scaled_plan", "default_config"]
+           "SPLIT_K_TILE", "choose_block_scaled_plan", "default_config", "search_plans",
+           "sweep_problems", "load_tuned", "use_tuned", "TunedTable"]
 
 #: Changes whenever the kernel source or its generated headers change meaning (cache keys).
 KERNEL_VERSION = "sm90-ws-persistent-1"
@@ -43,6 +44,14 @@ def __getattr__(name):
     if name in ("GemmKernel", "device_info", "device_key"):
         from . import runtime
         return getattr(runtime, name)
+    if name in ("load_tuned", "use_tuned", "TunedTable"):
+        return getattr(_tuned, name)
+    if name == "search_plans":
+        from .search import search_plans
+        return search_plans
+    if name == "sweep_problems":
+        from .sweep import sweep_problems
+        return sweep_problems
     raise AttributeError(name)
 
 
@@ -184,6 +193,10 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
     dict
         A normalized configuration (:func:`normalize_config`).
 
+    A tuned-plan table (:func:`use_tuned`, ``FASTSWZ_TUNED``) is asked first, when ``epilogue``
+    is None: its plan for the problem, or for the nearest problem within its bound
+    (:func:`fastswz.cuda.tuned.lookup`); the model only when it has none.
+
     Raises
     ------
     fastswz.PlanError
@@ -198,6 +211,10 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
     >>> c["stages"], c["epilogue"], c["epilogue_n"]
     (3, True, 0)
     """
+    if epilogue is None and schedules:   # a tuned table's measured winner first (fastswz.cuda.tuned)
+        hit = _tuned.lookup(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
+        if hit is not None:
+            return hit
     from ..dtypes import dtype as lookup
 
     key = (m, n, k, lookup(a_dtype).name, lookup(b_dtype).name, str(a_major).upper(),
@@ -322,6 +339,11 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
 # prepared _Call in _CALLS and does no planning, no compile, no file read and no module load:
 # pointers, the caller's stream and one C launch (fastswz.cuda._driver). Everything that
 # decides the kernel is in the key, so the rules below run once per key.
+
+# a memo of choose_plan (its cache_clear) forgets its answers whenever the active table changes
+_tuned.on_change(lambda: getattr(choose_plan, "cache_clear", lambda: None)())
+# ... and so do the prepared calls of gemm's fast path, which hold the plans chosen before
+_tuned.on_change(lambda: _CALLS.clear())
 
 _TORCH_DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16", "torch.float32": "f32",
                  "torch.float8_e4m3fn": "e4m3", "torch.float8_e5m2": "e5m2"}

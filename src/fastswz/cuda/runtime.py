@@ -499,7 +499,8 @@ class GemmKernel:
     def time(self, m, n, k, *, warmup=3, reps=20, flush_l2=True, seed=0):
         """Median/min/max milliseconds of ``reps`` runs on random inputs (CUDA events around
         each launch; the L2 flushed by a memset before each one), spread = max/min - 1, and
-        TFLOP/s = 2 m n k / median."""
+        TFLOP/s = 2 m n k / median; ``samples_ms`` holds every timed run (the measured search
+        pools them across its rounds)."""
         bufs = _problem_buffers(self.config, m, n, k, seed)
         drv = driver()
         start = _check(drv.cuEventCreate(0), "cuEventCreate")
@@ -523,7 +524,7 @@ class GemmKernel:
         med = float(np.median(t))
         return {"median_ms": med, "min_ms": float(t.min()), "max_ms": float(t.max()),
                 "spread": float(t.max() / t.min() - 1.0), "tflops": 2.0 * m * n * k / med / 1e9,
-                "reps": reps}
+                "reps": reps, "samples_ms": [float(x) for x in times]}
 
 
 class _Free:
@@ -885,7 +886,8 @@ def random_bits(dtype, count, rng):
 
 
 def _problem_buffers(c, m, n, k, seed):
-    key = (c["a_dtype"], c["b_dtype"], c["out_dtype"], m, n, k, seed)
+    # the majors too: they decide the buffers' row counts and pitches
+    key = (c["a_dtype"], c["b_dtype"], c["out_dtype"], c["a_major"], c["b_major"], m, n, k, seed)
     with _LOCK:
         old = _STATE.get("problem")
         if old and old[0] == key:
