@@ -275,6 +275,10 @@ FUSED = [
          activation="gelu", bias="bf16", residual="bf16", out_dtype="e4m3", amax=True),
     dict(bm=64, bn=64, bk=128, stages=4, epilogue=True, a_dtype="e5m2", b_dtype="e4m3", scale="block",
          out_dtype="f32"),
+    # promotion without block scales (torch's use_fast_accum=False)
+    dict(bm=128, bn=128, bk=128, stages=6, epilogue=True, a_dtype="e4m3", b_dtype="e4m3", scale="row",
+         promote=True),
+    dict(bm=128, bn=128, bk=64, stages=5, promote=True),
 ]
 
 

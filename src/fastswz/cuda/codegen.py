@@ -49,10 +49,12 @@ GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk
              "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group",
              "cluster_m", "epilogue_n", "epilogue_stages",
              # the fused epilogue and the scales (issue 28): D = act(alpha acc s + beta C + bias)
-             "activation", "bias", "residual", "scale", "amax")
-#: The configuration keys of the fused epilogue, with their "nothing fused" values.
+             "activation", "bias", "residual", "scale", "amax", "promote")
+#: The configuration keys of the fused epilogue, with their "nothing fused" values. ``promote``:
+#: add each k-tile's tensor-core partial sums to an f32 total (what ``use_fast_accum=False``
+#: asks of torch._scaled_mm; implied by ``scale="block"``).
 FUSION_DEFAULTS = {"activation": "identity", "bias": None, "residual": None, "scale": "none",
-                   "amax": False}
+                   "amax": False, "promote": False}
 _DEFAULTS = {"arch": "sm90", "a_dtype": "bf16", "b_dtype": "bf16", "a_major": "K", "b_major": "K",
              "bm": 128, "bn": 256, "bk": 64, "stages": 4, "swizzle_a": "auto", "swizzle_b": "auto",
              "cta_group": 1, "out_dtype": "bf16", "epilogue": False, "tile_group": TILE_GROUP, "cluster_m": 1,
@@ -160,6 +162,10 @@ def _normalize_fusion(c):
     if c["amax"] not in (True, False):
         raise FastswzTypeError(f"amax={c['amax']!r} must be True or False (write max |D| to a device scalar)")
     c["amax"] = bool(c["amax"])
+    if c["promote"] not in (True, False):
+        raise FastswzTypeError(f"promote={c['promote']!r} must be True or False (f32 promotion of the "
+                               f"partial sums every k-tile)")
+    c["promote"] = bool(c["promote"]) or sc == "block"
 
 
 #: Bytes the kernel asks for beyond the plan: it rounds its dynamic shared-memory base up to the
@@ -260,9 +266,10 @@ def _supported(c):
         if BLOCK_SCALE_K % c["bn"]:
             return (f"scale=block: bn={c['bn']} must divide {BLOCK_SCALE_K} (one B scale per tile and "
                     f"k-tile)")
-        if c["bn"] + _REG_OVERHEAD > cap:
-            return (f"scale=block: bn={c['bn']} keeps two 64 x BN f32 accumulators (the k-tile's and "
-                    f"the promoted sum), {c['bn']} registers + about {_REG_OVERHEAD} > {cap}")
+    if c["promote"] and c["bn"] + _REG_OVERHEAD > cap:
+        what = "scale=block" if c["scale"] == "block" else "promote=True"
+        return (f"{what}: bn={c['bn']} keeps two 64 x BN f32 accumulators (the k-tile's and "
+                f"the promoted sum), {c['bn']} registers + about {_REG_OVERHEAD} > {cap}")
     if c["epilogue"] and p.row(0)["epilogue"]["layout"] is None:
         return (f"bn={c['bn']}: the epilogue tile's row is not a whole number of 32-byte steps of "
                 f"{c['out_dtype']}, so it has no canonical layout; use epilogue=False or another BN")
@@ -395,7 +402,8 @@ def fusion_row(config) -> dict:
     the kernel loads it (plain global loads by the consumer threads: once per kernel for
     ``tensor``; in the epilogue, A's once per tile and row, B's per output element pair, for
     ``row``; per k-tile, one k-tile ahead, for ``block``). ``promote_k``: K elements between two f32
-    promotions of the tensor-core partial sums (``block``: one k-tile of 128). ``row_slots``:
+    promotions of the tensor-core partial sums (one k-tile with ``promote``, which ``block``
+    implies: 128). ``row_slots``:
     which of a thread's distinct accumulator rows each register holds (read off the wgmma D
     fragment, the same on every thread), so a per-row scale is loaded once per row.
 
@@ -406,7 +414,8 @@ def fusion_row(config) -> dict:
     c = normalize_config(config)
     f = {k: c[k] for k in FUSION_DEFAULTS}
     f["out_dtype"] = c["out_dtype"]
-    term = "alpha * acc" + {"none": "", "tensor": " * scale_a * scale_b", "row": " * scale_a[m] * scale_b[n]",
+    term = ("alpha * acc" if not c["promote"] or c["scale"] == "block" else "alpha * acc (acc = sum_kt partial_kt in f32)")
+    term += {"none": "", "tensor": " * scale_a * scale_b", "row": " * scale_a[m] * scale_b[n]",
                             "block": " (acc = sum_kb partial_kb * scale_a[m][kb] * scale_b[n/128][kb])"}[c["scale"]]
     if c["residual"]:
         term += " + beta * C[m][n]"
@@ -426,7 +435,7 @@ def fusion_row(config) -> dict:
     if loads:
         f["scale_a"] = {"load": loads[0], "granularity": loads[1][0], "dtype": "f32"}
         f["scale_b"] = {"load": loads[0], "granularity": loads[1][1], "dtype": "f32"}
-    f["promote_k"] = BLOCK_SCALE_K if c["scale"] == "block" else None
+    f["promote_k"] = c["bk"] if c["promote"] else None
     f["row_slots"] = _row_slots(c["bn"])
     return f
 
@@ -462,7 +471,7 @@ def fusion_header(config) -> str:
     f = fusion_row(c)
     ctype = {"bf16": "unsigned short", "f16": "unsigned short", "f32": "float", None: "unsigned short"}
     slots = f["row_slots"]
-    fused = (c["activation"] != "identity" or c["bias"] or c["residual"] or c["scale"] != "none"
+    fused = (c["activation"] != "identity" or c["bias"] or c["residual"] or c["scale"] not in ("none", "block")
              or c["amax"] or c["out_dtype"] in ("e4m3", "e5m2"))
     lines = [
         "// Generated by fastswz.cuda.codegen.fusion_header from the configuration. Do not edit.",
@@ -478,6 +487,7 @@ def fusion_header(config) -> str:
         f"typedef {ctype[c['residual']]} FSW_C_T;",
         f"#define FSW_SCALE {SCALES.index(c['scale'])}   // {', '.join(f'{i} {a}' for i, a in enumerate(SCALES))}",
         f"#define FSW_BLOCK_SCALE {int(c['scale'] == 'block')}",
+        f"#define FSW_PROMOTE {int(c['promote'])}   // partial sums to f32 every k-tile",
         f"#define FSW_AMAX {int(c['amax'])}",
         f"#define FSW_OUT_FP8 {int(c['out_dtype'] in ('e4m3', 'e5m2'))}",
         "namespace fastswz_fusion {",
