@@ -222,8 +222,10 @@ def cli(args):
     ok = True
     with open(os.path.join(args.out, "epilogue-cli.txt"), "w") as log:
         for line in CLI_CASES:
+            src = os.path.join(HERE, "..", "..", "..", "src")
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")])))
             p = subprocess.run([sys.executable, "-m", "fastswz", "gemm", *line.split(), "--check", "--reps", "10"],
-                               capture_output=True, text=True)
+                               capture_output=True, text=True, env=env)
             text = f"$ fastswz gemm {line} --check\n{p.stdout}{p.stderr}(exit {p.returncode})\n\n"
             log.write(text)
             print(text, flush=True)
@@ -270,8 +272,10 @@ def correct(args):
                                                             "error")}, flush=True)
     print(f"check grid: {n_ok}/{n} passed in {time.time() - t0:.1f} s", flush=True)
     test = os.path.join(HERE, "..", "..", "test_gpu_epilogue.py")
+    src = os.path.join(HERE, "..", "..", "..", "src")   # the same fastswz as this script's
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")])))
     p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", test],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=env)
     with open(os.path.join(args.out, "epilogue-pytest.txt"), "w") as f:
         f.write(p.stdout + p.stderr)
     print(p.stdout[-4000:], p.stderr[-2000:])
