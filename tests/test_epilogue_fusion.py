@@ -13,6 +13,7 @@ are tests/test_gpu_epilogue.py and tests/gpu/gemm/epilogue.py.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import shutil
 import struct
@@ -548,3 +549,49 @@ int main() {{
     if scale == "none":   # promotion alone: the f32 sum of the k-tiles' partial sums
         sa, sb = np.ones_like(sa), np.ones_like(sb)
     np.testing.assert_array_equal(got, reference_block_scaled(a, b, sa, sb))
+
+
+def test_gemm_hands_the_epilogue_to_the_launch(monkeypatch):
+    """gemm() on stand-in CUDA arrays, the launch captured (no GPU): the configuration it compiles
+    and the FswParams fields it passes for block scales (A's column-major) and for a rowwise
+    fp8-output epilogue with bias, residual, out_scale and amax."""
+    from fastswz import cuda as fc
+    from fastswz.cuda import runtime
+
+    if not importlib.util.find_spec("cuda.core"):
+        pytest.skip("the 'cuda' extra (NVRTC) is not installed")
+    monkeypatch.setattr(runtime, "pointer_device", lambda ptr: 0)
+    seen = []
+    monkeypatch.setattr(runtime.GemmKernel, "launch",
+                        lambda self, *args, **kw: seen.append((self.config, args, kw)))
+    m, n, k = 256, 384, 520
+    kb, nb = 5, 3
+    a = _Cai((m, k), "|u1", 1 << 30, (528, 1))          # rows padded to 16 bytes (no staging)
+    b = _Cai((k, n), "|u1", 2 << 30, (1, 528))           # K-major B (w.T of an N x K weight, pitch 528)
+    d = _Cai((m, n), "<u2", 3 << 30)
+    sa = _Cai((m, kb), "<f4", 4 << 30, (4, 4 * m))       # column-major, as DeepGEMM's
+    sb = _Cai((nb, kb), "<f4", 5 << 30)
+    fc.gemm(a, b, out=d, a_dtype="e4m3", b_dtype="e4m3", out_dtype="bf16", scale_a=sa, scale_b=sb)
+    cfg, args, kw = seen[-1]
+    assert (cfg["scale"], cfg["promote"], cfg["bk"], 128 % cfg["bn"]) == ("block", True, 128, 0)
+    assert kw["scale_a"] == 4 << 30 and kw["scale_b"] == 5 << 30
+    assert (kw["sa_sm"], kw["sa_sk"], kw["sb_sn"], kw["sb_sk"]) == (1, m, kb, 1)
+    assert args[3:6] == (m, n, k)
+    # rowwise, fp8 out with bias, residual, out_scale, amax, gelu
+    d8 = _Cai((m, n), "|u1", 6 << 30)
+    fc.gemm(a, b, out=d8, a_dtype="e4m3", b_dtype="e4m3", out_dtype="e4m3",
+            scale_a=_Cai((m, 1), "<f4", 7 << 30), scale_b=_Cai((1, n), "<f4", 8 << 30),
+            bias=_Cai((n,), "<f4", 9 << 30), c=_Cai((m, n), "<f2", 10 << 30), alpha=0.5, beta=0.25,
+            activation="gelu", out_scale=_Cai((), "<f4", 11 << 30), amax=_Cai((1,), "<f4", 12 << 30))
+    cfg, args, kw = seen[-1]
+    assert {x: cfg[x] for x in ("scale", "bias", "residual", "activation", "amax", "out_dtype", "promote")} == {
+        "scale": "row", "bias": "f32", "residual": "f16", "activation": "gelu", "amax": True,
+        "out_dtype": "e4m3", "promote": False}
+    assert kw == {"stream": 0, "device": 0, "alpha": 0.5, "beta": 0.25, "bias": 9 << 30, "c": 10 << 30,
+                  "ldc": n, "scale_a": 7 << 30, "scale_b": 8 << 30, "sa_sm": 1, "sb_sn": 1,
+                  "out_scale": 11 << 30, "amax": 12 << 30}
+    # use_fast_accum=False promotes on the 128 x 128 plan
+    fc.gemm(a, b, out=d, a_dtype="e4m3", b_dtype="e4m3", out_dtype="bf16", use_fast_accum=False,
+            scale_a=_Cai((), "<f4", 7 << 30), scale_b=_Cai((), "<f4", 8 << 30))
+    cfg, _, kw = seen[-1]
+    assert (cfg["promote"], cfg["scale"], cfg["bn"]) == (True, "tensor", 128)
