@@ -306,6 +306,10 @@ FUSED = [
          activation="gelu", bias="bf16", residual="bf16", out_dtype="e4m3", amax=True),
     dict(bm=64, bn=64, bk=128, stages=4, epilogue=True, a_dtype="e5m2", b_dtype="e4m3", scale="block",
          out_dtype="f32"),
+    # promotion without block scales (torch's use_fast_accum=False)
+    dict(bm=128, bn=128, bk=128, stages=6, epilogue=True, a_dtype="e4m3", b_dtype="e4m3", scale="row",
+         promote=True),
+    dict(bm=128, bn=128, bk=64, stages=5, promote=True),
 ]
 
 
@@ -587,3 +591,31 @@ def test_choose_plan_picks_schedules(monkeypatch):
     # an explicit epilogue=True never swaps or splits (both store from registers)
     c = choose_plan(1, 4096, 4096, epilogue=True)
     assert c["epilogue"] and not c["swap_ab"] and c["split_k"] == 1
+
+
+def test_generator_key_covers_what_codegen_imports():
+    """The cubin cache key hashes codegen.GENERATOR_MODULES: every module codegen.py reaches by
+    relative imports (not through a package __init__) must be among them, or a change to it would
+    leave stale cubins in the cache."""
+    import ast
+    import pathlib
+
+    root = pathlib.Path(codegen.__file__).resolve().parent.parent
+    seen, todo = set(), ["cuda/codegen.py"]
+    while todo:
+        rel = todo.pop()
+        if rel in seen:
+            continue
+        seen.add(rel)
+        path = root / rel
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level > 0:
+                base = path.parent
+                for _ in range(node.level - 1):
+                    base = base.parent
+                names = [node.module] if node.module else [a.name for a in node.names]
+                for name in names:
+                    target = base.joinpath(*name.split("."))
+                    if target.with_suffix(".py").is_file():
+                        todo.append(str(target.with_suffix(".py").relative_to(root)))
+    assert seen <= set(codegen.GENERATOR_MODULES), seen - set(codegen.GENERATOR_MODULES)

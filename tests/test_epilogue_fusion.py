@@ -13,6 +13,7 @@ are tests/test_gpu_epilogue.py and tests/gpu/gemm/epilogue.py.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import shutil
 import struct
@@ -61,15 +62,22 @@ def test_kernel_row_carries_the_fusion_and_normalizes_back():
     import json
 
     again = codegen.normalize_config(json.loads(json.dumps(row, default=str)))
-    assert {k: again[k] for k in codegen.FUSION_DEFAULTS} == {k: cfg[k] for k in codegen.FUSION_DEFAULTS}
+    want = codegen.normalize_config(cfg)
+    assert {k: again[k] for k in codegen.FUSION_DEFAULTS} == {k: want[k] for k in codegen.FUSION_DEFAULTS}
+    assert want["promote"]   # block scales promote
     # a row without fusion keys is the plain kernel: nothing fused, FSW_FUSED 0
     h = codegen.fusion_header(codegen.normalize_config())
     assert "#define FSW_FUSED 0" in h and "#define FSW_BLOCK_SCALE 0" in h
     h = codegen.fusion_header(cfg)
     for line in ("#define FSW_FUSED 1", "#define FSW_ACT 4", "#define FSW_BIAS 1", "#define FSW_BIAS_KIND 1",
                  "#define FSW_RESIDUAL 1", "#define FSW_SCALE 3", "#define FSW_BLOCK_SCALE 1",
-                 "#define FSW_AMAX 1", "#define FSW_OUT_FP8 1"):
+                 "#define FSW_PROMOTE 1", "#define FSW_AMAX 1", "#define FSW_OUT_FP8 1"):
         assert line in h, line
+    # promotion alone (use_fast_accum=False): the main loop promotes, the epilogue has nothing
+    h = codegen.fusion_header(dict(bn=128, promote=True))
+    assert "#define FSW_PROMOTE 1" in h and "#define FSW_BLOCK_SCALE 0" in h and "#define FSW_FUSED 0" in h
+    assert codegen.kernel_row(dict(bn=128, bk=64, promote=True))["fusion"]["promote_k"] == 64
+    assert "promote=True: bn=256 keeps two 64 x BN f32 accumulators" in supported(dict(bn=256, promote=True))
     # fp8 output alone switches the epilogue on (the cast needs out_scale)
     assert "#define FSW_FUSED 1" in codegen.fusion_header(dict(out_dtype="e5m2"))
 
@@ -415,7 +423,8 @@ int main() {{
          beta=0.0),   # beta 0 skips C (its NaN does not reach D)
     dict(cfg=dict(bm=128, bn=64, residual="bf16", activation="relu", amax=True), ldc=100, offsets=(0, 0),
          nan=True),   # NaN in C reaches D and amax
-], ids=["row-gelu-e4m3", "row-relu-unaligned", "tensor-silu-f32", "gelu_tanh-e5m2", "beta0", "nan"])
+    dict(cfg=dict(bm=128, bn=64), ldc=0, offsets=(0, 0)),   # nothing fused: alpha alone
+], ids=["row-gelu-e4m3", "row-relu-unaligned", "tensor-silu-f32", "gelu_tanh-e5m2", "beta0", "nan", "alpha"])
 def test_epilogue_ops_on_the_host(tmp_path, case):
     """The kernel's per-pair epilogue (sm90/epilogue_ops.cuh), compiled for the host with the
     plan's and the fusion's generated headers, over every register of a 150 x 100 problem (edges
@@ -460,7 +469,8 @@ def test_epilogue_ops_on_the_host(tmp_path, case):
     both_nan = np.isnan(got) & np.isnan(want)
     if c_cfg["activation"] in ("identity", "relu"):
         assert np.all((got == want) | both_nan)
-        assert amax == amax_ref or (math.isnan(amax) and math.isnan(amax_ref))
+        if c_cfg["amax"]:
+            assert amax == amax_ref or (math.isnan(amax) and math.isnan(amax_ref))
     else:
         tol = 2.0 ** -20 * (np.abs(acc) * 4 + 16 + np.abs(want))
         assert np.all((np.abs(got - want) <= tol) | both_nan)
@@ -473,15 +483,16 @@ def test_epilogue_ops_on_the_host(tmp_path, case):
 
 
 @pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
-@pytest.mark.parametrize("bm,bn", [(128, 128), (64, 64)])
-def test_block_promotion_on_the_host(tmp_path, bm, bn):
+@pytest.mark.parametrize("bm,bn,scale", [(128, 128, "block"), (64, 64, "block"), (128, 128, "none")])
+def test_block_promotion_on_the_host(tmp_path, bm, bn, scale):
     """The kernel's block-scale promotion (sm90/block_scale.cuh: the scales one k-tile ahead,
     total += part * sa * sb), compiled for the host, over every register of a problem with a
     partial last K block and ragged M and N, against reference_block_scaled; A's scales
     column-major (DeepGEMM's), B's row-major."""
     from importlib import resources
 
-    cfg = codegen.normalize_config(bm=bm, bn=bn, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3", scale="block")
+    cfg = codegen.normalize_config(bm=bm, bn=bn, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3", scale=scale,
+                                   promote=True)
     row = codegen.kernel_row(cfg)
     m, n, k = 150, 300, 520
     kb, nb = -(-k // 128), -(-n // 128)
@@ -535,4 +546,53 @@ int main() {{
                     str(tmp_path / "blk")], check=True, capture_output=True, text=True)
     out = subprocess.run([str(tmp_path / "blk")], check=True, capture_output=True, text=True).stdout.split()
     got = np.array([float.fromhex(x) for x in out]).reshape(m, n)
+    if scale == "none":   # promotion alone: the f32 sum of the k-tiles' partial sums
+        sa, sb = np.ones_like(sa), np.ones_like(sb)
     np.testing.assert_array_equal(got, reference_block_scaled(a, b, sa, sb))
+
+
+def test_gemm_hands_the_epilogue_to_the_launch(monkeypatch):
+    """gemm() on stand-in CUDA arrays, the launch captured (no GPU): the configuration it compiles
+    and the FswParams fields it passes for block scales (A's column-major) and for a rowwise
+    fp8-output epilogue with bias, residual, out_scale and amax."""
+    from fastswz import cuda as fc
+    from fastswz.cuda import runtime
+
+    if not importlib.util.find_spec("cuda.core"):
+        pytest.skip("the 'cuda' extra (NVRTC) is not installed")
+    monkeypatch.setattr(runtime, "pointer_device", lambda ptr: 0)
+    seen = []
+    monkeypatch.setattr(runtime.GemmKernel, "launch",
+                        lambda self, *args, **kw: seen.append((self.config, args, kw)))
+    m, n, k = 256, 384, 520
+    kb, nb = 5, 3
+    a = _Cai((m, k), "|u1", 1 << 30, (528, 1))          # rows padded to 16 bytes (no staging)
+    b = _Cai((k, n), "|u1", 2 << 30, (1, 528))           # K-major B (w.T of an N x K weight, pitch 528)
+    d = _Cai((m, n), "<u2", 3 << 30)
+    sa = _Cai((m, kb), "<f4", 4 << 30, (4, 4 * m))       # column-major, as DeepGEMM's
+    sb = _Cai((nb, kb), "<f4", 5 << 30)
+    fc.gemm(a, b, out=d, a_dtype="e4m3", b_dtype="e4m3", out_dtype="bf16", scale_a=sa, scale_b=sb)
+    cfg, args, kw = seen[-1]
+    assert (cfg["scale"], cfg["promote"], cfg["bk"], 128 % cfg["bn"]) == ("block", True, 128, 0)
+    assert kw["scale_a"] == 4 << 30 and kw["scale_b"] == 5 << 30
+    assert (kw["sa_sm"], kw["sa_sk"], kw["sb_sn"], kw["sb_sk"]) == (1, m, kb, 1)
+    assert args[3:6] == (m, n, k)
+    # rowwise, fp8 out with bias, residual, out_scale, amax, gelu
+    d8 = _Cai((m, n), "|u1", 6 << 30)
+    fc.gemm(a, b, out=d8, a_dtype="e4m3", b_dtype="e4m3", out_dtype="e4m3",
+            scale_a=_Cai((m, 1), "<f4", 7 << 30), scale_b=_Cai((1, n), "<f4", 8 << 30),
+            bias=_Cai((n,), "<f4", 9 << 30), c=_Cai((m, n), "<f2", 10 << 30), alpha=0.5, beta=0.25,
+            activation="gelu", out_scale=_Cai((), "<f4", 11 << 30), amax=_Cai((1,), "<f4", 12 << 30))
+    cfg, args, kw = seen[-1]
+    assert {x: cfg[x] for x in ("scale", "bias", "residual", "activation", "amax", "out_dtype", "promote")} == {
+        "scale": "row", "bias": "f32", "residual": "f16", "activation": "gelu", "amax": True,
+        "out_dtype": "e4m3", "promote": False}
+    assert kw.pop("workspace") is None   # no split-K with a fused epilogue
+    assert kw == {"stream": 0, "device": 0, "alpha": 0.5, "beta": 0.25, "bias": 9 << 30, "c": 10 << 30,
+                  "ldc": n, "scale_a": 7 << 30, "scale_b": 8 << 30, "sa_sm": 1, "sb_sn": 1,
+                  "out_scale": 11 << 30, "amax": 12 << 30}
+    # use_fast_accum=False promotes on the 128 x 128 plan
+    fc.gemm(a, b, out=d, a_dtype="e4m3", b_dtype="e4m3", out_dtype="bf16", use_fast_accum=False,
+            scale_a=_Cai((), "<f4", 7 << 30), scale_b=_Cai((), "<f4", 8 << 30))
+    cfg, _, kw = seen[-1]
+    assert (cfg["promote"], cfg["scale"], cfg["bn"]) == (True, "tensor", 128)

@@ -116,8 +116,8 @@ def test_scaled_mm_parity(torch, plan, form, out, bias):
             kw["scale_result"], ours["out_scale"] = osc, osc
         try:
             ref = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, bias=bv, out_dtype=_td(torch, out), **kw)
-        except RuntimeError:
-            # a form this torch's _scaled_mm refuses (e.g. a bias with an fp8 output): its math
+        except (RuntimeError, TypeError):
+            # a form (or keyword) this torch's _scaled_mm refuses (e.g. a bias with an fp8 output): its math
             # one op at a time, in f32 (the same values on integers)
             y = (a.float() @ b.float()) * (sa * sb)
             ref = _cast(torch, y + bv.float() if bias else y, out, kw.get("scale_result"))
@@ -141,6 +141,36 @@ def test_scaled_mm_parity(torch, plan, form, out, bias):
             assert int((diff > tol).sum()) == 0, float((diff - tol).max())
             rel = float(torch.linalg.norm(got.double() - ref.double()) / torch.linalg.norm(ref.double()))
             assert rel < (0.15 if out in FP8_MAX else 1e-2), rel   # typical: the output's rounding
+
+
+@pytest.mark.parametrize("form", ["tensor", "row"])
+def test_scaled_mm_parity_promoted(torch, form):
+    """use_fast_accum=False on both sides: fastswz adds each k-tile's partial sums to f32."""
+    from fastswz.cuda import gemm
+
+    m, n, k = E.SHAPE_SCALED
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(6)
+    e4 = torch.float8_e4m3fn
+    a = torch.randn((m, k), generator=gen, device="cuda").to(e4)
+    b = torch.randn((n, k), generator=gen, device="cuda").to(e4).t()
+    shape_a, shape_b = ((), ()) if form == "tensor" else ((m, 1), (1, n))
+    sa = torch.rand(shape_a, generator=gen, device="cuda") + 0.5
+    sb = torch.rand(shape_b, generator=gen, device="cuda") + 0.5
+    try:
+        ref = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16, use_fast_accum=False)
+    except (RuntimeError, TypeError):   # this torch refuses the form: the float64 product, rounded
+        ref = ((a.double() @ b.double()) * (sa * sb).double()).to(torch.bfloat16)
+    got = gemm(a, b, plan=E.PLAN_PROMOTE, scale_a=sa, scale_b=sb, use_fast_accum=False)
+    d = gemm(a, b, scale_a=sa, scale_b=sb, use_fast_accum=False)   # the default promoted plan
+    torch.cuda.synchronize()
+    # each k-tile of 128: 4 wgmma k-steps rounding at 2**-13 of that tile's magnitude sum, for
+    # both sides at most; the f32 promotions 2**-24 each; one bf16 ulp apart after the cast
+    s = (a.float().abs() @ b.float().abs()) * (sa * sb)
+    tol = _ulp(torch, ref.float(), "bf16") + 2 * 4 * 2.0 ** -13 * s.double()
+    for x in (got, d):
+        assert int(((x.double() - ref.double()).abs() > tol).sum()) == 0
+        assert float(torch.linalg.norm(x.double() - ref.double()) / torch.linalg.norm(ref.double())) < 1e-2
 
 
 # -- the unfused torch sequence ----------------------------------------------------------------------
@@ -294,12 +324,14 @@ def test_defaults_amax_accumulates_and_the_fast_path_stays(torch):
     b = _ints(torch, (n, k), gen).to(torch.bfloat16).t()
     bv = _ints(torch, (n,), gen, -8, 8).to(torch.bfloat16)
     c = _ints(torch, (m, n), gen, -4, 4).to(torch.bfloat16)
+    half = gemm(a, b, alpha=0.5)                         # alpha alone: D = alpha * acc
     plain = gemm(a, b)                                   # plan=None: the fast path's key
     fused = gemm(a, b, bias=bv, c=c, activation="gelu")
     again = gemm(a, b)                                   # served by the fast path: still plain
     y = a.float() @ b.float()
     torch.cuda.synchronize()
     assert _same(torch, plain, y.to(torch.bfloat16)) == 0 and _same(torch, again, plain) == 0
+    assert _same(torch, half, (0.5 * y).to(torch.bfloat16)) == 0
     want = torch.nn.functional.gelu(y + c.float() + bv.float()).to(torch.bfloat16)
     assert float((fused.float() - want.float()).abs().max()) <= float(want.float().abs().max()) * 2 ** -7
     # in place: out=c

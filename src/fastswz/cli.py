@@ -415,6 +415,9 @@ def _gemm_parser(sub):
                         "or 1x128 / 128x128 blocks (promoted to f32 every 128 of K)")
     f.add_argument("--out-scale", type=float, default=None, help="check: fp8 D's scale (default: the check's own)")
     f.add_argument("--amax", action="store_true", help="write max |D| to a device scalar")
+    f.add_argument("--promote", action="store_true",
+                   help="add each k-tile's partial sums to an f32 total (torch's use_fast_accum=False; "
+                        "block scales always do)")
     g.add_argument("--check", action="store_true",
                    help="also check D: exact on small integers, relative error on random inputs")
     g.add_argument("--reps", type=_int, default=20, help="timed runs (median reported)")
@@ -435,11 +438,13 @@ def _gemm(args):
     fusion = {k: getattr(args, k) for k in ("activation", "bias", "residual", "scale") if getattr(args, k)}
     if args.amax:
         fusion["amax"] = True
+    if args.promote:
+        fusion["promote"] = True
     if all(v is None for v in fields.values()):
         cfg = fc.default_config(args.m, args.n, args.k, a_dt, b_dt, args.a_major, args.b_major, out_dt,
                                 fusion, epilogue=args.epilogue)
-        chosen = "tune model's best supported plan" if fusion.get("scale") != "block" else \
-            "the block-scaled default plan"
+        chosen = "tune model's best supported plan" if fusion.get("scale") != "block" and not args.promote \
+            else "the promoted (block-scaled) default plan"
         table = fc.tuned.active() if args.epilogue is None and not fusion else None   # FASTSWZ_TUNED
         how = table and table.find(args.m, args.n, args.k, a_dt, b_dt, args.a_major,
                                    args.b_major, out_dt)[1]

@@ -518,7 +518,7 @@ def _torch_key(a, b, out, out_dtype):
 
 def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=None, stream=None,
          bias=None, c=None, alpha=None, beta=None, activation=None, scale_a=None, scale_b=None,
-         out_scale=None, amax=None):
+         out_scale=None, amax=None, use_fast_accum=None):
     """D = A @ B on the GPU with a fastswz kernel, optionally with a fused epilogue and fp8
     scales: D = act(alpha * (A @ B) * scales + beta * C + bias); returns D, asynchronously.
 
@@ -575,6 +575,11 @@ def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=Non
         Receives max |D| (before ``out_scale``; NaN if any D is NaN) by ``atomicMax`` with its
         current value: zero it first for this product's alone (it can gather the amax of several
         products, as a delayed-scaling history slot).
+    use_fast_accum : bool, optional
+        As ``torch._scaled_mm``'s: False adds each k-tile's tensor-core partial sums to an f32
+        total (Hopper's fp8 accumulator keeps about 14 bits), on a plan with BN <= 128
+        (:func:`choose_block_scaled_plan`'s shape); True or None (default, the fastest): the
+        whole K accumulates in the tensor core. Block scales always promote.
 
     Returns
     -------
@@ -592,7 +597,7 @@ def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=Non
     if type(a) in _FAST_TYPES and plan is None and stream is None and a_dtype is None \
             and b_dtype is None and type(b) in _FAST_TYPES and bias is None and c is None \
             and alpha is None and beta is None and activation is None and scale_a is None \
-            and scale_b is None and out_scale is None and amax is None:
+            and scale_b is None and out_scale is None and amax is None and use_fast_accum is None:
         call = _CALLS.get(_torch_key(a, b, out, out_dtype))
         if call is not None:
             pa, pb = a.data_ptr(), b.data_ptr()
@@ -609,9 +614,11 @@ def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=Non
                 return d
     extras = None
     if not (bias is None and c is None and alpha is None and beta is None and activation is None
-            and scale_a is None and scale_b is None and out_scale is None and amax is None):
+            and scale_a is None and scale_b is None and out_scale is None and amax is None
+            and use_fast_accum is None):
         extras = dict(bias=bias, c=c, alpha=alpha, beta=beta, activation=activation,
-                      scale_a=scale_a, scale_b=scale_b, out_scale=out_scale, amax=amax)
+                      scale_a=scale_a, scale_b=scale_b, out_scale=out_scale, amax=amax,
+                      use_fast_accum=use_fast_accum)
     return _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream, extras)
 
 
@@ -680,8 +687,9 @@ def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream, extras=None):
                                    a_major=a_major, b_major=b_major, out_dtype=D.dtype, **fusion)
         kern = compile_gemm(cfg)
     c = kern.config
-    for key, v in codegen.FUSION_DEFAULTS.items():
-        want, have = c[key], fusion.get(key, v)
+    asked = normalize_config(**fusion)
+    for key in codegen.FUSION_DEFAULTS:
+        want, have = c[key], asked[key]
         if want != have:
             raise GemmArgumentError(f"the plan has {key}={want!r} but the call gives {have!r}: pass "
                                     f"the matching arguments (or a plan made for them, or plan=None)")
@@ -731,7 +739,7 @@ def default_config(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major
     (256, True, 'gelu', 'bf16')
     """
     fusion = dict(fusion or {})
-    if fusion.get("scale") == "block":
+    if fusion.get("scale") == "block" or fusion.get("promote"):
         return choose_block_scaled_plan(a_dtype, b_dtype, out_dtype, fusion, epilogue=epilogue)
     fused = any(fusion.get(key, v) != v for key, v in codegen.FUSION_DEFAULTS.items()) \
         or out_dtype in ("e4m3", "e5m2")
@@ -742,16 +750,22 @@ def default_config(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major
 
 def choose_block_scaled_plan(a_dtype="e4m3", b_dtype="e4m3", out_dtype="bf16", fusion=None, epilogue=None):
     """The configuration :func:`gemm` uses for block-scaled fp8 (DeepSeek-V3's 1 x 128 / 128 x
-    128 scales) given no plan: BK 128 (one promotion per k-tile), BN 128 (one B scale per tile),
-    BM 128 (two consumer warpgroups), the most stages (6 down to 3) that fit beside the
-    shared-memory epilogue tile, else register stores.
+    128 scales), or for any promotion of the partial sums to f32 (``fusion["promote"]``), given
+    no plan: BK 128 for fp8 (one promotion and one scale per k-tile; 64 for 16-bit types, 32 for
+    tf32), BN 128 (one B scale per tile; two accumulators fit), BM 128 (two consumer
+    warpgroups), the most stages (6 down to 3) that fit beside the shared-memory epilogue tile,
+    else register stores. ``fusion`` without a ``scale`` means block scales.
 
     >>> c = choose_block_scaled_plan()
-    >>> c["bm"], c["bn"], c["bk"], c["stages"], c["epilogue"], c["scale"]
-    (128, 128, 128, 6, True, 'block')
+    >>> c["bm"], c["bn"], c["bk"], c["stages"], c["epilogue"], c["scale"], c["promote"]
+    (128, 128, 128, 6, True, 'block', True)
     """
-    base = normalize_config(dict(bm=128, bn=128, bk=128, a_dtype=a_dtype, b_dtype=b_dtype,
-                                 out_dtype=out_dtype, **dict(fusion or {}, scale="block")))
+    fusion = dict(fusion or {})
+    if not fusion.get("promote"):
+        fusion.setdefault("scale", "block")
+    bk = {"e4m3": 128, "e5m2": 128, "tf32": 32, "f32": 32}.get(str(a_dtype), 64)
+    base = normalize_config(dict(bm=128, bn=128, bk=bk, a_dtype=a_dtype, b_dtype=b_dtype,
+                                 out_dtype=out_dtype, **fusion))
     for epi in ((True, False) if epilogue is None else (epilogue,)):
         for stages in range(6, 2, -1):
             cfg = dict(base, stages=stages, epilogue=epi)
@@ -782,6 +796,11 @@ def _fusion_arguments(extras, m, n, k, A, B, D, ldd, ed):
     if not extras:
         return fusion, fields
     x = extras
+    if x.get("use_fast_accum") is not None:
+        if x["use_fast_accum"] not in (True, False):
+            raise GemmArgumentError(f"use_fast_accum={x['use_fast_accum']!r} must be True or False")
+        if not x["use_fast_accum"]:
+            fusion["promote"] = True
     if x["activation"] is not None:
         act = x["activation"]
         try:

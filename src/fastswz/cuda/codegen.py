@@ -53,10 +53,12 @@ GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk
              "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group",
              "cluster_m", "epilogue_n", "epilogue_stages", "swap_ab", "split_k",
              # the fused epilogue and the scales (issue 28): D = act(alpha acc s + beta C + bias)
-             "activation", "bias", "residual", "scale", "amax")
-#: The configuration keys of the fused epilogue, with their "nothing fused" values.
+             "activation", "bias", "residual", "scale", "amax", "promote")
+#: The configuration keys of the fused epilogue, with their "nothing fused" values. ``promote``:
+#: add each k-tile's tensor-core partial sums to an f32 total (what ``use_fast_accum=False``
+#: asks of torch._scaled_mm; implied by ``scale="block"``).
 FUSION_DEFAULTS = {"activation": "identity", "bias": None, "residual": None, "scale": "none",
-                   "amax": False}
+                   "amax": False, "promote": False}
 _DEFAULTS = {"arch": "sm90", "a_dtype": "bf16", "b_dtype": "bf16", "a_major": "K", "b_major": "K",
              "bm": 128, "bn": 256, "bk": 64, "stages": 4, "swizzle_a": "auto", "swizzle_b": "auto",
              "cta_group": 1, "out_dtype": "bf16", "epilogue": False, "tile_group": TILE_GROUP, "cluster_m": 1,
@@ -168,6 +170,10 @@ def _normalize_fusion(c):
     if c["amax"] not in (True, False):
         raise FastswzTypeError(f"amax={c['amax']!r} must be True or False (write max |D| to a device scalar)")
     c["amax"] = bool(c["amax"])
+    if c["promote"] not in (True, False):
+        raise FastswzTypeError(f"promote={c['promote']!r} must be True or False (f32 promotion of the "
+                               f"partial sums every k-tile)")
+    c["promote"] = bool(c["promote"]) or sc == "block"
 
 
 #: Bytes the kernel asks for beyond the plan: it rounds its dynamic shared-memory base up to the
@@ -286,9 +292,10 @@ def _supported(c):
         if BLOCK_SCALE_K % c["bn"]:
             return (f"scale=block: bn={c['bn']} must divide {BLOCK_SCALE_K} (one B scale per tile and "
                     f"k-tile)")
-        if c["bn"] + _REG_OVERHEAD > cap:
-            return (f"scale=block: bn={c['bn']} keeps two 64 x BN f32 accumulators (the k-tile's and "
-                    f"the promoted sum), {c['bn']} registers + about {_REG_OVERHEAD} > {cap}")
+    if c["promote"] and c["bn"] + _REG_OVERHEAD > cap:
+        what = "scale=block" if c["scale"] == "block" else "promote=True"
+        return (f"{what}: bn={c['bn']} keeps two 64 x BN f32 accumulators (the k-tile's and "
+                f"the promoted sum), {c['bn']} registers + about {_REG_OVERHEAD} > {cap}")
     if c["epilogue"] and p.row(0)["epilogue"]["layout"] is None:
         return (f"bn={c['bn']}: the epilogue tile's row is not a whole number of 32-byte steps of "
                 f"{c['out_dtype']}, so it has no canonical layout; use epilogue=False or another BN")
@@ -424,7 +431,8 @@ def fusion_row(config) -> dict:
     the kernel loads it (plain global loads by the consumer threads: once per kernel for
     ``tensor``; in the epilogue, A's once per tile and row, B's per output element pair, for
     ``row``; per k-tile, one k-tile ahead, for ``block``). ``promote_k``: K elements between two f32
-    promotions of the tensor-core partial sums (``block``: one k-tile of 128). ``row_slots``:
+    promotions of the tensor-core partial sums (one k-tile with ``promote``, which ``block``
+    implies: 128). ``row_slots``:
     which of a thread's distinct accumulator rows each register holds (read off the wgmma D
     fragment, the same on every thread), so a per-row scale is loaded once per row.
 
@@ -435,7 +443,8 @@ def fusion_row(config) -> dict:
     c = normalize_config(config)
     f = {k: c[k] for k in FUSION_DEFAULTS}
     f["out_dtype"] = c["out_dtype"]
-    term = "alpha * acc" + {"none": "", "tensor": " * scale_a * scale_b", "row": " * scale_a[m] * scale_b[n]",
+    term = ("alpha * acc" if not c["promote"] or c["scale"] == "block" else "alpha * acc (acc = sum_kt partial_kt in f32)")
+    term += {"none": "", "tensor": " * scale_a * scale_b", "row": " * scale_a[m] * scale_b[n]",
                             "block": " (acc = sum_kb partial_kb * scale_a[m][kb] * scale_b[n/128][kb])"}[c["scale"]]
     if c["residual"]:
         term += " + beta * C[m][n]"
@@ -455,7 +464,7 @@ def fusion_row(config) -> dict:
     if loads:
         f["scale_a"] = {"load": loads[0], "granularity": loads[1][0], "dtype": "f32"}
         f["scale_b"] = {"load": loads[0], "granularity": loads[1][1], "dtype": "f32"}
-    f["promote_k"] = BLOCK_SCALE_K if c["scale"] == "block" else None
+    f["promote_k"] = c["bk"] if c["promote"] else None
     f["row_slots"] = _row_slots(c["bn"])
     return f
 
@@ -491,7 +500,7 @@ def fusion_header(config) -> str:
     f = fusion_row(c)
     ctype = {"bf16": "unsigned short", "f16": "unsigned short", "f32": "float", None: "unsigned short"}
     slots = f["row_slots"]
-    fused = (c["activation"] != "identity" or c["bias"] or c["residual"] or c["scale"] != "none"
+    fused = (c["activation"] != "identity" or c["bias"] or c["residual"] or c["scale"] not in ("none", "block")
              or c["amax"] or c["out_dtype"] in ("e4m3", "e5m2"))
     lines = [
         "// Generated by fastswz.cuda.codegen.fusion_header from the configuration. Do not edit.",
@@ -507,6 +516,7 @@ def fusion_header(config) -> str:
         f"typedef {ctype[c['residual']]} FSW_C_T;",
         f"#define FSW_SCALE {SCALES.index(c['scale'])}   // {', '.join(f'{i} {a}' for i, a in enumerate(SCALES))}",
         f"#define FSW_BLOCK_SCALE {int(c['scale'] == 'block')}",
+        f"#define FSW_PROMOTE {int(c['promote'])}   // partial sums to f32 every k-tile",
         f"#define FSW_AMAX {int(c['amax'])}",
         f"#define FSW_OUT_FP8 {int(c['out_dtype'] in ('e4m3', 'e5m2'))}",
         "namespace fastswz_fusion {",
@@ -686,6 +696,14 @@ def inline_sources(sources) -> str:
 
 
 _GENERATOR = []
+#: The modules whose code decides a kernel's sources: this one, what it imports (the planner, the
+#: emitter and their layers; tests/test_cuda_gemm.py checks the list against the imports) and the
+#: compiled planner's sources. A change elsewhere (the CLI, the tuner) keeps every cached cubin.
+GENERATOR_MODULES = ("cuda/codegen.py", "_bits.py", "_version.py", "algebra.py", "banks.py",
+                     "blockscaled.py", "bulk.py", "descriptor.py", "dtypes.py", "emit.py",
+                     "errors.py", "int_tuple.py", "layout.py", "linear.py", "modes.py",
+                     "notation.py", "plan.py", "rules.py", "swizzle.py", "tile.py", "tv_layout.py",
+                     "_kernels.pyx", "_kernels.pxd", "_simd.h")
 
 
 def generator_key() -> str:
@@ -697,10 +715,7 @@ def generator_key() -> str:
 
         h = hashlib.sha256()
         root = res.files("fastswz")
-        # every module of the package's top layer (the planner and the emitter and what they
-        # import), this one, and the kernel files
-        names = sorted(f.name for f in root.iterdir() if f.name.endswith((".py", ".pyx", ".pxd", ".h")))
-        names += ["cuda/codegen.py", *("kernels/" + f for f in KERNEL_FILES)]
+        names = [*GENERATOR_MODULES, *("kernels/" + f for f in KERNEL_FILES)]
         for name in names:
             f = root.joinpath(*name.split("/"))
             h.update(name.encode() + b"\0" + f.read_bytes() + b"\0")

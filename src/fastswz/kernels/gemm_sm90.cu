@@ -124,8 +124,8 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     uint32_t phase = 0;
     Epilogue epilogue;
     epilogue.ops.init(p);
-#if FSW_BLOCK_SCALE
-    float total[P::accumulator::kRegisters];   // block scales: the promoted f32 sum of the k-tiles
+#if FSW_PROMOTE
+    float total[P::accumulator::kRegisters];   // the promoted f32 sum of the k-tiles (block scales, or promote)
     BlockScales scales;
 #endif
     Scheduler tiles(p.m, p.n, k_tiles, rank);
@@ -135,7 +135,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     WorkUnit u;
     while (tiles.next(u)) {
       int prev = -1;
-#if FSW_BLOCK_SCALE
+#if FSW_PROMOTE
 #pragma unroll
       for (int r = 0; r < P::accumulator::kRegisters; ++r) total[r] = 0.f;
       scales.load(p, u.tm, u.tn, w, thread, 0);
@@ -162,13 +162,13 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < kKSteps; ++ks) {
-          // (block scales: each k-tile's wgmma start from zero, its sum is promoted below)
+          // (promotion: each k-tile's wgmma start from zero, its sum is promoted below)
           fsw_mma(acc, P::a::kDescriptors[stage][w][ks] + desc_shift,
                   P::b::kDescriptors[stage][0][ks] + desc_shift,
-                  FSW_BLOCK_SCALE ? (ks != 0) : ((kt != u.k_begin) | (ks != 0)));
+                  FSW_PROMOTE ? (ks != 0) : ((kt != u.k_begin) | (ks != 0)));
         }
         wgmma_commit();
-#if FSW_BLOCK_SCALE
+#if FSW_PROMOTE
         scales.advance(p, u.tm, u.tn, w, thread, kt, k_tiles);   // kt's scales; kt + 1's in flight
         wgmma_wait<0>();   // this k-tile's partial sums are in acc, its stage may be refilled
         if (thread == 0) release(base + K::kEmptyBarrierOffsets[stage]);
@@ -190,7 +190,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #if FSW_DEBUG_DUMP
       first = false;
 #endif
-#if FSW_BLOCK_SCALE
+#if FSW_PROMOTE
       tiles.store(total, u, epilogue, &tma_d, base, w, thread, leader, p);
 #else
       tiles.store(acc, u, epilogue, &tma_d, base, w, thread, leader, p);   // D, or split-K's partials

@@ -46,6 +46,8 @@ PLAN_BF16_REG = dict(bm=128, bn=128, bk=64, stages=5)
 #: block scales: BK 128, BN 128; the tile path and the register path
 PLAN_BLOCK = dict(bm=128, bn=128, bk=128, stages=5, epilogue=True)
 PLAN_BLOCK_REG = dict(bm=128, bn=128, bk=128, stages=6)
+#: promotion without block scales (use_fast_accum=False)
+PLAN_PROMOTE = dict(bm=128, bn=128, bk=128, stages=6, epilogue=True)
 
 ACTIVATIONS = ("identity", "relu", "gelu", "gelu_tanh", "silu")
 #: (bias, residual) dtypes of the epilogue parity tests
@@ -84,6 +86,8 @@ def parity_configs():
         out.append(dict(plan, out_dtype=od, activation=act, bias=bias, residual=res, amax=amax))
     for od in ("bf16", "e4m3"):   # NaN / Inf through bf16 inputs
         out.append(dict(PLAN_BF16, out_dtype=od, activation="relu", bias="bf16", residual="bf16", amax=True))
+    for form in ("tensor", "row"):
+        out.append(dict(PLAN_PROMOTE, **fp8, scale=form, promote=True, out_dtype="bf16"))
     for plan in (PLAN_BLOCK, PLAN_BLOCK_REG):
         out.append(dict(plan, **fp8, scale="block", out_dtype="bf16"))
         out.append(dict(plan, **fp8, scale="block", out_dtype="e4m3", activation="gelu", bias="bf16", amax=True))
@@ -97,6 +101,7 @@ def parity_configs():
                               fusion={"scale": "tensor", "bias": "bf16", "activation": "silu", "amax": True}))
     out.append(default_config(m, n, k, "e4m3", "e4m3", out_dtype="bf16", fusion={"scale": "block"}))
     out.append(default_config(m, n, k, "bf16", "bf16", out_dtype="bf16"))
+    out.append(default_config(m, n, k, "e4m3", "e4m3", out_dtype="bf16", fusion={"scale": "tensor", "promote": True}))
     seen, uniq = set(), []
     for c in out:
         c = normalize_config(c)
@@ -165,6 +170,9 @@ def bench_configs():
                     normalize_config(dict(plain, out_dtype="e4m3"), **fused)))
         out.append(("rowwise e4m3->bf16 (default)", (m, n, k),
                     default_config(m, n, k, "e4m3", "e4m3", out_dtype="bf16", fusion={"scale": "row"})))
+        out.append(("promoted rowwise e4m3->bf16 (default)", (m, n, k),
+                    default_config(m, n, k, "e4m3", "e4m3", out_dtype="bf16",
+                                   fusion={"scale": "row", "promote": True})))
         for i, v in enumerate(FP8_VARIANTS):
             out.append((f"plain e4m3->bf16 v{i}", (m, n, k), normalize_config(v, **fp8)))
             out.append((f"fused bias+gelu->e4m3+amax v{i}", (m, n, k),
@@ -214,8 +222,10 @@ def cli(args):
     ok = True
     with open(os.path.join(args.out, "epilogue-cli.txt"), "w") as log:
         for line in CLI_CASES:
+            src = os.path.join(HERE, "..", "..", "..", "src")
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")])))
             p = subprocess.run([sys.executable, "-m", "fastswz", "gemm", *line.split(), "--check", "--reps", "10"],
-                               capture_output=True, text=True)
+                               capture_output=True, text=True, env=env)
             text = f"$ fastswz gemm {line} --check\n{p.stdout}{p.stderr}(exit {p.returncode})\n\n"
             log.write(text)
             print(text, flush=True)
@@ -262,8 +272,10 @@ def correct(args):
                                                             "error")}, flush=True)
     print(f"check grid: {n_ok}/{n} passed in {time.time() - t0:.1f} s", flush=True)
     test = os.path.join(HERE, "..", "..", "test_gpu_epilogue.py")
+    src = os.path.join(HERE, "..", "..", "..", "src")   # the same fastswz as this script's
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")])))
     p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", test],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=env)
     with open(os.path.join(args.out, "epilogue-pytest.txt"), "w") as f:
         f.write(p.stdout + p.stderr)
     print(p.stdout[-4000:], p.stderr[-2000:])
@@ -350,10 +362,14 @@ def _torch_times(torch, m, n, k, reps, flush):
     def rowwise():
         return torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
 
+    def rowwise_fast():
+        return torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16, use_fast_accum=True)
+
     t = {"torch _scaled_mm e4m3->bf16": _time_torch(torch, plain, reps, flush),
          "torch _scaled_mm + bias, gelu, amax, fp8 cast": _time_torch(torch, seq, reps, flush)}
     try:
         t["torch _scaled_mm rowwise e4m3->bf16"] = _time_torch(torch, rowwise, reps, flush)
+        t["torch _scaled_mm rowwise e4m3->bf16 use_fast_accum"] = _time_torch(torch, rowwise_fast, reps, flush)
     except RuntimeError as e:
         print("torch rowwise _scaled_mm refused:", str(e)[:200])
     return t
@@ -407,10 +423,14 @@ def bench(args):
                   f"default plan {100 * fused_d['tflops'] / plain['tflops']:.1f}%"
                   + (f"; {q['median_ms'] / fused['median_ms']:.2f}x faster than _scaled_mm + torch ops" if q else ""))
         rw, tr = best(r, "rowwise"), r.get("torch _scaled_mm rowwise e4m3->bf16")
+        tf = r.get("torch _scaled_mm rowwise e4m3->bf16 use_fast_accum")
         if rw and tr:
+            pr = r["promoted rowwise e4m3->bf16 (default)"]
             print(f"{s}: rowwise best {rw['tflops']:.0f} TFLOP/s = {100 * rw['tflops'] / tr['tflops']:.1f}% of "
-                  f"torch._scaled_mm rowwise ({tr['tflops']:.0f}); default plan "
-                  f"{100 * r['rowwise e4m3->bf16 (default)']['tflops'] / tr['tflops']:.1f}%")
+                  f"torch._scaled_mm rowwise ({tr['tflops']:.0f})"
+                  + (f", {100 * rw['tflops'] / tf['tflops']:.1f}% of it with use_fast_accum ({tf['tflops']:.0f})" if tf else "")
+                  + f"; default plan {100 * r['rowwise e4m3->bf16 (default)']['tflops'] / tr['tflops']:.1f}%; "
+                  f"promoted (use_fast_accum=False) {pr['tflops']:.0f} = {100 * pr['tflops'] / tr['tflops']:.1f}%")
         b = best(r, "block")
         if b:
             u, d = r["same plan, unscaled"], r["plain e4m3->bf16"]

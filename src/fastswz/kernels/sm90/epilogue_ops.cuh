@@ -7,7 +7,7 @@
 //   amax = max(amax, |D|)                                 (NaN wins: its bits exceed Inf's)
 //   fp8 D: D * out_scale, then fsw_store_* rounds and saturates (cvt.rn.satfinite)
 // Every switch is a macro of fastswz_fusion.h, generated from the configuration; with nothing
-// fused (FSW_FUSED 0) apply() is empty. PTX: redux.sync 9.7.13.11, atom 9.7.13.5.
+// fused (FSW_FUSED 0) apply() multiplies by alpha only. PTX: redux.sync 9.7.13.11, atom 9.7.13.5.
 #pragma once
 #include "fastswz_fusion.h"
 
@@ -147,6 +147,9 @@ struct EpilogueOps {
 #endif
     x0 = v0;
     x1 = v1;
+#else
+    x0 *= alpha;   // nothing fused: D = alpha * acc (alpha 1 unless the call gives it)
+    x1 *= alpha;
 #endif
   }
 
