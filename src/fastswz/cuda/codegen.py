@@ -34,13 +34,16 @@ OUT_DTYPES = ("bf16", "f16", "f32")
 #: kernel's A is the caller's B; ``bm`` spans N and ``bn`` spans M, so a small M can be the
 #: wgmma's N; dtypes, majors and swizzles keep naming the caller's A and B). ``split_k``: K
 #: splits per output tile (1: none), partial sums in a workspace reduced in split order.
+#: ``pingpong``: two consumer warpgroups on alternate output tiles (BM = 64), so one's epilogue
+#: overlaps the other's wgmma.
 GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages",
              "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group",
-             "cluster_m", "epilogue_n", "epilogue_stages", "swap_ab", "split_k")
+             "cluster_m", "epilogue_n", "epilogue_stages", "swap_ab", "split_k", "pingpong")
 _DEFAULTS = {"arch": "sm90", "a_dtype": "bf16", "b_dtype": "bf16", "a_major": "K", "b_major": "K",
              "bm": 128, "bn": 256, "bk": 64, "stages": 4, "swizzle_a": "auto", "swizzle_b": "auto",
              "cta_group": 1, "out_dtype": "bf16", "epilogue": False, "tile_group": TILE_GROUP, "cluster_m": 1,
-             "epilogue_n": 0, "epilogue_stages": 1, "swap_ab": False, "split_k": 1}
+             "epilogue_n": 0, "epilogue_stages": 1, "swap_ab": False, "split_k": 1,
+             "pingpong": False}
 # wgmma input kinds the kernel family runs (PTX 9.7.15.5.2): f16/bf16 with both majors;
 # tf32 and fp8 K-major only (imm-trans exists for .f16/.bf16 alone).
 _INPUTS = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
@@ -111,6 +114,10 @@ def normalize_config(config=None, **overrides) -> dict:
         raise FastswzTypeError(f"swap_ab={c['swap_ab']!r} must be True or False (compute D^T = B^T A^T "
                                f"so that M becomes the wgmma's N)")
     c["swap_ab"] = bool(c["swap_ab"])
+    if c["pingpong"] not in (True, False):
+        raise FastswzTypeError(f"pingpong={c['pingpong']!r} must be True or False (two consumer "
+                               f"warpgroups on alternate tiles)")
+    c["pingpong"] = bool(c["pingpong"])
     if not 1 <= c["tile_group"] <= 1 << 16:
         raise PlanError(f"tile_group={c['tile_group']} must be in 1..65536 (tile rows per group of "
                         f"the persistent tile order)")
@@ -182,6 +189,12 @@ def _supported(c):
     if c["swap_ab"] and c["epilogue"]:
         return ("swap_ab=True with epilogue=True: D is stored transposed from registers (the "
                 "epilogue tile is row-major over the kernel's tile); use epilogue=False")
+    if c["pingpong"] and c["bm"] != 64:
+        return (f"pingpong=True with bm={c['bm']}: each ping-pong consumer warpgroup computes a whole "
+                f"tile with one m64 wgmma per k-step; use bm=64")
+    if c["pingpong"] and c["epilogue"]:
+        return ("pingpong=True with epilogue=True: the two consumer warpgroups store different "
+                "tiles at once and the epilogue tile is shared; use epilogue=False")
     if c["stages"] < 2:
         return ("stages=1: the kernel keeps one k-tile's wgmma in flight while the next k-tile "
                 "loads, so its stage ring needs at least 2 stages")
@@ -207,7 +220,7 @@ def _supported(c):
     # moves registers at run time, not at compile time). A consumer thread holds BN/2 f32
     # accumulators plus addressing: ptxas asked for exactly BN/2 + 26 on every plan it refused
     # (BM 192/256, BN 144-240); 32 is kept as the margin.
-    threads = (c["bm"] // 64 + 1) * 128
+    threads = (c["bm"] // 64 + 1) * 128 if not c["pingpong"] else 3 * 128
     cap = min(255, 65536 // threads // 8 * 8)
     if c["bn"] // 2 + _REG_OVERHEAD > cap:
         most = (cap - _REG_OVERHEAD) * 2 // 8 * 8
@@ -319,7 +332,7 @@ def kernel_row(config) -> dict:
     (:func:`fastswz.plan.with_schedule`)."""
     c = normalize_config(config)
     return with_schedule(with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"]),
-                         c["swap_ab"], c["split_k"])
+                         c["swap_ab"], c["split_k"], c["pingpong"])
 
 
 #: The kernel's source files (package data under ``fastswz/kernels``), the entry first.

@@ -234,7 +234,8 @@ class GemmKernel:
                 f"{c['stages']} stages{' epilogue tile' if c['epilogue'] else ''}"
                 f"{' of ' + str(c['epilogue_n']) + ' columns' if c['epilogue'] and c['epilogue_n'] else ''}"
                 f"{' x' + str(c['epilogue_stages']) if c['epilogue'] and c['epilogue_stages'] > 1 else ''}"
-                f"{' swap-AB' if c['swap_ab'] else ''}{' split-K ' + str(c['split_k']) if c['split_k'] > 1 else ''}>")
+                f"{' swap-AB' if c['swap_ab'] else ''}{' split-K ' + str(c['split_k']) if c['split_k'] > 1 else ''}"
+                f"{' ping-pong' if c['pingpong'] else ''}>")
 
     def __del__(self):
         try:
@@ -408,7 +409,7 @@ class GemmKernel:
 
     def _split_run(self, lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, ws, g):
         """Split-K in the kernel's frame (swapped already): the GEMM kernel's partials into
-        ``ws``, then the reduction (one CTA of the consumer threads per output tile)."""
+        ``ws``, then the reduction (one CTA of 128 threads per MN block of A per output tile)."""
         from . import _driver
 
         if not ws:
@@ -419,7 +420,7 @@ class GemmKernel:
         tiles = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"])
         red = self._load(ordinal)[2]
         _driver.launch_plain(int(red), _device(ordinal)["ctx_int"], tiles,
-                             self.plan["kernel"]["threads"] - 128, 0, stream, params,
+                             128 * self.plan["warpgroups"], 0, stream, params,
                              "the split-K reduction kernel")
 
     def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None):
