@@ -859,10 +859,10 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
     frame: build it from the swapped operands (``fastswz.cuda.codegen.plan_for`` does).
 
     ``split_k=S > 1``: work units are (output tile, split); split ``s`` of a tile's ``KT``
-    k-tiles runs k-tiles ``[floor(s KT / S), floor((s + 1) KT / S))`` (an empty range stores
-    zeros) and stores its f32 partial sums to a workspace instead of D; a second kernel adds the
-    ``S`` partials of each element in split order 0, 1, ..., S - 1 (a fixed order: results are
-    bit-identical run to run) and stores D. Workspace layout (f32, ``kernel.scheduler.workspace``):
+    k-tiles runs k-tiles ``[floor(s KT / S), floor((s + 1) KT / S))`` and stores its f32
+    partial sums to a workspace instead of D (a split with no k-tile, when KT < S, is skipped);
+    a second kernel adds the nonempty splits' partials of each element in split order 0, 1, ...,
+    S - 1 (a fixed order: results are bit-identical run to run) and stores D. Workspace layout (f32, ``kernel.scheduler.workspace``):
     per output tile ``t = tm * tiles_n + tn`` a block of ``S * BM * BN`` floats; inside it the
     CuTe layout ``(thread, register, warpgroup, split)`` of the consumers' accumulators, thread
     fastest, so each warp's stores and loads are contiguous.
@@ -903,7 +903,7 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
     unit = 128 * regs * wgs
     k["scheduler"] = {
         "kind": "split_k", "splits": split_k,
-        "k_tiles": "split s of KT: [floor(s KT / S), floor((s + 1) KT / S))",
+        "k_tiles": "split s of KT: [floor(s KT / S), floor((s + 1) KT / S)); empty ones skipped",
         "workspace": {"dtype": "f32", "order": "tile, then (thread, register, warpgroup, split)",
                       "layout": f"(128,{regs},{wgs},{split_k}):(1,128,{128 * regs},{unit})",
                       "unit_floats": unit, "tile_floats": unit * split_k,
