@@ -56,6 +56,12 @@ SCHEDULES = [
     dict(bm=128, bn=128, bk=64, stages=4, split_k=4, cluster_m=2),
     dict(bm=128, bn=16, bk=128, stages=3, swap_ab=True, split_k=4),
     dict(bm=128, bn=16, bk=256, stages=3, swap_ab=True, split_k=2, a_dtype="e4m3", b_dtype="e4m3"),
+    # ping-pong consumers (two warpgroups on alternate tiles), alone and with the other schedules
+    dict(bm=64, bn=256, bk=64, stages=4, pingpong=True),
+    dict(bm=64, bn=128, bk=128, stages=5, pingpong=True, a_dtype="e4m3", b_dtype="e4m3"),
+    dict(bm=64, bn=128, bk=64, stages=6, pingpong=True, split_k=4, a_major="MN", b_major="MN"),
+    dict(bm=64, bn=128, bk=64, stages=4, pingpong=True, cluster_m=2),
+    dict(bm=64, bn=16, bk=128, stages=6, pingpong=True, swap_ab=True, split_k=2),
 ]
 
 
@@ -450,7 +456,7 @@ def test_workspace_offset_is_the_plans_layout(cfg, tmp_path):
     row = codegen.kernel_row(cfg)
     s = row["kernel"]["scheduler"]
     ws = s["workspace"]
-    regs, wgs = row["kernel"]["accumulator"]["registers"], len(row["kernel"]["consumer_warpgroups"])
+    regs, wgs = row["kernel"]["accumulator"]["registers"], row["warpgroups"]   # MN blocks of A
     assert s["kind"] == "split_k" and s["splits"] == cfg["split_k"]
     assert ws["tile_floats"] == row["bm"] * row["bn"] * cfg["split_k"] == 128 * regs * wgs * cfg["split_k"]
     (tmp_path / "p.h").write_text(fastswz.emit_header(row, name="P"))
@@ -523,14 +529,17 @@ class _FakeLauncher:
         self.calls.append((stream, a, b, d, m, n, k, lda, ldb, ldd, bytes(params), grid))
 
 
-@pytest.mark.parametrize("swap,splits", [(True, 1), (False, 4), (True, 3)])
-def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, monkeypatch):
+@pytest.mark.parametrize("swap,splits,pingpong", [(True, 1, False), (False, 4, False), (True, 3, False),
+                                                 (False, 2, True)])
+def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, monkeypatch):
     """GemmKernel.launch keeps the caller's meaning: a swapped kernel gets B as its A with M and N
     exchanged; a split-K kernel gets the workspace in FswParams, then the reduction is launched
     on the same stream over the kernel's output tiles with the consumer threads."""
     from fastswz.cuda import _driver, runtime
 
-    kern = runtime.GemmKernel(dict(bm=128, bn=16, bk=64, stages=4, swap_ab=swap, split_k=splits), b"", "k")
+    bm = 64 if pingpong else 128
+    kern = runtime.GemmKernel(dict(bm=bm, bn=16, bk=64, stages=4, swap_ab=swap, split_k=splits,
+                                   pingpong=pingpong), b"", "k")
     lau = _FakeLauncher()
     kern._launchers[0] = lau
     kern._modules[0] = (None, None, 0xF00D if splits > 1 else None)
@@ -559,8 +568,10 @@ def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, monkeypatch):
     else:
         (func, ctx, tiles, threads, smem, st, p2, what), = plain
         assert (func, ctx, st, smem, bytes(p2)) == (0xF00D, 7, 99, 0, params)
-        assert tiles == -(-km // 128) * -(-kn // 16) and threads == kern.plan["kernel"]["threads"] - 128
-        assert kern.workspace_bytes(m, n, k) == tiles * splits * 128 * 16 * 4
+        # one CTA per output tile, 128 threads per MN block of A (ping-pong: 1 block, 384-thread GEMM)
+        assert tiles == -(-km // bm) * -(-kn // 16) and threads == 128 * (bm // 64)
+        assert kern.plan["kernel"]["threads"] == 384
+        assert kern.workspace_bytes(m, n, k) == tiles * splits * bm * 16 * 4
         assert "split-K" in what
 
 
@@ -619,3 +630,169 @@ def test_generator_key_covers_what_codegen_imports():
                     if target.with_suffix(".py").is_file():
                         todo.append(str(target.with_suffix(".py").relative_to(root)))
     assert seen <= set(codegen.GENERATOR_MODULES), seen - set(codegen.GENERATOR_MODULES)
+
+
+def test_pingpong_plan_and_header():
+    """Ping-pong: 384 threads, consumer warpgroups 1 and 2 on MN block 0 in slots 0 and 1; each
+    stage is consumed by one warpgroup, so the empty barriers keep one arrival per CTA."""
+    cfg = dict(bm=64, bn=128, bk=64, stages=4, pingpong=True)
+    row = codegen.kernel_row(cfg)
+    k = row["kernel"]
+    assert k["threads"] == 384 and k["consumer_warpgroups"] == [1, 2]
+    assert k["consumers"] == {"kind": "pingpong", "tiles": 2, "blocks": [0, 0], "slots": [0, 1]}
+    assert k["barriers"]["empty_arrivals"] == 1
+    assert codegen.kernel_row(dict(cfg, cluster_m=2))["kernel"]["barriers"]["empty_arrivals"] == 2
+    coop = codegen.kernel_row(dict(cfg, bm=128, pingpong=False))["kernel"]
+    assert coop["consumers"] == {"kind": "cooperative", "tiles": 1, "blocks": [0, 1], "slots": [0, 0]}
+    assert coop["barriers"]["empty_arrivals"] == 2
+    h = codegen.kernel_sources(cfg)["fastswz_plan.h"]
+    assert "kConsumerTiles = 2;" in h and "kThreads = 384;" in h
+    assert "kConsumerBlocks[2] = {0, 0};" in h and "kConsumerSlots[2] = {0, 1};" in h
+    # split-K with ping-pong: the workspace has one MN block per tile
+    ws = codegen.kernel_row(dict(cfg, split_k=3))["kernel"]["scheduler"]["workspace"]
+    assert ws["layout"] == "(128,64,1,3):(1,128,8192,8192)" and ws["tile_floats"] == 64 * 128 * 3
+    assert supported(dict(cfg, bm=128)).startswith("pingpong=True with bm=128: each ping-pong consumer")
+    assert supported(dict(cfg, epilogue=True)).startswith("pingpong=True with epilogue=True")
+    assert supported(dict(cfg, bn=256)) is None   # 384 threads: 168 registers hold BN/2 = 128
+
+
+NO_SPILL = [
+    dict(bm=128, bn=256, bk=64, stages=4),                      # the register store, 128 accumulators
+    dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2),
+    dict(bm=128, bn=256, bk=64, stages=4, split_k=4),
+    dict(bm=128, bn=256, bk=64, stages=4, swap_ab=True),
+    dict(bm=64, bn=256, bk=64, stages=4, pingpong=True),
+    dict(bm=64, bn=256, bk=64, stages=4, pingpong=True, split_k=4),
+    dict(bm=128, bn=16, bk=128, stages=3, swap_ab=True, split_k=4),
+]
+
+
+@pytest.mark.skipif(not HAVE_NVRTC, reason="the 'cuda' extra (cuda-core, NVRTC) is not installed")
+@pytest.mark.parametrize("cfg", NO_SPILL, ids=_ids)
+def test_ptxas_spills_nothing(cfg):
+    """ptxas (through NVRTC, -v) reports no spill and no stack frame for the GEMM kernel and the
+    split-K reduction. Seen on the way: a branch that zeroed the accumulators of an empty split
+    cost 128 bytes of spills in every register-store kernel, and a loop in the ping-pong unit
+    filter kept `#pragma unroll` from unrolling the register epilogue (accumulators in local
+    memory); both are gone, and this keeps them gone."""
+    from cuda.bindings import nvrtc
+
+    src = codegen.inline_sources(codegen.kernel_sources(cfg)).encode()
+    err, prog = nvrtc.nvrtcCreateProgram(src, b"k.cu", 0, [], [])
+    opts = [b"--gpu-architecture=sm_90a", b"-std=c++17", b"--ptxas-options=-v", b"-default-device"]
+    err, = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+    _, size = nvrtc.nvrtcGetProgramLogSize(prog)
+    log = b" " * size
+    nvrtc.nvrtcGetProgramLog(prog, log)
+    nvrtc.nvrtcDestroyProgram(prog)
+    log = log.decode(errors="replace")
+    assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS, log[-2000:]
+    frames = re.findall(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", log)
+    entries = re.findall(r"Compiling entry function '(\w+)'", log)
+    assert len(frames) == len(entries) == (2 if cfg.get("split_k", 1) > 1 else 1), log
+    assert all(f == ("0", "0", "0") for f in frames), dict(zip(entries, frames))
+
+
+def _pingpong_run(units_k, stages, rng, order_barrier=True):
+    """A model of one CTA of the ping-pong kernel, its steps interleaved at random: the producer
+    fills the stage ring (waits on "empty" mbarriers by phase parity), two consumer warpgroups
+    take alternate units as ConsumerUnits does (ring_advance past the other's k-tiles; the order
+    barrier of begin_mainloop/end_mainloop/finish as named barriers of two parties) and wait on
+    "full" mbarriers by phase parity (PTX: try_wait.parity(P) passes once the phase of parity P
+    has completed, i.e. while completed phases % 2 != P). Returns the k-tiles each consumer read,
+    or raises on a deadlock or an unmatched named-barrier arrival."""
+    total = sum(units_k)
+    full = [0] * stages          # completed phases
+    empty = [0] * stages
+    data = [None] * stages
+    named = {0: [0, 0], 1: [0, 0]}   # barrier of slot s: [arrivals, syncs passed]
+
+    def passes(done, parity):
+        return done % 2 != parity
+
+    def producer():
+        stage = phase = 0
+        for g in range(total):
+            while not passes(empty[stage], phase ^ 1):
+                yield False
+            data[stage] = g                       # the TMA lands, then completes the phase
+            full[stage] += 1
+            stage, phase = (0, phase ^ 1) if stage + 1 == stages else (stage + 1, phase)
+            yield True
+
+    read = {0: [], 1: []}
+
+    def consumer(slot):
+        stage = phase = 0
+        mine = i = 0
+        start = 0
+        for kt in units_k:
+            first, start = start, start + kt
+            if i % 2 != slot:
+                i += 1
+                s = stage + kt                        # ring_advance
+                phase ^= (s // stages) & 1
+                stage = s % stages
+                continue
+            i += 1
+            if order_barrier and (slot != 0 or mine != 0):
+                target = named[slot][1] + 1           # bar.sync: wait for the matching arrive
+                while named[slot][0] < target:
+                    yield False
+                named[slot][1] = target
+            mine += 1
+            for j in range(kt):
+                while not passes(full[stage], phase):
+                    yield False
+                read[slot].append((first + j, data[stage]))
+                yield True
+                empty[stage] += 1                     # release (after the wgmma read it)
+                stage, phase = (0, phase ^ 1) if stage + 1 == stages else (stage + 1, phase)
+            if order_barrier:
+                named[1 - slot][0] += 1               # bar.arrive on the other's barrier
+        if order_barrier:
+            theirs = i // 2 if slot == 0 else (i + 1) // 2
+            waited = (mine - 1 if mine else 0) if slot == 0 else mine
+            for _ in range(waited, theirs):
+                target = named[slot][1] + 1
+                while named[slot][0] < target:
+                    yield False
+                named[slot][1] = target
+
+    agents = [producer(), consumer(0), consumer(1)]
+    idle = 0
+    while agents:
+        a = agents[rng.integers(len(agents))]
+        try:
+            idle = 0 if next(a) else idle + 1
+        except StopIteration:
+            agents.remove(a)
+            idle = 0
+        if idle > 1000:
+            raise RuntimeError(f"deadlock: units {units_k}, {stages} stages")
+    assert all(v[0] == v[1] for v in named.values()), named   # every arrival was waited for
+    return read
+
+
+def test_pingpong_protocol_model():
+    """The ping-pong consumers' protocol (a Python model of ConsumerUnits and the ring): every
+    consumer reads the k-tile it expects, every k-tile is read once, with any interleaving; and
+    without the order barrier a warpgroup two ring turns ahead reads another unit's data (the
+    parity hazard the barrier is there for: wrong data, then a deadlock)."""
+    rng = np.random.default_rng(0)
+    for trial in range(60):
+        stages = int(rng.integers(2, 6))
+        units = [int(x) for x in rng.integers(1, 3 * stages, int(rng.integers(1, 6)))]
+        read = _pingpong_run(units, stages, rng)
+        got = sorted(read[0] + read[1])
+        assert [want for want, _ in got] == list(range(sum(units)))
+        assert all(want == have for want, have in got), (units, stages, read)
+    wrong = 0
+    for trial in range(40):
+        try:
+            read = _pingpong_run([8, 8, 8, 8], 3, rng, order_barrier=False)
+        except RuntimeError:   # stale reads release stages twice: the ring then deadlocks
+            wrong += 1
+            continue
+        wrong += any(want != have for want, have in read[0] + read[1])
+    assert wrong > 0

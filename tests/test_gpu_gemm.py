@@ -51,6 +51,12 @@ def _gpu():
     (dict(bm=128, bn=128, bk=64, stages=5, split_k=8), (129, 257, 65)),
     (dict(bm=128, bn=128, bk=64, stages=4, split_k=3, cluster_m=2, a_major="MN"), (300, 200, 3000)),
     (dict(bm=64, bn=64, bk=32, stages=4, split_k=5, a_dtype="tf32", b_dtype="tf32", out_dtype="f32"), (100, 300, 1000)),
+    # ping-pong consumers: an odd number of tiles per CTA, a cluster, with split-K and swap-AB
+    (dict(bm=64, bn=256, bk=64, stages=4, pingpong=True), (4096, 2048, 1024)),   # ~4 units per CTA, 16 k-tiles
+    (dict(bm=64, bn=128, bk=64, stages=3, pingpong=True), (1000, 1000, 1000)),
+    (dict(bm=64, bn=128, bk=64, stages=6, pingpong=True, a_major="MN", b_major="MN", cluster_m=2), (777, 300, 136)),
+    (dict(bm=64, bn=128, bk=64, stages=6, pingpong=True, split_k=4), (256, 256, 8192)),
+    (dict(bm=64, bn=16, bk=128, stages=6, pingpong=True, swap_ab=True, split_k=2), (9, 4096, 4096)),
 ])
 def test_kernel_product(cfg, shape):
     _gpu()

@@ -402,6 +402,9 @@ def _gemm_parser(sub):
     g.add_argument("--split-k", type=_int, default=None,
                    help="K splits per output tile, partial sums reduced in split order (registers "
                         "store D); default: the plan's, 1")
+    g.add_argument("--pingpong", action=argparse.BooleanOptionalAction, default=None,
+                   help="two consumer warpgroups on alternate tiles (--bm 64; registers store D); "
+                        "default: the plan's (cooperative)")
     f = g.add_argument_group("fused epilogue and scales",
                              "D = act(alpha * acc * scales + beta * C + bias); fp8 D: times "
                              "out_scale, saturated; amax = max |D|")
@@ -455,7 +458,7 @@ def _gemm(args):
                "swizzle_a": args.swizzle_a, "swizzle_b": args.swizzle_b}
         chosen = "given"
     extra = {k: getattr(args, k) for k in ("tile_group", "cluster_m", "epilogue_n", "epilogue_stages",
-                                           "swap_ab", "split_k")
+                                           "swap_ab", "split_k", "pingpong")
              if getattr(args, k) is not None}
     cfg = fc.normalize_config(cfg, a_dtype=a_dt, b_dtype=b_dt, a_major=args.a_major,
                               b_major=args.b_major, out_dtype=out_dt,
@@ -488,6 +491,7 @@ def _gemm(args):
              f"{' through ' + str(c['epilogue_stages']) + ' tiles' if c['epilogue'] and c['epilogue_stages'] > 1 else ''}"
              f"{', swap-AB (D^T = B^T A^T)' if c['swap_ab'] else ''}"
              f"{', split-K ' + str(c['split_k']) if c['split_k'] > 1 else ''}"
+             f"{', ping-pong consumers' if c['pingpong'] else ''}"
              f" ({chosen})",
              f"kernel       {res['instruction']}, {res['threads']} threads, {res['smem_bytes']} B smem, "
              f"{res['device']['name']}"]

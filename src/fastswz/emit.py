@@ -224,8 +224,16 @@ def _kernel_header(data):
              f"    constexpr int kClusterM = {k['cluster'][0]};",
              f"    constexpr int kClusterN = {k['cluster'][1]};",
              f"    constexpr bool kSwapAB = {'true' if k.get('swap_ab') else 'false'};  "
-             f"// D^T = B^T A^T: the kernel's A is the caller's B; acc (row, col) is D[col][row]",
-             "  }  // namespace kernel"]
+             f"// D^T = B^T A^T: the kernel's A is the caller's B; acc (row, col) is D[col][row]"]
+    cons = k.get("consumers") or {"kind": "cooperative", "tiles": 1,
+                                  "blocks": list(range(len(k["consumer_warpgroups"]))),
+                                  "slots": [0] * len(k["consumer_warpgroups"])}
+    lines += [f"    constexpr int kConsumerTiles = {cons['tiles']};  // {cons['kind']}: units in flight per CTA",
+              "    // per consumer warpgroup: A's MN block it multiplies, and its unit slot (unit i of the",
+              "    // CTA goes to the warpgroups of slot i % kConsumerTiles)",
+              _c_array("int", "kConsumerBlocks", cons["blocks"], 8),
+              _c_array("int", "kConsumerSlots", cons["slots"], 8),
+              "  }  // namespace kernel"]
     s = k.get("scheduler") or {"kind": "persistent", "splits": 1, "workspace": None}
     ws = s["workspace"]
     lines += [f"  namespace scheduler {{  // {s['kind']} (plan.row()['kernel']['scheduler'])",

@@ -730,6 +730,10 @@ class GemmPlans:
             # split: one unit per output tile (with_schedule sets split-K)
             "swap_ab": False,
             "scheduler": {"kind": "persistent", "splits": 1, "k_tiles": None, "workspace": None},
+            # cooperative: the consumer warpgroups share each unit, warpgroup w on A's MN block
+            # blocks[w]; ping-pong (with_schedule): they take alternate units (slots)
+            "consumers": {"kind": "cooperative", "tiles": 1, "blocks": list(range(wg)),
+                          "slots": [0] * wg},
             "accumulator": {"instruction": res["instruction"], "layout": str(acc),
                             "shape": [64, f["mma_n"]], "registers": f["mma_n"] // 2,
                             "dtype": "s32" if DTYPES[c["a_dtype"]].kind == "i8" else "f32",
@@ -844,7 +848,7 @@ def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP):
     return out
 
 
-def with_schedule(row, swap_ab=False, split_k=1):
+def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
     """A plan row (:meth:`GemmPlans.row`, or :func:`with_cluster`'s) whose kernel section swaps
     the operands' roles and splits K.
 
@@ -855,13 +859,19 @@ def with_schedule(row, swap_ab=False, split_k=1):
     frame: build it from the swapped operands (``fastswz.cuda.codegen.plan_for`` does).
 
     ``split_k=S > 1``: work units are (output tile, split); split ``s`` of a tile's ``KT``
-    k-tiles runs k-tiles ``[floor(s KT / S), floor((s + 1) KT / S))`` (an empty range stores
-    zeros) and stores its f32 partial sums to a workspace instead of D; a second kernel adds the
-    ``S`` partials of each element in split order 0, 1, ..., S - 1 (a fixed order: results are
-    bit-identical run to run) and stores D. Workspace layout (f32, ``kernel.scheduler.workspace``):
+    k-tiles runs k-tiles ``[floor(s KT / S), floor((s + 1) KT / S))`` and stores its f32
+    partial sums to a workspace instead of D (a split with no k-tile, when KT < S, is skipped);
+    a second kernel adds the nonempty splits' partials of each element in split order 0, 1, ...,
+    S - 1 (a fixed order: results are bit-identical run to run) and stores D. Workspace layout (f32, ``kernel.scheduler.workspace``):
     per output tile ``t = tm * tiles_n + tn`` a block of ``S * BM * BN`` floats; inside it the
     CuTe layout ``(thread, register, warpgroup, split)`` of the consumers' accumulators, thread
-    fastest, so each warp's stores and loads are contiguous. Returns a new dict.
+    fastest, so each warp's stores and loads are contiguous.
+
+    ``pingpong=True`` (CUTLASS's ping-pong consumers; BM = 64 plans, one MN block): two consumer
+    warpgroups take alternate work units of the CTA (``kernel.consumers``: slots 0 and 1, both on
+    MN block 0), so one's epilogue overlaps the other's wgmma; each stage is consumed by one
+    warpgroup, so the empty barriers keep their arrival count, and the kernel has 384 threads.
+    Returns a new dict.
 
     Examples
     --------
@@ -880,13 +890,20 @@ def with_schedule(row, swap_ab=False, split_k=1):
     out = copy.deepcopy(row)
     k = out["kernel"]
     k["swap_ab"] = bool(swap_ab)
+    if pingpong:
+        if len(k["consumers"]["blocks"]) != 1:
+            raise PlanError(f"pingpong with bm={row['bm']}: each ping-pong consumer warpgroup computes a "
+                            f"whole tile with one m64 wgmma per k-step; use bm=64")
+        k["threads"] = 3 * 128
+        k["consumer_warpgroups"] = [1, 2]
+        k["consumers"] = {"kind": "pingpong", "tiles": 2, "blocks": [0, 0], "slots": [0, 1]}
     if split_k == 1:
         return out
-    regs, wgs = k["accumulator"]["registers"], len(k["consumer_warpgroups"])
+    regs, wgs = k["accumulator"]["registers"], out["warpgroups"]   # MN blocks of A (BM / 64)
     unit = 128 * regs * wgs
     k["scheduler"] = {
         "kind": "split_k", "splits": split_k,
-        "k_tiles": "split s of KT: [floor(s KT / S), floor((s + 1) KT / S))",
+        "k_tiles": "split s of KT: [floor(s KT / S), floor((s + 1) KT / S)); empty ones skipped",
         "workspace": {"dtype": "f32", "order": "tile, then (thread, register, warpgroup, split)",
                       "layout": f"(128,{regs},{wgs},{split_k}):(1,128,{128 * regs},{unit})",
                       "unit_floats": unit, "tile_floats": unit * split_k,

@@ -49,9 +49,11 @@ BLOCK_SCALE_K = 128
 #: kernel's A is the caller's B; ``bm`` spans N and ``bn`` spans M, so a small M can be the
 #: wgmma's N; dtypes, majors and swizzles keep naming the caller's A and B). ``split_k``: K
 #: splits per output tile (1: none), partial sums in a workspace reduced in split order.
+#: ``pingpong``: two consumer warpgroups on alternate output tiles (BM = 64), so one's epilogue
+#: overlaps the other's wgmma.
 GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages",
              "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group",
-             "cluster_m", "epilogue_n", "epilogue_stages", "swap_ab", "split_k",
+             "cluster_m", "epilogue_n", "epilogue_stages", "swap_ab", "split_k", "pingpong",
              # the fused epilogue and the scales (issue 28): D = act(alpha acc s + beta C + bias)
              "activation", "bias", "residual", "scale", "amax", "promote")
 #: The configuration keys of the fused epilogue, with their "nothing fused" values. ``promote``:
@@ -62,7 +64,8 @@ FUSION_DEFAULTS = {"activation": "identity", "bias": None, "residual": None, "sc
 _DEFAULTS = {"arch": "sm90", "a_dtype": "bf16", "b_dtype": "bf16", "a_major": "K", "b_major": "K",
              "bm": 128, "bn": 256, "bk": 64, "stages": 4, "swizzle_a": "auto", "swizzle_b": "auto",
              "cta_group": 1, "out_dtype": "bf16", "epilogue": False, "tile_group": TILE_GROUP, "cluster_m": 1,
-             "epilogue_n": 0, "epilogue_stages": 1, "swap_ab": False, "split_k": 1, **FUSION_DEFAULTS}
+             "epilogue_n": 0, "epilogue_stages": 1, "swap_ab": False, "split_k": 1, "pingpong": False,
+             **FUSION_DEFAULTS}
 # wgmma input kinds the kernel family runs (PTX 9.7.15.5.2): f16/bf16 with both majors;
 # tf32 and fp8 K-major only (imm-trans exists for .f16/.bf16 alone).
 _INPUTS = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
@@ -138,6 +141,10 @@ def normalize_config(config=None, **overrides) -> dict:
         raise FastswzTypeError(f"swap_ab={c['swap_ab']!r} must be True or False (compute D^T = B^T A^T "
                                f"so that M becomes the wgmma's N)")
     c["swap_ab"] = bool(c["swap_ab"])
+    if c["pingpong"] not in (True, False):
+        raise FastswzTypeError(f"pingpong={c['pingpong']!r} must be True or False (two consumer "
+                               f"warpgroups on alternate tiles)")
+    c["pingpong"] = bool(c["pingpong"])
     _normalize_fusion(c)
     if not 1 <= c["tile_group"] <= 1 << 16:
         raise PlanError(f"tile_group={c['tile_group']} must be in 1..65536 (tile rows per group of "
@@ -234,9 +241,10 @@ def _supported(c):
                     f"e4m3 and e5m2 inputs")
     fused = (any(c[key] != v for key, v in FUSION_DEFAULTS.items())
              or c["out_dtype"] in ("e4m3", "e5m2"))
-    if fused and (c["swap_ab"] or c["split_k"] > 1):
-        return ("swap_ab/split_k with a fused epilogue, scales, amax or an fp8 output: the fused "
-                "epilogue runs in the single-pass schedule only; use swap_ab=False and split_k=1")
+    if fused and (c["swap_ab"] or c["split_k"] > 1 or c["pingpong"]):
+        return ("swap_ab/split_k/pingpong with a fused epilogue, scales, amax or an fp8 output: the "
+                "fused epilogue runs in the cooperative single-pass schedule only; use "
+                "swap_ab=False, split_k=1 and pingpong=False")
     if c["split_k"] < 1 or c["split_k"] > MAX_SPLIT_K:
         return (f"split_k={c['split_k']} must be in 1..{MAX_SPLIT_K} (K splits per output tile; "
                 f"1: no split)")
@@ -246,6 +254,12 @@ def _supported(c):
     if c["swap_ab"] and c["epilogue"]:
         return ("swap_ab=True with epilogue=True: D is stored transposed from registers (the "
                 "epilogue tile is row-major over the kernel's tile); use epilogue=False")
+    if c["pingpong"] and c["bm"] != 64:
+        return (f"pingpong=True with bm={c['bm']}: each ping-pong consumer warpgroup computes a whole "
+                f"tile with one m64 wgmma per k-step; use bm=64")
+    if c["pingpong"] and c["epilogue"]:
+        return ("pingpong=True with epilogue=True: the two consumer warpgroups store different "
+                "tiles at once and the epilogue tile is shared; use epilogue=False")
     if c["stages"] < 2:
         return ("stages=1: the kernel keeps one k-tile's wgmma in flight while the next k-tile "
                 "loads, so its stage ring needs at least 2 stages")
@@ -271,7 +285,7 @@ def _supported(c):
     # moves registers at run time, not at compile time). A consumer thread holds BN/2 f32
     # accumulators plus addressing: ptxas asked for exactly BN/2 + 26 on every plan it refused
     # (BM 192/256, BN 144-240); 32 is kept as the margin.
-    threads = (c["bm"] // 64 + 1) * 128
+    threads = (c["bm"] // 64 + 1) * 128 if not c["pingpong"] else 3 * 128
     cap = min(255, 65536 // threads // 8 * 8)
     if c["bn"] // 2 + _REG_OVERHEAD > cap:
         most = (cap - _REG_OVERHEAD) * 2 // 8 * 8
@@ -417,7 +431,7 @@ def kernel_row(config) -> dict:
     (:func:`fastswz.plan.with_schedule`)."""
     c = normalize_config(config)
     row = with_schedule(with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"]),
-                        c["swap_ab"], c["split_k"])
+                        c["swap_ab"], c["split_k"], c["pingpong"])
     row["fusion"] = fusion_row(c)
     return row
 

@@ -212,7 +212,10 @@ def compile_cubin(config, cache=True, defines=None, meta=False):
             from cuda.core import Program, ProgramOptions
         except ImportError:
             raise CudaUnavailableError("compiling needs cuda-core: pip install 'fastswz[cuda]'") from None
-    opts = ProgramOptions(arch="sm_90a", std="c++17", name=f"fastswz_{key[:8]}.cu")
+    # -default-device: NVRTC 13.0 (the H100 machines') takes the generic lambdas of the kernel's
+    # static_for (epilogue.cuh) for host functions without it; 13.5 does not
+    opts = ProgramOptions(arch="sm_90a", std="c++17", name=f"fastswz_{key[:8]}.cu",
+                          device_as_default_execution_space=True)
     try:
         prog = Program(_inline(sources), code_type="c++", options=opts)
         obj = prog.compile("cubin")
@@ -274,7 +277,8 @@ class GemmKernel:
                 f"{c['stages']} stages{' epilogue tile' if c['epilogue'] else ''}"
                 f"{' of ' + str(c['epilogue_n']) + ' columns' if c['epilogue'] and c['epilogue_n'] else ''}"
                 f"{' x' + str(c['epilogue_stages']) if c['epilogue'] and c['epilogue_stages'] > 1 else ''}"
-                f"{' swap-AB' if c['swap_ab'] else ''}{' split-K ' + str(c['split_k']) if c['split_k'] > 1 else ''}>")
+                f"{' swap-AB' if c['swap_ab'] else ''}{' split-K ' + str(c['split_k']) if c['split_k'] > 1 else ''}"
+                f"{' ping-pong' if c['pingpong'] else ''}>")
 
     def __del__(self):
         try:
@@ -462,7 +466,7 @@ class GemmKernel:
     def _split_run(self, lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, ws, g,
                    fields):
         """Split-K in the kernel's frame (swapped already): the GEMM kernel's partials into
-        ``ws``, then the reduction (one CTA of the consumer threads per output tile)."""
+        ``ws``, then the reduction (one CTA of 128 threads per MN block of A per output tile)."""
         from . import _driver
 
         if not ws:
@@ -473,7 +477,7 @@ class GemmKernel:
         tiles = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"])
         red = self._load(ordinal)[2]
         _driver.launch_plain(int(red), _device(ordinal)["ctx_int"], tiles,
-                             self.meta["threads"] - 128, 0, stream, params,
+                             128 * self.plan["warpgroups"], 0, stream, params,
                              "the split-K reduction kernel")
 
     def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None, **fields):

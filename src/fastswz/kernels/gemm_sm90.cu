@@ -13,7 +13,9 @@
 // (tile, split) units whose partial sums sm90/splitk.cuh reduces); the stage ring (stage, phase)
 // runs on across units, so the producer loads the next unit while the consumers finish this
 // one. With kernel::kSwapAB the operands arrive swapped (the host passes the caller's B as A)
-// and the epilogue stores the transpose. With a 2-CTA cluster (namespace
+// and the epilogue stores the transpose. Consumers (kernel::kConsumerTiles): cooperative, every
+// consumer warpgroup on each unit (its MN block kConsumerBlocks[w]), or ping-pong, two warpgroups
+// on alternate units (ConsumerUnits), so one's epilogue overlaps the other's wgmma. With a 2-CTA cluster (namespace
 // cluster) the two CTAs take tile rows 2p and 2p + 1 of one column, each loads its half of B and
 // multicasts it to both, and a stage is refilled once both CTAs' consumers have released it.
 // Descriptors are moved to this CTA's buffer by P::descriptor_rebase, which masks the shared
@@ -110,7 +112,8 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     }
   } else {
     if (kSetMaxNReg) reg_alloc<kConsumerRegs>();
-    const int w = wg - K::kFirstConsumerWarpgroup;   // A's MN block (64 rows) of this warpgroup
+    const int wi = wg - K::kFirstConsumerWarpgroup;  // this consumer warpgroup
+    const int w = K::kConsumerBlocks[wi];             // A's MN block (64 rows) it multiplies
     const int thread = threadIdx.x % 128;
     const bool leader = threadIdx.x == K::kFirstConsumerWarpgroup * 128;
     // A stage is free again when the consumers of every CTA it was multicast to are done.
@@ -128,22 +131,23 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     float total[P::accumulator::kRegisters];   // the promoted f32 sum of the k-tiles (block scales, or promote)
     BlockScales scales;
 #endif
-    Scheduler tiles(p.m, p.n, k_tiles, rank);
+    ConsumerUnits tiles(p.m, p.n, k_tiles, rank, K::kConsumerSlots[wi]);
 #if FSW_DEBUG_DUMP
     bool first = true;
 #endif
     WorkUnit u;
-    while (tiles.next(u)) {
+    while (tiles.next(u, stage, phase)) {
       int prev = -1;
 #if FSW_PROMOTE
 #pragma unroll
       for (int r = 0; r < P::accumulator::kRegisters; ++r) total[r] = 0.f;
       scales.load(p, u.tm, u.tn, w, thread, 0);
 #endif
+      tiles.begin_mainloop();   // ping-pong: the other consumer warpgroup is past its waits
       for (int kt = u.k_begin; kt < u.k_end; ++kt) {
         mbar_wait(base + K::kFullBarrierOffsets[stage], phase);
 #if FSW_DEBUG_DUMP
-        if (fsw_dump_out && w == 0 && first && kt - u.k_begin < P::kStages && blockIdx.x < FSW_DEBUG_DUMP) {
+        if (fsw_dump_out && wi == 0 && first && kt - u.k_begin < P::kStages && blockIdx.x < FSW_DEBUG_DUMP) {
           constexpr uint32_t bytes = P::a::kStageBytes + P::b::kStageBytes;
           for (int copy = 0; copy < 2; ++copy) {
             unsigned char* o = fsw_dump_out + ((size_t)(blockIdx.x * P::kStages + kt) * 2 + copy) * bytes;
@@ -162,7 +166,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < kKSteps; ++ks) {
-          // (promotion: each k-tile's wgmma start from zero, its sum is promoted below)
+          // (promote: each k-tile's wgmma start from zero, its sum is promoted below)
           fsw_mma(acc, P::a::kDescriptors[stage][w][ks] + desc_shift,
                   P::b::kDescriptors[stage][0][ks] + desc_shift,
                   FSW_PROMOTE ? (ks != 0) : ((kt != u.k_begin) | (ks != 0)));
@@ -180,13 +184,9 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #endif
         if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
       }
-      if (prev >= 0) {
-        wgmma_wait<0>();
-        if (thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);
-      } else {   // a split with no k-tile (K / BK < splits) adds zeros; block scales: total holds the sum
-#pragma unroll
-        for (int r = 0; r < P::accumulator::kRegisters; ++r) acc[r] = 0.0f;
-      }
+      tiles.end_mainloop();
+      wgmma_wait<0>();   // a unit has at least one k-tile (schedulers skip empty ones)
+      if (prev >= 0 && thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);   // (promote released each)
 #if FSW_DEBUG_DUMP
       first = false;
 #endif
@@ -196,6 +196,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       tiles.store(acc, u, epilogue, &tma_d, base, w, thread, leader, p);   // D, or split-K's partials
 #endif
     }
+    tiles.finish();
     epilogue.finish(leader);
     epilogue.ops.finish(p);   // amax: one atomic per warp
   }

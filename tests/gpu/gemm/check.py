@@ -71,9 +71,10 @@ def random_grid(n, seed):
             n_rot = rot.choice([1, 1, 2, 3])
             ok = cfg["epilogue"] and supported(dict(cfg, epilogue_stages=n_rot)) is None
             cfg["epilogue_stages"] = n_rot if ok else 1
-            swap, splits = sched.random() < 0.3, sched.choice([1, 1, 2, 3, 4, 7])
+            swap, splits, pp = sched.random() < 0.3, sched.choice([1, 1, 2, 3, 4, 7]), sched.random() < 0.6
             ok = not cfg["epilogue"] and supported(dict(cfg, swap_ab=swap, split_k=splits)) is None
             cfg["swap_ab"], cfg["split_k"] = (swap, splits) if ok else (False, 1)
+            cfg["pingpong"] = pp and supported(dict(cfg, pingpong=True)) is None
             out.append(cfg)
     return out
 
@@ -189,16 +190,23 @@ GRID = [
     ("bf16", "bf16", "MN", "K", 128, 128, 64, 4, "bf16", False, "auto", "auto", 4, 2, 0, 1, False, 4),
     ("e4m3", "e4m3", "K", "K", 128, 128, 128, 4, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 5),
     ("tf32", "tf32", "K", "K", 64, 64, 32, 4, "f32", False, "auto", "auto", 8, 1, 0, 1, False, 7),
+    # ping-pong consumers (BM = 64, two warpgroups on alternate tiles), alone and with the others
+    ("bf16", "bf16", "K", "K", 64, 256, 64, 4, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 1, True),
+    ("bf16", "bf16", "MN", "MN", 64, 128, 64, 6, "f32", False, "auto", "auto", 8, 1, 0, 1, False, 4, True),
+    ("e4m3", "e4m3", "K", "K", 64, 128, 128, 5, "bf16", False, "auto", "auto", 8, 2, 0, 1, False, 1, True),
+    ("bf16", "bf16", "K", "K", 64, 16, 128, 6, "bf16", False, "auto", "auto", 8, 1, 0, 1, True, 2, True),
 ]
 KEYS = ("a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages", "out_dtype",
         "epilogue", "swizzle_a", "swizzle_b", "tile_group", "cluster_m", "epilogue_n", "epilogue_stages",
-        "swap_ab", "split_k")
+        "swap_ab", "split_k", "pingpong")
 SHAPES = [(1000, 1000, 1000), (129, 257, 65), (64, 8192, 512), (256, 256, 256), (777, 1500, 2048),
           (2048, 2048, 2048)]
 #: Extra shapes of the schedules: small M for swap-AB (the decode row 1 x 4096 x 4096 among
 #: them), few tiles with a long K for split-K (and K shorter than the splits: empty splits).
 SWAP_SHAPES = [(1, 4096, 4096), (7, 1000, 520), (33, 777, 1000)]
 SPLIT_SHAPES = [(256, 256, 16384), (100, 300, 5000), (3, 4096, 4096)]
+#: ping-pong: several units per CTA (the two warpgroups alternate) of at least 2 x stages k-tiles
+PINGPONG_SHAPES = [(4096, 2048, 1024), (4000, 1000, 520)]
 
 
 def correct(args):
@@ -223,6 +231,8 @@ def correct(args):
             shapes = shapes + SWAP_SHAPES
         if cfg.get("split_k", 1) > 1:
             shapes = shapes + SPLIT_SHAPES
+        if cfg.get("pingpong"):
+            shapes = shapes + PINGPONG_SHAPES
         if args.grid:  # held-out plans: one ragged and one skinny shape each
             import zlib
             h = zlib.crc32(repr(sorted(cfg.items())).encode())
@@ -231,6 +241,8 @@ def correct(args):
                 shapes.append((1 + h % 40, 1000 + 8 * (h % 7), 520))
             if cfg.get("split_k", 1) > 1:
                 shapes.append((200 + h % 64, 300, 4096 + 8 * (h % 9)))
+            if cfg.get("pingpong"):
+                shapes.append((4000 + h % 64, 1024, 640))
         for shp in shapes:
             m, nn, k = shp
             if cfg["a_dtype"] in ("e4m3", "e5m2", "tf32", "f32") and ((k * (1 if cfg["a_dtype"][0] == "e" else 4)) % 16):

@@ -7,6 +7,16 @@
 #pragma once
 #include "epilogue_ops.cuh"
 
+// f(StaticInt<I>()), ..., f(StaticInt<N - 1>()): register indices known at compile time whatever
+// the unroller decides. Seen with NVRTC 13: `#pragma unroll` over the 128 registers of a 64 x 256
+// accumulator stopped unrolling once the unit loop around it grew (ping-pong's unit filter), and
+// the accumulators went to local memory; a binary split keeps the instantiation depth at log2(N).
+template <int I> struct StaticInt { static constexpr int value = I; };
+template <int I, int N, class Fn> __device__ __forceinline__ void static_for(Fn&& f) {
+  if constexpr (N - I == 1) f(StaticInt<I>());
+  else if constexpr (N > I) { static_for<I, (I + N) / 2>(f); static_for<(I + N) / 2, N>(f); }
+}
+
 struct Epilogue {
   EpilogueOps ops;   // the fused epilogue (its init(p) runs before the first tile)
 #if FSW_EPILOGUE_TILE
@@ -59,16 +69,16 @@ struct Epilogue {
     if (K::kSwapAB) {
       // D^T = B^T A^T: the kernel's (m, n) is D[n][m] (p.m, p.n are the kernel's extents); a
       // register pair is two rows of D, so each element is stored alone.
-#pragma unroll
-      for (int r = 0; r < P::accumulator::kRegisters; ++r) {
+      static_for<0, P::accumulator::kRegisters>([&](auto i) {
+        constexpr int r = decltype(i)::value;
         const int m = m0 + P::accumulator::row(thread, r);
         const int n = n0 + P::accumulator::col(thread, r);
         if (m < p.m && n < p.n) fsw_store_global(d + (long long)n * p.ldd + m, acc[r]);
-      }
+      });
       return;
     }
-#pragma unroll
-    for (int r = 0; r < P::accumulator::kRegisters; r += 2) {
+    static_for<0, P::accumulator::kRegisters / 2>([&](auto i) {
+      constexpr int r = 2 * decltype(i)::value;
       const int m = m0 + P::accumulator::row(thread, r);
       const int n = n0 + P::accumulator::col(thread, r);
       float x0 = acc[r], x1 = acc[r + 1];
@@ -81,7 +91,7 @@ struct Epilogue {
           if (n + 1 < p.n) fsw_store_global(q + 1, x1);
         }
       }
-    }
+    });
 #endif
   }
 

@@ -57,7 +57,9 @@ struct PersistentScheduler {
 
 // Split-K (plan.row()["kernel"]["scheduler"], kind "split_k"): units are (output tile, split),
 // split-major: unit u is split u / tiles of tile u % tiles in the grouped order above, so a wave
-// runs neighbouring tiles of one split. Split s of KT k-tiles runs [s KT / S, (s + 1) KT / S).
+// runs neighbouring tiles of one split. Split s of KT k-tiles runs [s KT / S, (s + 1) KT / S);
+// when KT < S some of those are empty, and those units are skipped (the reduction skips them too:
+// no zero-filled partials, and no branch around the accumulators, which cost spills).
 // A unit's f32 partial sums go to the plan's workspace (store_partial); the reduction kernel
 // (splitk.cuh) adds them in split order. With a cluster both CTAs walk the same units.
 #if FSW_SPLIT_K
@@ -77,13 +79,20 @@ struct SplitKScheduler {
     k_tiles = k_tiles_;
   }
   __device__ __forceinline__ bool next(WorkUnit& u) {
-    if (unit >= num_units) return false;
-    u.split = unit / num_tiles;
-    grouped_tile(unit % num_tiles, tiles_m, tiles_n, rank, u.tm, u.tn);
-    u.k_begin = (int)((long long)u.split * k_tiles / scheduler::kSplits);
-    u.k_end = (int)((long long)(u.split + 1) * k_tiles / scheduler::kSplits);
-    unit += step;
-    return true;
+    for (; unit < num_units; unit += step) {
+      u.split = unit / num_tiles;
+      u.k_begin = split_begin(u.split, k_tiles);
+      u.k_end = split_begin(u.split + 1, k_tiles);
+      if (u.k_end == u.k_begin) continue;
+      grouped_tile(unit % num_tiles, tiles_m, tiles_n, rank, u.tm, u.tn);
+      unit += step;
+      return true;
+    }
+    return false;
+  }
+  // The first k-tile of split s (s = kSplits: KT).
+  static __device__ __forceinline__ int split_begin(int s, int k_tiles) {
+    return (int)((long long)s * k_tiles / scheduler::kSplits);
   }
   // Consumer warpgroup w's accumulators of unit u -> the unit's block of the workspace (a tile
   // row past M, a cluster's padding, stores nothing); the epilogue is the reduction's.
@@ -102,3 +111,66 @@ typedef SplitKScheduler Scheduler;   // the plan's scheduler (scheduler::kSplitK
 #else
 typedef PersistentScheduler Scheduler;
 #endif
+
+// Advance a consumer's place in the stage ring past n k-tiles it does not consume.
+__device__ __forceinline__ void ring_advance(int& stage, uint32_t& phase, int n) {
+  const int s = stage + n;
+  phase ^= (uint32_t)((s / P::kStages) & 1);
+  stage = s % P::kStages;
+}
+
+// The units one consumer warpgroup computes (kernel::kConsumerTiles, plan.row()["kernel"]
+// ["consumers"]). Cooperative (1): every unit, all consumer warpgroups together. Ping-pong (2):
+// unit i of the CTA's sequence goes to the warpgroup of slot i % 2, so one warpgroup's epilogue
+// runs while the other's wgmma run; the producer still loads every unit in order, and a
+// warpgroup skips the other's k-tiles in the stage ring.
+// The order barrier: a warpgroup starts waiting on the full barriers of its unit only once the
+// other has passed every wait of the unit before (named barriers kOrderBarrier + slot, 256
+// threads). This is for correctness, not only speed: a wait is on a phase parity, and a
+// warpgroup that jumped ahead by two or more ring turns would take an older phase of the same
+// parity for its own. It also alternates the warpgroups' wgmma, as CUTLASS's ping-pong does.
+struct ConsumerUnits {
+  static constexpr uint32_t kOrderBarrier = 3;   // 0: __syncthreads, 1: epilogue, 2: debug dump
+  Scheduler units;
+  int slot, i, mine;
+  __device__ __forceinline__ ConsumerUnits(int M, int N, int k_tiles, uint32_t cluster_rank, int slot_)
+      : units(M, N, k_tiles, cluster_rank), slot(slot_), i(0), mine(0) {}
+  // Before a unit's first full-barrier wait: the other warpgroup has passed its unit's waits
+  // (the CTA's first unit waits for nothing).
+  __device__ __forceinline__ void begin_mainloop() {
+    if (K::kConsumerTiles == 1) return;
+    if (slot != 0 || mine != 0) named_sync(kOrderBarrier + slot, 2 * 128);
+    ++mine;
+  }
+  // After a unit's last full-barrier wait: the other warpgroup may start on its next unit.
+  __device__ __forceinline__ void end_mainloop() {
+    if (K::kConsumerTiles == 1) return;
+    named_arrive(kOrderBarrier + (1 - slot), 2 * 128);
+  }
+  // After the last unit: match the other warpgroup's arrivals that no unit waited for, so that
+  // every named-barrier phase completes (i counts the CTA's units, both slots').
+  __device__ __forceinline__ void finish() {
+    if (K::kConsumerTiles == 1) return;
+    const int theirs = slot == 0 ? i / 2 : (i + 1) / 2;   // arrivals on this warpgroup's barrier
+    const int waited = slot == 0 ? (mine > 0 ? mine - 1 : 0) : mine;
+    for (int k = waited; k < theirs; ++k) named_sync(kOrderBarrier + slot, 2 * 128);
+  }
+  __device__ __forceinline__ bool next(WorkUnit& u, int& stage, uint32_t& phase) {
+    // At most kConsumerTiles - 1 units to skip. Seen with NVRTC 13: any loop here (even this
+    // unrolled one, in the cooperative case) kept the register epilogue's loop over a 128 x 256
+    // tile from unrolling, and the accumulators went to local memory.
+    if (K::kConsumerTiles == 1) return units.next(u);   // cooperative: straight through
+#pragma unroll
+    for (int j = 0; j < K::kConsumerTiles; ++j) {
+      if (!units.next(u)) return false;
+      if (i++ % K::kConsumerTiles == slot) return true;
+      ring_advance(stage, phase, u.k_end - u.k_begin);
+    }
+    return false;
+  }
+  __device__ __forceinline__ void store(float (&acc)[P::accumulator::kRegisters], const WorkUnit& u, Epilogue& epilogue,
+                                        const TmaDescriptor* tma_d, uint32_t base, int w, int thread, bool leader,
+                                        const FswParams& p) const {
+    units.store(acc, u, epilogue, tma_d, base, w, thread, leader, p);
+  }
+};
