@@ -681,13 +681,25 @@ PREPARED_KEYS = {"arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn",
                  "cluster_m", "epilogue_n", "epilogue_stages"}
 
 
+def _unfused(config):
+    """True for a configuration whose launch needs no epilogue operands: GemmKernel._prepare runs
+    its schedules (swap-AB, split-K with its workspace, ping-pong) itself."""
+    try:
+        from fastswz.cuda.codegen import FUSION_DEFAULTS
+    except ImportError:
+        return False
+    return all(config.get(k, v) == v for k, v in FUSION_DEFAULTS.items()) and \
+        config.get("out_dtype") not in ("e4m3", "e5m2")
+
+
 def _launcher(kern, p, a, b, d, ptrs, lds, launch):
     """``(go, how)``: fastswz's launch as a no-argument callable. ``prepared``: the kernel's
     prepared launch (tensor maps encoded once, as ``GemmKernel.time``); ``gemm``: the public
     ``fastswz.cuda.gemm`` per call (its host work and stream synchronisation inside the timed
     interval, so only fair on long kernels), also taken for a plan with keys beyond
     :data:`PREPARED_KEYS` or a prepared launch that no longer takes these arguments."""
-    if launch == "prepared" and hasattr(kern, "_prepare") and set(kern.config) <= PREPARED_KEYS:
+    plain = set(kern.config) <= PREPARED_KEYS or _unfused(kern.config)
+    if launch == "prepared" and hasattr(kern, "_prepare") and plain:
         try:
             return kern._prepare(*ptrs, p.m, p.n, p.k, *lds), "prepared"
         except TypeError:

@@ -591,26 +591,29 @@ def test_the_deadline_stops_the_run_with_its_json(tmp_path, monkeypatch, capsys)
     assert [met for _, met, _ in gc.verdicts(data["summary"])] == [None] * 5
 
 
-def test_a_plan_with_a_new_schedule_key_goes_through_gemm(tmp_path, monkeypatch):
+def test_a_plan_with_epilogue_operands_goes_through_gemm(tmp_path, monkeypatch):
+    # The prepared launch passes no epilogue operands (bias, scales, ...): a fused plan is timed
+    # through fastswz.cuda.gemm; schedules (swap-AB, split-K, ping-pong) stay on the prepared one.
     import fastswz.cuda
 
     calls = []
 
     def gemm(a, b, out, plan):
-        calls.append(plan.config["swap_ab"])
+        calls.append(plan.config["activation"])
         out.a[...] = a.a @ b.a
     monkeypatch.setattr(fastswz.cuda, "gemm", gemm)
 
-    class Swapped(_FakeKernel):
+    class Fused(_FakeKernel):
         def __init__(self, torch, cfg):
-            super().__init__(torch, dict(cfg, swap_ab=True))
+            super().__init__(torch, dict(cfg, swap_ab=True, activation="relu"))
 
         def _prepare(self, *args):
-            raise AssertionError("the prepared launch does not know swap_ab")
+            raise AssertionError("the prepared launch passes no epilogue operands")
 
-    rows, data = _fake_run(tmp_path, monkeypatch, Swapped)
+    rows, data = _fake_run(tmp_path, monkeypatch, Fused)
     assert all(r["launch"] == "gemm" and r["check"]["ok"] for r in data["rows"])
-    assert calls and all(calls)
+    assert calls and all(c == "relu" for c in calls)
+    assert gc._unfused({"swap_ab": True, "split_k": 4}) and not gc._unfused({"activation": "relu"})
 
 
 def test_prepared_keys_are_kernel_keys():
