@@ -430,13 +430,22 @@ class GemmKernel:
         lau = self.launcher(ordinal)
         g = grid or self.grid(m, n, ordinal)
         stream = int(stream)
-        if self._swap or self._splits > 1:
-            keep = _Free(_alloc(self.workspace_bytes(m, n, k)) if self._splits > 1 else 0)
+        keep = _Free(_alloc(self.workspace_bytes(m, n, k)) if self._splits > 1 else 0)
+        if self._swap:   # as launch: the kernel's A is the caller's B
+            a_ptr, b_ptr, m, n, lda, ldb = b_ptr, a_ptr, n, m, ldb, lda
+        params = self._pack(d_ptr, ldd, m, n, k, keep.ptr)
+        if self._splits > 1:   # the GEMM kernel, then the reduction: two C launches, no Python between
+            from . import _driver
 
-            def go_general():
-                self.launch(a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream, g, ordinal, keep.ptr or None)
-            return go_general
-        params = self._pack(d_ptr, ldd, m, n, k, 0)
+            red, ctx = int(self._load(ordinal)[2]), _device(ordinal)["ctx_int"]
+            tiles = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"])
+            threads, plain = 128 * self.plan["warpgroups"], _driver.launch_plain
+
+            def go_split():
+                lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
+                plain(red, ctx, tiles, threads, 0, stream, params, "the split-K reduction kernel")
+                keep.ptr   # the workspace lives as long as the callable
+            return go_split
 
         def go():
             lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
