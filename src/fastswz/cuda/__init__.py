@@ -684,14 +684,16 @@ def _remember(a, b, out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed, device, ne
         import torch
 
         nbytes, dev = kern.workspace_bytes(m, n, k), torch.device("cuda", device)
-
-        def general(pa, pb, pd, stream):
-            # the workspace comes from torch's allocator on the call's (current) stream and goes
-            # back to it after both launches are queued: stream-ordered, no device sync
-            ws = torch.empty(nbytes, dtype=torch.uint8, device=dev) if nbytes else None
-            kern.launch(pa, pb, pd, m, n, k, lda, ldb, ldd, stream, call.grid, device,
-                        None if ws is None else ws.data_ptr())
-        call.general = general
+        run = kern.bound(m, n, k, lda, ldb, ldd, device, call.grid)
+        if not nbytes:
+            call.general = run
+        else:
+            def general(pa, pb, pd, stream):
+                # the workspace comes from torch's allocator on the call's (current) stream and
+                # goes back to it once both launches are queued: stream-ordered, no device sync
+                ws = torch.empty(nbytes, dtype=torch.uint8, device=dev)
+                run(pa, pb, pd, stream, ws.data_ptr())
+            call.general = general
     if len(_CALLS) >= _MAX_CALLS:
         _CALLS.clear()
     _CALLS[_torch_key(a, b, out, out_dtype)] = call

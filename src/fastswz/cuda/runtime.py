@@ -423,29 +423,55 @@ class GemmKernel:
                              128 * self.plan["warpgroups"], 0, stream, params,
                              "the split-K reduction kernel")
 
+    def bound(self, m, n, k, lda, ldb, ldd, device=None, grid=None):
+        """``run(a_ptr, b_ptr, d_ptr, stream, workspace=0)``: :meth:`launch` for one problem
+        (the caller's meaning) with everything but the pointers and the stream worked out once:
+        the swapped extents, the grid, the reduction's function and grid. What a prepared call
+        keeps (``gemm``'s call cache, the timing loop): one or two C launches per call."""
+        ordinal = current_device() if device is None else device
+        lau = self.launcher(ordinal)
+        g = grid or self.grid(m, n, ordinal)
+        pack, swap = self._pack, self._swap
+        if swap:   # as launch: the kernel's A is the caller's B, its M the caller's N
+            m, n, lda, ldb = n, m, ldb, lda
+        if self._splits == 1:
+            def run(a_ptr, b_ptr, d_ptr, stream, workspace=0):
+                if swap:
+                    a_ptr, b_ptr = b_ptr, a_ptr
+                lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, pack(d_ptr, ldd, m, n, k, 0), g)
+            return run
+        from . import _driver
+
+        red, ctx = int(self._load(ordinal)[2]), _device(ordinal)["ctx_int"]
+        tiles = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"])
+        threads, plain = 128 * self.plan["warpgroups"], _driver.launch_plain
+
+        def run_split(a_ptr, b_ptr, d_ptr, stream, workspace=0):
+            if not workspace:
+                raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
+                                        "bytes of device memory")
+            if swap:
+                a_ptr, b_ptr = b_ptr, a_ptr
+            params = pack(d_ptr, ldd, m, n, k, workspace)
+            lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
+            plain(red, ctx, tiles, threads, 0, stream, params, "the split-K reduction kernel")
+        return run_split
+
     def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None):
         """The launch as a no-argument callable (the timing loop's), for the current GPU; a
         split-K kernel's workspace is allocated once, here, and freed with the callable."""
         ordinal = current_device()
+        stream = int(stream)
+        if self._swap or self._splits > 1:
+            run = self.bound(m, n, k, lda, ldb, ldd, ordinal, grid)
+            keep = _Free(_alloc(self.workspace_bytes(m, n, k)) if self._splits > 1 else 0)
+
+            def go_scheduled():   # one or two C launches, no Python between them
+                run(a_ptr, b_ptr, d_ptr, stream, keep.ptr)
+            return go_scheduled
         lau = self.launcher(ordinal)
         g = grid or self.grid(m, n, ordinal)
-        stream = int(stream)
-        keep = _Free(_alloc(self.workspace_bytes(m, n, k)) if self._splits > 1 else 0)
-        if self._swap:   # as launch: the kernel's A is the caller's B
-            a_ptr, b_ptr, m, n, lda, ldb = b_ptr, a_ptr, n, m, ldb, lda
-        params = self._pack(d_ptr, ldd, m, n, k, keep.ptr)
-        if self._splits > 1:   # the GEMM kernel, then the reduction: two C launches, no Python between
-            from . import _driver
-
-            red, ctx = int(self._load(ordinal)[2]), _device(ordinal)["ctx_int"]
-            tiles = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"])
-            threads, plain = 128 * self.plan["warpgroups"], _driver.launch_plain
-
-            def go_split():
-                lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
-                plain(red, ctx, tiles, threads, 0, stream, params, "the split-K reduction kernel")
-                keep.ptr   # the workspace lives as long as the callable
-            return go_split
+        params = self._pack(d_ptr, ldd, m, n, k, 0)
 
         def go():
             lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
