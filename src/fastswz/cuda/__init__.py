@@ -35,7 +35,7 @@ __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources"
            "SPLIT_K_TILE", "split_k_splits"]
 
 #: Changes whenever the kernel source or its generated headers change meaning (cache keys).
-KERNEL_VERSION = "sm90-ws-persistent-1"
+KERNEL_VERSION = "sm90-ws-persistent-2"   # 2: work units (swap-AB, split-K, ping-pong), static_for register epilogue
 
 
 def __getattr__(name):
