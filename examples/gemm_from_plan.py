@@ -31,7 +31,8 @@ row = plan.row(0)
 print(f"plan: {row['instruction']}, {row['smem_bytes']} B smem, "
       f"{row['kernel']['threads']} threads, A box {row['a']['tma_box']}, B box {row['b']['tma_box']}")
 
-# 2. The three sources the kernel is compiled from: every layout constant is in fastswz_plan.h.
+# 2. The sources the kernel is compiled from: every layout constant is in fastswz_plan.h (the
+#    kernel's pieces live under sm90/).
 for name, text in codegen.kernel_sources(config).items():
     (out / name).parent.mkdir(parents=True, exist_ok=True)   # the kernel's pieces sit in sm90/
     (out / name).write_text(text)

@@ -168,17 +168,34 @@ def test_accumulator_layout_is_the_ptx_figure():
                 assert L(t, i) == m + 64 * c
 
 
+def test_kernel_sources_inline_into_one_unit():
+    src = codegen.kernel_sources({"bm": 128, "bn": 128, "bk": 64, "stages": 4})
+    text = codegen.inline_sources(src)
+    assert '#include "' not in text   # system headers (<cstdint>) stay
+    assert text.count("struct PersistentScheduler") == 1 and text.count("struct FswParams") == 1
+    # the launcher writes d, ldd, m, n, k itself at these offsets (fastswz.cuda._driver)
+    st = codegen.params_struct()
+    assert [f[0] for f in codegen.PARAM_FIELDS[:5]] == list(codegen.PARAM_CORE)
+    packed = st.pack(*range(1, len(codegen.PARAM_FIELDS) + 1))
+    import struct
+    assert struct.unpack_from("<QqiiI", packed) == (1, 2, 3, 4, 5)
+
+
 def test_kernel_source_holds_no_layout_constants():
-    text = resources.files("fastswz").joinpath("kernels", "gemm_sm90.cu").read_text()
+    text = "\n".join(resources.files("fastswz").joinpath("kernels", *f.split("/")).read_text()
+                     for f in codegen.KERNEL_FILES)
     code = re.sub(r"//[^\n]*", "", text)
     code = re.sub(r'"[^"\n]*"', '""', code)
+    # the warp-wide shuffle mask and the low 16 bits of a packed pair (epilogue_ops.cuh's amax
+    # reduction and fp8/bf16 packing) are masks of the number formats, not of any layout
+    code = code.replace("0xffffffffu", "").replace("0xffffu", "")
     assert "0x" not in code
     # the numbers left: register budgets (setmaxnreg), the warpgroup (128 threads, 64 rows of a
     # wgmma M), the 1 KiB base rounding, 0/1/2 loop and parity values, 8/16/32 debug-record
     # geometry, the debug spin limit and the debug dump's delay (ns). Anything else would be a
     # layout constant.
     allowed = {"100000", "0", "1", "2", "3", "4", "5", "6", "7", "8", "16", "24", "32", "40", "64", "128",
-               "240", "1023", "1024", "65536", "1L", "0u", "1u", "1023u", "1L"}
+               "240", "1023", "1024", "65536", "1L", "0u", "1u", "1023u", "1L", "31"}   # 31: a lane's index mask
     nums = set(re.findall(r"\b\d+[uUlL]*\b", code))
     assert nums <= allowed, nums - allowed
 
@@ -276,9 +293,35 @@ def test_cluster_plan_halves_b_between_the_ctas():
         codegen.kernel_sources(dict(a_dtype="s8", b_dtype="s8"))
 
 
+#: The fused epilogue and the scales (issue 28): every switch of fastswz_fusion.h, both epilogue
+#: paths, fp8 outputs, the three scale forms, clusters and column blocks.
+FUSED = [
+    dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2,
+         activation="gelu", bias="bf16", residual="bf16", amax=True),
+    dict(bm=128, bn=128, bk=64, stages=4, activation="relu", bias="f32", out_dtype="f32"),
+    dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, activation="gelu_tanh", residual="f16",
+         a_dtype="f16", b_dtype="f16", out_dtype="f16", a_major="MN", b_major="MN"),
+    dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2,
+         a_dtype="e4m3", b_dtype="e4m3", scale="tensor", out_dtype="e4m3", amax=True, bias="bf16"),
+    dict(bm=128, bn=256, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3", scale="row",
+         activation="silu", out_dtype="e5m2"),
+    dict(bm=128, bn=256, bk=128, stages=3, epilogue=True, a_dtype="e4m3", b_dtype="e5m2", scale="row",
+         bias="bf16", cluster_m=2),
+    dict(bm=128, bn=128, bk=128, stages=6, epilogue=True, a_dtype="e4m3", b_dtype="e4m3", scale="block"),
+    dict(bm=128, bn=128, bk=128, stages=5, a_dtype="e4m3", b_dtype="e4m3", scale="block",
+         activation="gelu", bias="bf16", residual="bf16", out_dtype="e4m3", amax=True),
+    dict(bm=64, bn=64, bk=128, stages=4, epilogue=True, a_dtype="e5m2", b_dtype="e4m3", scale="block",
+         out_dtype="f32"),
+    # promotion without block scales (torch's use_fast_accum=False)
+    dict(bm=128, bn=128, bk=128, stages=6, epilogue=True, a_dtype="e4m3", b_dtype="e4m3", scale="row",
+         promote=True),
+    dict(bm=128, bn=128, bk=64, stages=5, promote=True),
+]
+
+
 @pytest.mark.skipif(not HAVE_NVRTC, reason="the 'cuda' extra (cuda-core, NVRTC) is not installed")
 @pytest.mark.parametrize("cfg", PLANS + [dict(bm=256, bn=128, bk=64, stages=4),
-                                         dict(bm=128, bn=192, bk=64, stages=4, a_major="MN")] + SCHEDULES,
+                                         dict(bm=128, bn=192, bk=64, stages=4, a_major="MN")] + SCHEDULES + FUSED,
                          ids=_ids)
 def test_nvrtc_compiles_the_kernel(cfg, tmp_path, monkeypatch):
     from fastswz.cuda.runtime import compile_cubin
@@ -330,7 +373,7 @@ def test_missing_nvrtc_names_the_failed_import(monkeypatch):
     monkeypatch.setitem(sys.modules, "cuda.bindings.nvrtc", None)
     monkeypatch.delattr(sys.modules.get("cuda.bindings"), "nvrtc", raising=False)
     with pytest.raises(CudaUnavailableError, match=r"NVRTC is missing \(.+\): pip install 'fastswz\[cuda\]'"):
-        runtime._nvrtc_version()
+        runtime._nvrtc_version_uncached()
 
 
 @pytest.mark.parametrize("m,n,k,dt,out", [(4096, 14336, 4096, "bf16", "bf16"), (8192, 8192, 8192, "e4m3", "bf16"),
@@ -379,8 +422,9 @@ def test_choose_plan_epilogue_on_the_benchmark_shapes(m, n, k, dt, want):
 def test_choose_plan_names_the_refusal():
     from fastswz.cuda import choose_plan
 
-    with pytest.raises(fastswz.PlanError, match=r"the first was refused: out_dtype=e4m3"):
-        choose_plan(64, 64, 64, out_dtype="e4m3")
+    # (fp8 outputs are written since the fused epilogue; s8 is not)
+    with pytest.raises(fastswz.PlanError, match=r"the first was refused: out_dtype=s8"):
+        choose_plan(64, 64, 64, out_dtype="s8")
 
 
 def test_config_near_misses_and_loose_flags_are_refused():
@@ -512,8 +556,14 @@ def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, monkeypa
     else:
         assert (a, b, km, kn) == (0xA00, 0xB00, m, n)
     fields = codegen.params_struct().unpack(params)
-    assert fields == (0xD00, 1000, km, kn, k, 0x1000 if splits > 1 else 0)
-    # the timing loop's prepared launch: the same two launches, its own workspace
+    # the launcher writes d, ldd, m, n, k from its arguments (the C launcher does; a packed copy
+    # must agree); the fields after them come from Python
+    assert fields[:5] in ((0, 0, 0, 0, 0), (0xD00, 1000, km, kn, k))
+    names = [f for f, _, _ in codegen.PARAM_FIELDS]
+    rest = dict(zip(names[5:], fields[5:]))
+    assert rest["workspace"] == (0x1000 if splits > 1 else 0)
+    assert rest["alpha"] == 1.0 and all(v == 0 for f, v in rest.items() if f not in ("workspace", "alpha"))
+    # the timing loop's prepared launch (GemmKernel.bound): the same launches, its own workspace
     monkeypatch.setattr(runtime, "current_device", lambda: 0)
     monkeypatch.setattr(runtime, "_alloc", lambda nbytes: 0x5000)
     monkeypatch.setattr(runtime._Free, "__del__", lambda self: None)
@@ -522,7 +572,8 @@ def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, monkeypa
     runtime.GemmKernel._prepare(kern, 0xA00, 0xB00, 0xD00, m, n, k, 4096, 4096, 1000, stream=99, grid=132)()
     (_, a2, b2, _, km2, kn2, _, _, _, _, params2, _), = lau.calls
     assert (a2, b2, km2, kn2) == (a, b, km, kn)
-    assert codegen.params_struct().unpack(params2)[-1] == (0x5000 if splits > 1 else 0)
+    fields2 = dict(zip(names, codegen.params_struct().unpack(params2)))
+    assert fields2["workspace"] == (0x5000 if splits > 1 else 0)
     assert len(plain) == len(plain_before) + (splits > 1)
     if splits == 1:
         assert plain == [] and kern.workspace_bytes(m, n, k) == 0
@@ -564,6 +615,34 @@ def test_choose_plan_picks_schedules(monkeypatch):
     # an explicit epilogue=True never swaps or splits (both store from registers)
     c = choose_plan(1, 4096, 4096, epilogue=True)
     assert c["epilogue"] and not c["swap_ab"] and c["split_k"] == 1
+
+
+def test_generator_key_covers_what_codegen_imports():
+    """The cubin cache key hashes codegen.GENERATOR_MODULES: every module codegen.py reaches by
+    relative imports (not through a package __init__) must be among them, or a change to it would
+    leave stale cubins in the cache."""
+    import ast
+    import pathlib
+
+    root = pathlib.Path(codegen.__file__).resolve().parent.parent
+    seen, todo = set(), ["cuda/codegen.py"]
+    while todo:
+        rel = todo.pop()
+        if rel in seen:
+            continue
+        seen.add(rel)
+        path = root / rel
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level > 0:
+                base = path.parent
+                for _ in range(node.level - 1):
+                    base = base.parent
+                names = [node.module] if node.module else [a.name for a in node.names]
+                for name in names:
+                    target = base.joinpath(*name.split("."))
+                    if target.with_suffix(".py").is_file():
+                        todo.append(str(target.with_suffix(".py").relative_to(root)))
+    assert seen <= set(codegen.GENERATOR_MODULES), seen - set(codegen.GENERATOR_MODULES)
 
 
 def test_pingpong_plan_and_header():
@@ -613,7 +692,7 @@ def test_ptxas_spills_nothing(cfg):
 
     src = codegen.inline_sources(codegen.kernel_sources(cfg)).encode()
     err, prog = nvrtc.nvrtcCreateProgram(src, b"k.cu", 0, [], [])
-    opts = [b"--gpu-architecture=sm_90a", b"-std=c++17", b"--ptxas-options=-v"]
+    opts = [b"--gpu-architecture=sm_90a", b"-std=c++17", b"--ptxas-options=-v", b"-default-device"]
     err, = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
     _, size = nvrtc.nvrtcGetProgramLogSize(prog)
     log = b" " * size

@@ -31,12 +31,14 @@ MODULES = [  # one a line: every public module
     "fastswz.plan",
     "fastswz.tune",
     "fastswz.calibrate",
-    "fastswz.measure",
+    "fastswz.corpus",
     "fastswz.emit",
     "fastswz.tv_layout",
     "fastswz.cuda",
     "fastswz.cuda.codegen",
     "fastswz.cuda.reference_gemm",
+    "fastswz.cuda.search",
+    "fastswz.cuda.tuned",
 ]
 
 

@@ -68,18 +68,18 @@ def test_kernel_product(cfg, shape):
         assert r["unwritten"] == 0 and r["ok"], r
 
 
-def test_measured_search_ranks_by_the_clock_and_caches(tmp_path):
-    """tune(..., measure=K) on a shape no data file holds: rows ranked by measured time, each
-    with the model's rank; the second call reads the cache and returns the same times."""
+def test_measured_search_ranks_by_the_clock_and_replays(tmp_path):
+    """search_plans on a shape no data file holds: the winner's time is the best measured, the
+    default plan timed beside it; the second call replays the journal and times nothing."""
     _gpu()
-    import fastswz
+    from fastswz.cuda import search_plans
 
-    first = fastswz.tune(3072, 5120, 6144, top=4, measure=4, cache_dir=tmp_path, reps=5)
-    times = [r["measured_ms"] for r in first]
-    assert len(first) >= 1 and times == sorted(times) and all(t > 0 for t in times)
-    assert sorted(r["model_rank"] for r in first) == sorted(set(r["model_rank"] for r in first))
-    again = fastswz.tune(3072, 5120, 6144, top=4, measure=4, cache_dir=tmp_path, reps=5)
-    assert [r["measured_ms"] for r in again] == times
+    first = search_plans(3072, 5120, 6144, budget=6, journal=tmp_path)
+    times = [r["median_ms"] for r in first["rows"] if r["median_ms"] is not None]
+    assert first["plans"] == 6 and all(t > 0 for t in times)
+    assert first["best"]["median_ms"] <= first["default"]["median_ms"]
+    again = search_plans(3072, 5120, 6144, budget=6, journal=tmp_path)
+    assert again["timings"] == 0 and again["best"]["config"] == first["best"]["config"]
 
 
 def test_time_is_a_first_driver_call():

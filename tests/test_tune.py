@@ -1,5 +1,6 @@
-"""fastswz.tune: the cost model's integer range, its explicit constants (TuneModel), the
-calibration metrics and fit, and the measured search (against a fake ``fastswz.cuda``)."""
+"""fastswz.tune: the cost model's integer range, its explicit constants (TuneModel) and the
+calibration metrics and fit; ``tune(measure=...)`` now points at the runtime's search
+(tests/test_search.py tests that search)."""
 
 from __future__ import annotations
 
@@ -368,7 +369,7 @@ def test_fit_and_evaluate_errors():
     assert eval(lit, {"TuneModel": TuneModel}) == TRUTH  # noqa: S307 - our own literal
 
 
-# -- measured search against a fake fastswz.cuda ------------------------------------------------------
+# -- the measured search moved to the runtime (tests/test_search.py) --------------------------------
 import sys  # noqa: E402
 import types  # noqa: E402
 
@@ -377,204 +378,22 @@ class FakeUnavailable(fastswz.FastswzError, RuntimeError):
     pass
 
 
-def _fake_cuda(monkeypatch, *, no_gpu=False, fail=(), unsupported=lambda c: None):
-    """A fake runtime: a plan's 'time' favours BN = 128 and 4 stages (unlike the model), so the
-    measured order differs from the model's. Records every call."""
-    calls = {"supported": 0, "compile": [], "time": []}
-    mod = types.ModuleType("fastswz.cuda")
-    mod.CudaUnavailableError = FakeUnavailable
-    mod.KERNEL_VERSION = "fake-1"
-
-    class Kernel:
-        def __init__(self, cfg):
-            self.cfg = cfg
-
-        def time(self, m, n, k, *, warmup=3, reps=20, flush_l2=True):
-            calls["time"].append((self.cfg["bm"], self.cfg["bn"], self.cfg["bk"], self.cfg["stages"],
-                                  self.cfg["swizzle_a"], self.cfg["swizzle_b"], warmup, reps))
-            key = (self.cfg["bm"], self.cfg["bn"], self.cfg["stages"])
-            if key in fail:
-                raise RuntimeError("CUDA_ERROR_LAUNCH_FAILED")
-            ms = 1.0 + abs(self.cfg["bn"] - 128) / 256 + abs(self.cfg["stages"] - 4) / 16 \
-                + self.cfg["bk"] / 4096 + (self.cfg["swizzle_a"] != "128B") * 0.01
-            return {"median_ms": ms, "min_ms": ms * 0.99, "max_ms": ms * 1.02, "spread": 0.0303,
-                    "tflops": 2 * m * n * k / ms / 1e9}
-
-    def supported(cfg):
-        calls["supported"] += 1
-        assert set(cfg) >= {"arch", "cta_group", "a_dtype", "b_dtype", "a_major", "b_major", "bm",
-                            "bn", "bk", "stages", "swizzle_a", "swizzle_b"}
-        return unsupported(cfg)
-
-    def compile_many(configs, out_dtype="bf16", jobs=None):
-        calls["compile"] += [dict(c) for c in configs]
-        return [Kernel(c) for c in configs]
-
-    def device_key():
-        if no_gpu:
-            raise FakeUnavailable("no CUDA device: cuInit returned CUDA_ERROR_NO_DEVICE")
-        return "NVIDIA H100 80GB HBM3, 132 SMs, cc 9.0, driver 12.8, nvrtc 12.8"
-
-    mod.supported, mod.compile_many, mod.device_key = supported, compile_many, device_key
-    mod.compile_gemm = lambda cfg, out_dtype="bf16": Kernel(cfg)
-    mod.device_info = lambda: {"name": "NVIDIA H100 80GB HBM3", "sms": 132}
-    monkeypatch.setitem(sys.modules, "fastswz.cuda", mod)
-    # `import fastswz.cuda as cuda` reads the package attribute first (once the real runtime
-    # has been imported, it is set): point it at the fake too
-    monkeypatch.setattr(fastswz, "cuda", mod, raising=False)
-    return calls
-
-
-def test_measure_ranks_by_measured_time_with_model_rank(monkeypatch, tmp_path):
-    calls = _fake_cuda(monkeypatch)
-    # the datasheet model, whose first choice (BN 256, 2 stages) the fake's times disagree with
-    model = tune(4096, 4096, 4096, top=12, model=DATASHEET)
-    rows = tune(4096, 4096, 4096, top=12, measure=12, cache_dir=tmp_path, model=DATASHEET)
-    assert len(rows) == 12 and len(calls["compile"]) == 12 and len(calls["time"]) == 12
-    ms = [r["measured_ms"] for r in rows]
-    assert ms == sorted(ms) and [r["rank"] for r in rows] == list(range(1, 13))
-    # the measured plans are exactly the model's first 12, each with its model rank
-    assert sorted(r["model_rank"] for r in rows) == list(range(1, 13))
-    by_rank = {p["rank"]: p for p in model}
-    for r in rows:
-        p = by_rank[r["model_rank"]]
-        assert (r["bm"], r["bn"], r["bk"], r["stages"], r["model_cycles"]) == \
-            (p["bm"], p["bn"], p["bk"], p["stages"], p["model_cycles"])
-        assert r["measured_tflops"] == pytest.approx(2 * 4096 ** 3 / r["measured_ms"] / 1e9)
-        assert r["spread"] == pytest.approx(0.0303) and r["cached"] is False and r["error"] is None
-    assert rows[0]["bn"] == 128  # the fake's favourite beats the model's first choice (BN 256)
-    assert [r["model_rank"] for r in rows] != list(range(1, 13))
-    # top caps what is returned, not what is measured
-    assert len(tune(4096, 4096, 4096, top=3, measure=12, cache_dir=tmp_path, model=DATASHEET)) == 3
-
-
-def test_measure_second_call_is_cached(monkeypatch, tmp_path):
-    calls = _fake_cuda(monkeypatch)
-    first = tune(2048, 2048, 2048, top=6, measure=6, cache_dir=tmp_path)
-    n_time, n_compile = len(calls["time"]), len(calls["compile"])
-    second = tune(2048, 2048, 2048, top=6, measure=6, cache_dir=tmp_path)
-    assert len(calls["time"]) == n_time and len(calls["compile"]) == n_compile  # nothing timed
-    assert all(r["cached"] for r in second)
-    strip = ("cached",)
-    assert [{k: v for k, v in r.items() if k not in strip} for r in first] == \
-        [{k: v for k, v in r.items() if k not in strip} for r in second]
-    files = list(tmp_path.rglob("*.json"))
-    assert len(files) == 6 and not list(tmp_path.rglob("*.tmp"))
-    d = json.loads(files[0].read_text())
-    assert d["key"]["device"].startswith("NVIDIA H100") and d["key"]["kernel_version"] == "fake-1"
-    assert d["key"]["problem"]["m"] == 2048 and d["key"]["timing"] == {"warmup": 3, "reps": 20, "flush_l2": True}
-    # another problem, other timing settings, or no cache: timed again
-    tune(2048, 2048, 4096, top=6, measure=6, cache_dir=tmp_path)
-    assert len(calls["time"]) == n_time + 6
-    tune(2048, 2048, 2048, top=6, measure=6, cache_dir=tmp_path, reps=50)
-    assert len(calls["time"]) == n_time + 12 and calls["time"][-1][-1] == 50
-    tune(2048, 2048, 2048, top=6, measure=6, cache_dir=tmp_path, use_cache=False)
-    assert len(calls["time"]) == n_time + 18
-    # a corrupt cache file is ignored and rewritten
-    files[0].write_text("{not json")
-    tune(2048, 2048, 2048, top=6, measure=6, cache_dir=tmp_path)
-    assert len(calls["time"]) == n_time + 19
-
-
-def test_measure_cache_key_ignores_spelling(monkeypatch, tmp_path):
-    calls = _fake_cuda(monkeypatch)
-    tune(1024, 1024, 1024, "bf16", "bf16", "K", "K", top=3, measure=3, cache_dir=tmp_path)
-    n = len(calls["time"])
-    rows = tune(1024, 1024, 1024, "BF16", " bf16", "k", "K ", top=3, measure=3, cache_dir=tmp_path)
-    assert len(calls["time"]) == n and all(r["cached"] for r in rows)
-    assert {c["a_dtype"] for c in calls["compile"]} == {"bf16"} and {c["a_major"] for c in calls["compile"]} == {"K"}
-
-
-def test_measure_epilogue_kernels(monkeypatch, tmp_path):
-    calls = _fake_cuda(monkeypatch)
-    rows = tune(4096, 4096, 4096, top=4, measure=4, cache_dir=tmp_path)
-    assert {(c["epilogue"], c["out_dtype"]) for c in calls["compile"]} == {(False, "bf16")}
-    with_epi = tune(4096, 4096, 4096, top=4, measure=4, cache_dir=tmp_path, epilogue_dtype="f32")
-    assert {(c["epilogue"], c["out_dtype"]) for c in calls["compile"][4:]} == {(True, "f32")}
-    assert not any(r["cached"] for r in with_epi)  # another kernel: another cache entry
-    # the ranking measured is the one with the epilogue tile in shared memory
-    model = tune(4096, 4096, 4096, top=4, epilogue_dtype="f32")
-    assert {r["model_rank"]: r["smem_bytes"] for r in with_epi} == {r["rank"]: r["smem_bytes"] for r in model}
-    assert max(r["smem_bytes"] for r in with_epi) > max(r["smem_bytes"] for r in rows)
-    with pytest.raises(PlanError, match="epilogue_dtype=f32 and out_dtype=bf16"):
-        tune(4096, 4096, 4096, measure=4, epilogue_dtype="f32", out_dtype="bf16")
-
-
-def test_measure_default_cache_dir_from_env(monkeypatch, tmp_path):
-    _fake_cuda(monkeypatch)
-    monkeypatch.setenv("FASTSWZ_CACHE", str(tmp_path))
-    tune(1024, 1024, 1024, top=2, measure=2)
-    assert len(list((tmp_path / "tune").rglob("*.json"))) == 2
-
-
-def test_measure_skips_unsupported_and_records_failures(monkeypatch, tmp_path):
-    calls = _fake_cuda(monkeypatch, unsupported=lambda c: None if c["bn"] % 32 == 0 else "BN % 32",
-                       fail={(128, 256, 2)})
-    # the datasheet model's first 8 plans hold 128 x 256 with 2 stages
-    rows = tune(4096, 4096, 4096, top=8, measure=8, cache_dir=tmp_path, model=DATASHEET)
-    assert len(rows) == 8 and all(r["bn"] % 32 == 0 for r in rows)
-    bad = [r for r in rows if r["error"]]
-    assert bad and rows[-len(bad):] == bad  # failures last, each with its error and no time
-    for r in bad:
-        assert (r["bm"], r["bn"], r["stages"]) == (128, 256, 2) and r["measured_ms"] is None
-        assert "launch: RuntimeError: CUDA_ERROR_LAUNCH_FAILED" == r["error"]
-    # failures are not cached: timed again next time, the others are not
-    n = len(calls["time"])
-    tune(4096, 4096, 4096, top=8, measure=8, cache_dir=tmp_path, model=DATASHEET)
-    assert len(calls["time"]) == n + len(bad)
-
-
-def test_measure_errors(monkeypatch, tmp_path):
-    monkeypatch.setitem(sys.modules, "fastswz.cuda", None)  # no extra: import fails
-    with pytest.raises(fastswz.MeasureError, match=r"^measure=4 needs the GPU runtime fastswz.cuda"):
-        tune(4096, 4096, 4096, measure=4, cache_dir=tmp_path)
-    assert len(tune(4096, 4096, 4096, top=4)) == 4  # the model ranking still works
-    _fake_cuda(monkeypatch, no_gpu=True)
-    with pytest.raises(FakeUnavailable, match="no CUDA device"):
-        tune(4096, 4096, 4096, measure=4, cache_dir=tmp_path)
-    _fake_cuda(monkeypatch, unsupported=lambda c: "only fp8")
-    with pytest.raises(fastswz.MeasureError, match="supports none of the .* first reason: only fp8"):
-        tune(4096, 4096, 4096, measure=4, cache_dir=tmp_path)
-    _fake_cuda(monkeypatch, fail={(b, n, s) for b in (64, 128, 192, 256) for n in range(16, 257, 16)
-                                  for s in range(1, 9)})
-    with pytest.raises(fastswz.MeasureError, match="every one of the 2 plans failed"):
-        tune(4096, 4096, 4096, measure=2, cache_dir=tmp_path)
-    with pytest.raises(PlanError, match="measure=0 must be >= 1"):
-        tune(4096, 4096, 4096, measure=0)
-    with pytest.raises(PlanError, match="reps=0"):
-        tune(4096, 4096, 4096, measure=2, reps=0)
-
-
-def test_cli_measure(monkeypatch, tmp_path, capsys):
-    calls = _fake_cuda(monkeypatch)
-    argv = ["tune", "--m", "4096", "--n", "4096", "--k", "4096", "--measure", "--top", "5",
-            "--cache-dir", str(tmp_path)]
-    assert main(argv) == 0
-    out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("# measured ranking") and out[1].startswith("# device: NVIDIA H100")
-    assert out[2].split()[:5] == ["rank", "model_rank", "measured_ms", "measured_tflops", "spread"]
-    assert len(out) == 3 + 5
-    assert main(argv + ["--json"]) == 0
-    d = json.loads(capsys.readouterr().out)
-    assert d["note"].startswith("measured ranking") and len(d["plans"]) == 5
-    assert all(p["cached"] for p in d["plans"]) and len(calls["time"]) == 5
-    ms = [p["measured_ms"] for p in d["plans"]]
-    assert ms == sorted(ms) and {p["model_rank"] for p in d["plans"]} == {1, 2, 3, 4, 5}
-    assert main(argv + ["--csv", "--no-cache"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert "measured_ms" in lines[0].split(",") and len(lines) == 6 and len(calls["time"]) == 10
-
-
-@pytest.mark.parametrize("argv,needle", [
-    (["--measure"], "measure=10 needs the GPU runtime fastswz.cuda"),
-    (["--no-cache"], "--no-cache applies to a measured search: add --measure"),
-    (["--cache-dir", "/tmp/x"], "--cache-dir applies to a measured search"),
-    (["--measure", "--reps", "0"], "reps=0"),
-])
-def test_cli_measure_errors_one_line(monkeypatch, capsys, argv, needle):
+def test_tune_measure_raises_pointing_at_the_runtime(monkeypatch):
+    # whether or not fastswz.cuda imports, the model never reaches for it
     monkeypatch.setitem(sys.modules, "fastswz.cuda", None)
-    rc, out, err = _err(capsys, ["tune", "--m", "64", "--n", "64", "--k", "64", *argv])
-    assert rc == 2 and out == "" and len(err) == 1 and needle in err[0], err
+    with pytest.raises(fastswz.MeasureError,
+                       match=r"^measure=4: tune ranks by the cost model only; the measured search "
+                             r"is fastswz.cuda.search_plans"):
+        tune(4096, 4096, 4096, measure=4)
+    assert len(tune(4096, 4096, 4096, top=2)) == 2
+    with pytest.raises(TypeError):
+        tune(4096, 4096, 4096, measure=4, cache_dir="/tmp")   # the measured options went with it
+
+
+def test_cli_measure_needs_the_runtime_one_line(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "fastswz.cuda", None)
+    rc, out, err = _err(capsys, ["tune", "--m", "64", "--n", "64", "--k", "64", "--measure"])
+    assert rc == 2 and out == "" and len(err) == 1, err
 
 
 # -- the measurement and calibration tools, against a fake runtime -------------------------------------

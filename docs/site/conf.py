@@ -81,6 +81,13 @@ def _api_page() -> str:
               ".. autofunction:: fastswz.cuda.runtime.check\n",
               ".. autofunction:: fastswz.cuda.codegen.mma_header\n",
               ".. autofunction:: fastswz.plan.with_cluster\n", ""]
+    # The GEMM shape corpus (package data) and its loader: no GPU needed.
+    lines += ["Shape corpus (fastswz.corpus)", "-" * 29, "",
+              *(f".. autofunction:: fastswz.corpus.{n}\n" for n in
+                ("load_corpus", "validate_corpus", "corpus_header", "token_bucket")),
+              ".. autoclass:: fastswz.corpus.GemmProblem\n   :members: flops, bytes, key\n",
+              ".. autodata:: fastswz.corpus.CORPUS_PATH\n   :no-value:\n",
+              ".. autodata:: fastswz.corpus.BUCKETS\n   :no-value:\n", ""]
     return "\n".join(lines)
 
 

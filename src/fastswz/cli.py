@@ -20,14 +20,13 @@ from .blockscaled import BLOCK_SCALED_KINDS, InstrDescriptorBlockScaled
 from .descriptor import KINDS, InstrDescriptorSM100, decode
 from .doctor import check_descriptors, consistent_tiles
 from .draw import MAX_CELLS, MAX_TEXT_CELLS, UNITS, VIEWS, draw_layout, draw_tile, show_layout, show_tile
-from .errors import BankError, DescriptorFieldError, FastswzError, PlanError, TileError
+from .errors import BankError, DescriptorFieldError, FastswzError, MeasureError, PlanError, TileError
 from .gluon import to_gluon
 from .linear import to_linear_layout
 from .notation import parse
 from .tile import ARCHS, LBO_POLICIES, ORDERS, SWIZZLE_BASES, OperandTile
 from .plan import plan_gemm
 from .tune import TUNE_NOTE, tune
-from .measure import MEASURE_NOTE
 from .emit import EMIT_FORMATS, emit
 from .tv_layout import FRAGMENT_EXAMPLES, fragment
 
@@ -37,6 +36,18 @@ def _int(text: str) -> int:
         return int(text, 0)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer (decimal or 0x hex)") from None
+
+
+def _gpus(text: str):
+    if text == "all":
+        return text
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"--gpus {text!r} is not a GPU count (a positive integer, or all)")
+    return n
 
 
 class _Parser(argparse.ArgumentParser):
@@ -201,39 +212,57 @@ def _parser() -> argparse.ArgumentParser:
     _plan_arguments(pl)
     pl.add_argument("--json", action="store_true", help="print one JSON object")
 
-    tu = sub.add_parser("tune", help="rank GEMM tile plans under a documented cost model",
+    tu = sub.add_parser("tune", help="rank GEMM tile plans under a documented cost model, or time them",
                         description="Enumerate BM, BN, BK, stages and swizzles for an M x N x K "
                                     "GEMM and print the best legal plans under fastswz's cost model "
                                     "(wave quantization, pipeline depth, smem-limited occupancy, MMA "
-                                    "shape). A ranking aid, not measured speed; with --measure, the "
-                                    "model's first --top plans are compiled and timed on the GPU "
-                                    "(extra 'cuda') and printed fastest first.")
-    tu.add_argument("--m", required=True, type=_int)
-    tu.add_argument("--n", required=True, type=_int)
-    tu.add_argument("--k", required=True, type=_int)
+                                    "shape): a ranking aid, not measured speed. With --measure "
+                                    "(extra 'cuda', a Hopper GPU) the measured search: plans of every "
+                                    "tile shape, epilogue and cluster the kernel family runs, timed by "
+                                    "successive halving, printed fastest first beside the default "
+                                    "plan's time; --save TABLE keeps the winners for gemm, --corpus "
+                                    "FILE sweeps a list of problems over every GPU (or --ray).")
+    tu.add_argument("--m", type=_int, help="problem rows (required unless --corpus)")
+    tu.add_argument("--n", type=_int, help="problem columns (required unless --corpus)")
+    tu.add_argument("--k", type=_int, help="reduction length (required unless --corpus)")
     tu.add_argument("--arch", default="sm90", choices=["sm90", "sm100"])
     tu.add_argument("--a-dtype", default="bf16")
     tu.add_argument("--b-dtype", default="bf16")
     tu.add_argument("--a-major", default="K", choices=["K", "MN"])
     tu.add_argument("--b-major", default="K", choices=["K", "MN"])
     tu.add_argument("--sms", default=None, type=_int, help="SM count (default 132 for sm90, 148 for sm100)")
-    tu.add_argument("--top", default=10, type=_int,
-                    help="plans to print (with --measure: plans to compile and time)")
+    tu.add_argument("--top", default=10, type=_int, help="plans to print")
     tu.add_argument("--epilogue-dtype", default=None, help="C/D tile type in smem (default: none)")
     tu.add_argument("--smem-budget", default=None, type=_int)
     ms = tu.add_argument_group("measured search (needs fastswz.cuda: pip install 'fastswz[cuda]', "
-                               "and a GPU)")
+                               "and a Hopper GPU)")
     ms.add_argument("--measure", action="store_true",
-                    help="time the model's first --top plans that the GPU kernel supports and rank "
-                         "them by measured time (model_rank beside each)")
-    ms.add_argument("--cache-dir", default=None, metavar="DIR",
-                    help="measured results cache (default $FASTSWZ_CACHE/tune or ~/.cache/fastswz/tune)")
-    ms.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+                    help="time plans on the GPU (fastswz.cuda.search_plans) and rank them by "
+                         "measured time, with the default plan's time and the model's rank")
+    ms.add_argument("--budget", default=None, type=_int, metavar="PLANS",
+                    help="plans to time per problem (default 24; with --seconds: no plan limit)")
+    ms.add_argument("--seconds", default=None, type=float, metavar="S",
+                    help="wall-clock budget per problem: half for drawing plans, the rest for halving")
+    ms.add_argument("--reps", default=3, type=_int,
+                    help="repeats per plan in the first round (each later round doubles them; default 3)")
     ms.add_argument("--out-dtype", default=None,
-                    help="the kernel's output type (default: --epilogue-dtype, else bf16); with "
-                         "--epilogue-dtype the kernel stores through the plan's epilogue tile")
-    ms.add_argument("--warmup", default=3, type=_int, help="warm-up launches per plan (default 3)")
-    ms.add_argument("--reps", default=20, type=_int, help="timed launches per plan (default 20)")
+                    help="the kernel's output type (default: A's for bf16/f16, f32 for tf32, bf16 for fp8)")
+    ms.add_argument("--journal", default=None, metavar="DIR",
+                    help="the append-only journal of timings, read back instead of timing again "
+                         "(default $FASTSWZ_CACHE/tune or ~/.cache/fastswz/tune; with --save: TABLE.journal)")
+    ms.add_argument("--no-cache", action="store_true", help="neither read nor write a journal")
+    ms.add_argument("--save", default=None, metavar="TABLE",
+                    help="add the winners to the tuned-plan table TABLE (JSON; created if missing), "
+                         "which gemm uses through FASTSWZ_TUNED=TABLE or fastswz.cuda.use_tuned")
+    ms.add_argument("--corpus", default=None, metavar="FILE",
+                    help="sweep the problems of FILE (JSON list of {m, n, k, a_dtype, b_dtype, "
+                         "a_major, b_major[, out_dtype]}): one worker process per visible GPU, "
+                         "resumable from the journal")
+    ms.add_argument("--gpus", default="all", metavar="N|all", type=_gpus,
+                    help="with --corpus: worker processes, one per GPU (default all visible GPUs)")
+    ms.add_argument("--ray", default=None, metavar="auto|ADDRESS",
+                    help="with --corpus: run the sweep on a Ray cluster (pip install 'fastswz[ray]'), "
+                         "one task per batch of plans asking for one GPU; not yet run on a GPU cluster")
     fmt = tu.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true")
     fmt.add_argument("--csv", action="store_true")
@@ -347,7 +376,8 @@ def _gemm_parser(sub):
     g.add_argument("--b-dtype", default=None, help="default: the A type")
     g.add_argument("--a-major", default="K", choices=["K", "MN"])
     g.add_argument("--b-major", default="K", choices=["K", "MN"])
-    g.add_argument("--out-dtype", default=None, help="bf16, f16 or f32 (default: f16 for f16, f32 for tf32, else bf16)")
+    g.add_argument("--out-dtype", default=None, help="bf16, f16, f32, e4m3 or e5m2 (default: f16 for f16, "
+                                                     "f32 for tf32, else bf16)")
     for name in ("bm", "bn", "bk", "stages"):
         g.add_argument(f"--{name}", type=_int, default=None, help="plan field (default: chosen)")
     g.add_argument("--swizzle-a", default="auto")
@@ -375,6 +405,22 @@ def _gemm_parser(sub):
     g.add_argument("--pingpong", action=argparse.BooleanOptionalAction, default=None,
                    help="two consumer warpgroups on alternate tiles (--bm 64; registers store D); "
                         "default: the plan's (cooperative)")
+    f = g.add_argument_group("fused epilogue and scales",
+                             "D = act(alpha * acc * scales + beta * C + bias); fp8 D: times "
+                             "out_scale, saturated; amax = max |D|")
+    f.add_argument("--activation", default=None, help="identity, relu, gelu (erf), gelu_tanh, silu")
+    f.add_argument("--bias", default=None, metavar="DTYPE", help="a bias per column of this type (bf16, f16, f32)")
+    f.add_argument("--residual", default=None, metavar="DTYPE", help="a residual C (M x N) of this type")
+    f.add_argument("--alpha", type=float, default=None, help="check: alpha (default: the check's own)")
+    f.add_argument("--beta", type=float, default=None, help="check: beta (with --residual)")
+    f.add_argument("--scale", default=None, choices=["none", "tensor", "row", "block"],
+                   help="fp8 dequantization scales: per tensor, rowwise (A per row, B per column), "
+                        "or 1x128 / 128x128 blocks (promoted to f32 every 128 of K)")
+    f.add_argument("--out-scale", type=float, default=None, help="check: fp8 D's scale (default: the check's own)")
+    f.add_argument("--amax", action="store_true", help="write max |D| to a device scalar")
+    f.add_argument("--promote", action="store_true",
+                   help="add each k-tile's partial sums to an f32 total (torch's use_fast_accum=False; "
+                        "block scales always do)")
     g.add_argument("--check", action="store_true",
                    help="also check D: exact on small integers, relative error on random inputs")
     g.add_argument("--reps", type=_int, default=20, help="timed runs (median reported)")
@@ -392,10 +438,21 @@ def _gemm(args):
     if args.reps < 1:
         raise PlanError(f"--reps {args.reps} must be >= 1")
     fields = {k: getattr(args, k) for k in ("bm", "bn", "bk", "stages")}
+    fusion = {k: getattr(args, k) for k in ("activation", "bias", "residual", "scale") if getattr(args, k)}
+    if args.amax:
+        fusion["amax"] = True
+    if args.promote:
+        fusion["promote"] = True
     if all(v is None for v in fields.values()):
-        cfg = fc.choose_plan(args.m, args.n, args.k, a_dt, b_dt, args.a_major, args.b_major, out_dt,
-                             epilogue=args.epilogue)
-        chosen = "tune model's best supported plan"
+        cfg = fc.default_config(args.m, args.n, args.k, a_dt, b_dt, args.a_major, args.b_major, out_dt,
+                                fusion, epilogue=args.epilogue)
+        chosen = "tune model's best supported plan" if fusion.get("scale") != "block" and not args.promote \
+            else "the promoted (block-scaled) default plan"
+        table = fc.tuned.active() if args.epilogue is None and not fusion else None   # FASTSWZ_TUNED
+        how = table and table.find(args.m, args.n, args.k, a_dt, b_dt, args.a_major,
+                                   args.b_major, out_dt)[1]
+        if how:
+            chosen = f"tuned table {table.source or ''}, {how} problem"
     else:
         cfg = {**fc.normalize_config(), **{k: v for k, v in fields.items() if v is not None},
                "swizzle_a": args.swizzle_a, "swizzle_b": args.swizzle_b}
@@ -406,18 +463,20 @@ def _gemm(args):
     cfg = fc.normalize_config(cfg, a_dtype=a_dt, b_dtype=b_dt, a_major=args.a_major,
                               b_major=args.b_major, out_dtype=out_dt,
                               epilogue=cfg["epilogue"] if args.epilogue is None else args.epilogue,
-                              **extra)
+                              **extra, **fusion)
     why = fc.supported(cfg)
     if why:
         raise PlanError(f"the sm90 GEMM kernel does not run this plan: {why}")
     kern = fc.compile_gemm(cfg)
     res = {"config": kern.config, "plan": chosen, "instruction": kern.plan["instruction"],
+           "fusion": kern.plan["fusion"],
            "smem_bytes": kern.smem_bytes, "threads": kern.plan["kernel"]["threads"],
            "device": fc.device_info()}
     if args.check:
         from .cuda.runtime import check
-        res["check"] = [check(kern, args.m, args.n, args.k, ints=True),
-                        check(kern, args.m, args.n, args.k, ints=False)]
+        given = {k: getattr(args, k) for k in ("alpha", "beta", "out_scale") if getattr(args, k) is not None}
+        res["check"] = [check(kern, args.m, args.n, args.k, ints=True, **given),
+                        check(kern, args.m, args.n, args.k, ints=False, **given)]
     res["fastswz"] = kern.time(args.m, args.n, args.k, reps=args.reps)
     res["cublas"] = _cublas_time(args.m, args.n, args.k, a_dt, b_dt, out_dt, args.reps)
     if args.json:
@@ -436,9 +495,13 @@ def _gemm(args):
              f" ({chosen})",
              f"kernel       {res['instruction']}, {res['threads']} threads, {res['smem_bytes']} B smem, "
              f"{res['device']['name']}"]
+    if kern.plan["fusion"]["math"] != "D = alpha * acc":
+        lines.append(f"epilogue     {kern.plan['fusion']['math']}")
     for r in res.get("check", []):
         what = "integers" if r["ints"] else "random"
         detail = f"{r['mismatches']} mismatches" if r["ints"] else f"relative error {r['rel_err']:.2e}"
+        if "amax" in r:
+            detail += f", amax {r['amax']:.6g} (reference {r['amax_ref']:.6g})"
         lines.append(f"check        {what}: {'ok' if r['ok'] else 'FAILED'} ({detail}, "
                      f"{r['unwritten']} unwritten)")
     f = res["fastswz"]
@@ -447,7 +510,8 @@ def _gemm(args):
     cb = res["cublas"]
     if cb:
         lines.append(f"cuBLAS       {cb['tflops']:.1f} TFLOP/s (median {cb['median_ms']:.4f} ms; "
-                     f"fastswz at {100 * f['tflops'] / cb['tflops']:.1f}%)")
+                     f"fastswz at {100 * f['tflops'] / cb['tflops']:.1f}%"
+                     f"{'; the plain product, no epilogue' if c['scale'] == 'block' or kern.plan['fusion']['math'] != 'D = alpha * acc' else ''})")
     else:
         lines.append("cuBLAS       not measured (torch is not installed, or has no kernel for these types)")
     out = "\n".join(lines)
@@ -573,36 +637,142 @@ def _plan(args) -> str:
     return "\n".join(lines)
 
 
+_MEASURED_ONLY = ("budget", "seconds", "journal", "no_cache", "save", "corpus", "ray", "out_dtype")
+
+
 def _tune(args) -> str:
-    measured = args.measure
-    if not measured and (args.cache_dir is not None or args.no_cache):
-        raise PlanError(f"--{'cache-dir' if args.cache_dir is not None else 'no-cache'} applies to "
-                        f"a measured search: add --measure")
-    extra = (dict(measure=args.top, cache_dir=args.cache_dir, use_cache=not args.no_cache,
-                  out_dtype=args.out_dtype, warmup=args.warmup, reps=args.reps)
-             if measured else {})
+    if args.measure:
+        return _tune_measured(args)
+    given = [f for f in _MEASURED_ONLY if getattr(args, f) not in (None, False)]
+    given += ["gpus"] if args.gpus != "all" else []
+    given += ["reps"] if args.reps != 3 else []
+    if given:
+        raise PlanError(f"--{given[0].replace('_', '-')} applies to a measured search: add --measure")
+    missing = [f"--{f}" for f in ("m", "n", "k") if getattr(args, f) is None]
+    if missing:
+        raise PlanError(f"{', '.join(missing)} missing: tune needs the problem's --m, --n and --k "
+                        f"(or --measure --corpus FILE)")
     rows = tune(args.m, args.n, args.k, args.a_dtype, args.b_dtype, args.a_major, args.b_major,
-                args.arch, args.sms, args.top, args.epilogue_dtype, args.smem_budget, progress=True,
-                **extra)
-    note = MEASURE_NOTE if measured else TUNE_NOTE
+                args.arch, args.sms, args.top, args.epilogue_dtype, args.smem_budget, progress=True)
     if args.json:
-        return json.dumps({"note": note, "plans": rows})
+        return json.dumps({"note": TUNE_NOTE, "plans": rows})
     keys = list(rows[0])
     if args.csv:
         return "\n".join([",".join(keys)] + [",".join(str(r[k]) for k in keys) for r in rows])
     cols = ["rank", "bm", "bn", "bk", "stages", "cta_group", "swizzle_a", "swizzle_b", "smem_bytes",
             "occupancy", "waves", "bound", "model_cycles", "efficiency", "instruction"]
-    lines = [f"# {note}"]
-    if measured:
-        cols = ["rank", "model_rank", "measured_ms", "measured_tflops", "spread", "bm", "bn", "bk",
-                "stages", "cta_group", "swizzle_a", "swizzle_b", "model_cycles", "cached"]
-        lines.append(f"# device: {rows[0]['device']}")
+    return "\n".join([f"# {TUNE_NOTE}"] + _columns(rows, cols))
+
+
+def _columns(rows, cols):
     table = [cols] + [[_cell(r[c]) for c in cols] for r in rows]
     width = [max(len(row[j]) for row in table) for j in range(len(cols))]
-    lines += ["  ".join(v.rjust(w) for v, w in zip(row, width)) for row in table]
-    failed = [r for r in rows if r.get("error")]
-    lines += [f"# model rank {r['model_rank']} did not run: {r['error']}" for r in failed]
+    return ["  ".join(v.rjust(w) for v, w in zip(row, width)) for row in table]
+
+
+MEASURED_NOTE = ("measured search (fastswz.cuda GEMM kernel as gemm runs it: CUDA events, warm-up, "
+                 "L2 flushed; successive halving, median of each plan's repeats); model_rank is the "
+                 "cost model's rank of the plan's tile row")
+
+
+def _plan_name(c) -> str:
+    from .cuda.search import kind_of
+
+    return (f"{c['bm']}x{c['bn']}x{c['bk']} {c['stages']} st {kind_of(c)}"
+            + (f" cluster {c['cluster_m']}" if c["cluster_m"] > 1 else ""))
+
+
+def _summary(r) -> str:
+    b, d = r["best"], r["default"]
+    p = r["problem"]
+    if b is None:
+        return (f"{p['m']} x {p['n']} x {p['k']} {p['a_dtype']} x {p['b_dtype']} "
+                f"({p['a_major']}/{p['b_major']}) -> {p['out_dtype']}: not searched: {r['error']}")
+    line = (f"{p['m']} x {p['n']} x {p['k']} {p['a_dtype']} x {p['b_dtype']} "
+            f"({p['a_major']}/{p['b_major']}) -> {p['out_dtype']}: best {b['median_ms']:.4g} ms "
+            f"({b['tflops']:.4g} TFLOP/s) {_plan_name(b['config'])}, model rank {b['model_rank']}")
+    if d is not None and d["median_ms"] is not None:
+        line += f"; default {d['median_ms']:.4g} ms ({_plan_name(d['config'])}), regret {r['regret']:.1%}"
+    return line + (f"; {r['plans']} plans, {r['timings']} timings ({r['replayed']} from the "
+                   f"journal), {r['wall_s']:.1f} s")
+
+
+def _tune_measured(args) -> str:
+    # The CLI is the top layer: it alone reaches into the runtime (lazily: import fastswz works
+    # without the extra).
+    try:
+        from .cuda import search as S, tuned
+    except ImportError as exc:
+        raise MeasureError(f"--measure needs the GPU runtime fastswz.cuda, which does not import "
+                           f"here ({exc}): pip install 'fastswz[cuda]' on a machine with a Hopper "
+                           f"GPU; tune without --measure ranks by the cost model alone") from None
+
+    if args.epilogue_dtype is not None:
+        raise PlanError(f"--epilogue-dtype={args.epilogue_dtype} does not apply to --measure: the "
+                        f"search draws every epilogue itself; give the output type with --out-dtype")
+    if args.arch != "sm90":
+        raise PlanError(f"--arch={args.arch}: the measured search times the sm_90a kernel family")
+    budget = args.budget if args.budget is not None else (None if args.seconds else S.DEFAULT_BUDGET)
+    journal = args.journal
+    if journal is None and args.save and not args.no_cache:
+        journal = args.save + ".journal"
+    if args.corpus is not None:
+        from .cuda import sweep
+
+        if any(getattr(args, f) is not None for f in ("m", "n", "k")):
+            raise PlanError("--corpus FILE gives the problems: leave out --m, --n and --k")
+        problems = sweep.read_corpus(args.corpus)
+        results = sweep.sweep_problems(
+            problems, save=args.save, journal=journal, use_cache=not args.no_cache,
+            gpus=args.gpus, ray=args.ray, budget=budget, seconds=args.seconds, reps=args.reps,
+            progress=True)
+        if args.json:
+            return json.dumps({"note": MEASURED_NOTE, "results": [_slim(r) for r in results]})
+        regrets = [r["regret"] for r in results if r.get("regret") is not None]
+        lines = [f"# {MEASURED_NOTE}", f"# device: {results[0]['device'] if results else '-'}"]
+        lines += [_summary(r) for r in results]
+        if regrets:
+            lines.append(f"# {len(results)} problems; default's regret mean {sum(regrets) / len(regrets):.1%},"
+                         f" max {max(regrets):.1%}" + (f"; winners saved to {args.save}" if args.save else ""))
+        return "\n".join(lines)
+    missing = [f"--{f}" for f in ("m", "n", "k") if getattr(args, f) is None]
+    if missing:
+        raise PlanError(f"{', '.join(missing)} missing: the measured search needs the problem's "
+                        f"--m, --n and --k (or --corpus FILE)")
+    if args.gpus != "all" or args.ray is not None:
+        raise PlanError(f"--{'gpus' if args.gpus != 'all' else 'ray'} applies to a sweep: add --corpus FILE")
+    r = S.search_plans(args.m, args.n, args.k, args.a_dtype, args.b_dtype, args.a_major,
+                       args.b_major, args.out_dtype, budget=budget, seconds=args.seconds,
+                       reps=args.reps, journal=journal, use_cache=not args.no_cache,
+                       progress=True)
+    if args.save:
+        tuned.save_results(args.save, [r])
+    if args.json:
+        return json.dumps({"note": MEASURED_NOTE, **_slim(r)})
+    rows = r["rows"][:args.top]
+    if args.csv:
+        keys = [k for k in rows[0] if k not in ("samples", "config")]
+        return "\n".join([",".join(keys)] + [",".join(str(x[k]) for k in keys) for x in rows])
+    cols = ["rank", "model_rank", "shape_rank", "median_ms", "tflops", "spread", "reps", "round",
+            "bm", "bn", "bk", "stages", "kind", "cluster_m", "default"]
+    lines = [f"# {MEASURED_NOTE}", f"# device: {r['device']}", f"# {_summary(r)}"]
+    if r.get("stopped"):
+        lines.append(f"# {r['stopped']}")
+    lines += _columns(rows, cols)
+    lines += [f"# plan {x['index']} ({_plan_name(x['config'])}) did not run: {x['error']}"
+              for x in r["rows"] if x.get("error")]
+    if args.save:
+        lines.append(f"# saved the winner to {args.save}")
     return "\n".join(lines)
+
+
+def _slim(r) -> dict:
+    """A result without the raw samples (the journal keeps them)."""
+    out = dict(r, rows=[{k: v for k, v in x.items() if k != "samples"} for x in r["rows"]])
+    for f in ("best", "default"):
+        if out.get(f):
+            out[f] = {k: v for k, v in out[f].items() if k != "samples"}
+    return out
 
 
 def _cell(v) -> str:

@@ -26,9 +26,11 @@ EMIT_FORMATS = ("header", "json", "python")
 
 
 def _version():
-    from importlib import import_module
+    # the version's one home; importing the package from here would close a circle through
+    # fastswz/__init__.py, which imports this module
+    from ._version import __version__
 
-    return getattr(import_module("fastswz"), "__version__", "unknown")
+    return __version__
 
 
 def _tile_dict(tile, start, inst_mn, addresses):

@@ -24,6 +24,7 @@ __all__ = [
     "PlanError",
     "FragmentError",
     "MeasureError",
+    "CorpusError",
 ]
 
 
@@ -99,5 +100,11 @@ class FragmentError(FastswzError, ValueError):
     not fit."""
 
 class MeasureError(FastswzError, RuntimeError):
-    """A measured search (``tune(..., measure=K)``) cannot run: no GPU runtime
-    (``fastswz.cuda``, the extra ``cuda``), no GPU, or no plan that it can time."""
+    """A measured search (``fastswz.cuda.search_plans``, ``fastswz tune --measure``) cannot run:
+    no GPU runtime (``fastswz.cuda``, the extra ``cuda``), no GPU, no plan that it can time, or
+    it was asked of the cost model (``tune(..., measure=K)``)."""
+
+
+class CorpusError(FastswzError, ValueError):
+    """A GEMM shape corpus (:mod:`fastswz.corpus`) that does not read or does not follow its
+    schema, or a selection from it that names no dtype or bucket it has."""

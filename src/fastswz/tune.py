@@ -7,8 +7,9 @@ of speed: by default it ignores the epilogue (the plans' ``epi_*`` bank-conflict
 weighed only by a :class:`TuneModel` with ``epilogue_clocks_per_wavefront`` > 0), L2 hit rates,
 cluster multicast, instruction issue and clock variation. Every constant below is a field of
 :class:`TuneModel` (``tune(..., model=...)`` takes another, e.g. one fitted to measurements by
-:func:`fastswz.calibrate.fit_model`), and ``tune(..., measure=K)`` times the model's first K
-plans on the GPU (:mod:`fastswz.measure`).
+:func:`fastswz.calibrate.fit_model`). Timing plans on the GPU is the runtime's job, above this
+module: ``fastswz.cuda.search_plans`` (``fastswz tune --measure``) draws its candidates from
+this ranking; nothing here imports ``fastswz.cuda``.
 
 Two sets of constants ship. :data:`DATASHEET_MODELS` holds round datasheet figures, the ones
 quoted below. :data:`DEFAULT_MODELS`, which tune uses, holds for sm90 the constants fitted to
@@ -58,7 +59,7 @@ import time
 import numpy as np
 
 from .dtypes import dtype as _lookup_dtype
-from .errors import FastswzTypeError, PlanError, as_int
+from .errors import FastswzTypeError, MeasureError, PlanError, as_int
 from .plan import PLAN_FIELDS, _SWIZZLES, plan_gemm, plan_reason
 from .rules import _choice
 
@@ -232,26 +233,35 @@ def _evaluate_static(model, arch, bits, cols):
 
 
 def _evaluate_problem(model, static, cols, m, n, k, sms):
-    """Model cycles of plans for one problem from their :func:`_evaluate_static` part."""
-    cg, bm, bn, bk = static["cg"], static["bm"], static["bn"], static["bk"]
+    """Model cycles of plans for one problem from their :func:`_evaluate_static` part.
+
+    Waves depend on the plan only through (cta_group, BM, BN) and k-tiles through BK, a few
+    dozen distinct values among thousands of plans: they are computed per distinct value and
+    gathered."""
+    g = static.get("groups")
+    if g is None:
+        cg, bm, bn, bk = static["cg"], static["bm"], static["bn"], static["bk"]
+        _, gi, ginv = np.unique(cg * (1 << 40) + bm * (1 << 20) + bn, return_index=True,
+                                return_inverse=True)
+        ubk, kinv = np.unique(bk, return_inverse=True)
+        base = np.where(static["occupancy"] >= 1, static["tk"], np.inf)
+        extra = np.full(base.shape, float(model.tile_overhead))
+        if static["epi"] is not None:
+            extra = extra + static["epi"]
+        g = static["groups"] = {"cg": cg[gi], "bm": bm[gi], "bn": bn[gi], "inv": ginv.ravel(),
+                                "bk": ubk, "kinv": kinv.ravel(), "base": base, "extra": extra}
     # Exact integers (extents <= 2**32: tiles < 2**61), the product in float64: no overflow.
-    tiles = -(-m // bm) * (-(-n // bn))
-    units = sms // cg
-    per_unit = -(-tiles // units)
-    ktiles = -(-k // bk)
-    waves = per_unit.astype(np.float64)
+    tiles_g = -(-m // g["bm"]) * (-(-n // g["bn"]))
+    units = sms // g["cg"]
+    per_unit_g = -(-tiles_g // units)
+    waves_g = per_unit_g.astype(np.float64)
     if model.wave_quantization != 1.0:
         w = model.wave_quantization
-        waves = w * waves + (1.0 - w) * (tiles / units)
-    cycles = waves * ktiles * static["tk"]
-    if model.tile_overhead:
-        cycles = cycles + waves * model.tile_overhead
-    if static["epi"] is not None:
-        cycles = cycles + waves * static["epi"]
-    occ = static["occupancy"]
-    cycles = np.where(occ >= 1, cycles, np.inf)
-    return {"cycles": cycles, "bound": static["bound"], "occupancy": occ, "tiles": tiles,
-            "per_unit": per_unit}
+        waves_g = w * waves_g + (1.0 - w) * (tiles_g / units)
+    ktiles = (-(-k // g["bk"])).astype(np.float64)
+    cycles = waves_g[g["inv"]] * (ktiles[g["kinv"]] * g["base"] + g["extra"])
+    return {"cycles": cycles, "bound": static["bound"], "occupancy": static["occupancy"],
+            "tiles": tiles_g[g["inv"]], "per_unit": per_unit_g[g["inv"]]}
 
 
 def _problem(m, n, k, arch, sms):
@@ -365,9 +375,8 @@ def _cycles_of(model, table, m, n, k, sms):
 
 def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch="sm90",
          sms=None, top=10, epilogue_dtype=None, smem_budget=None, progress=False, *, model=None,
-         measure=None, cache_dir=None, use_cache=True, out_dtype=None, warmup=3, reps=20):
-    """The ``top`` legal plans for an M x N x K GEMM, best model cycles first (or, with
-    ``measure``, best measured time first).
+         measure=None):
+    """The ``top`` legal plans for an M x N x K GEMM, best model cycles first.
 
     Parameters
     ----------
@@ -384,19 +393,9 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
         more than a second.
     model : TuneModel, optional
         The cost model's constants; default :data:`DEFAULT_MODELS` of the arch.
-    measure : int, optional
-        Time the model's first ``measure`` plans that the GPU runtime (``fastswz.cuda``, extra
-        ``cuda``) supports and return them ranked by measured time (at most ``top`` of them),
-        each with ``model_rank``, ``measured_ms``, ``measured_tflops``, ``spread``; results are
-        cached on disk (see :func:`fastswz.measure.measure_plans`). Needs the extra and a GPU:
-        otherwise a :class:`~fastswz.FastswzError` says so (the model ranking needs neither).
-    cache_dir, use_cache, out_dtype, warmup, reps
-        With ``measure``: the cache directory (default ``$FASTSWZ_CACHE/tune`` or
-        ``~/.cache/fastswz/tune``), whether to read and write it, the kernel's output type
-        (default ``epilogue_dtype``, else bf16) and the timing's warm-up launches and timed
-        repeats. With an ``epilogue_dtype`` the timed kernels store through the plan's
-        shared-memory epilogue tile (``epilogue=True`` in their configuration), whose type is
-        the output type; without, they store the accumulators straight to global memory.
+    measure : None
+        Must be None. The measured search moved to the GPU runtime: ``fastswz.cuda.search_plans``
+        (``fastswz tune --measure``); a value raises a :class:`~fastswz.MeasureError` saying so.
 
     Returns
     -------
@@ -419,31 +418,11 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
     _sms_range(sms, top)
     model = _model_arg(model, arch)
     if measure is not None:
-        measure = as_int("measure", measure)
-        if measure < 1:
-            raise PlanError(f"measure={measure} must be >= 1 (how many of the model's plans to time)")
-        warmup, reps = as_int("warmup", warmup), as_int("reps", reps)
-        if warmup < 0 or reps < 1:
-            raise PlanError(f"warmup={warmup} and reps={reps}: the timing needs warmup >= 0 "
-                            f"launches and reps >= 1 timed ones")
-        ranked = tune(m, n, k, a_dtype, b_dtype, a_major, b_major, arch, sms, 1 << 62,
-                      epilogue_dtype, smem_budget, progress, model=model)
-        from .measure import measure_plans
-
-        # canonical names: the runtime's configs and the cache key do not depend on spelling
-        a_dtype, b_dtype = _lookup_dtype(a_dtype).name, _lookup_dtype(b_dtype).name
-        epi = None if epilogue_dtype is None else _lookup_dtype(epilogue_dtype).name
-        out_dtype = _lookup_dtype(out_dtype if out_dtype is not None else epi or "bf16").name
-        if epi is not None and epi != out_dtype:
-            raise PlanError(
-                f"epilogue_dtype={epi} and out_dtype={out_dtype}: the measured kernel's epilogue "
-                f"tile holds its output, so give one type (or leave out_dtype out)")
-        a_major, b_major = (_choice(f, v, ("K", "MN")) for f, v in (("a_major", a_major),
-                                                                    ("b_major", b_major)))
-        return measure_plans(ranked, m, n, k, a_dtype, b_dtype, a_major, b_major, count=measure,
-                             top=top, cache_dir=cache_dir, use_cache=use_cache,
-                             epilogue=epi is not None,
-                             out_dtype=out_dtype, warmup=warmup, reps=reps, progress=progress)
+        # the runtime layer imports this module, never the reverse (tests/test_imports.py)
+        raise MeasureError(
+            f"measure={measure!r}: tune ranks by the cost model only; the measured search is "
+            f"fastswz.cuda.search_plans(m, n, k, ..., budget=...) (extra 'cuda', a GPU), or "
+            f"fastswz tune --measure on the command line")
     da, db = _lookup_dtype(a_dtype), _lookup_dtype(b_dtype)
     a_major, b_major = (_choice(f, str(v).upper(), ("K", "MN")) for f, v in (("a_major", a_major),
                                                                            ("b_major", b_major)))
@@ -473,7 +452,9 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
             space["static"][model] = static
     r = _evaluate_problem(model, static, cols, m, n, k, sms)
     cycles = r["cycles"]
-    ok = np.flatnonzero(r["occupancy"] >= 1)
+    ok = static.get("fits")
+    if ok is None:
+        ok = static["fits"] = np.flatnonzero(r["occupancy"] >= 1)
     if top < ok.size:   # only the candidates that can reach the first `top` (ties kept) are sorted
         cut = np.partition(cycles[ok], top - 1)[top - 1]
         ok = ok[cycles[ok] <= cut]
@@ -484,15 +465,17 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
     ideal = m * n * k / (F * sms)
     out = []
     for rank, j in enumerate(order.tolist()):
-        p = space["plans"][space["chunk"][j]]
-        i = int(space["index"][j])
+        instr = space["instructions"].get(j)
+        if instr is None:
+            instr = space["instructions"][j] = space["plans"][space["chunk"][j]].instruction(
+                int(space["index"][j]))
         cyc = float(cycles[j])
         out.append({
             "rank": rank + 1, "arch": arch, "cta_group": int(space["cg"][j]), "bm": int(space["bm"][j]),
             "bn": int(space["bn"][j]), "bk": int(space["bk"][j]), "stages": int(space["st"][j]),
             "swizzle_a": _SWIZZLES[int(space["a_swizzle"][j])],
             "swizzle_b": _SWIZZLES[int(space["b_swizzle"][j])],
-            "smem_bytes": int(space["smem"][j]), "instruction": p.instruction(i),
+            "smem_bytes": int(space["smem"][j]), "instruction": instr,
             "occupancy": int(r["occupancy"][j]), "tiles": int(r["tiles"][j]),
             "waves": int(r["per_unit"][j]), "bound": ("mma", "smem", "gmem", "latency")[int(r["bound"][j])],
             "model_cycles": int(round(cyc)), "efficiency": round(ideal / cyc, 4)})
@@ -559,6 +542,7 @@ def _space(arch, a_dtype, b_dtype, a_major, b_major, epilogue_dtype, smem_budget
     space["plans"] = plans
     space["reasons"] = np.concatenate(reasons)
     space["static"] = {}
+    space["instructions"] = {}
     if len(_SPACES) >= 64:
         _SPACES.clear()
     _SPACES[key] = space

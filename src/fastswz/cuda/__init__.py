@@ -24,7 +24,7 @@ import sys
 
 from ..errors import PlanError
 from .errors import CudaError, CudaUnavailableError, GemmArgumentError
-from . import codegen
+from . import codegen, tuned as _tuned
 from .codegen import GEMM_KEYS, OUT_DTYPES, kernel_sources, normalize_config, supported
 
 __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources", "GemmKernel",
@@ -32,7 +32,8 @@ __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources"
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
            "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES", "EPILOGUE_WHOLE_KTILES",
            "default_out_dtype", "SWAP_AB_MAX_M", "SPLIT_K_FILL", "SPLIT_K_MIN_KTILES", "SPLIT_K_MAX",
-           "SPLIT_K_TILE", "split_k_splits"]
+           "SPLIT_K_TILE", "split_k_splits", "choose_block_scaled_plan", "default_config",
+           "search_plans", "sweep_problems", "load_tuned", "use_tuned", "TunedTable"]
 
 #: Changes whenever the kernel source or its generated headers change meaning (cache keys).
 KERNEL_VERSION = "sm90-ws-persistent-2"   # 2: work units (swap-AB, split-K, ping-pong), static_for register epilogue
@@ -43,6 +44,14 @@ def __getattr__(name):
     if name in ("GemmKernel", "device_info", "device_key"):
         from . import runtime
         return getattr(runtime, name)
+    if name in ("load_tuned", "use_tuned", "TunedTable"):
+        return getattr(_tuned, name)
+    if name == "search_plans":
+        from .search import search_plans
+        return search_plans
+    if name == "sweep_problems":
+        from .sweep import sweep_problems
+        return sweep_problems
     raise AttributeError(name)
 
 
@@ -68,8 +77,8 @@ def compile_gemm(config=None, **overrides):
     if kern is None:
         # one kernel object per configuration in this process: its modules are loaded once per
         # GPU, so repeated calls neither read the disk cache nor load a module again
-        cubin, ck = compile_cubin(c)
-        kern = _KERNELS.setdefault(key, GemmKernel(c, cubin, ck))
+        cubin, ck, meta = compile_cubin(c, meta=True)
+        kern = _KERNELS.setdefault(key, GemmKernel(c, cubin, ck, meta))
     return kern
 
 
@@ -156,7 +165,7 @@ def default_out_dtype(a_dtype):
 
 
 def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K",
-                out_dtype="bf16", epilogue=None):
+                out_dtype="bf16", epilogue=None, schedules=True):
     """The configuration :func:`gemm` uses when given no plan (memoized per problem: a repeated
     problem costs a dictionary look-up; ``choose_plan.cache_clear()`` forgets them).
 
@@ -176,11 +185,17 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
     epilogue : bool, optional
         None (default): as above; True: only plans whose epilogue tile fits (with at least
         :data:`EPILOGUE_MIN_STAGES` stages); False: register stores, the model's plan as ranked.
+    schedules : bool
+        False: no swap-AB or split-K plan (the fused epilogue runs in the single-pass schedule).
 
     Returns
     -------
     dict
         A normalized configuration (:func:`normalize_config`).
+
+    A tuned-plan table (:func:`use_tuned`, ``FASTSWZ_TUNED``) is asked first, when ``epilogue``
+    is None: its plan for the problem, or for the nearest problem within its bound
+    (:func:`fastswz.cuda.tuned.lookup`); the model only when it has none.
 
     Raises
     ------
@@ -196,10 +211,14 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
     >>> c["stages"], c["epilogue"], c["epilogue_n"]
     (3, True, 0)
     """
+    if epilogue is None and schedules:   # a tuned table's measured winner first (fastswz.cuda.tuned)
+        hit = _tuned.lookup(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
+        if hit is not None:
+            return hit
     from ..dtypes import dtype as lookup
 
     key = (m, n, k, lookup(a_dtype).name, lookup(b_dtype).name, str(a_major).upper(),
-           str(b_major).upper(), lookup(out_dtype).name, epilogue)
+           str(b_major).upper(), lookup(out_dtype).name, epilogue, bool(schedules))
     hit = _PLAN_MEMO.get(key)
     if hit is None:
         hit = _choose_plan(*key)
@@ -213,10 +232,10 @@ _PLAN_MEMO = {}
 choose_plan.cache_clear = _PLAN_MEMO.clear
 
 
-def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue):
+def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, schedules=True):
     from ..tune import DEFAULT_SMS, tune
 
-    if epilogue is not True:   # swap-AB and split-K store from registers
+    if epilogue is not True and schedules:   # swap-AB and split-K store from registers
         sched = _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if sched is not None:
             return sched
@@ -321,6 +340,11 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
 # pointers, the caller's stream and one C launch (fastswz.cuda._driver). Everything that
 # decides the kernel is in the key, so the rules below run once per key.
 
+# a memo of choose_plan (its cache_clear) forgets its answers whenever the active table changes
+_tuned.on_change(lambda: getattr(choose_plan, "cache_clear", lambda: None)())
+# ... and so do the prepared calls of gemm's fast path, which hold the plans chosen before
+_tuned.on_change(lambda: _CALLS.clear())
+
 _TORCH_DTYPES = {"torch.bfloat16": "bf16", "torch.float16": "f16", "torch.float32": "f32",
                  "torch.float8_e4m3fn": "e4m3", "torch.float8_e5m2": "e5m2"}
 _TYPESTR = {"<f2": "f16", "<f4": "f32"}
@@ -333,7 +357,7 @@ _torch_stream = None    # torch._C._cuda_getCurrentRawStream, once torch has bee
 class _Operand:
     """Pointer, shape, element strides, dtype and GPU of a CUDA array (torch, cupy, DLPack)."""
 
-    def __init__(self, x, name, dtype=None):
+    def __init__(self, x, name, dtype=None, ndim=2):
         from ..dtypes import dtype as lookup
 
         self.obj, self.name = x, name
@@ -387,13 +411,17 @@ class _Operand:
                 f"producer), or call GemmKernel.launch with device pointers")
         if dtype is not None:
             dt = lookup(dtype).name
+        if dt is None and name not in ("a", "b", "out"):
+            raise GemmArgumentError(
+                f"{name}: its element type is not one the epilogue reads by itself (cupy has no "
+                f"bf16): pass a torch tensor, or f16/f32 ({name} of bf16, f16 or f32; scales f32)")
         if dt is None:
             raise GemmArgumentError(
                 f"{name}: its element type is not one the kernels read by itself (bf16 and fp8 "
                 f"arrays from cupy are raw uint16/uint8): pass {name[0] if name != 'out' else 'out'}"
                 f"_dtype='bf16' (or 'e4m3', ...)")
         self.dtype = dt
-        if len(self.shape) != 2:
+        if ndim is not None and len(self.shape) != ndim:
             raise GemmArgumentError(f"{name} has shape {self.shape}: the GEMM takes 2-D matrices")
         if self.device is None:
             from . import runtime
@@ -479,7 +507,7 @@ class _Call:
         if self.general:   # swap-AB or split-K: the kernel's own launch (workspace from torch)
             return self.general(pa, pb, pd, stream)
         self.lau.run(stream, pa, pb, pd, self.m, self.n, self.k, self.lda, self.ldb, self.ldd,
-                     self.pack(pd, self.ldd, self.m, self.n, self.k, 0), self.grid)
+                     self.pack, self.grid)
 
 
 def _torch_key(a, b, out, out_dtype):
@@ -488,8 +516,11 @@ def _torch_key(a, b, out, out_dtype):
                                                       out.get_device()), out_dtype)
 
 
-def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=None, stream=None):
-    """D = A @ B on the GPU with a fastswz kernel; returns D, asynchronously.
+def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=None, stream=None,
+         bias=None, c=None, alpha=None, beta=None, activation=None, scale_a=None, scale_b=None,
+         out_scale=None, amax=None, use_fast_accum=None):
+    """D = A @ B on the GPU with a fastswz kernel, optionally with a fused epilogue and fp8
+    scales: D = act(alpha * (A @ B) * scales + beta * C + bias); returns D, asynchronously.
 
     Parameters
     ----------
@@ -515,6 +546,40 @@ def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=Non
         with ``__cuda_stream__``; default (None) the current stream of the framework that owns
         the tensors (torch: ``torch.cuda.current_stream(a.device)``; cupy: its current stream;
         other arrays: the legacy default stream 0).
+    bias : CUDA array (N,), optional
+        Added to every row (bf16, f16 or f32; contiguous).
+    c : CUDA array (M, N), optional
+        A residual of D's shape (bf16, f16 or f32; row-major, its rows may be padded; may be
+        ``out`` itself), added times ``beta``.
+    alpha, beta : float, optional
+        Scalars (default 1, and 1 for ``beta`` when ``c`` is given). ``beta`` 0 ignores C
+        (NaN in C does not propagate), as torch.addmm.
+    activation : str, optional
+        ``identity`` (default), ``relu``, ``gelu`` (erf), ``gelu_tanh`` (torch's
+        ``approximate='tanh'``) or ``silu``, applied last, in f32.
+    scale_a, scale_b : CUDA arrays of f32, optional
+        Dequantization scales, both or neither (``torch._scaled_mm``'s): one element each (per
+        tensor); ``scale_a`` (M, 1) and ``scale_b`` (1, N) (rowwise, contiguous); or
+        DeepSeek-V3's blocks: ``scale_a`` (M, ceil(K/128)), one per row per 128 of K, and
+        ``scale_b`` (ceil(N/128), ceil(K/128)), one per 128 x 128 block of the N x K weight,
+        either row- or column-major (DeepGEMM's A scales are column-major): the kernel promotes
+        the partial sums to f32 every 128 of K (fp8 operands only).
+    out_scale : CUDA array of f32, one element, optional
+        fp8 ``out`` only: D is multiplied by it before the cast (the D scale of cuBLASLt, which
+        ``torch._scaled_mm`` passes its ``scale_result`` as; Transformer Engine's ``scale``,
+        whose inverse the next layer reads). Default 1. The cast rounds to nearest even and
+        saturates (``cvt.rn.satfinite``: past the largest finite value, and Inf, give +-max;
+        NaN stays NaN), as ``torch._scaled_mm`` with an fp8 ``out_dtype``; note that
+        ``tensor.to(torch.float8_e4m3fn)`` does not saturate (it gives NaN past 448).
+    amax : CUDA array of f32, one element, optional
+        Receives max |D| (before ``out_scale``; NaN if any D is NaN) by ``atomicMax`` with its
+        current value: zero it first for this product's alone (it can gather the amax of several
+        products, as a delayed-scaling history slot).
+    use_fast_accum : bool, optional
+        As ``torch._scaled_mm``'s: False adds each k-tile's tensor-core partial sums to an f32
+        total (Hopper's fp8 accumulator keeps about 14 bits), on a plan with BN <= 128
+        (:func:`choose_block_scaled_plan`'s shape); True or None (default, the fastest): the
+        whole K accumulates in the tensor core. Block scales always promote.
 
     Returns
     -------
@@ -526,10 +591,13 @@ def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=Non
     Notes
     -----
     A call whose types, shapes, strides, GPUs and output match an earlier call reuses that
-    call's plan and loaded kernel; only the pointers and the stream are read again.
+    call's plan and loaded kernel; only the pointers and the stream are read again. Calls with
+    epilogue or scale arguments take the general path (every rule checked on each call).
     """
     if type(a) in _FAST_TYPES and plan is None and stream is None and a_dtype is None \
-            and b_dtype is None and type(b) in _FAST_TYPES:
+            and b_dtype is None and type(b) in _FAST_TYPES and bias is None and c is None \
+            and alpha is None and beta is None and activation is None and scale_a is None \
+            and scale_b is None and out_scale is None and amax is None and use_fast_accum is None:
         call = _CALLS.get(_torch_key(a, b, out, out_dtype))
         if call is not None:
             pa, pb = a.data_ptr(), b.data_ptr()
@@ -544,10 +612,17 @@ def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=Non
             if not ((pa | pb) & 15 or pd % call.d_align or clash):
                 call.run(pa, pb, pd, _torch_stream(call.device))
                 return d
-    return _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream)
+    extras = None
+    if not (bias is None and c is None and alpha is None and beta is None and activation is None
+            and scale_a is None and scale_b is None and out_scale is None and amax is None
+            and use_fast_accum is None):
+        extras = dict(bias=bias, c=c, alpha=alpha, beta=beta, activation=activation,
+                      scale_a=scale_a, scale_b=scale_b, out_scale=out_scale, amax=amax,
+                      use_fast_accum=use_fast_accum)
+    return _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream, extras)
 
 
-def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream):
+def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream, extras=None):
     """The general path: every rule checked, the plan chosen and compiled, staging where an
     operand is not what the TMA reads; a plain torch call is prepared for the fast path."""
     from ..dtypes import dtype as lookup
@@ -599,18 +674,25 @@ def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream):
         return out
     ea, eb = (lookup(t).bits // 8 for t in (A.dtype, B.dtype))
     d_tma = _aligned(D.ptr, ldd, ed)
+    fusion, fields = _fusion_arguments(extras, m, n, k, A, B, D, ldd, ed)
     if isinstance(plan, runtime.GemmKernel):
         kern = plan
     else:
         if plan is None:
-            cfg = choose_plan(m, n, k, A.dtype, B.dtype, a_major, b_major, D.dtype,
-                              epilogue=None if _aligned(0, ldd, ed) else False)
+            cfg = default_config(m, n, k, A.dtype, B.dtype, a_major, b_major, D.dtype, fusion,
+                                 epilogue=None if _aligned(0, ldd, ed) else False)
         else:
             cfg = normalize_config(plan, a_dtype=plan.get("a_dtype", A.dtype) if isinstance(plan, dict) else A.dtype,
                                    b_dtype=plan.get("b_dtype", B.dtype) if isinstance(plan, dict) else B.dtype,
-                                   a_major=a_major, b_major=b_major, out_dtype=D.dtype)
+                                   a_major=a_major, b_major=b_major, out_dtype=D.dtype, **fusion)
         kern = compile_gemm(cfg)
     c = kern.config
+    asked = normalize_config(**fusion)
+    for key in codegen.FUSION_DEFAULTS:
+        want, have = c[key], asked[key]
+        if want != have:
+            raise GemmArgumentError(f"the plan has {key}={want!r} but the call gives {have!r}: pass "
+                                    f"the matching arguments (or a plan made for them, or plan=None)")
     for key, have in (("a_dtype", A.dtype), ("b_dtype", B.dtype), ("out_dtype", D.dtype),
                       ("a_major", a_major), ("b_major", b_major)):
         want = c[key]
@@ -633,24 +715,215 @@ def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream):
         else:
             pd, ldd_k = staged.buffer(m, n, ed)
         ws = staged.workspace(kern.workspace_bytes(m, n, k)) if kern.config["split_k"] > 1 else None
-        kern.launch(pa, pb, pd, m, n, k, lda_k, ldb_k, ldd_k, stream=handle, device=device, workspace=ws)
+        kern.launch(pa, pb, pd, m, n, k, lda_k, ldb_k, ldd_k, stream=handle, device=device, workspace=ws,
+                    **fields)
         if not d_ok:
             runtime.copy2d(pd, ldd_k * ed, D.ptr, ldd * ed, n * ed, m, handle, device)
     finally:
         staged.release()
     if (A.kind == "torch" and B.kind == "torch" and stream is None and a_dtype is None
-            and b_dtype is None and plan is None and not staged.used and d_ok):
+            and b_dtype is None and plan is None and not staged.used and d_ok and extras is None):
         _remember(a, b, None if new_out else out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed,
                   device, out if new_out else None)
     return out
 
 
+def default_config(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", out_dtype="bf16",
+                   fusion=None, epilogue=None):
+    """The configuration :func:`gemm` runs given no plan: :func:`choose_plan`'s (or, for block
+    scales, :func:`choose_block_scaled_plan`'s) with the call's fused epilogue (``fusion``: the
+    configuration keys ``activation``, ``bias``, ``residual``, ``scale``, ``amax``).
+
+    >>> c = default_config(4096, 14336, 4096, fusion={"activation": "gelu", "bias": "bf16"})
+    >>> c["bn"], c["epilogue"], c["activation"], c["bias"]
+    (256, True, 'gelu', 'bf16')
+    """
+    fusion = dict(fusion or {})
+    if fusion.get("scale") == "block" or fusion.get("promote"):
+        return choose_block_scaled_plan(a_dtype, b_dtype, out_dtype, fusion, epilogue=epilogue)
+    fused = any(fusion.get(key, v) != v for key, v in codegen.FUSION_DEFAULTS.items()) \
+        or out_dtype in ("e4m3", "e5m2")
+    cfg = choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=epilogue,
+                      schedules=not fused)
+    return normalize_config(cfg, **fusion)
+
+
+def choose_block_scaled_plan(a_dtype="e4m3", b_dtype="e4m3", out_dtype="bf16", fusion=None, epilogue=None):
+    """The configuration :func:`gemm` uses for block-scaled fp8 (DeepSeek-V3's 1 x 128 / 128 x
+    128 scales), or for any promotion of the partial sums to f32 (``fusion["promote"]``), given
+    no plan: BK 128 for fp8 (one promotion and one scale per k-tile; 64 for 16-bit types, 32 for
+    tf32), BN 128 (one B scale per tile; two accumulators fit), BM 128 (two consumer
+    warpgroups), the most stages (6 down to 3) that fit beside the shared-memory epilogue tile,
+    else register stores. ``fusion`` without a ``scale`` means block scales.
+
+    >>> c = choose_block_scaled_plan()
+    >>> c["bm"], c["bn"], c["bk"], c["stages"], c["epilogue"], c["scale"], c["promote"]
+    (128, 128, 128, 6, True, 'block', True)
+    """
+    fusion = dict(fusion or {})
+    if not fusion.get("promote"):
+        fusion.setdefault("scale", "block")
+    bk = {"e4m3": 128, "e5m2": 128, "tf32": 32, "f32": 32}.get(str(a_dtype), 64)
+    base = normalize_config(dict(bm=128, bn=128, bk=bk, a_dtype=a_dtype, b_dtype=b_dtype,
+                                 out_dtype=out_dtype, **fusion))
+    for epi in ((True, False) if epilogue is None else (epilogue,)):
+        for stages in range(6, 2, -1):
+            cfg = dict(base, stages=stages, epilogue=epi)
+            if supported(cfg) is None:
+                return cfg
+    raise PlanError(f"no block-scaled plan runs {a_dtype} x {b_dtype} -> {out_dtype}: "
+                    f"{supported(dict(base, stages=3))}")
+
+
+_AUX_DTYPES = ("bf16", "f16", "f32")
+
+
+def _aux(x, name, dtype=None):
+    """An epilogue or scale operand (any rank) of the call: an _Operand, or a one-line error."""
+    if x is None:
+        return None
+    op = _Operand(x, name, dtype, ndim=None)
+    if op.ptr == 0:
+        raise GemmArgumentError(f"{name} has no memory (a null pointer)")
+    return op
+
+
+def _fusion_arguments(extras, m, n, k, A, B, D, ldd, ed):
+    """The configuration keys (activation, bias, residual, scale, amax) and the FswParams
+    fields of a call's epilogue arguments, every rule checked (GemmArgumentError, one line)."""
+    fusion, fields = {}, {}
+    fp8_out = D.dtype in ("e4m3", "e5m2")
+    if not extras:
+        return fusion, fields
+    x = extras
+    if x.get("use_fast_accum") is not None:
+        if x["use_fast_accum"] not in (True, False):
+            raise GemmArgumentError(f"use_fast_accum={x['use_fast_accum']!r} must be True or False")
+        if not x["use_fast_accum"]:
+            fusion["promote"] = True
+    if x["activation"] is not None:
+        act = x["activation"]
+        try:
+            act = codegen.normalize_config(activation=act)["activation"]
+        except Exception:  # noqa: BLE001 - one line naming the choices
+            raise GemmArgumentError(f"activation={act!r}: one of {', '.join(codegen.ACTIVATIONS)} "
+                                    f"('gelu' is erf GELU, 'gelu_tanh' torch's approximate='tanh')") from None
+        fusion["activation"] = act
+    for key in ("alpha", "beta"):
+        if x[key] is not None:
+            try:
+                fields[key] = float(x[key])
+            except (TypeError, ValueError):
+                raise GemmArgumentError(f"{key}={x[key]!r} must be a number (a host scalar)") from None
+    if x["beta"] is not None and x["c"] is None:
+        raise GemmArgumentError("beta is given without c: beta scales the residual c")
+    ops = []
+    bias = _aux(x["bias"], "bias")
+    if bias is not None:
+        if bias.dtype not in _AUX_DTYPES:
+            raise GemmArgumentError(f"bias holds {bias.dtype}: it must be bf16, f16 or f32")
+        if bias.shape not in ((n,), (1, n)):
+            raise GemmArgumentError(f"bias has shape {bias.shape}: it must have N = {n} elements, "
+                                    f"shape ({n},), one per column of D")
+        if n > 1 and bias.strides[-1] != 1:
+            raise GemmArgumentError(f"bias has strides {bias.strides}: it must be contiguous "
+                                    f"(bias.contiguous())")
+        fusion["bias"], fields["bias"] = bias.dtype, bias.ptr
+        ops.append(bias)
+    res = _aux(x["c"], "c")
+    if res is not None:
+        if res.dtype not in _AUX_DTYPES:
+            raise GemmArgumentError(f"c holds {res.dtype}: it must be bf16, f16 or f32")
+        if len(res.shape) != 2 or res.shape != (m, n):
+            raise GemmArgumentError(f"c has shape {res.shape}: it must be D's, ({m}, {n})")
+        lay, ldc = res.layout()
+        if lay != "row" and m > 1:
+            raise GemmArgumentError(f"c has strides {res.strides}: it must be row-major (N contiguous)")
+        same = res.ptr == D.ptr and ldc == ldd and res.dtype == D.dtype
+        if not same and _spans_overlap(D, m, n, ldd, ed, (res,)):
+            raise GemmArgumentError("c overlaps out without being out itself: pass out=c or "
+                                    "separate arrays")
+        fusion["residual"], fields["c"], fields["ldc"] = res.dtype, res.ptr, ldc
+        fields.setdefault("beta", 1.0)
+        ops.append(res)
+    sa, sb = _aux(x["scale_a"], "scale_a"), _aux(x["scale_b"], "scale_b")
+    if (sa is None) != (sb is None):
+        raise GemmArgumentError("scale_a and scale_b come together (torch._scaled_mm's form): "
+                                "pass both, or neither")
+    if sa is not None:
+        for op in (sa, sb):
+            if op.dtype != "f32":
+                raise GemmArgumentError(f"{op.name} holds {op.dtype}: scales are f32 (torch.float32)")
+        form, sf = _scale_form(sa, sb, m, n, k)
+        if form == "block" and (A.dtype not in ("e4m3", "e5m2") or B.dtype not in ("e4m3", "e5m2")):
+            raise GemmArgumentError(f"block scales are for fp8 operands; a is {A.dtype}, b {B.dtype}")
+        fusion["scale"] = form
+        fields.update(sf, scale_a=sa.ptr, scale_b=sb.ptr)
+        ops += [sa, sb]
+    osc = _aux(x["out_scale"], "out_scale")
+    if osc is not None:
+        if not fp8_out:
+            raise GemmArgumentError(f"out_scale scales an fp8 output; out is {D.dtype} "
+                                    f"(out_dtype='e4m3' or 'e5m2')")
+        if osc.dtype != "f32" or math.prod(osc.shape) != 1:
+            raise GemmArgumentError(f"out_scale is {osc.dtype} of shape {osc.shape}: it must be one f32")
+        fields["out_scale"] = osc.ptr
+        ops.append(osc)
+    am = _aux(x["amax"], "amax")
+    if am is not None:
+        if am.dtype != "f32" or math.prod(am.shape) != 1:
+            raise GemmArgumentError(f"amax is {am.dtype} of shape {am.shape}: it must be one f32")
+        if am.ptr % 4:
+            raise GemmArgumentError("amax is not 4-byte aligned: the kernel updates it atomically")
+        if _spans_overlap(D, m, n, ldd, ed, (am,)):
+            raise GemmArgumentError("amax lies inside out: give it its own memory")
+        fusion["amax"], fields["amax"] = True, am.ptr
+        ops.append(am)
+    for op in ops:
+        if op.device != A.device:
+            raise GemmArgumentError(f"{op.name} is on GPU {op.device} and a on GPU {A.device}: put "
+                                    f"every operand on one GPU")
+    return fusion, fields
+
+
+def _scale_form(sa, sb, m, n, k):
+    """('tensor' | 'row' | 'block', FswParams stride fields) of two f32 scale operands."""
+    na, nb = math.prod(sa.shape), math.prod(sb.shape)
+    blk = codegen.BLOCK_SCALE_K
+    kb, nbk = -(-k // blk), -(-n // blk)
+    if na == 1 and nb == 1:
+        return "tensor", {}
+    if sa.shape == (m, 1) and sb.shape == (1, n):
+        if (m > 1 and sa.strides[0] != 1) or (n > 1 and sb.strides[1] != 1):
+            raise GemmArgumentError(f"rowwise scales must be contiguous: scale_a {sa.shape} has strides "
+                                    f"{sa.strides}, scale_b {sb.shape} {sb.strides} (.contiguous())")
+        return "row", {"sa_sm": 1, "sb_sn": 1}
+    if sa.shape == (m, kb) and sb.shape == (nbk, kb):
+        out = {}
+        for op, (f0, f1) in ((sa, ("sa_sm", "sa_sk")), (sb, ("sb_sn", "sb_sk"))):
+            r, cdim = op.shape
+            s0, s1 = op.strides
+            row_major = (s1 == 1 or cdim == 1) and (s0 >= cdim or r == 1)
+            col_major = (s0 == 1 or r == 1) and (s1 >= r or cdim == 1)
+            if not (row_major or col_major):
+                raise GemmArgumentError(
+                    f"{op.name} {op.shape} has strides {op.strides}: block scales must be row- or "
+                    f"column-major with one dimension contiguous (.contiguous())")
+            out[f0], out[f1] = s0, s1
+        return "block", out
+    raise GemmArgumentError(
+        f"scale_a {sa.shape} and scale_b {sb.shape} are none of the scale forms for a {m} x {k} by "
+        f"{k} x {n} product: one element each (per tensor); ({m}, 1) and (1, {n}) (rowwise); "
+        f"({m}, {kb}) and ({nbk}, {kb}) (1 x 128 and 128 x 128 blocks)")
+
+
 def _spans_overlap(D, m, n, ldd, ed, others):
     lo, hi = D.ptr, D.ptr + ((m - 1) * ldd + n) * ed
     for X in others:
-        (r, cols), (sr, sc) = X.shape, X.strides
         e = _dtype_bytes(X.dtype)
-        xlo, xhi = X.ptr, X.ptr + ((r - 1) * sr + (cols - 1) * sc + 1) * e
+        if not all(X.shape):
+            continue
+        xlo, xhi = X.ptr, X.ptr + (sum((d - 1) * st for d, st in zip(X.shape, X.strides)) + 1) * e
         if lo < xhi and xlo < hi:
             return True
     return False
@@ -666,7 +939,7 @@ def _remember(a, b, out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed, device, ne
     call = _Call()
     call.kern, call.lau = kern, kern.launcher(device)
     call.m, call.n, call.k, call.lda, call.ldb, call.ldd = m, n, k, lda, ldb, ldd
-    call.grid, call.pack, call.device = kern.grid(m, n, device), kern._pack, device
+    call.grid, call.pack, call.device = kern.grid(m, n, device), kern._params0, device
     call.d_align = 16 if kern.config["epilogue"] else 2 * ed
     call.d_bytes = ((m - 1) * ldd + n) * ed
     # the spans A and B reach from their base pointers (the key fixes shapes and strides)
@@ -775,7 +1048,8 @@ def _allocate_like(a, kind, shape, dtype, device, stream):
     if kind == "torch":
         import torch
 
-        td = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[dtype]
+        td = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32,
+              "e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}[dtype]
         if stream is None:
             return torch.empty(shape, dtype=td, device=a.device)
         with torch.cuda.device(device):
@@ -786,5 +1060,6 @@ def _allocate_like(a, kind, shape, dtype, device, stream):
         import cupy
 
         with cupy.cuda.Device(device):
-            return cupy.empty(shape, dtype={"bf16": "uint16", "f16": "float16", "f32": "float32"}[dtype])
+            return cupy.empty(shape, dtype={"bf16": "uint16", "f16": "float16", "f32": "float32",
+                                            "e4m3": "uint8", "e5m2": "uint8"}[dtype])
     raise GemmArgumentError("out is needed: fastswz allocates an output only for torch and cupy inputs")

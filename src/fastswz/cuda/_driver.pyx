@@ -49,6 +49,24 @@ ctypedef CUresult (*f_name)(CUresult, const char**) noexcept nogil
 ctypedef CUresult (*f_ctx_get)(CUcontext*) noexcept nogil
 ctypedef CUresult (*f_ctx_set)(CUcontext) noexcept nogil
 
+cdef extern from *:
+    """
+    /* The map cache is guarded by a PyMutex on free-threaded CPython; with the GIL, Launcher.run
+       holds the GIL from the cache look-up to the launch, which guards it already. */
+    #ifdef Py_GIL_DISABLED
+    typedef PyMutex fsw_mutex;
+    #define FSW_LOCK(m) PyMutex_Lock(&(m))
+    #define FSW_UNLOCK(m) PyMutex_Unlock(&(m))
+    #else
+    typedef int fsw_mutex;
+    #define FSW_LOCK(m) ((void)0)
+    #define FSW_UNLOCK(m) ((void)0)
+    #endif
+    """
+    ctypedef int fsw_mutex
+    void FSW_LOCK(fsw_mutex) noexcept nogil
+    void FSW_UNLOCK(fsw_mutex) noexcept nogil
+
 cdef f_encode _encode = NULL
 cdef f_launch _launch = NULL
 cdef f_launch_ex _launch_ex = NULL
@@ -112,7 +130,8 @@ cdef str _describe(CUresult r):
 def current_context():
     """The calling thread's current CUDA context as an integer (0: none)."""
     cdef CUcontext ctx = NULL
-    load()
+    if _ctx_get == NULL:
+        load()
     cdef CUresult r = _ctx_get(&ctx)
     if r != 0 and r != NOT_INITIALIZED:
         raise CudaError(f"cuCtxGetCurrent failed: {_describe(r)}")
@@ -142,13 +161,18 @@ cdef class Launcher:
     cdef TensorMap* maps
     cdef uint64_t keys[3][4]
     cdef bint cached[3]
-    cdef cython.pymutex lock
+    cdef fsw_mutex lock
+    cdef unsigned int limit, bm, bn
 
     def __init__(self, uintptr_t func, uintptr_t ctx, unsigned int threads, unsigned int smem,
-                 unsigned int cluster, dtypes, esizes, boxes, swizzles, kmajor, bint d_map):
+                 unsigned int cluster, dtypes, esizes, boxes, swizzles, kmajor, bint d_map,
+                 unsigned int bm=0, unsigned int bn=0, unsigned int limit=0):
         load()
         self.func, self.ctx = <CUfunction>func, <CUcontext>ctx
         self.threads, self.smem, self.cluster = threads, smem, cluster
+        # grid=0 in run(): clusters of output tiles (ceil(ceil(m/bm)/cluster) x ceil(n/bn)), at
+        # most `limit` of them (the SMs, or the clusters that fit at once), times the cluster
+        self.bm, self.bn, self.limit = bm, bn, limit
         for i in range(3):
             self.dtype[i], self.esize[i], self.swizzle[i] = dtypes[i], esizes[i], swizzles[i]
             self.box[i][0], self.box[i][1] = boxes[i][0], boxes[i][1]
@@ -165,11 +189,13 @@ cdef class Launcher:
         cdef uint32_t estr[2]
         cdef CUresult r
         cdef uint64_t pitch = ld * <uint64_t>self.esize[i]
-        with self.lock:
-            if (self.cached[i] and self.keys[i][0] == ptr and self.keys[i][1] == inner
-                    and self.keys[i][2] == outer and self.keys[i][3] == ld):
-                memcpy(out, &self.maps[i], sizeof(TensorMap))
-                return 0
+        FSW_LOCK(self.lock)
+        if (self.cached[i] and self.keys[i][0] == ptr and self.keys[i][1] == inner
+                and self.keys[i][2] == outer and self.keys[i][3] == ld):
+            memcpy(out, &self.maps[i], sizeof(TensorMap))
+            FSW_UNLOCK(self.lock)
+            return 0
+        FSW_UNLOCK(self.lock)
         if ptr % 16 or pitch % 16 or ld < inner:
             name = "abd"[i]
             raise GemmArgumentError(
@@ -186,20 +212,38 @@ cdef class Launcher:
             raise CudaError(
                 f"cuTensorMapEncodeTiled failed for {'ABD'[i]} ({outer} x {inner}, pitch {pitch} "
                 f"bytes, box {self.box[i][0]} x {self.box[i][1]}, at 0x{ptr:x}): {_describe(r)}")
-        with self.lock:
-            memcpy(&self.maps[i], out, sizeof(TensorMap))
-            self.keys[i][0], self.keys[i][1], self.keys[i][2], self.keys[i][3] = ptr, inner, outer, ld
-            self.cached[i] = True
+        FSW_LOCK(self.lock)
+        memcpy(&self.maps[i], out, sizeof(TensorMap))
+        self.keys[i][0], self.keys[i][1], self.keys[i][2], self.keys[i][3] = ptr, inner, outer, ld
+        self.cached[i] = True
+        FSW_UNLOCK(self.lock)
         return 0
 
     def run(self, uintptr_t stream, uint64_t a, uint64_t b, uint64_t d, int64_t m, int64_t n,
-            int64_t k, int64_t lda, int64_t ldb, int64_t ldd, const unsigned char[::1] params,
-            unsigned int grid):
+            int64_t k, int64_t lda, int64_t ldb, int64_t ldd, bytes params, unsigned int grid):
         """Encode (or reuse) the maps and launch ``grid`` CTAs on ``stream``; the context is
-        made current for the launch and the caller's restored after it."""
+        made current for the launch and the caller's restored after it.
+
+        ``params`` is the kernel's ``FswParams`` as bytes (``codegen.params_struct()``); its
+        leading fields ``d, ldd, m, n, k`` (``codegen.PARAM_FIELDS``) are written here from the
+        arguments, so a kernel without further fields passes the same zero bytes every call."""
         cdef TensorMap local[4]     # one spare: the aligned three start inside it
         cdef TensorMap* mp = <TensorMap*>((<uintptr_t>local + 63) & ~(<uintptr_t>63))
         cdef void* args[4]
+        cdef uint64_t pbuf[64]      # FswParams, 8-byte aligned, at most 512 bytes
+        cdef Py_ssize_t plen = len(params)
+        cdef int64_t groups
+        if grid == 0:
+            if self.bm == 0 or self.bn == 0 or self.limit == 0:
+                raise ValueError("grid=0 needs the launcher's bm, bn and limit")
+            groups = ((m + self.bm - 1) // self.bm + self.cluster - 1) // self.cluster * ((n + self.bn - 1) // self.bn)
+            grid = self.cluster * <unsigned int>(1 if groups < 1 else (self.limit if groups > self.limit else groups))
+        if plen < 32 or plen > 512:
+            raise ValueError(f"params holds {plen} bytes: FswParams is 32 to 512 bytes")
+        memcpy(pbuf, <const char*>params, plen)
+        pbuf[0] = d
+        (<int64_t*>pbuf)[1] = ldd
+        (<int*>pbuf)[4], (<int*>pbuf)[5], (<int*>pbuf)[6] = <int>m, <int>n, <int>k
         cdef CUcontext before = NULL
         cdef CUresult r, r2
         cdef LaunchConfig cfg
@@ -217,7 +261,7 @@ cdef class Launcher:
         else:
             memset(&mp[2], 0, sizeof(TensorMap))
         args[0], args[1], args[2] = &mp[0], &mp[1], &mp[2]
-        args[3] = <void*>&params[0]
+        args[3] = <void*>pbuf
         with nogil:
             r = _ctx_get(&before)
             if r == 0 and before != self.ctx:

@@ -21,11 +21,26 @@ from ..plan import R_BUDGET, SMEM_OPTIN, TILE_GROUP, plan_gemm, plan_reason, wit
 __all__ = ["GEMM_KEYS", "OUT_DTYPES", "MAX_SPLIT_K", "REDUCE_KERNEL_NAME", "normalize_config",
            "supported", "plan_for", "kernel_row", "mma_header",
            "kernel_sources", "source_key", "KERNEL_NAME", "KERNEL_FILES", "PARAM_FIELDS",
-           "params_struct", "inline_sources"]
+           "params_struct", "inline_sources", "launch_meta", "generator_key", "PARAM_CORE",
+           "ACTIVATIONS", "SCALES", "EPILOGUE_IN_DTYPES", "fusion_header", "params_packer",
+           "BLOCK_SCALE_K"]
 
 KERNEL_NAME = "fastswz_gemm_sm90"
-#: Output (D) element types of the kernel family.
-OUT_DTYPES = ("bf16", "f16", "f32")
+#: Output (D) element types of the kernel family (fp8: saturated to the largest finite value,
+#: PTX ``cvt.rn.satfinite``, after the optional ``out_scale``).
+OUT_DTYPES = ("bf16", "f16", "f32", "e4m3", "e5m2")
+#: Activations of the fused epilogue (``activation``): torch's ``relu``, ``gelu`` (erf;
+#: ``approximate='none'``), ``gelu(approximate='tanh')`` and ``silu``, evaluated in f32.
+ACTIVATIONS = ("identity", "relu", "gelu", "gelu_tanh", "silu")
+_ACT_ALIASES = {None: "identity", "none": "identity", "gelu_erf": "gelu"}
+#: Scale forms (``scale``): none; ``tensor`` (one f32 each for A and B, as torch._scaled_mm's
+#: default); ``row`` (A per row (M, 1), B per column (1, N): _scaled_mm's rowwise form); ``block``
+#: (DeepSeek-V3: A per row per 128 of K, B per 128 x 128 block, promoted to f32 every k-tile).
+SCALES = ("none", "tensor", "row", "block")
+#: Types the fused epilogue reads for ``bias`` and the residual ``c``.
+EPILOGUE_IN_DTYPES = ("bf16", "f16", "f32")
+#: K (and N) extent of one block scale (DeepSeek-V3's 1 x 128 / 128 x 128 blocks).
+BLOCK_SCALE_K = 128
 #: Keys of a kernel configuration (what :func:`fastswz.tune` returns, plus the operands and
 #: the output). ``epilogue``: True to go through the plan's shared-memory epilogue tile and a
 #: TMA store, False to store the registers straight to global memory. ``epilogue_n``: the
@@ -39,12 +54,19 @@ OUT_DTYPES = ("bf16", "f16", "f32")
 #: overlaps the other's wgmma.
 GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages",
              "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group",
-             "cluster_m", "epilogue_n", "epilogue_stages", "swap_ab", "split_k", "pingpong")
+             "cluster_m", "epilogue_n", "epilogue_stages", "swap_ab", "split_k", "pingpong",
+             # the fused epilogue and the scales (issue 28): D = act(alpha acc s + beta C + bias)
+             "activation", "bias", "residual", "scale", "amax", "promote")
+#: The configuration keys of the fused epilogue, with their "nothing fused" values. ``promote``:
+#: add each k-tile's tensor-core partial sums to an f32 total (what ``use_fast_accum=False``
+#: asks of torch._scaled_mm; implied by ``scale="block"``).
+FUSION_DEFAULTS = {"activation": "identity", "bias": None, "residual": None, "scale": "none",
+                   "amax": False, "promote": False}
 _DEFAULTS = {"arch": "sm90", "a_dtype": "bf16", "b_dtype": "bf16", "a_major": "K", "b_major": "K",
              "bm": 128, "bn": 256, "bk": 64, "stages": 4, "swizzle_a": "auto", "swizzle_b": "auto",
              "cta_group": 1, "out_dtype": "bf16", "epilogue": False, "tile_group": TILE_GROUP, "cluster_m": 1,
-             "epilogue_n": 0, "epilogue_stages": 1, "swap_ab": False, "split_k": 1,
-             "pingpong": False}
+             "epilogue_n": 0, "epilogue_stages": 1, "swap_ab": False, "split_k": 1, "pingpong": False,
+             **FUSION_DEFAULTS}
 # wgmma input kinds the kernel family runs (PTX 9.7.15.5.2): f16/bf16 with both majors;
 # tf32 and fp8 K-major only (imm-trans exists for .f16/.bf16 alone).
 _INPUTS = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
@@ -60,7 +82,7 @@ _ROW_FIELDS = frozenset({
     "waves", "a", "b", "barrier_bytes", "barrier_offset", "instr_descriptor", "kernel", "legal",
     "mma_per_k_tile", "reason", "reason_code", "smem_base", "smem_budget", "warpgroups",
     "model_rank", "measured_ms", "measured_tflops", "spread", "median_ms", "min_ms", "max_ms",
-    "tflops", "error", "name", "m", "n", "k", "config"})
+    "tflops", "error", "name", "m", "n", "k", "config", "fusion"})
 
 
 def normalize_config(config=None, **overrides) -> dict:
@@ -83,6 +105,11 @@ def normalize_config(config=None, **overrides) -> dict:
             c["epilogue_n"] = e["cols"]
         if isinstance(e, dict) and "epilogue_stages" not in src and e.get("stages"):
             c["epilogue_stages"] = e["stages"]
+    # ... and a kernel row (kernel_row) its fused epilogue
+    for src in (config or {}, overrides):
+        f = src.get("fusion")
+        if isinstance(f, dict):
+            c.update({k: f[k] for k in FUSION_DEFAULTS if k in f and k not in src})
     for src in (config or {}, overrides):
         for k, v in src.items():
             if k in GEMM_KEYS:
@@ -119,10 +146,42 @@ def normalize_config(config=None, **overrides) -> dict:
         raise FastswzTypeError(f"pingpong={c['pingpong']!r} must be True or False (two consumer "
                                f"warpgroups on alternate tiles)")
     c["pingpong"] = bool(c["pingpong"])
+    _normalize_fusion(c)
     if not 1 <= c["tile_group"] <= 1 << 16:
         raise PlanError(f"tile_group={c['tile_group']} must be in 1..65536 (tile rows per group of "
                         f"the persistent tile order)")
     return c
+
+
+def _normalize_fusion(c):
+    act = c["activation"]
+    act = _ACT_ALIASES.get(act.lower() if isinstance(act, str) else act, act)
+    if act not in ACTIVATIONS:
+        raise PlanError(f"activation={c['activation']!r} is not one of {', '.join(ACTIVATIONS)} "
+                        f"('gelu' is erf GELU, 'gelu_tanh' torch's approximate='tanh')")
+    c["activation"] = act
+    for k in ("bias", "residual"):
+        v = c[k]
+        if v is False or v is None:
+            c[k] = None
+            continue
+        if v is True:
+            raise FastswzTypeError(f"{k}=True: name the type the kernel reads ({', '.join(EPILOGUE_IN_DTYPES)})")
+        name = _lookup_dtype(v).name
+        if name not in EPILOGUE_IN_DTYPES:
+            raise PlanError(f"{k}={name}: the epilogue reads {', '.join(EPILOGUE_IN_DTYPES)}")
+        c[k] = name
+    sc = "none" if c["scale"] in (None, False) else c["scale"]
+    if sc not in SCALES:
+        raise PlanError(f"scale={c['scale']!r} is not one of {', '.join(SCALES)}")
+    c["scale"] = sc
+    if c["amax"] not in (True, False):
+        raise FastswzTypeError(f"amax={c['amax']!r} must be True or False (write max |D| to a device scalar)")
+    c["amax"] = bool(c["amax"])
+    if c["promote"] not in (True, False):
+        raise FastswzTypeError(f"promote={c['promote']!r} must be True or False (f32 promotion of the "
+                               f"partial sums every k-tile)")
+    c["promote"] = bool(c["promote"]) or sc == "block"
 
 
 #: Bytes the kernel asks for beyond the plan: it rounds its dynamic shared-memory base up to the
@@ -181,6 +240,12 @@ def _supported(c):
         if c[op + "_dtype"] not in _INPUTS:
             return (f"{op}_dtype={c[op + '_dtype']}: the kernel family takes f16, bf16, tf32/f32, "
                     f"e4m3 and e5m2 inputs")
+    fused = (any(c[key] != v for key, v in FUSION_DEFAULTS.items())
+             or c["out_dtype"] in ("e4m3", "e5m2"))
+    if fused and (c["swap_ab"] or c["split_k"] > 1 or c["pingpong"]):
+        return ("swap_ab/split_k/pingpong with a fused epilogue, scales, amax or an fp8 output: the "
+                "fused epilogue runs in the cooperative single-pass schedule only; use "
+                "swap_ab=False, split_k=1 and pingpong=False")
     if c["split_k"] < 1 or c["split_k"] > MAX_SPLIT_K:
         return (f"split_k={c['split_k']} must be in 1..{MAX_SPLIT_K} (K splits per output tile; "
                 f"1: no split)")
@@ -233,6 +298,19 @@ def _supported(c):
     if c["cluster_m"] == 2 and p.row(0)["b"]["tma_box"][1] % 16:
         return (f"cluster_m=2: B's TMA box has {p.row(0)['b']['tma_box'][1]} outer rows; each CTA "
                 f"multicasts half of them, so they must be a multiple of 16")
+    if c["scale"] == "block":
+        if c["a_dtype"] not in ("e4m3", "e5m2") or c["b_dtype"] not in ("e4m3", "e5m2"):
+            return "scale=block: block scales are for fp8 operands (e4m3/e5m2)"
+        if c["bk"] != BLOCK_SCALE_K:
+            return (f"scale=block: bk={c['bk']} must be {BLOCK_SCALE_K}, the scales' K block, so each "
+                    f"k-tile's partial sums are promoted with one scale per row")
+        if BLOCK_SCALE_K % c["bn"]:
+            return (f"scale=block: bn={c['bn']} must divide {BLOCK_SCALE_K} (one B scale per tile and "
+                    f"k-tile)")
+    if c["promote"] and c["bn"] + _REG_OVERHEAD > cap:
+        what = "scale=block" if c["scale"] == "block" else "promote=True"
+        return (f"{what}: bn={c['bn']} keeps two 64 x BN f32 accumulators (the k-tile's and "
+                f"the promoted sum), {c['bn']} registers + about {_REG_OVERHEAD} > {cap}")
     if c["epilogue"] and p.row(0)["epilogue"]["layout"] is None:
         return (f"bn={c['bn']}: the epilogue tile's row is not a whole number of 32-byte steps of "
                 f"{c['out_dtype']}, so it has no canonical layout; use epilogue=False or another BN")
@@ -274,7 +352,8 @@ def mma_header(row, out_dtype) -> str:
     outs = ",\n        ".join(", ".join(f'"+f"(d[{j}])' for j in range(i, min(i + 8, nreg)))
                               for i in range(0, nreg, 8))
     out = _lookup_dtype(out_dtype).name
-    ctype = {"bf16": "unsigned short", "f16": "unsigned short", "f32": "float"}[out]
+    ctype = {"bf16": "unsigned short", "f16": "unsigned short", "f32": "float", "e4m3": "unsigned char",
+             "e5m2": "unsigned char"}[out]
     lines = [
         "// Generated by fastswz.cuda.codegen.mma_header from the plan. Do not edit.",
         f"// {row['instruction']}, A {row['a']['major']}-major, B {row['b']['major']}-major; D {out}",
@@ -305,6 +384,26 @@ def mma_header(row, out_dtype) -> str:
             "}",
             "__device__ __forceinline__ void fsw_store_global(float* p, float a) { *p = a; }",
         ]
+    elif out in ("e4m3", "e5m2"):
+        lines += [
+            f"// f32 -> {out} x2, round to nearest even, saturated: finite values past the largest "
+            f"and +-Inf give +-max, NaN stays NaN",
+            f"// (PTX cvt.rn.satfinite.{out}x2.f32, 9.7.9.21: the first source goes to the upper byte)",
+            "__device__ __forceinline__ unsigned short fsw_pack(float a, float b) {",
+            "  unsigned short r;",
+            f'  asm("cvt.rn.satfinite.{out}x2.f32 %0, %2, %1;" : "=h"(r) : "f"(a), "f"(b));',
+            "  return r;",
+            "}",
+            "__device__ __forceinline__ void fsw_store_shared_pair(uint32_t addr, float a, float b) {",
+            '  asm volatile("st.shared.b16 [%0], %1;" ::"r"(addr), "h"(fsw_pack(a, b)) : "memory");',
+            "}",
+            "__device__ __forceinline__ void fsw_store_global_pair(unsigned char* p, float a, float b) {",
+            "  *reinterpret_cast<unsigned short*>(p) = fsw_pack(a, b);",
+            "}",
+            "__device__ __forceinline__ void fsw_store_global(unsigned char* p, float a) {",
+            "  *p = (unsigned char)(fsw_pack(a, 0.0f) & 0xffu);",
+            "}",
+        ]
     else:
         cvt = "bf16" if out == "bf16" else "f16"
         lines += [
@@ -332,13 +431,122 @@ def kernel_row(config) -> dict:
     cluster and tile order (:func:`fastswz.plan.with_cluster`), its swapped roles and K splits
     (:func:`fastswz.plan.with_schedule`)."""
     c = normalize_config(config)
-    return with_schedule(with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"]),
-                         c["swap_ab"], c["split_k"], c["pingpong"])
+    row = with_schedule(with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"]),
+                        c["swap_ab"], c["split_k"], c["pingpong"])
+    row["fusion"] = fusion_row(c)
+    return row
+
+
+def fusion_row(config) -> dict:
+    """The fused epilogue and the scale operands of a configuration, as the plan row carries
+    them (``row["fusion"]``; JSON-ready; :func:`fusion_header` writes them for the kernel).
+
+    ``math``: what the epilogue computes per element, in f32, in this order. ``scale_a`` /
+    ``scale_b``: each scale operand's granularity (elements of A or B one scale covers) and how
+    the kernel loads it (plain global loads by the consumer threads: once per kernel for
+    ``tensor``; in the epilogue, A's once per tile and row, B's per output element pair, for
+    ``row``; per k-tile, one k-tile ahead, for ``block``). ``promote_k``: K elements between two f32
+    promotions of the tensor-core partial sums (one k-tile with ``promote``, which ``block``
+    implies: 128). ``row_slots``:
+    which of a thread's distinct accumulator rows each register holds (read off the wgmma D
+    fragment, the same on every thread), so a per-row scale is loaded once per row.
+
+    >>> f = fusion_row(normalize_config(activation="gelu", bias="bf16"))
+    >>> f["activation"], f["bias"], f["math"]
+    ('gelu', 'bf16', 'D = gelu(alpha * acc + bias[n])')
+    """
+    c = normalize_config(config)
+    f = {k: c[k] for k in FUSION_DEFAULTS}
+    f["out_dtype"] = c["out_dtype"]
+    term = ("alpha * acc" if not c["promote"] or c["scale"] == "block" else "alpha * acc (acc = sum_kt partial_kt in f32)")
+    term += {"none": "", "tensor": " * scale_a * scale_b", "row": " * scale_a[m] * scale_b[n]",
+                            "block": " (acc = sum_kb partial_kb * scale_a[m][kb] * scale_b[n/128][kb])"}[c["scale"]]
+    if c["residual"]:
+        term += " + beta * C[m][n]"
+    if c["bias"]:
+        term += " + bias[n]"
+    math = f"D = {term}" if c["activation"] == "identity" else f"D = {c['activation']}({term})"
+    if c["out_dtype"] in ("e4m3", "e5m2"):
+        math += f"; amax = max |D|; out = sat_{c['out_dtype']}(D * out_scale)" if c["amax"] else \
+            f"; out = sat_{c['out_dtype']}(D * out_scale)"
+    elif c["amax"]:
+        math += "; amax = max |D|"
+    f["math"] = math
+    loads = {"none": None, "tensor": ("ld.global, once per kernel", [None, None]),
+             "row": ("ld.global in the epilogue", [[1, None], [None, 1]]),
+             "block": ("ld.global one k-tile ahead", [[1, BLOCK_SCALE_K],
+                                                                     [BLOCK_SCALE_K, BLOCK_SCALE_K]])}[c["scale"]]
+    if loads:
+        f["scale_a"] = {"load": loads[0], "granularity": loads[1][0], "dtype": "f32"}
+        f["scale_b"] = {"load": loads[0], "granularity": loads[1][1], "dtype": "f32"}
+    f["promote_k"] = c["bk"] if c["promote"] else None
+    f["row_slots"] = _row_slots(c["bn"])
+    return f
+
+
+def _row_slots(bn):
+    """``(kRowSlot[r], first register of each slot)``: the distinct rows a consumer thread's
+    accumulator registers hold, from the wgmma D fragment (the same slot pattern on every
+    thread, checked here)."""
+    from ..plan import wgmma_accumulator_layout
+
+    L = wgmma_accumulator_layout(bn)
+    pattern = None
+    for t in range(128):
+        rows = [L(t, r) % 64 for r in range(bn // 2)]
+        distinct = sorted(set(rows), key=rows.index)
+        slots = [distinct.index(x) for x in rows]
+        if pattern is None:
+            pattern = slots
+        elif slots != pattern:
+            raise PlanError("the accumulator's rows per register differ between threads")
+    return {"slot": pattern, "first": [pattern.index(s) for s in range(max(pattern) + 1)]}
+
+
+def fusion_header(config) -> str:
+    """``fastswz_fusion.h``: the fused epilogue of a configuration as macros and constants
+    (``sm90/epilogue_ops.cuh`` and the mainloop's block-scale promotion read them).
+
+    >>> h = fusion_header(normalize_config(activation="relu", out_dtype="e4m3", amax=True))
+    >>> [ln.split("//")[0].strip() for ln in h.splitlines() if ln.startswith("#define FSW_A")]
+    ['#define FSW_ACT 1', '#define FSW_AMAX 1']
+    """
+    c = normalize_config(config)
+    f = fusion_row(c)
+    ctype = {"bf16": "unsigned short", "f16": "unsigned short", "f32": "float", None: "unsigned short"}
+    slots = f["row_slots"]
+    fused = (c["activation"] != "identity" or c["bias"] or c["residual"] or c["scale"] not in ("none", "block")
+             or c["amax"] or c["out_dtype"] in ("e4m3", "e5m2"))
+    lines = [
+        "// Generated by fastswz.cuda.codegen.fusion_header from the configuration. Do not edit.",
+        f"// {f['math']}",
+        "#pragma once",
+        f"#define FSW_FUSED {int(bool(fused))}   // 0: D = acc, the epilogue hook is a no-op",
+        f"#define FSW_ACT {ACTIVATIONS.index(c['activation'])}   // {', '.join(f'{i} {a}' for i, a in enumerate(ACTIVATIONS))}",
+        f"#define FSW_BIAS {int(c['bias'] is not None)}",
+        f"#define FSW_BIAS_KIND {EPILOGUE_IN_DTYPES.index(c['bias'] or 'bf16')}   // 0 bf16, 1 f16, 2 f32",
+        f"typedef {ctype[c['bias']]} FSW_BIAS_T;",
+        f"#define FSW_RESIDUAL {int(c['residual'] is not None)}",
+        f"#define FSW_RESIDUAL_KIND {EPILOGUE_IN_DTYPES.index(c['residual'] or 'bf16')}",
+        f"typedef {ctype[c['residual']]} FSW_C_T;",
+        f"#define FSW_SCALE {SCALES.index(c['scale'])}   // {', '.join(f'{i} {a}' for i, a in enumerate(SCALES))}",
+        f"#define FSW_BLOCK_SCALE {int(c['scale'] == 'block')}",
+        f"#define FSW_PROMOTE {int(c['promote'])}   // partial sums to f32 every k-tile",
+        f"#define FSW_AMAX {int(c['amax'])}",
+        f"#define FSW_OUT_FP8 {int(c['out_dtype'] in ('e4m3', 'e5m2'))}",
+        "namespace fastswz_fusion {",
+        f"constexpr int kBlockK = {BLOCK_SCALE_K};   // K (and N) elements per block scale",
+        f"constexpr int kRowSlots = {len(slots['first'])};   // distinct rows per thread",
+        f"constexpr int kRowSlot[{len(slots['slot'])}] = {{{', '.join(map(str, slots['slot']))}}};",
+        f"constexpr int kSlotRegister[{len(slots['first'])}] = {{{', '.join(map(str, slots['first']))}}};",
+        "}  // namespace fastswz_fusion",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 #: The kernel's source files (package data under ``fastswz/kernels``), the entry first.
 KERNEL_FILES = ("gemm_sm90.cu", "sm90/debug.cuh", "sm90/ptx.cuh", "sm90/scheduler.cuh",
-                "sm90/epilogue.cuh", "sm90/splitk.cuh")
+                "sm90/epilogue.cuh", "sm90/epilogue_ops.cuh", "sm90/splitk.cuh", "sm90/block_scale.cuh")
 #: The split-K reduction kernel (same source; built when the plan splits K).
 REDUCE_KERNEL_NAME = "fastswz_splitk_reduce"
 
@@ -357,7 +565,23 @@ PARAM_FIELDS = (
     ("n", "int", "i"),
     ("k", "int", "i"),
     ("workspace", "void*", "Q"),    # split-K: the f32 partial sums (kernel.scheduler.workspace); else 0
+    # the fused epilogue and the scales (issue 28; unused fields are 0)
+    ("alpha", "float", "f"),        # D = act(alpha * acc * scales + beta * C + bias)
+    ("beta", "float", "f"),
+    ("bias", "const void*", "Q"),   # N elements of the configuration's bias type
+    ("c", "const void*", "Q"),      # the residual C, M x N row-major
+    ("ldc", "long long", "q"),      # C's row pitch in elements
+    ("scale_a", "const float*", "Q"),   # tensor: 1 f32; row: M; block: M x ceil(K/128)
+    ("scale_b", "const float*", "Q"),   # tensor: 1; row: N; block: ceil(N/128) x ceil(K/128)
+    ("out_scale", "const float*", "Q"),  # fp8 D: D is multiplied by *out_scale before the cast (0: 1)
+    ("amax", "unsigned int*", "Q"),  # max |D| (f32 bits), atomicMax'd: the caller zeroes it first
+    ("sa_sm", "long long", "q"),    # scale_a strides in elements (row: M; block: M, K blocks)
+    ("sa_sk", "long long", "q"),
+    ("sb_sn", "long long", "q"),    # scale_b strides (row: N; block: N blocks, K blocks)
+    ("sb_sk", "long long", "q"),
 )
+#: Values of the fields after ``k`` when a launch gives none (alpha 1, everything else 0).
+PARAM_DEFAULTS = {"alpha": 1.0}
 
 
 def params_struct():
@@ -365,12 +589,71 @@ def params_struct():
     (native alignment of x86-64 and aarch64 C, padded to its 8-byte alignment).
 
     >>> s = params_struct()
-    >>> s.size, len(s.pack(0x7f0000000000, 4096, 1, 2, 3, 0))
-    (40, 40)
+    >>> s.size, s.size == len(params_packer()(0x7f0000000000, 4096, 1, 2, 3))
+    (136, True)
     """
     import struct
 
     return struct.Struct("@" + "".join(f for _, _, f in PARAM_FIELDS) + "0q")
+
+
+#: Bytes of the leading fields (d, ldd, m, n, k) that the C launcher writes itself
+#: (``fastswz.cuda._driver.Launcher.run``): their offsets must stay 0, 8, 16, 20, 24.
+PARAM_CORE = ("d", "ldd", "m", "n", "k")
+
+
+def launch_meta(row, out_dtype="bf16") -> dict:
+    """What a launch needs of a kernel's plan row (threads, shared memory, the TMA boxes and
+    swizzles): stored beside a cached cubin, so loading one needs no plan.
+
+    >>> from fastswz import plan_gemm
+    >>> m = launch_meta(kernel_row({"bm": 128, "bn": 128, "bk": 64, "stages": 4}))
+    >>> m["threads"], m["boxes"][0], m["epilogue"], m["dtypes"]
+    (384, [64, 128], False, ['bf16', 'bf16', 'bf16'])
+    """
+    mc = row["kernel"]["multicast"]
+    boxes, swizzles = [], []
+    for op in ("a", "b"):
+        o = row[op]
+        boxes.append(list(mc["tma_box"] if mc and mc["operand"] == op else o["tma_box"]))
+        swizzles.append(int(o["tma_swizzle_value"]))
+    e = row["epilogue"]
+    boxes.append(list(e["tma_box"]) if e else [1, 1])
+    swizzles.append(("none", "32B", "64B", "128B").index(e["swizzle"]) if e else 0)
+    return {"threads": int(row["kernel"]["threads"]), "smem_bytes": int(row["smem_bytes"]),
+            "boxes": boxes, "swizzles": swizzles, "epilogue": bool(e),
+            "majors": [row["a"]["major"], row["b"]["major"]],
+            # the kernel's operands (with swap_ab its A is the caller's B) and D
+            "dtypes": [row["a"]["dtype"], row["b"]["dtype"], _lookup_dtype(out_dtype).name]}
+
+
+def params_packer():
+    """``pack(d, ldd, m, n, k, **fields)``: the ``FswParams`` bytes of a launch, the fields after
+    ``k`` (:data:`PARAM_FIELDS`) from keywords, else :data:`PARAM_DEFAULTS` or 0. A call with the
+    first five alone costs one ``struct.pack`` of them (the rest is a constant tail).
+
+    >>> pack = params_packer()
+    >>> pack(0, 8, 1, 2, 3) == pack(0, 8, 1, 2, 3, alpha=1.0, beta=0.0)
+    True
+    """
+    import struct
+
+    full = params_struct()
+    names = [f for f, _, _ in PARAM_FIELDS]
+    head = struct.Struct("@" + "".join(f for _, _, f in PARAM_FIELDS[:5]))
+    rest = names[5:]
+    defaults = {f: PARAM_DEFAULTS.get(f, 0) for f in rest}
+    tail = full.pack(0, 0, 0, 0, 0, *defaults.values())[head.size:]
+    hpack, fpack = head.pack, full.pack
+
+    def pack(d, ldd, m, n, k, **fields):
+        if not fields:
+            return hpack(d, ldd, m, n, k) + tail
+        unknown = set(fields) - set(rest)
+        if unknown:
+            raise PlanError(f"FswParams has no field {sorted(unknown)[0]!r} (fields: {', '.join(names)})")
+        return fpack(d, ldd, m, n, k, *(fields.get(f, defaults[f]) for f in rest))
+    return pack
 
 
 def _params_c():
@@ -388,7 +671,7 @@ def kernel_sources(config) -> dict:
     --------
     >>> src = kernel_sources({"bm": 128, "bn": 128, "bk": 64, "stages": 4})
     >>> sorted(src)[:3], len(src)
-    (['fastswz_mma.h', 'fastswz_plan.h', 'gemm_sm90.cu'], 8)
+    (['fastswz_fusion.h', 'fastswz_mma.h', 'fastswz_plan.h'], 11)
     """
     c = normalize_config(config)
     why = supported(c)
@@ -397,6 +680,7 @@ def kernel_sources(config) -> dict:
     row = kernel_row(c)
     return {"fastswz_plan.h": emit_header(row, name="fastswz_plan"),
             "fastswz_mma.h": mma_header(row, c["out_dtype"]),
+            "fastswz_fusion.h": fusion_header(c),
             **{name: _kernel_text(name) for name in KERNEL_FILES}}
 
 
@@ -424,6 +708,34 @@ def inline_sources(sources) -> str:
         return re.sub(r'^#include "([^"]+)"[^\n]*$', sub, sources[name], flags=re.M)
 
     return expand("gemm_sm90.cu")
+
+
+_GENERATOR = []
+#: The modules whose code decides a kernel's sources: this one, what it imports (the planner, the
+#: emitter and their layers; tests/test_cuda_gemm.py checks the list against the imports) and the
+#: compiled planner's sources. A change elsewhere (the CLI, the tuner) keeps every cached cubin.
+GENERATOR_MODULES = ("cuda/codegen.py", "_bits.py", "_version.py", "algebra.py", "banks.py",
+                     "blockscaled.py", "bulk.py", "descriptor.py", "dtypes.py", "emit.py",
+                     "errors.py", "int_tuple.py", "layout.py", "linear.py", "modes.py",
+                     "notation.py", "plan.py", "rules.py", "swizzle.py", "tile.py", "tv_layout.py",
+                     "_kernels.pyx", "_kernels.pxd", "_simd.h")
+
+
+def generator_key() -> str:
+    """A digest of everything that turns a configuration into kernel sources: the kernel files
+    and the Python modules that plan and emit (hashed once per process). With the configuration
+    it names a cubin, so a cached cubin is found without generating its sources."""
+    if not _GENERATOR:
+        from importlib import resources as res
+
+        h = hashlib.sha256()
+        root = res.files("fastswz")
+        names = [*GENERATOR_MODULES, *("kernels/" + f for f in KERNEL_FILES)]
+        for name in names:
+            f = root.joinpath(*name.split("/"))
+            h.update(name.encode() + b"\0" + f.read_bytes() + b"\0")
+        _GENERATOR.append(h.hexdigest())
+    return _GENERATOR[0]
 
 
 def source_key(sources, arch="sm_90a", extra="") -> str:

@@ -11,6 +11,9 @@ which torch and cupy share.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import math
 import os
 import pathlib
@@ -22,6 +25,11 @@ import numpy as np
 from ..dtypes import dtype as _lookup_dtype
 from .errors import CudaError, CudaUnavailableError, GemmArgumentError
 from . import codegen
+
+try:
+    from . import _driver
+except ImportError:  # pragma: no cover - the launcher is built on POSIX systems only
+    _driver = None
 
 __all__ = ["cache_dir", "compile_cubin", "GemmKernel", "device_info", "device_key", "driver", "check",
            "current_device"]
@@ -150,7 +158,13 @@ def device_key(device=None) -> str:
     return f"{i['name']}|sm{i['compute_capability']}|{i['sms']}sms|driver{i['driver']}|nvrtc{i['nvrtc']}"
 
 
+@functools.lru_cache(maxsize=None)
 def _nvrtc_version():
+    # once per process: the import and the query cost tens of milliseconds
+    return _nvrtc_version_uncached()
+
+
+def _nvrtc_version_uncached():
     try:
         from cuda.bindings import nvrtc
     except ImportError as e:  # say which import failed: a broken install is not a missing one
@@ -167,38 +181,56 @@ def cache_dir() -> pathlib.Path:
 _inline = codegen.inline_sources
 
 
-def compile_cubin(config, cache=True, defines=None):
+def compile_cubin(config, cache=True, defines=None, meta=False):
     """``(cubin bytes, key)`` of a configuration: from the cache, else NVRTC (no GPU needed).
 
-    Raises :class:`~fastswz.PlanError` for a configuration the kernel family does not run and
-    :class:`~fastswz.errors.CudaError` with NVRTC's log when the compile fails.
+    The cache name is a digest of the configuration, the generator (:func:`codegen.generator_key`),
+    the defines, the target and the NVRTC version, so a cached cubin is found without generating
+    its sources; beside it ``KEY.json`` holds :func:`codegen.launch_meta` (``meta=True`` returns
+    ``(cubin, key, meta)``). Raises :class:`~fastswz.PlanError` for a configuration the kernel
+    family does not run and :class:`~fastswz.errors.CudaError` with NVRTC's log when the compile
+    fails.
     """
-    sources = codegen.kernel_sources(config)
+    c = codegen.normalize_config(config)
+    h = hashlib.sha256(repr((tuple(c[k] for k in codegen.GEMM_KEYS), sorted((defines or {}).items()),
+                             "sm_90a", _nvrtc_version(), codegen.generator_key())).encode())
+    key = h.hexdigest()[:32]
+    path = cache_dir() / "cubin" / f"{key}.cubin"
+    mpath = path.with_suffix(".json")
+    if cache and path.is_file() and mpath.is_file():
+        try:
+            m = json.loads(mpath.read_text())
+            out = (path.read_bytes(), key)
+            return out + (m,) if meta else out
+        except (OSError, ValueError):
+            pass   # a torn or foreign file: compile again and rewrite it
+    sources = codegen.kernel_sources(c)
     if defines:
         sources["gemm_sm90.cu"] = "".join(f"#define {k} {v}\n" for k, v in sorted(defines.items())) + sources["gemm_sm90.cu"]
-    key = codegen.source_key(sources, "sm_90a", "nvrtc" + _nvrtc_version())
-    path = cache_dir() / "cubin" / f"{key}.cubin"
-    if cache and path.is_file():
-        return path.read_bytes(), key
     with _LOCK:  # one import at a time: compile_many's threads would race a first import
         try:
             from cuda.core import Program, ProgramOptions
         except ImportError:
             raise CudaUnavailableError("compiling needs cuda-core: pip install 'fastswz[cuda]'") from None
-    opts = ProgramOptions(arch="sm_90a", std="c++17", name=f"fastswz_{key[:8]}.cu")
+    # -default-device: NVRTC 13.0 (the H100 machines') takes the generic lambdas of the kernel's
+    # static_for (epilogue.cuh) for host functions without it; 13.5 does not
+    opts = ProgramOptions(arch="sm_90a", std="c++17", name=f"fastswz_{key[:8]}.cu",
+                          device_as_default_execution_space=True)
     try:
         prog = Program(_inline(sources), code_type="c++", options=opts)
         obj = prog.compile("cubin")
     except Exception as e:  # noqa: BLE001 - NVRTC's error carries the log
-        raise CudaError(f"NVRTC failed to compile the GEMM kernel for {codegen.normalize_config(config)}: {e}") from None
+        raise CudaError(f"NVRTC failed to compile the GEMM kernel for {c}: {e}") from None
     cubin = bytes(obj.code)
+    m = codegen.launch_meta(codegen.kernel_row(c), c["out_dtype"])
     if cache:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(cubin)
-        os.replace(tmp, path)
-    return cubin, key
+        for target, data in ((path, cubin), (mpath, json.dumps(m).encode())):
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, target)
+    return (cubin, key, m) if meta else (cubin, key)
 
 
 # -- loaded kernels and launches ----------------------------------------------------------------------
@@ -216,16 +248,27 @@ class GemmKernel:
     (:mod:`fastswz.cuda._driver`).
     """
 
-    def __init__(self, config, cubin, key):
+    def __init__(self, config, cubin, key, meta=None):
         self.config = codegen.normalize_config(config)
         self.cubin, self.key = cubin, key
-        self.plan = codegen.kernel_row(self.config)
+        self._plan = None
+        self.meta = meta if meta is not None else codegen.launch_meta(self.plan, self.config["out_dtype"])
         self._modules = {}      # device ordinal -> (module, function, split-K reduction or None)
         self._launchers = {}    # device ordinal -> _driver.Launcher
+        self._by_ctx = {}       # context handle (int) -> (launcher, device ordinal)
         self._grids = {}        # (device, m, n) -> CTAs
-        self._pack = codegen.params_struct().pack
+        self._pack = codegen.params_packer()
+        # FswParams with the defaults of the fields after k (alpha 1): the launcher writes the rest
+        self._params0 = self._pack(0, 0, 0, 0, 0)
         self._swap = self.config["swap_ab"]     # the kernel's A is the caller's B
         self._splits = self.config["split_k"]   # > 1: partials to a workspace, then the reduction
+
+    @property
+    def plan(self):
+        """The plan row the kernel was built from (:func:`codegen.kernel_row`), made on first use."""
+        if self._plan is None:
+            self._plan = codegen.kernel_row(self.config)
+        return self._plan
 
     def __repr__(self):
         c = self.config
@@ -247,7 +290,7 @@ class GemmKernel:
 
     @property
     def smem_bytes(self):
-        return self.plan["smem_bytes"] + 1024   # the kernel rounds its base up to 1024
+        return self.meta["smem_bytes"] + 1024   # the kernel rounds its base up to 1024
 
     def _function(self, device=None):
         """The kernel's CUfunction on a GPU (default: the current one), loading the cubin into
@@ -293,24 +336,18 @@ class GemmKernel:
         if lau is None:
             from . import _driver
 
-            c, p = self.config, self.plan
+            c, m = self.config, self.meta
             f = self._function(ordinal)
-            mc = p["kernel"]["multicast"]
-            boxes, swizzles, dtypes, sizes = [], [], [], []
-            for op in ("a", "b"):   # the kernel's operands (swap_ab: its A is the caller's B)
-                o = p[op]
-                boxes.append(mc["tma_box"] if mc and mc["operand"] == op else o["tma_box"])
-                swizzles.append(o["tma_swizzle_value"])
-                dtypes.append(_driver.TMA_DATA_TYPE[o["dtype"]])
-                sizes.append(_lookup_dtype(o["dtype"]).bits // 8)
-            e = p["epilogue"]
-            boxes.append(e["tma_box"] if e else (1, 1))
-            swizzles.append(_SWIZZLE_CODE[e["swizzle"]] if e else 0)
-            dtypes.append(_driver.TMA_DATA_TYPE[c["out_dtype"]])
-            sizes.append(_lookup_dtype(c["out_dtype"]).bits // 8)
-            lau = _driver.Launcher(int(f), _device(ordinal)["ctx_int"], p["kernel"]["threads"],
-                                   self.smem_bytes, c["cluster_m"], dtypes, sizes, boxes, swizzles,
-                                   (p["a"]["major"] == "K", p["b"]["major"] == "K"), bool(e))
+            # the kernel's operands (swap_ab: its A is the caller's B), from the launch metadata
+            dtypes = [_driver.TMA_DATA_TYPE[t] for t in m["dtypes"]]
+            sizes = [_lookup_dtype(t).bits // 8 for t in m["dtypes"]]
+            cm = c["cluster_m"]
+            limit = _device(ordinal)["info"]["sms"] if cm == 1 else self._clusters(ordinal)
+            lau = _driver.Launcher(int(f), _device(ordinal)["ctx_int"], m["threads"],
+                                   self.smem_bytes, cm, dtypes, sizes, m["boxes"],
+                                   m["swizzles"], [mj == "K" for mj in m["majors"]], m["epilogue"],
+                                   c["bm"], c["bn"], limit)
+            self._by_ctx[_device(ordinal)["ctx_int"]] = (lau, ordinal)
             self._launchers[ordinal] = lau
         return lau
 
@@ -344,38 +381,49 @@ class GemmKernel:
         if cm == 1:
             g = max(1, min(groups, sms))
         else:
-            key = ("clusters", ordinal)
-            if key not in self.__dict__:
-                drv = driver()
-                cfg = drv.CUlaunchConfig()
-                cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = cm * sms // cm, 1, 1
-                cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = self.plan["kernel"]["threads"], 1, 1
-                cfg.sharedMemBytes = self.smem_bytes
-                attr = drv.CUlaunchAttribute()
-                attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-                attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cm, 1, 1
-                cfg.attrs = [attr]
-                cfg.numAttrs = 1
-                f = self._function(ordinal)
-                prev = _check(drv.cuCtxGetCurrent(), "cuCtxGetCurrent")
-                _check(drv.cuCtxSetCurrent(_device(ordinal)["ctx"]), "cuCtxSetCurrent")
-                try:
-                    self.__dict__[key] = int(_check(drv.cuOccupancyMaxActiveClusters(f, cfg),
-                                                    "cuOccupancyMaxActiveClusters"))
-                finally:
-                    drv.cuCtxSetCurrent(prev)
-            g = cm * max(1, min(groups, self.__dict__[key]))
+            g = cm * max(1, min(groups, self._clusters(ordinal)))
         if len(self._grids) > 4096:
             self._grids.clear()
         self._grids[(ordinal, m, n)] = g
         return g
 
+    def _clusters(self, ordinal):
+        """How many of this kernel's clusters fit on GPU ``ordinal`` at once."""
+        cm = self.config["cluster_m"]
+        sms = _device(ordinal)["info"]["sms"]
+        key = ("clusters", ordinal)
+        if key not in self.__dict__:
+            drv = driver()
+            cfg = drv.CUlaunchConfig()
+            cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = cm * sms // cm, 1, 1
+            cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = self.meta["threads"], 1, 1
+            cfg.sharedMemBytes = self.smem_bytes
+            attr = drv.CUlaunchAttribute()
+            attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+            attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cm, 1, 1
+            cfg.attrs = [attr]
+            cfg.numAttrs = 1
+            f = self._function(ordinal)
+            prev = _check(drv.cuCtxGetCurrent(), "cuCtxGetCurrent")
+            _check(drv.cuCtxSetCurrent(_device(ordinal)["ctx"]), "cuCtxSetCurrent")
+            try:
+                self.__dict__[key] = int(_check(drv.cuOccupancyMaxActiveClusters(f, cfg),
+                                                "cuOccupancyMaxActiveClusters"))
+            finally:
+                drv.cuCtxSetCurrent(prev)
+        return self.__dict__[key]
+
     def launch(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None, device=None,
-               workspace=None):
+               workspace=None, **fields):
         """Run D = A x B on device pointers (leading dimensions in elements, 16-byte aligned
         rows and bases). A is M x K (K-major: row pitch ``lda``) or its K x M transpose
         (MN-major); B is N x K (K-major) or K x N (MN-major); D is M x N row-major. A swap-AB
         kernel (``swap_ab``) takes the same arguments and passes B as its A itself.
+
+        ``fields``: the fused epilogue's parameters (:data:`fastswz.cuda.codegen.PARAM_FIELDS`
+        after ``k``: ``alpha``, ``beta``, device pointers ``bias``, ``c``, ``scale_a``,
+        ``scale_b``, ``out_scale``, ``amax``, and ``ldc`` and the scale strides in elements);
+        the configuration says which the kernel reads, and those must be given.
 
         Asynchronous on ``stream`` (a ``CUstream`` handle as an int; 0 the legacy default
         stream) of GPU ``device`` (default: the one whose context is current on this thread,
@@ -388,8 +436,15 @@ class GemmKernel:
         run the launch, then launches its reduction kernel on the same stream. Without one it
         allocates stream-ordered memory (``cuMemAllocAsync``) and frees it after the launch in
         stream order."""
-        ordinal = current_device() if device is None else device
-        lau = self._launchers.get(ordinal) or self.launcher(ordinal)
+        if device is None:
+            hit = self._by_ctx.get(_driver.current_context())
+            lau, ordinal = hit if hit is not None else (self.launcher(), current_device())
+        else:
+            ordinal = device
+            lau = self._launchers.get(ordinal) or self.launcher(ordinal)
+        if self._splits == 1 and not self._swap:   # the common case: grid computed in C
+            lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, self._params0, grid or 0)
+            return
         g = grid or self._grids.get((ordinal, m, n)) or self.grid(m, n, ordinal)
         stream = int(stream)
         if self._splits > 1:
@@ -399,15 +454,17 @@ class GemmKernel:
             a_ptr, b_ptr, m, n, lda, ldb = b_ptr, a_ptr, n, m, ldb, lda
         if self._splits == 1:
             lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd,
-                    self._pack(d_ptr, ldd, m, n, k, 0), g)
+                    self._pack(d_ptr, ldd, m, n, k, **fields) if fields else self._params0, g)
             return
         try:
-            self._split_run(lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, ws, g)
+            self._split_run(lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, ws, g,
+                            fields)
         finally:
             if own:
                 free_async(ws, stream, ordinal)
 
-    def _split_run(self, lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, ws, g):
+    def _split_run(self, lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, ws, g,
+                   fields):
         """Split-K in the kernel's frame (swapped already): the GEMM kernel's partials into
         ``ws``, then the reduction (one CTA of 128 threads per MN block of A per output tile)."""
         from . import _driver
@@ -415,7 +472,7 @@ class GemmKernel:
         if not ws:
             raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
                                     "bytes of device memory")
-        params = self._pack(d_ptr, ldd, m, n, k, ws)
+        params = self._pack(d_ptr, ldd, m, n, k, workspace=ws, **fields)
         lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
         tiles = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"])
         red = self._load(ordinal)[2]
@@ -425,20 +482,21 @@ class GemmKernel:
 
     def bound(self, m, n, k, lda, ldb, ldd, device=None, grid=None):
         """``run(a_ptr, b_ptr, d_ptr, stream, workspace=0)``: :meth:`launch` for one problem
-        (the caller's meaning) with everything but the pointers and the stream worked out once:
-        the swapped extents, the grid, the reduction's function and grid. What a prepared call
-        keeps (``gemm``'s call cache, the timing loop): one or two C launches per call."""
+        (the caller's meaning, no epilogue fields) with everything but the pointers and the
+        stream worked out once: the swapped extents, the grid, the reduction's function and grid.
+        What a prepared call keeps (``gemm``'s call cache, the timing loop): one or two C
+        launches per call."""
         ordinal = current_device() if device is None else device
         lau = self.launcher(ordinal)
         g = grid or self.grid(m, n, ordinal)
-        pack, swap = self._pack, self._swap
+        pack, swap, params0 = self._pack, self._swap, self._params0
         if swap:   # as launch: the kernel's A is the caller's B, its M the caller's N
             m, n, lda, ldb = n, m, ldb, lda
         if self._splits == 1:
             def run(a_ptr, b_ptr, d_ptr, stream, workspace=0):
                 if swap:
                     a_ptr, b_ptr = b_ptr, a_ptr
-                lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, pack(d_ptr, ldd, m, n, k, 0), g)
+                lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params0, g)
             return run
         from . import _driver
 
@@ -452,12 +510,12 @@ class GemmKernel:
                                         "bytes of device memory")
             if swap:
                 a_ptr, b_ptr = b_ptr, a_ptr
-            params = pack(d_ptr, ldd, m, n, k, workspace)
+            params = pack(d_ptr, ldd, m, n, k, workspace=workspace)
             lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
             plain(red, ctx, tiles, threads, 0, stream, params, "the split-K reduction kernel")
         return run_split
 
-    def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None):
+    def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None, **fields):
         """The launch as a no-argument callable (the timing loop's), for the current GPU; a
         split-K kernel's workspace is allocated once, here, and freed with the callable."""
         ordinal = current_device()
@@ -466,12 +524,18 @@ class GemmKernel:
             run = self.bound(m, n, k, lda, ldb, ldd, ordinal, grid)
             keep = _Free(_alloc(self.workspace_bytes(m, n, k)) if self._splits > 1 else 0)
 
-            def go_scheduled():   # one or two C launches, no Python between them
-                run(a_ptr, b_ptr, d_ptr, stream, keep.ptr)
-            return go_scheduled
+            if not fields:
+                def go_scheduled():   # one or two C launches, no Python between them
+                    run(a_ptr, b_ptr, d_ptr, stream, keep.ptr)
+                return go_scheduled
+
+            def go_general():
+                self.launch(a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream, grid, ordinal,
+                            keep.ptr or None, **fields)
+            return go_general
         lau = self.launcher(ordinal)
         g = grid or self.grid(m, n, ordinal)
-        params = self._pack(d_ptr, ldd, m, n, k, 0)
+        params = self._pack(d_ptr, ldd, m, n, k, **fields) if fields else self._params0
 
         def go():
             lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
@@ -480,14 +544,16 @@ class GemmKernel:
     def time(self, m, n, k, *, warmup=3, reps=20, flush_l2=True, seed=0):
         """Median/min/max milliseconds of ``reps`` runs on random inputs (CUDA events around
         each launch; the L2 flushed by a memset before each one), spread = max/min - 1, and
-        TFLOP/s = 2 m n k / median."""
+        TFLOP/s = 2 m n k / median; ``samples_ms`` holds every timed run (the measured search
+        pools them across its rounds)."""
         bufs = _problem_buffers(self.config, m, n, k, seed)
         drv = driver()
         start = _check(drv.cuEventCreate(0), "cuEventCreate")
         stop = _check(drv.cuEventCreate(0), "cuEventCreate")
         flush = _flush_buffer() if flush_l2 else None
         times = []
-        go = self._prepare(*bufs, m, n, k, *_lds(self.config, m, n, k))
+        go = self._prepare(*bufs, m, n, k, *_lds(self.config, m, n, k),
+                           **_fusion_buffers(self.config, m, n, k, seed))
         for i in range(warmup + reps):
             if flush is not None:
                 _check(drv.cuMemsetD32Async(flush[0], i, flush[1] // 4, 0), "cuMemsetD32Async")
@@ -503,7 +569,7 @@ class GemmKernel:
         med = float(np.median(t))
         return {"median_ms": med, "min_ms": float(t.min()), "max_ms": float(t.max()),
                 "spread": float(t.max() / t.min() - 1.0), "tflops": 2.0 * m * n * k / med / 1e9,
-                "reps": reps}
+                "reps": reps, "samples_ms": [float(x) for x in times]}
 
 
 class _Free:
@@ -520,54 +586,193 @@ class _Free:
                 pass
 
 
-def check(kernel, m, n, k, *, ints=True, seed=0):
-    """Run ``kernel`` once on host-made inputs and compare D with the float64 product.
+def check(kernel, m, n, k, *, ints=True, seed=0, alpha=None, beta=None, out_scale=None):
+    """Run ``kernel`` once on host-made inputs and compare D with a float64 reference.
 
-    ``ints=True``: small integers in [-2, 2] (exact in every input type, every sum exact in
-    f32): D must equal the reference rounded to the output type, element for element.
-    ``ints=False``: normal(0, 1) values; the relative Frobenius error is reported. D is
-    poisoned (all bits set: NaN) first, so an unwritten element fails. A split-K kernel runs
-    twice (D poisoned again between): ``deterministic`` says whether the two D were the same
-    bits, and ``ok`` needs it. Returns a dict.
+    The reference is the float64 product (``block`` scales: promoted per 128 of K,
+    :func:`~fastswz.cuda.reference_gemm.reference_block_scaled`) through the configuration's
+    epilogue (:func:`~fastswz.cuda.reference_gemm.reference_epilogue`: scales, alpha, beta C,
+    bias, activation, amax, fp8 ``out_scale``), rounded to the output type as the kernel rounds
+    (nearest even; fp8 saturating).
+
+    ``ints=True``: small integers in [-2, 2] for A and B, integers for C and bias, powers of two
+    for alpha, beta and every scale: every sum and product is exact in f32, so with the
+    identity or relu D must equal the rounded reference element for element (``mismatches``)
+    and amax must be equal. With gelu, gelu_tanh or silu (erff, tanhf, expf in f32, each
+    within a few f32 ulps, and a few f32 operations around them) the kernel's value before the
+    cast is within ``2**-20 * S`` of the float64 one (``S``: the sum of the magnitudes of the
+    terms, |alpha acc s| + |beta C| + |bias|), so each element must be within that plus one ulp
+    of the output type at the reference (a rounding boundary may fall between), and amax within
+    ``2**-20 * max S``. ``ints=False``: normal(0, 1) operands and epilogue inputs, scales in
+    [0.5, 2]; the relative Frobenius error of D against the float64 reference must be under
+    1e-2 (bf16/f16 inputs), 2e-2 (fp8), 3e-3 (tf32), or (fp8 output) one ulp of the output type
+    relative (2**-3 e4m3, 2**-2 e5m2) where larger. D is poisoned (all bits set: NaN) first, so
+    an unwritten element fails. ``alpha``, ``beta``, ``out_scale``: other values than the
+    check's own (then "exact" holds only if they keep every step exact, e.g. powers of two).
+    A split-K kernel runs twice (D poisoned again between): ``deterministic`` says whether the
+    two D were the same bits, and ``ok`` needs it. Returns a dict (``ok``, ``mismatches`` or
+    ``rel_err``, ``unwritten``, ``deterministic``, ``amax`` and ``amax_ref`` where the kernel
+    writes amax).
     """
-    from .reference_gemm import decode
+    from .reference_gemm import decode, reference_block_scaled, reference_epilogue, ulp
 
     c = kernel.config
     drv = driver()
     _context()
-    ops = _host_operands(c, m, n, k, np.random.default_rng(seed), ints)
+    rng = np.random.default_rng(seed)
+    ops = _host_operands(c, m, n, k, rng, ints)
     host = [logical for logical, _, _ in ops]
     ptrs = [_to_device(stored) for _, stored, _ in ops]
     (_, _, lda), (_, _, ldb) = ops
+    fused = _host_fusion(c, m, n, k, rng, ints, alpha=alpha, beta=beta, out_scale=out_scale)
+    extras = {}
     eo = _lookup_dtype(c["out_dtype"]).bits // 8
     ldd = -(-n * eo // 16) * 16 // eo
     pd = _alloc(m * ldd * eo)
     runs = []
     try:
+        for name, arr in fused["device"].items():
+            ptr = _to_device(arr)
+            ptrs.append(ptr)
+            extras[name] = ptr
+        extras.update(fused["params"])
         for _ in range(2 if c["split_k"] > 1 else 1):
             _check(drv.cuMemsetD8(pd, 0xFF, m * ldd * eo), "cuMemsetD8")
-            kernel.launch(ptrs[0], ptrs[1], pd, m, n, k, lda, ldb, ldd)
+            kernel.launch(ptrs[0], ptrs[1], pd, m, n, k, lda, ldb, ldd, **extras)
             _check(drv.cuCtxSynchronize(), "the GEMM kernel")
             out = np.empty(m * ldd, dtype={1: np.uint8, 2: np.uint16, 4: np.uint32}[eo])
             _check(drv.cuMemcpyDtoH(out.ctypes.data, pd, out.nbytes), "cuMemcpyDtoH")
             runs.append(out)
+        amax = None
+        if c["amax"]:
+            got = np.empty(1, dtype=np.float32)
+            _check(drv.cuMemcpyDtoH(got.ctypes.data, extras["amax"], 4), "cuMemcpyDtoH")
+            amax = float(got[0])
     finally:
         for p in (*ptrs, pd):
             drv.cuMemFree(p)
     d = decode(out, c["out_dtype"]).reshape(m, ldd)[:, :n]
-    ref = host[0] @ host[1].T
-    res = {"m": m, "n": n, "k": k, "ints": ints, "unwritten": int(np.isnan(d).sum()),
+    h = fused["host"]
+    if c["scale"] == "block":
+        acc = reference_block_scaled(host[0], host[1].T, h["scale_a"], h["scale_b"])
+    else:
+        acc = host[0] @ host[1].T
+    D, want, amax_ref = reference_epilogue(
+        acc, alpha=h["alpha"], beta=h["beta"], c=h.get("c"), bias=h.get("bias"),
+        activation_name=c["activation"], scale=c["scale"], scale_a=h.get("scale_a"),
+        scale_b=h.get("scale_b"), out_scale=h.get("out_scale"), out_dtype=c["out_dtype"])
+    res = {"m": m, "n": n, "k": k, "ints": ints, "unwritten": int(np.isnan(d).sum() - np.isnan(want).sum()),
            "deterministic": all(np.array_equal(r.reshape(m, ldd)[:, :n], runs[0].reshape(m, ldd)[:, :n])
                                 for r in runs)}
-    if ints:
-        want = decode(_bits_of(ref.astype(np.float32), c["out_dtype"]), c["out_dtype"]).reshape(m, n)
-        res["mismatches"] = int((d != want).sum())
-        res["ok"] = res["mismatches"] == 0 and res["deterministic"]
+    terms = np.abs(h["alpha"] * acc * h["s"])
+    if h.get("c") is not None and h["beta"] != 0:
+        terms = terms + np.abs(h["beta"] * h["c"])
+    if h.get("bias") is not None:
+        terms = terms + np.abs(h["bias"]).reshape(1, -1)
+    exact = c["activation"] in ("identity", "relu")
+    if amax is not None:
+        res["amax"], res["amax_ref"] = amax, amax_ref
+        bound = 0.0 if ints and exact else 2.0 ** -20 * float(terms.max(initial=0.0)) + (
+            0.0 if ints else 1e-2 * abs(amax_ref))
+        amax_ok = abs(amax - amax_ref) <= bound or (np.isnan(amax) and np.isnan(amax_ref))
+        res["amax_ok"] = bool(amax_ok)
     else:
-        err = float(np.linalg.norm(np.nan_to_num(d, nan=1e30) - ref) / np.linalg.norm(ref))
+        amax_ok = True
+    fp8_out = c["out_dtype"] in ("e4m3", "e5m2")
+    if ints:
+        if exact:
+            bad = ~((d == want) | (np.isnan(d) & np.isnan(want)))
+        else:
+            scale_out = h.get("out_scale") or 1.0 if fp8_out else 1.0
+            tol = ulp(want, c["out_dtype"]) + 2.0 ** -20 * terms * scale_out
+            bad = ~((np.abs(d - want) <= tol) | (np.isnan(d) & np.isnan(want)))
+        res["mismatches"] = int(bad.sum())
+        res["ok"] = res["mismatches"] == 0 and amax_ok and res["deterministic"]
+    else:
+        ref = want if fp8_out else D
+        num = np.linalg.norm(np.nan_to_num(d, nan=1e30) - ref)
+        err = float(num / max(np.linalg.norm(ref), 1e-30))
+        bound = 2e-2 if c["a_dtype"] in ("e4m3", "e5m2") else (3e-3 if c["a_dtype"] == "tf32" else 1e-2)
+        if fp8_out:
+            bound = max(bound, 2.0 ** -3 if c["out_dtype"] == "e4m3" else 2.0 ** -2)
         res["rel_err"] = err
-        res["ok"] = bool(err < (2e-2 if c["a_dtype"] in ("e4m3", "e5m2") else 1e-2)) and res["deterministic"]
+        res["ok"] = bool(err < bound) and amax_ok and res["deterministic"]
     return res
+
+
+def _host_fusion(c, m, n, k, rng, ints, alpha=None, beta=None, out_scale=None):
+    """The epilogue inputs of a check: ``{"host": float64 values, "device": {field: stored array},
+    "params": {field: scalar}}`` for the configuration's bias, residual, scales, out_scale and
+    amax (see :func:`check` for the values)."""
+    pow2 = lambda *shape: 2.0 ** rng.integers(-2, 3, shape)   # noqa: E731
+    uni = lambda *shape: rng.uniform(0.5, 2.0, shape)         # noqa: E731
+    h = {"alpha": (2.0 if ints else 0.75) if alpha is None else float(alpha), "beta": 0.0, "s": 1.0}
+    dev, params = {}, {"alpha": h["alpha"]}
+    if c["residual"]:
+        h["beta"] = (0.5 if ints else 1.25) if beta is None else float(beta)
+        x = rng.integers(-4, 5, (m, n)).astype(np.float32) if ints else rng.standard_normal((m, n), dtype=np.float32)
+        bits = _bits_of(x, c["residual"])
+        ldc = _pitch(n, c["residual"])
+        dev["c"] = np.pad(bits, ((0, 0), (0, ldc - n)))
+        h["c"] = _decode_bits(bits, c["residual"])
+        params.update(beta=h["beta"], ldc=ldc)
+    if c["bias"]:
+        x = rng.integers(-8, 9, n).astype(np.float32) if ints else rng.standard_normal(n, dtype=np.float32)
+        bits = _bits_of(x, c["bias"])
+        dev["bias"] = bits
+        h["bias"] = _decode_bits(bits, c["bias"])
+    draw = pow2 if ints else uni
+    if c["scale"] == "tensor":
+        sa, sb = draw(1).astype(np.float32), draw(1).astype(np.float32)
+        h["s"] = float(sa[0]) * float(sb[0])
+    elif c["scale"] == "row":
+        sa, sb = draw(m).astype(np.float32), draw(n).astype(np.float32)
+        h["s"] = sa.astype(np.float64).reshape(-1, 1) * sb.astype(np.float64).reshape(1, -1)
+        params.update(sa_sm=1, sb_sn=1)
+    elif c["scale"] == "block":
+        kb, nb = -(-k // codegen.BLOCK_SCALE_K), -(-n // codegen.BLOCK_SCALE_K)
+        sa, sb = draw(m, kb).astype(np.float32), draw(nb, kb).astype(np.float32)
+        # A's scales column-major (M contiguous), as DeepGEMM stores them; B's row-major
+        dev_sa = np.ascontiguousarray(sa.T)
+        params.update(sa_sm=1, sa_sk=m, sb_sn=kb, sb_sk=1)
+    if c["scale"] != "none":
+        dev["scale_a"] = dev_sa if c["scale"] == "block" else sa
+        dev["scale_b"] = sb
+        h["scale_a"], h["scale_b"] = sa.astype(np.float64), sb.astype(np.float64)
+    if c["out_dtype"] in ("e4m3", "e5m2"):
+        h["out_scale"] = (0.5 if ints else 0.25) if out_scale is None else float(out_scale)
+        dev["out_scale"] = np.array([h["out_scale"]], dtype=np.float32)
+    if c["amax"]:
+        dev["amax"] = np.zeros(1, dtype=np.float32)
+    return {"host": h, "device": dev, "params": params}
+
+
+def _decode_bits(bits, dtype):
+    from .reference_gemm import decode
+
+    return decode(bits, dtype)
+
+
+def _fusion_buffers(c, m, n, k, seed):
+    """Device pointers and parameters of the epilogue inputs a timed launch reads (random
+    values, scales in [0.5, 2]); kept with the problem's buffers."""
+    if all(c[key] == v for key, v in codegen.FUSION_DEFAULTS.items()) and c["out_dtype"] not in ("e4m3", "e5m2"):
+        return {}
+    key = ("fusion", tuple(c[x] for x in codegen.GEMM_KEYS), m, n, k, seed)
+    with _LOCK:
+        old = _STATE.get("fusion")
+        if old and old[0] == key:
+            return old[1]
+        if old:
+            for name, v in old[1].items():
+                if name in ("bias", "c", "scale_a", "scale_b", "out_scale", "amax"):
+                    driver().cuMemFree(v)
+        f = _host_fusion(c, m, n, k, np.random.default_rng(seed + 1), False)
+        fields = dict(f["params"])
+        for name, arr in f["device"].items():
+            fields[name] = _to_device(arr)
+        _STATE["fusion"] = (key, fields)
+        return fields
 
 
 def _host_operands(config, m, n, k, rng, ints=True):
@@ -726,7 +931,8 @@ def random_bits(dtype, count, rng):
 
 
 def _problem_buffers(c, m, n, k, seed):
-    key = (c["a_dtype"], c["b_dtype"], c["out_dtype"], m, n, k, seed)
+    # the majors too: they decide the buffers' row counts and pitches
+    key = (c["a_dtype"], c["b_dtype"], c["out_dtype"], c["a_major"], c["b_major"], m, n, k, seed)
     with _LOCK:
         old = _STATE.get("problem")
         if old and old[0] == key:

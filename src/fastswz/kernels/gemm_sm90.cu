@@ -34,6 +34,7 @@ namespace scheduler = fastswz_plan::scheduler;
 #include "sm90/epilogue.cuh"
 #include "sm90/scheduler.cuh"
 #include "sm90/splitk.cuh"
+#include "sm90/block_scale.cuh"
 
 #ifndef FSW_SETMAXNREG
 // Register reallocation between the roles (setmaxnreg). Seen on an H100: with four consumer
@@ -125,6 +126,11 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     int stage = 0;
     uint32_t phase = 0;
     Epilogue epilogue;
+    epilogue.ops.init(p);
+#if FSW_PROMOTE
+    float total[P::accumulator::kRegisters];   // the promoted f32 sum of the k-tiles (block scales, or promote)
+    BlockScales scales;
+#endif
     ConsumerUnits tiles(p.m, p.n, k_tiles, rank, K::kConsumerSlots[wi]);
 #if FSW_DEBUG_DUMP
     bool first = true;
@@ -132,6 +138,11 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     WorkUnit u;
     while (tiles.next(u, stage, phase)) {
       int prev = -1;
+#if FSW_PROMOTE
+#pragma unroll
+      for (int r = 0; r < P::accumulator::kRegisters; ++r) total[r] = 0.f;
+      scales.load(p, u.tm, u.tn, w, thread, 0);
+#endif
       tiles.begin_mainloop();   // ping-pong: the other consumer warpgroup is past its waits
       for (int kt = u.k_begin; kt < u.k_end; ++kt) {
         mbar_wait(base + K::kFullBarrierOffsets[stage], phase);
@@ -155,25 +166,39 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < kKSteps; ++ks) {
+          // (promote: each k-tile's wgmma start from zero, its sum is promoted below)
           fsw_mma(acc, P::a::kDescriptors[stage][w][ks] + desc_shift,
-                  P::b::kDescriptors[stage][0][ks] + desc_shift, (kt != u.k_begin) | (ks != 0));
+                  P::b::kDescriptors[stage][0][ks] + desc_shift,
+                  FSW_PROMOTE ? (ks != 0) : ((kt != u.k_begin) | (ks != 0)));
         }
         wgmma_commit();
+#if FSW_PROMOTE
+        scales.advance(p, u.tm, u.tn, w, thread, kt, k_tiles);   // kt's scales; kt + 1's in flight
+        wgmma_wait<0>();   // this k-tile's partial sums are in acc, its stage may be refilled
+        if (thread == 0) release(base + K::kEmptyBarrierOffsets[stage]);
+        scales.promote(total, acc);
+#else
         wgmma_wait<1>();   // the previous k-tile's wgmma are done: its stage may be refilled
         if (prev >= 0 && thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);
         prev = stage;
+#endif
         if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
       }
       tiles.end_mainloop();
       wgmma_wait<0>();   // a unit has at least one k-tile (schedulers skip empty ones)
-      if (thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);
+      if (prev >= 0 && thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);   // (promote released each)
 #if FSW_DEBUG_DUMP
       first = false;
 #endif
+#if FSW_PROMOTE
+      tiles.store(total, u, epilogue, &tma_d, base, w, thread, leader, p);
+#else
       tiles.store(acc, u, epilogue, &tma_d, base, w, thread, leader, p);   // D, or split-K's partials
+#endif
     }
     tiles.finish();
     epilogue.finish(leader);
+    epilogue.ops.finish(p);   // amax: one atomic per warp
   }
   // No CTA leaves while its peer may still multicast into it or arrive on its barriers.
   if (cluster::kSize > 1) cluster_sync();

@@ -1,20 +1,24 @@
 // Epilogues of the sm90 GEMM kernels: the consumer warpgroups' f32 accumulators -> D.
 // The (thread, register) -> (m, n) map is the plan's (P::accumulator, from fastswz.wgmma_d), the
 // shared-memory tile's addresses and TMA boxes are the plan's (P::epilogue); the conversion to
-// D's type is fastswz_mma.h's (fsw_store_*).
+// D's type is fastswz_mma.h's (fsw_store_*); between the two, the fused epilogue
+// (epilogue_ops.cuh: scales, bias, residual, activation, amax, fp8 output scale) applies to each
+// pair of registers.
 #pragma once
+#include "epilogue_ops.cuh"
 
 // f(StaticInt<I>()), ..., f(StaticInt<N - 1>()): register indices known at compile time whatever
 // the unroller decides. Seen with NVRTC 13: `#pragma unroll` over the 128 registers of a 64 x 256
 // accumulator stopped unrolling once the unit loop around it grew (ping-pong's unit filter), and
 // the accumulators went to local memory; a binary split keeps the instantiation depth at log2(N).
 template <int I> struct StaticInt { static constexpr int value = I; };
-template <int I, int N, class F> __device__ __forceinline__ void static_for(F&& f) {
+template <int I, int N, class Fn> __device__ __forceinline__ void static_for(Fn&& f) {
   if constexpr (N - I == 1) f(StaticInt<I>());
   else if constexpr (N > I) { static_for<I, (I + N) / 2>(f); static_for<(I + N) / 2, N>(f); }
 }
 
 struct Epilogue {
+  EpilogueOps ops;   // the fused epilogue (its init(p) runs before the first tile)
 #if FSW_EPILOGUE_TILE
   int ebuf = 0;   // the epilogue tile the next column block goes through
 #endif
@@ -24,6 +28,7 @@ struct Epilogue {
                                         uint32_t base, int w, int thread, bool leader, int tm, int tn,
                                         const FswParams& p) {
     const int n0 = tn * P::kBN;
+    ops.tile(tm, w, thread, p);
 #if FSW_EPILOGUE_TILE
     // Registers -> the plan's epilogue tile (swizzled, row-major D) -> TMA store per box, one
     // column block of kCols at a time: registers [j R, j R + R) hold block j (the plan's
@@ -41,7 +46,9 @@ struct Epilogue {
         const int r = j * P::accumulator::kSubtileRegisters + i;
         const uint32_t m = 64 * w + P::accumulator::row(thread, r);
         const uint32_t n = P::accumulator::col(thread, r) - j * P::epilogue::kCols;
-        fsw_store_shared_pair(epi + P::epilogue::offset(m, n), acc[r], acc[r + 1]);
+        float x0 = acc[r], x1 = acc[r + 1];
+        ops.apply(x0, x1, r, tm * P::kBM + m, n0 + P::accumulator::col(thread, r), p);
+        fsw_store_shared_pair(epi + P::epilogue::offset(m, n), x0, x1);
       }
       fence_async_shared();
       named_sync(1, K::kConsumerWarpgroups * 128);
@@ -74,12 +81,14 @@ struct Epilogue {
       constexpr int r = 2 * decltype(i)::value;
       const int m = m0 + P::accumulator::row(thread, r);
       const int n = n0 + P::accumulator::col(thread, r);
+      float x0 = acc[r], x1 = acc[r + 1];
+      ops.apply(x0, x1, r, m, n, p);
       if (m < p.m) {
         FSW_OUT_T* q = d + (long long)m * p.ldd + n;
-        if (pairs && n + 1 < p.n) fsw_store_global_pair(q, acc[r], acc[r + 1]);
+        if (pairs && n + 1 < p.n) fsw_store_global_pair(q, x0, x1);
         else {
-          if (n < p.n) fsw_store_global(q, acc[r]);
-          if (n + 1 < p.n) fsw_store_global(q + 1, acc[r + 1]);
+          if (n < p.n) fsw_store_global(q, x0);
+          if (n + 1 < p.n) fsw_store_global(q + 1, x1);
         }
       }
     });

@@ -1,0 +1,165 @@
+// The fused epilogue of the sm90 GEMM kernels (issue 28): what happens to a pair of f32
+// accumulators (row m, columns n and n + 1 of D, global coordinates from the plan's accumulator
+// map in epilogue.cuh) between the main loop and fsw_store_*, in f32, in this order:
+//   v = alpha * acc * scales + beta * C[m][n] + bias[n]   (beta * C skipped when beta == 0, as
+//       torch.addmm ignores C then; scales: per tensor or per row of A and column of B)
+//   D = act(v)                                            (identity, relu, gelu, gelu_tanh, silu)
+//   amax = max(amax, |D|)                                 (NaN wins: its bits exceed Inf's)
+//   fp8 D: D * out_scale, then fsw_store_* rounds and saturates (cvt.rn.satfinite)
+// Every switch is a macro of fastswz_fusion.h, generated from the configuration; with nothing
+// fused (FSW_FUSED 0) apply() multiplies by alpha only. PTX: redux.sync 9.7.13.11, atom 9.7.13.5.
+#pragma once
+#include "fastswz_fusion.h"
+
+namespace F = fastswz_fusion;
+
+// bf16 / f16 bits or f32 -> f32 (FSW_*_KIND: 0 bf16, 1 f16, 2 f32)
+template <int Kind> __device__ __forceinline__ float fsw_to_f32(float x) { return x; }
+#ifndef FSW_HOST_EMULATION   // tests/test_epilogue_fusion.py runs this file on the host
+__device__ __forceinline__ float fsw_f16_to_f32(unsigned short h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+#endif
+template <int Kind> __device__ __forceinline__ float fsw_to_f32(unsigned short h) {
+  return Kind == 0 ? __uint_as_float((uint32_t)h << 16) : fsw_f16_to_f32(h);
+}
+
+// The activation, as torch evaluates it in f32 (torch.relu keeps NaN: no fmaxf here).
+__device__ __forceinline__ float fsw_act(float x) {
+#if FSW_ACT == 1
+  return x < 0.f ? 0.f : x;
+#elif FSW_ACT == 2
+  return 0.5f * x * (1.f + erff(x * 0.7071067811865476f));                  // x Phi(x)
+#elif FSW_ACT == 3
+  return 0.5f * x * (1.f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+#elif FSW_ACT == 4
+  return x / (1.f + expf(-x));
+#else
+  return x;
+#endif
+}
+
+// Two adjacent elements (n even) of bias / C at once where the pointer allows. C may be D
+// itself (an in-place residual), so its loads are coherent ones (NC false), not ld.global.nc.
+template <int Kind, bool NC = true> __device__ __forceinline__ void fsw_load_pair(const float* p, float& a, float& b) {
+  const float2 v = NC ? __ldg(reinterpret_cast<const float2*>(p)) : *reinterpret_cast<const float2*>(p);
+  a = v.x;
+  b = v.y;
+}
+template <int Kind, bool NC = true>
+__device__ __forceinline__ void fsw_load_pair(const unsigned short* p, float& a, float& b) {
+  const unsigned int v = NC ? __ldg(reinterpret_cast<const unsigned int*>(p)) : *reinterpret_cast<const unsigned int*>(p);
+  a = fsw_to_f32<Kind>((unsigned short)(v & 0xffffu));
+  b = fsw_to_f32<Kind>((unsigned short)(v >> 16));
+}
+
+struct EpilogueOps {
+  float alpha, beta, scale, out_scale;   // scale: the per-tensor scales' product (else 1)
+  unsigned int amax;                     // this thread's max |D| so far, as f32 bits
+  bool pair_bias, pair_c, pair_sb;       // the pairs' loads may be one load (aligned)
+#if FSW_SCALE == 2
+  float row_scale[F::kRowSlots];         // rowwise: scale_a of each row this thread holds, this tile
+#endif
+
+  __device__ __forceinline__ void init(const FswParams& p) {
+    alpha = p.alpha;
+    beta = p.beta;
+    scale = 1.f;
+    out_scale = 1.f;
+    amax = 0u;
+    pair_bias = ((unsigned long long)p.bias % (2 * sizeof(FSW_BIAS_T))) == 0;
+    pair_c = ((unsigned long long)p.c % (2 * sizeof(FSW_C_T))) == 0 && (p.ldc & 1) == 0;
+    pair_sb = ((unsigned long long)p.scale_b % 8) == 0 && p.sb_sn == 1;
+#if FSW_SCALE == 1
+    scale = __ldg(p.scale_a) * __ldg(p.scale_b);
+#endif
+#if FSW_OUT_FP8
+    if (p.out_scale) out_scale = __ldg(p.out_scale);
+#endif
+  }
+
+  // Before a tile's registers are stored: the per-row operands of the rows this thread holds
+  // (the plan's accumulator rows, through fastswz_fusion::kSlotRegister).
+  __device__ __forceinline__ void tile(int tm, int w, int thread, const FswParams& p) {
+#if FSW_SCALE == 2
+#pragma unroll
+    for (int s = 0; s < F::kRowSlots; ++s) {
+      const int m = tm * P::kBM + 64 * w + P::accumulator::row(thread, F::kSlotRegister[s]);
+      row_scale[s] = m < p.m ? __ldg(p.scale_a + m * p.sa_sm) : 0.f;
+    }
+#endif
+  }
+
+  // Register pair (r, r + 1) = row m, columns n and n + 1 of D: x0, x1 (the accumulators)
+  // become the values to store.
+  __device__ __forceinline__ void apply(float& x0, float& x1, int r, int m, int n, const FswParams& p) {
+#if FSW_FUSED
+    const bool in_m = m < p.m, in0 = in_m && n < p.n, in1 = in_m && n + 1 < p.n;
+    float s0 = alpha * scale, s1 = s0;
+#if FSW_SCALE == 2
+    s0 *= row_scale[F::kRowSlot[r]];
+    s1 = s0;
+    if (in1 && pair_sb) {
+      const float2 sb = __ldg(reinterpret_cast<const float2*>(p.scale_b + n));
+      s0 *= sb.x;
+      s1 *= sb.y;
+    } else {
+      if (in0) s0 *= __ldg(p.scale_b + n * p.sb_sn);
+      if (in1) s1 *= __ldg(p.scale_b + (n + 1) * p.sb_sn);
+    }
+#endif
+    float v0 = x0 * s0, v1 = x1 * s1;
+#if FSW_RESIDUAL
+    if (beta != 0.f) {
+      const FSW_C_T* c = static_cast<const FSW_C_T*>(p.c) + (long long)m * p.ldc + n;
+      float c0 = 0.f, c1 = 0.f;
+      if (in1 && pair_c) fsw_load_pair<FSW_RESIDUAL_KIND, false>(c, c0, c1);
+      else {
+        if (in0) c0 = fsw_to_f32<FSW_RESIDUAL_KIND>(c[0]);
+        if (in1) c1 = fsw_to_f32<FSW_RESIDUAL_KIND>(c[1]);
+      }
+      if (in0) v0 += beta * c0;
+      if (in1) v1 += beta * c1;
+    }
+#endif
+#if FSW_BIAS
+    const FSW_BIAS_T* bias = static_cast<const FSW_BIAS_T*>(p.bias) + n;
+    float b0 = 0.f, b1 = 0.f;
+    if (in1 && pair_bias) fsw_load_pair<FSW_BIAS_KIND>(bias, b0, b1);
+    else {
+      if (in0) b0 = fsw_to_f32<FSW_BIAS_KIND>(__ldg(bias));
+      if (in1) b1 = fsw_to_f32<FSW_BIAS_KIND>(__ldg(bias + 1));
+    }
+    v0 += b0;
+    v1 += b1;
+#endif
+    v0 = fsw_act(v0);
+    v1 = fsw_act(v1);
+#if FSW_AMAX
+    if (in0) amax = max(amax, __float_as_uint(fabsf(v0)));
+    if (in1) amax = max(amax, __float_as_uint(fabsf(v1)));
+#endif
+#if FSW_OUT_FP8
+    v0 *= out_scale;
+    v1 *= out_scale;
+#endif
+    x0 = v0;
+    x1 = v1;
+#else
+    x0 *= alpha;   // nothing fused: D = alpha * acc (alpha 1 unless the call gives it)
+    x1 *= alpha;
+#endif
+  }
+
+  // After the CTA's last tile (every thread of the consumer warps): one atomic per warp. For
+  // non-negative floats the order of the bits is the order of the values, so an unsigned max
+  // is the float max; *p.amax must hold 0 (or an earlier max) before the launch.
+  __device__ __forceinline__ void finish(const FswParams& p) {
+#if FSW_AMAX
+    const unsigned int w = __reduce_max_sync(0xffffffffu, amax);
+    if ((threadIdx.x & 31) == 0 && p.amax) atomicMax(p.amax, w);
+#endif
+  }
+};

@@ -1,0 +1,41 @@
+#!/bin/bash
+# One device call, several sections (GPU machine, repository root; carry .whl and .fswcache):
+#   bash tests/gpu/run_batch.sh SECTION [SECTION ...]
+# sections: tests (the GPU pytest files), correct (check.py correct: grid with the schedules),
+# epilogue (epilogue.py correct + bench), callbench (the call-overhead table), corpus (the shape
+# corpus beside cuBLAS), exhaustive (issue 29's search against every class), sweep (1 and 2 GPUs).
+# Each section has its own time limit and writes one log (and at most one JSON) under $OUT.
+set -u
+out=${OUT:-/tmp/out}; mkdir -p "$out"
+t0=$(date +%s)
+python3 -m pip install -q --no-index --no-deps --target /tmp/bt .whl/*.whl >/dev/null 2>&1
+PYTHONPATH=/tmp/bt python3 setup.py -q build_ext --inplace >/tmp/build.log 2>&1 || { tail -20 /tmp/build.log; exit 1; }
+export PYTHONPATH=$PWD/src:/tmp/bt PYTHONUNBUFFERED=1 FASTSWZ_CACHE=$PWD/.fswcache
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -2
+echo "built in $(( $(date +%s) - t0 )) s; $(ls .fswcache/cubin 2>/dev/null | wc -l) cached files"
+for s in "$@"; do
+  t=$(date +%s)
+  case $s in
+    tests) timeout 240 python3 -m pytest -q -p no:cacheprovider -p no:logging --tb=short -rfE \
+             tests/test_gpu_callpath.py tests/test_gpu_gemm.py tests/test_gpu_epilogue.py tests/test_gpu_tune.py \
+             > "$out/tests.txt" 2>&1; echo "tests: exit $?"; grep -E "^(FAILED|ERROR)|passed|failed" "$out/tests.txt" | tail -15 ;;
+    correct) timeout 150 python3 tests/gpu/gemm/check.py correct --out /tmp/correct > "$out/correct.txt" 2>&1
+             echo "correct: exit $?"; grep -viE "^ *ok" "$out/correct.txt" | tail -12 ;;
+    heldout) timeout 240 python3 tests/gpu/gemm/check.py correct --grid 120 --seed ${SEED:-4711} --out /tmp/heldout > "$out/heldout.txt" 2>&1
+             echo "heldout: exit $?"; tail -4 "$out/heldout.txt" ;;
+    epilogue) timeout 170 python3 tests/gpu/gemm/epilogue.py correct --out /tmp/epi > "$out/epilogue.txt" 2>&1
+             echo "epilogue: exit $?"; tail -30 "$out/epilogue.txt" ;;
+    callbench) timeout 200 python3 benchmarks/gpu_callpath.py --out /tmp/cb > "$out/callbench.txt" 2>&1
+             cp /tmp/cb/callpath.json "$out/" 2>/dev/null; tail -20 "$out/callbench.txt" ;;
+    corpus) FSW_DEADLINE=${CORPUS_DEADLINE:-400} OUT=/tmp/corpus timeout 560 bash tests/gpu/gemm/corpus.sh > "$out/corpus-log.txt" 2>&1
+             echo "corpus: exit $?"; cp /tmp/corpus/corpus.json /tmp/corpus/corpus.txt "$out/" 2>/dev/null; tail -40 "$out/corpus-log.txt" ;;
+    exhaustive) timeout 560 python3 tests/gpu/tune/exhaustive.py run --cache .fswcache --out /tmp/exh > "$out/exhaustive.txt" 2>&1
+             echo "exhaustive: exit $?"; cp /tmp/exh/*.json "$out/" 2>/dev/null; tail -45 "$out/exhaustive.txt" ;;
+    sweep) timeout 500 python3 tests/gpu/tune/sweep_gpus.py run --cache .fswcache --out /tmp/sweep > "$out/sweep.txt" 2>&1
+             echo "sweep: exit $?"; tail -30 "$out/sweep.txt" ;;
+    multigpu) timeout 200 python3 -m pytest -q -p no:cacheprovider -p no:logging --tb=short -rfE tests/test_gpu_callpath.py \
+             > "$out/multigpu.txt" 2>&1; echo "multigpu: exit $?"; grep -E "^(FAILED|ERROR)|passed|failed" "$out/multigpu.txt" | tail -8 ;;
+    *) echo "unknown section $s" ;;
+  esac
+  echo "== $s took $(( $(date +%s) - t )) s"
+done
