@@ -809,3 +809,18 @@ def test_pingpong_protocol_model():
             continue
         wrong += any(want != have for want, have in read[0] + read[1])
     assert wrong > 0
+
+
+def test_launch_passes_epilogue_fields_on_the_plain_path(monkeypatch):
+    """The plain launch (no swap, no split) must carry the call's FswParams fields: alpha was once
+    dropped there, so every runtime.check with alpha = 2 saw D = acc."""
+    from fastswz.cuda import runtime
+
+    kern = runtime.GemmKernel(dict(bm=128, bn=128, bk=64, stages=4), b"", "k")
+    lau = _FakeLauncher()
+    kern._launchers[0] = lau
+    kern.launch(0xA00, 0xB00, 0xD00, 256, 256, 256, 256, 256, 256, stream=5, device=0, alpha=2.0)
+    kern.launch(0xA00, 0xB00, 0xD00, 256, 256, 256, 256, 256, 256, stream=5, device=0)
+    names = [f for f, _, _ in codegen.PARAM_FIELDS]
+    first, second = (dict(zip(names, codegen.params_struct().unpack(c[10]))) for c in lau.calls)
+    assert first["alpha"] == 2.0 and second["alpha"] == 1.0

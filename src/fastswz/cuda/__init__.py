@@ -565,9 +565,9 @@ def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=Non
         either row- or column-major (DeepGEMM's A scales are column-major): the kernel promotes
         the partial sums to f32 every 128 of K (fp8 operands only).
     out_scale : CUDA array of f32, one element, optional
-        fp8 ``out`` only: D is multiplied by it before the cast (the D scale of cuBLASLt, which
-        ``torch._scaled_mm`` passes its ``scale_result`` as; Transformer Engine's ``scale``,
-        whose inverse the next layer reads). Default 1. The cast rounds to nearest even and
+        fp8 ``out`` only: D is multiplied by it before the cast (the D scale of cuBLASLt;
+        Transformer Engine's ``scale``, whose inverse the next layer reads; torch 2.11's
+        ``_scaled_mm`` was seen to ignore its ``scale_result`` there, docs/cuda.md). Default 1. The cast rounds to nearest even and
         saturates (``cvt.rn.satfinite``: past the largest finite value, and Inf, give +-max;
         NaN stays NaN), as ``torch._scaled_mm`` with an fp8 ``out_dtype``; note that
         ``tensor.to(torch.float8_e4m3fn)`` does not saturate (it gives NaN past 448).

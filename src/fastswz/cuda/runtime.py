@@ -443,7 +443,8 @@ class GemmKernel:
             ordinal = device
             lau = self._launchers.get(ordinal) or self.launcher(ordinal)
         if self._splits == 1 and not self._swap:   # the common case: grid computed in C
-            lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, self._params0, grid or 0)
+            lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd,
+                    self._pack(d_ptr, ldd, m, n, k, **fields) if fields else self._params0, grid or 0)
             return
         g = grid or self._grids.get((ordinal, m, n)) or self.grid(m, n, ordinal)
         stream = int(stream)

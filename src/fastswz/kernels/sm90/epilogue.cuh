@@ -68,12 +68,16 @@ struct Epilogue {
     const int m0 = tm * P::kBM + 64 * w;
     if (K::kSwapAB) {
       // D^T = B^T A^T: the kernel's (m, n) is D[n][m] (p.m, p.n are the kernel's extents); a
-      // register pair is two rows of D, so each element is stored alone.
-      static_for<0, P::accumulator::kRegisters>([&](auto i) {
-        constexpr int r = decltype(i)::value;
+      // register pair is two rows of D, so each element is stored alone (after the epilogue
+      // ops, which for these unfused kernels multiply by alpha).
+      static_for<0, P::accumulator::kRegisters / 2>([&](auto i) {
+        constexpr int r = 2 * decltype(i)::value;
         const int m = m0 + P::accumulator::row(thread, r);
         const int n = n0 + P::accumulator::col(thread, r);
-        if (m < p.m && n < p.n) fsw_store_global(d + (long long)n * p.ldd + m, acc[r]);
+        float x0 = acc[r], x1 = acc[r + 1];
+        ops.apply(x0, x1, r, m, n, p);
+        if (m < p.m && n < p.n) fsw_store_global(d + (long long)n * p.ldd + m, x0);
+        if (m < p.m && n + 1 < p.n) fsw_store_global(d + (long long)(n + 1) * p.ldd + m, x1);
       });
       return;
     }

@@ -30,6 +30,7 @@ fastswz_splitk_reduce(const __grid_constant__ FswParams p) {
     acc[r] = sum;
   });
   Epilogue epilogue;
+  epilogue.ops.init(p);   // alpha (the unfused kernels' one epilogue operand) from p
   epilogue.store(acc, nullptr, 0u, w, thread, false, tm, tn, p);
 }
 #endif
