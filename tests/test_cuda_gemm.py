@@ -563,10 +563,23 @@ def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, monkeypa
     rest = dict(zip(names[5:], fields[5:]))
     assert rest["workspace"] == (0x1000 if splits > 1 else 0)
     assert rest["alpha"] == 1.0 and all(v == 0 for f, v in rest.items() if f not in ("workspace", "alpha"))
+    # the timing loop's prepared launch (GemmKernel.bound): the same launches, its own workspace
+    monkeypatch.setattr(runtime, "current_device", lambda: 0)
+    monkeypatch.setattr(runtime, "_alloc", lambda nbytes: 0x5000)
+    monkeypatch.setattr(runtime._Free, "__del__", lambda self: None)
+    lau.calls.clear()
+    plain_before = list(plain)
+    runtime.GemmKernel._prepare(kern, 0xA00, 0xB00, 0xD00, m, n, k, 4096, 4096, 1000, stream=99, grid=132)()
+    (_, a2, b2, _, km2, kn2, _, _, _, _, params2, _), = lau.calls
+    assert (a2, b2, km2, kn2) == (a, b, km, kn)
+    fields2 = dict(zip(names, codegen.params_struct().unpack(params2)))
+    assert fields2["workspace"] == (0x5000 if splits > 1 else 0)
+    assert len(plain) == len(plain_before) + (splits > 1)
     if splits == 1:
         assert plain == [] and kern.workspace_bytes(m, n, k) == 0
     else:
-        (func, ctx, tiles, threads, smem, st, p2, what), = plain
+        (func, ctx, tiles, threads, smem, st, p2, what) = plain[0]
+        assert plain[1][:6] == plain[0][:6] and bytes(plain[1][6]) == params2   # the prepared one
         assert (func, ctx, st, smem, bytes(p2)) == (0xF00D, 7, 99, 0, params)
         # one CTA per output tile, 128 threads per MN block of A (ping-pong: 1 block, 384-thread GEMM)
         assert tiles == -(-km // bm) * -(-kn // 16) and threads == 128 * (bm // 64)

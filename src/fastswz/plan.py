@@ -862,10 +862,11 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
     k-tiles runs k-tiles ``[floor(s KT / S), floor((s + 1) KT / S))`` and stores its f32
     partial sums to a workspace instead of D (a split with no k-tile, when KT < S, is skipped);
     a second kernel adds the nonempty splits' partials of each element in split order 0, 1, ...,
-    S - 1 (a fixed order: results are bit-identical run to run) and stores D. Workspace layout (f32, ``kernel.scheduler.workspace``):
-    per output tile ``t = tm * tiles_n + tn`` a block of ``S * BM * BN`` floats; inside it the
-    CuTe layout ``(thread, register, warpgroup, split)`` of the consumers' accumulators, thread
-    fastest, so each warp's stores and loads are contiguous.
+    S - 1 (a fixed order: results are bit-identical run to run) and stores D. Workspace layout
+    (f32, ``kernel.scheduler.workspace``): per output tile ``t = tm * tiles_n + tn`` a block of
+    ``S * BM * BN`` floats; inside it the CuTe layout ``(thread, register, warpgroup, split)``
+    of the consumers' accumulators (warpgroup: A's MN block), thread fastest, so each warp's
+    stores and loads are contiguous.
 
     ``pingpong=True`` (CUTLASS's ping-pong consumers; BM = 64 plans, one MN block): two consumer
     warpgroups take alternate work units of the CTA (``kernel.consumers``: slots 0 and 1, both on

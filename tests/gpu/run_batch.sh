@@ -2,6 +2,8 @@
 # One device call, several sections (GPU machine, repository root; carry .whl and .fswcache):
 #   bash tests/gpu/run_batch.sh SECTION [SECTION ...]
 # sections: tests (the GPU pytest files), correct (check.py correct: grid with the schedules),
+# schedules (check.py correct --schedules: swap-AB, split-K, ping-pong only), schedbench (their
+# candidates, tests/gpu/gemm/bench_schedules.json, on decode and long-K shapes beside cuBLAS),
 # epilogue (epilogue.py correct + bench), callbench (the call-overhead table), corpus (the shape
 # corpus beside cuBLAS), exhaustive (issue 29's search against every class), sweep (1 and 2 GPUs).
 # Each section has its own time limit and writes one log (and at most one JSON) under $OUT.
@@ -21,6 +23,12 @@ for s in "$@"; do
              > "$out/tests.txt" 2>&1; echo "tests: exit $?"; grep -E "^(FAILED|ERROR)|passed|failed" "$out/tests.txt" | tail -15 ;;
     correct) timeout 150 python3 tests/gpu/gemm/check.py correct --out /tmp/correct > "$out/correct.txt" 2>&1
              echo "correct: exit $?"; grep -viE "^ *ok" "$out/correct.txt" | tail -12 ;;
+    schedules) timeout 150 python3 tests/gpu/gemm/check.py correct --schedules --verbose --out /tmp/sched > "$out/schedules.txt" 2>&1
+             echo "schedules: exit $?"; grep -vE "^ok " "$out/schedules.txt" | tail -15 ;;
+    schedbench) timeout 240 python3 tests/gpu/gemm/check.py bench --configs tests/gpu/gemm/bench_schedules.json \
+               --shapes 1x4096x4096,16x4096x4096,64x4096x4096,256x256x65536,256x256x16384 --verbose --out /tmp/sb \
+               > "$out/schedbench.txt" 2>&1; echo "schedbench: exit $?"; cp /tmp/sb/gemm-bench.json "$out/schedbench.json" 2>/dev/null
+             grep -v "^   " "$out/schedbench.txt" | tail -8 ;;
     heldout) timeout 240 python3 tests/gpu/gemm/check.py correct --grid 120 --seed ${SEED:-4711} --out /tmp/heldout > "$out/heldout.txt" 2>&1
              echo "heldout: exit $?"; tail -4 "$out/heldout.txt" ;;
     epilogue) timeout 170 python3 tests/gpu/gemm/epilogue.py correct --out /tmp/epi > "$out/epilogue.txt" 2>&1

@@ -32,11 +32,11 @@ __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources"
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
            "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES", "EPILOGUE_WHOLE_KTILES",
            "default_out_dtype", "SWAP_AB_MAX_M", "SPLIT_K_FILL", "SPLIT_K_MIN_KTILES", "SPLIT_K_MAX",
-           "SPLIT_K_TILE", "choose_block_scaled_plan", "default_config", "search_plans",
-           "sweep_problems", "load_tuned", "use_tuned", "TunedTable"]
+           "SPLIT_K_TILE", "split_k_splits", "choose_block_scaled_plan", "default_config",
+           "search_plans", "sweep_problems", "load_tuned", "use_tuned", "TunedTable"]
 
 #: Changes whenever the kernel source or its generated headers change meaning (cache keys).
-KERNEL_VERSION = "sm90-ws-persistent-1"
+KERNEL_VERSION = "sm90-ws-persistent-2"   # 2: work units (swap-AB, split-K, ping-pong), static_for register epilogue
 
 
 def __getattr__(name):
@@ -957,14 +957,16 @@ def _remember(a, b, out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed, device, ne
         import torch
 
         nbytes, dev = kern.workspace_bytes(m, n, k), torch.device("cuda", device)
-
-        def general(pa, pb, pd, stream):
-            # the workspace comes from torch's allocator on the call's (current) stream and goes
-            # back to it after both launches are queued: stream-ordered, no device sync
-            ws = torch.empty(nbytes, dtype=torch.uint8, device=dev) if nbytes else None
-            kern.launch(pa, pb, pd, m, n, k, lda, ldb, ldd, stream, call.grid, device,
-                        None if ws is None else ws.data_ptr())
-        call.general = general
+        run = kern.bound(m, n, k, lda, ldb, ldd, device, call.grid)
+        if not nbytes:
+            call.general = run
+        else:
+            def general(pa, pb, pd, stream):
+                # the workspace comes from torch's allocator on the call's (current) stream and
+                # goes back to it once both launches are queued: stream-ordered, no device sync
+                ws = torch.empty(nbytes, dtype=torch.uint8, device=dev)
+                run(pa, pb, pd, stream, ws.data_ptr())
+            call.general = general
     if len(_CALLS) >= _MAX_CALLS:
         _CALLS.clear()
     _CALLS[_torch_key(a, b, out, out_dtype)] = call

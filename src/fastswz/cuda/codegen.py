@@ -18,7 +18,8 @@ from ..emit import emit_header
 from ..errors import FastswzTypeError, PlanError
 from ..plan import R_BUDGET, SMEM_OPTIN, TILE_GROUP, plan_gemm, plan_reason, with_cluster, with_schedule
 
-__all__ = ["GEMM_KEYS", "OUT_DTYPES", "MAX_SPLIT_K", "REDUCE_KERNEL_NAME", "normalize_config", "supported", "plan_for", "kernel_row", "mma_header",
+__all__ = ["GEMM_KEYS", "OUT_DTYPES", "MAX_SPLIT_K", "REDUCE_KERNEL_NAME", "normalize_config",
+           "supported", "plan_for", "kernel_row", "mma_header",
            "kernel_sources", "source_key", "KERNEL_NAME", "KERNEL_FILES", "PARAM_FIELDS",
            "params_struct", "inline_sources", "launch_meta", "generator_key", "PARAM_CORE",
            "ACTIVATIONS", "SCALES", "EPILOGUE_IN_DTYPES", "fusion_header", "params_packer",

@@ -481,20 +481,61 @@ class GemmKernel:
                              128 * self.plan["warpgroups"], 0, stream, params,
                              "the split-K reduction kernel")
 
+    def bound(self, m, n, k, lda, ldb, ldd, device=None, grid=None):
+        """``run(a_ptr, b_ptr, d_ptr, stream, workspace=0)``: :meth:`launch` for one problem
+        (the caller's meaning, no epilogue fields) with everything but the pointers and the
+        stream worked out once: the swapped extents, the grid, the reduction's function and grid.
+        What a prepared call keeps (``gemm``'s call cache, the timing loop): one or two C
+        launches per call."""
+        ordinal = current_device() if device is None else device
+        lau = self.launcher(ordinal)
+        g = grid or self.grid(m, n, ordinal)
+        pack, swap, params0 = self._pack, self._swap, self._params0
+        if swap:   # as launch: the kernel's A is the caller's B, its M the caller's N
+            m, n, lda, ldb = n, m, ldb, lda
+        if self._splits == 1:
+            def run(a_ptr, b_ptr, d_ptr, stream, workspace=0):
+                if swap:
+                    a_ptr, b_ptr = b_ptr, a_ptr
+                lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params0, g)
+            return run
+        from . import _driver
+
+        red, ctx = int(self._load(ordinal)[2]), _device(ordinal)["ctx_int"]
+        tiles = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"])
+        threads, plain = 128 * self.plan["warpgroups"], _driver.launch_plain
+
+        def run_split(a_ptr, b_ptr, d_ptr, stream, workspace=0):
+            if not workspace:
+                raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
+                                        "bytes of device memory")
+            if swap:
+                a_ptr, b_ptr = b_ptr, a_ptr
+            params = pack(d_ptr, ldd, m, n, k, workspace=workspace)
+            lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
+            plain(red, ctx, tiles, threads, 0, stream, params, "the split-K reduction kernel")
+        return run_split
+
     def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None, **fields):
         """The launch as a no-argument callable (the timing loop's), for the current GPU; a
         split-K kernel's workspace is allocated once, here, and freed with the callable."""
         ordinal = current_device()
-        lau = self.launcher(ordinal)
-        g = grid or self.grid(m, n, ordinal)
         stream = int(stream)
         if self._swap or self._splits > 1:
+            run = self.bound(m, n, k, lda, ldb, ldd, ordinal, grid)
             keep = _Free(_alloc(self.workspace_bytes(m, n, k)) if self._splits > 1 else 0)
 
+            if not fields:
+                def go_scheduled():   # one or two C launches, no Python between them
+                    run(a_ptr, b_ptr, d_ptr, stream, keep.ptr)
+                return go_scheduled
+
             def go_general():
-                self.launch(a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream, g, ordinal,
+                self.launch(a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream, grid, ordinal,
                             keep.ptr or None, **fields)
             return go_general
+        lau = self.launcher(ordinal)
+        g = grid or self.grid(m, n, ordinal)
         params = self._pack(d_ptr, ldd, m, n, k, **fields) if fields else self._params0
 
         def go():

@@ -214,6 +214,10 @@ def correct(args):
     global GRID
     if args.grid:
         GRID = [tuple(c[k] for k in KEYS) for c in random_grid(args.grid, args.seed)]
+    if args.schedules:   # only the plans with a schedule (swap-AB, split-K, ping-pong)
+        def scheduled(c):
+            return bool(c.get("swap_ab")) or c.get("split_k", 1) > 1 or bool(c.get("pingpong"))
+        GRID = [g for g in GRID if scheduled(dict(zip(KEYS, g)))]
     gen = torch.Generator(device="cuda")
     gen.manual_seed(args.seed)
     log = open(os.path.join(args.out, "gemm-correct.jsonl"), "w")
@@ -375,6 +379,8 @@ def main():
     ap.add_argument("--grid", type=int, default=0, help="correct: N random held-out plans instead of GRID")
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/gemm-out"))
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--schedules", action="store_true",
+                    help="correct: only the plans with swap-AB, split-K or ping-pong")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--configs")
