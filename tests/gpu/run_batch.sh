@@ -1,7 +1,7 @@
 #!/bin/bash
 # One device call, several sections (GPU machine, repository root; carry .whl and .fswcache):
 #   bash tests/gpu/run_batch.sh SECTION [SECTION ...]
-# sections: tests (the GPU pytest files), correct (check.py correct: grid with the schedules),
+# sections: tests (the GPU pytest files), epibench (issue 28's speed targets), correct (check.py correct: grid with the schedules),
 # schedules (check.py correct --schedules: swap-AB, split-K, ping-pong only), schedbench (their
 # candidates, tests/gpu/gemm/bench_schedules.json, on decode and long-K shapes beside cuBLAS),
 # epilogue (epilogue.py correct + bench), callbench (the call-overhead table), corpus (the shape
@@ -33,6 +33,8 @@ for s in "$@"; do
              echo "heldout: exit $?"; tail -4 "$out/heldout.txt" ;;
     epilogue) timeout 170 python3 tests/gpu/gemm/epilogue.py correct --out /tmp/epi > "$out/epilogue.txt" 2>&1
              echo "epilogue: exit $?"; tail -30 "$out/epilogue.txt" ;;
+    epibench) timeout 270 python3 tests/gpu/gemm/epilogue.py bench --out /tmp/epib > "$out/epibench.txt" 2>&1
+             echo "epibench: exit $?"; tail -40 "$out/epibench.txt" ;;
     callbench) timeout 200 python3 benchmarks/gpu_callpath.py --out /tmp/cb > "$out/callbench.txt" 2>&1
              cp /tmp/cb/callpath.json "$out/" 2>/dev/null; tail -20 "$out/callbench.txt" ;;
     corpus) FSW_DEADLINE=${CORPUS_DEADLINE:-400} OUT=/tmp/corpus timeout 560 bash tests/gpu/gemm/corpus.sh > "$out/corpus-log.txt" 2>&1
