@@ -127,6 +127,28 @@ cdef str _describe(CUresult r):
             f"{(<bytes>text).decode() if text != NULL else ''}")
 
 
+cdef CUresult _launch_in(CUcontext want, CUfunction func, unsigned int grid, unsigned int threads,
+                         unsigned int smem, CUstream stream, void** args,
+                         const LaunchConfig* cfg) noexcept nogil:
+    """One launch with ``want`` current (cuLaunchKernelEx with ``cfg``, else cuLaunchKernel), the
+    caller's context restored after it; the first error."""
+    cdef CUcontext before = NULL
+    cdef CUresult r = _ctx_get(&before)
+    cdef CUresult r2
+    if r == 0 and before != want:
+        r = _ctx_set(want)
+    if r == 0:
+        if cfg != NULL:
+            r = _launch_ex(cfg, func, args, NULL)
+        else:
+            r = _launch(func, grid, 1, 1, threads, 1, 1, smem, stream, args, NULL)
+        if before != want:
+            r2 = _ctx_set(before)
+            if r == 0:
+                r = r2
+    return r
+
+
 def current_context():
     """The calling thread's current CUDA context as an integer (0: none)."""
     cdef CUcontext ctx = NULL
@@ -244,8 +266,7 @@ cdef class Launcher:
         pbuf[0] = d
         (<int64_t*>pbuf)[1] = ldd
         (<int*>pbuf)[4], (<int*>pbuf)[5], (<int*>pbuf)[6] = <int>m, <int>n, <int>k
-        cdef CUcontext before = NULL
-        cdef CUresult r, r2
+        cdef CUresult r
         cdef LaunchConfig cfg
         cdef LaunchAttribute attr
         if self.kmajor[0]:
@@ -263,28 +284,21 @@ cdef class Launcher:
         args[0], args[1], args[2] = &mp[0], &mp[1], &mp[2]
         args[3] = <void*>pbuf
         with nogil:
-            r = _ctx_get(&before)
-            if r == 0 and before != self.ctx:
-                r = _ctx_set(self.ctx)
-            if r == 0:
-                if self.cluster == 1:
-                    r = _launch(self.func, grid, 1, 1, self.threads, 1, 1, self.smem,
-                                <CUstream>stream, args, NULL)
-                else:
-                    memset(&attr, 0, sizeof(LaunchAttribute))
-                    attr.id = CLUSTER_DIMENSION
-                    attr.value[0], attr.value[1], attr.value[2] = self.cluster, 1, 1
-                    cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = grid, 1, 1
-                    cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = self.threads, 1, 1
-                    cfg.sharedMemBytes = self.smem
-                    cfg.hStream = <CUstream>stream
-                    cfg.attrs = &attr
-                    cfg.numAttrs = 1
-                    r = _launch_ex(&cfg, self.func, args, NULL)
-                if before != self.ctx:
-                    r2 = _ctx_set(before)
-                    if r == 0:
-                        r = r2
+            if self.cluster == 1:
+                r = _launch_in(self.ctx, self.func, grid, self.threads, self.smem, <CUstream>stream,
+                               args, NULL)
+            else:
+                memset(&attr, 0, sizeof(LaunchAttribute))
+                attr.id = CLUSTER_DIMENSION
+                attr.value[0], attr.value[1], attr.value[2] = self.cluster, 1, 1
+                cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = grid, 1, 1
+                cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = self.threads, 1, 1
+                cfg.sharedMemBytes = self.smem
+                cfg.hStream = <CUstream>stream
+                cfg.attrs = &attr
+                cfg.numAttrs = 1
+                r = _launch_in(self.ctx, self.func, grid, self.threads, self.smem, <CUstream>stream,
+                               args, &cfg)
         if r != 0:
             raise CudaError(f"launching the GEMM kernel ({grid} CTAs of {self.threads} threads, "
                             f"{self.smem} bytes of shared memory) failed: {_describe(r)}")
@@ -297,21 +311,12 @@ def launch_plain(uintptr_t func, uintptr_t ctx, unsigned int grid, unsigned int 
     cluster. The context is made current for the launch and the caller's restored after it;
     errors raise :class:`CudaError` naming ``what``."""
     cdef void* args[1]
-    cdef CUcontext before = NULL
-    cdef CUcontext want = <CUcontext>ctx
-    cdef CUresult r, r2
+    cdef CUresult r
     load()
     args[0] = <void*>&params[0]
     with nogil:
-        r = _ctx_get(&before)
-        if r == 0 and before != want:
-            r = _ctx_set(want)
-        if r == 0:
-            r = _launch(<CUfunction>func, grid, 1, 1, threads, 1, 1, smem, <CUstream>stream, args, NULL)
-            if before != want:
-                r2 = _ctx_set(before)
-                if r == 0:
-                    r = r2
+        r = _launch_in(<CUcontext>ctx, <CUfunction>func, grid, threads, smem, <CUstream>stream,
+                       args, NULL)
     if r != 0:
         raise CudaError(f"launching {what} ({grid} CTAs of {threads} threads, {smem} bytes of "
                         f"shared memory) failed: {_describe(r)}")

@@ -853,6 +853,17 @@ def _on(device):
     return prev
 
 
+def _call_on(device, what, fn, *args):
+    """The driver call ``fn(*args)`` with GPU ``device``'s context current (the caller's restored
+    after it); its result, or :class:`CudaError` naming ``what``."""
+    drv = driver()
+    prev = _on(device)
+    try:
+        return _check(fn(*args), what)
+    finally:
+        drv.cuCtxSetCurrent(prev)
+
+
 def copy2d(src, src_pitch, dst, dst_pitch, width, height, stream, device):
     """A 2-D device-to-device copy (bytes) on ``stream`` of GPU ``device``."""
     drv = driver()
@@ -865,40 +876,25 @@ def copy2d(src, src_pitch, dst, dst_pitch, width, height, stream, device):
     cp.dstPitch = dst_pitch
     cp.WidthInBytes = width
     cp.Height = height
-    prev = _on(device)
-    try:
-        _check(drv.cuMemcpy2DAsync(cp, stream), "cuMemcpy2DAsync")
-    finally:
-        drv.cuCtxSetCurrent(prev)
+    _call_on(device, "cuMemcpy2DAsync", drv.cuMemcpy2DAsync, cp, stream)
 
 
 def memset2d(dst, pitch, width, height, stream, device):
     """Zero ``height`` rows of ``width`` bytes at ``dst`` (row pitch ``pitch``) on ``stream``."""
     drv = driver()
-    prev = _on(device)
-    try:
-        _check(drv.cuMemsetD2D8Async(dst, pitch, 0, width, height, stream), "cuMemsetD2D8Async")
-    finally:
-        drv.cuCtxSetCurrent(prev)
+    _call_on(device, "cuMemsetD2D8Async", drv.cuMemsetD2D8Async, dst, pitch, 0, width, height, stream)
 
 
 def alloc_async(nbytes, stream, device):
     """Stream-ordered device memory (cuMemAllocAsync): no device-wide synchronization."""
     drv = driver()
-    prev = _on(device)
-    try:
-        return int(_check(drv.cuMemAllocAsync(nbytes, stream), "cuMemAllocAsync"))
-    finally:
-        drv.cuCtxSetCurrent(prev)
+    return int(_call_on(device, "cuMemAllocAsync", drv.cuMemAllocAsync, nbytes, stream))
 
 
 def free_async(ptr, stream, device):
+    """Return :func:`alloc_async` memory in stream order (cuMemFreeAsync)."""
     drv = driver()
-    prev = _on(device)
-    try:
-        _check(drv.cuMemFreeAsync(ptr, stream), "cuMemFreeAsync")
-    finally:
-        drv.cuCtxSetCurrent(prev)
+    _call_on(device, "cuMemFreeAsync", drv.cuMemFreeAsync, ptr, stream)
 
 
 def _alloc(nbytes):

@@ -1,0 +1,53 @@
+"""The C launcher (fastswz.cuda._driver) without a GPU: the cuda.h values it hard-codes agree with
+NVIDIA's cuda.bindings, and a machine without the driver library gets the runtime's one-line
+error (the launch itself is tested on the GPU: tests/test_gpu_callpath.py)."""
+
+from __future__ import annotations
+
+import ctypes.util
+
+import pytest
+
+_driver = pytest.importorskip("fastswz.cuda._driver", reason="the launcher is built on POSIX only")
+
+
+def _bindings():
+    try:
+        from cuda.bindings import driver
+    except ImportError as e:
+        pytest.skip(f"cuda.bindings (the 'cuda' extra) is not installed: {e}")
+    return driver
+
+
+def test_enum_values_are_cuda_h_s():
+    drv = _bindings()
+    assert _driver.ENUMS == {
+        "CU_TENSOR_MAP_L2_PROMOTION_L2_256B": drv.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B.value,
+        "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION": drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION.value,
+        "CUDA_ERROR_NOT_INITIALIZED": drv.CUresult.CUDA_ERROR_NOT_INITIALIZED.value,
+    }
+    t = drv.CUtensorMapDataType
+    want = {"e4m3": t.CU_TENSOR_MAP_DATA_TYPE_UINT8, "e5m2": t.CU_TENSOR_MAP_DATA_TYPE_UINT8,
+            "f16": t.CU_TENSOR_MAP_DATA_TYPE_FLOAT16, "f32": t.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+            "tf32": t.CU_TENSOR_MAP_DATA_TYPE_FLOAT32, "bf16": t.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16}
+    assert _driver.TMA_DATA_TYPE == {k: v.value for k, v in want.items()}
+
+
+def test_swizzle_codes_are_cuda_h_s():
+    drv = _bindings()
+    from fastswz.cuda.runtime import _SWIZZLE_CODE
+
+    s = drv.CUtensorMapSwizzle
+    assert _SWIZZLE_CODE == {"none": s.CU_TENSOR_MAP_SWIZZLE_NONE.value, "32B": s.CU_TENSOR_MAP_SWIZZLE_32B.value,
+                             "64B": s.CU_TENSOR_MAP_SWIZZLE_64B.value, "128B": s.CU_TENSOR_MAP_SWIZZLE_128B.value}
+
+
+def test_no_driver_library_is_one_clear_error():
+    if ctypes.util.find_library("cuda"):
+        pytest.skip("this machine has the CUDA driver library")
+    from fastswz.cuda import CudaUnavailableError
+
+    with pytest.raises(CudaUnavailableError, match=r"^no NVIDIA driver here \(.+\): the GEMM kernels need a Hopper GPU"):
+        _driver.load()
+    with pytest.raises(CudaUnavailableError):
+        _driver.current_context()
