@@ -28,8 +28,9 @@ from . import codegen
 
 try:
     from . import _driver
+    _current_context = _driver.current_context
 except ImportError:  # pragma: no cover - the launcher is built on POSIX systems only
-    _driver = None
+    _driver = _current_context = None
 
 __all__ = ["cache_dir", "compile_cubin", "GemmKernel", "device_info", "device_key", "driver", "check",
            "current_device"]
@@ -261,6 +262,7 @@ class GemmKernel:
         # FswParams with the defaults of the fields after k (alpha 1): the launcher writes the rest
         self._params0 = self._pack(0, 0, 0, 0, 0)
         self._swap = self.config["swap_ab"]     # the kernel's A is the caller's B
+        self._plain = not self.config["swap_ab"] and self.config["split_k"] == 1
         self._splits = self.config["split_k"]   # > 1: partials to a workspace, then the reduction
 
     @property
@@ -437,7 +439,10 @@ class GemmKernel:
         allocates stream-ordered memory (``cuMemAllocAsync``) and frees it after the launch in
         stream order."""
         if device is None:
-            hit = self._by_ctx.get(_driver.current_context())
+            hit = self._by_ctx.get(_current_context())
+            if hit is not None and self._plain and not fields:   # the hot path: one C call
+                hit[0].run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, self._params0, grid or 0)
+                return
             lau, ordinal = hit if hit is not None else (self.launcher(), current_device())
         else:
             ordinal = device
