@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import sys
 
 import pytest
 
@@ -31,7 +32,11 @@ pytestmark = pytest.mark.gpu
 _spec = importlib.util.spec_from_file_location(
     "fsw_epilogue_cases", os.path.join(os.path.dirname(__file__), "gpu", "gemm", "epilogue.py"))
 E = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(E)
+_saved_path = list(sys.path)   # the script puts src/ first on sys.path: not for the other tests
+try:
+    _spec.loader.exec_module(E)
+finally:
+    sys.path[:] = _saved_path
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ Python error. What they measure is only real on the GPU."""
 from __future__ import annotations
 
 import importlib.util
+import sys
 import json
 from pathlib import Path
 
@@ -19,7 +20,13 @@ HERE = Path(__file__).resolve().parent / "gpu" / "tune"
 def _load(name):
     spec = importlib.util.spec_from_file_location(f"_tune_{name}", HERE / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    # the scripts put the checkout's src/ first on sys.path (for the GPU machine); kept there, a
+    # later test's subprocess (PYTHONPATH = sys.path) would import an unbuilt src/fastswz
+    saved = list(sys.path)
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path[:] = saved
     return mod
 
 
