@@ -6,8 +6,8 @@ Python error. What they measure is only real on the GPU."""
 from __future__ import annotations
 
 import importlib.util
-import sys
 import json
+import sys
 from pathlib import Path
 
 import pytest
