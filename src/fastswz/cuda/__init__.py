@@ -317,8 +317,12 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
         tiles = -(-km // c["bm"]) * -(-kn // c["bn"])
         return split_k_splits(tiles, -(-k // c["bk"]))
 
-    rows = tune(km, kn, k, ta, tb, ma, mb, top=64)
-    first = next((c for c in map(config, rows) if supported(c) is None), None)
+    def ranked():   # the model's first 8, then its first 64 only if none of those runs
+        rows = tune(km, kn, k, ta, tb, ma, mb, top=8)
+        yield from rows
+        yield from tune(km, kn, k, ta, tb, ma, mb, top=64)[len(rows):]
+
+    first = next((c for c in map(config, ranked()) if supported(c) is None), None)
     if first is None:
         return None
     if splits(first) > 1:
