@@ -35,6 +35,12 @@ for s in "$@"; do
              echo "epilogue: exit $?"; tail -30 "$out/epilogue.txt" ;;
     epibench) timeout 270 python3 tests/gpu/gemm/epilogue.py bench --out /tmp/epib > "$out/epibench.txt" 2>&1
              echo "epibench: exit $?"; tail -40 "$out/epibench.txt" ;;
+    sanitize) OUT=/tmp/san timeout 400 bash tests/gpu/gemm/sanitize.sh \
+               "bm=128,bn=16,bk=128,stages=3,swap_ab=1,split_k=4" \
+               "bm=64,bn=64,bk=64,stages=3,pingpong=1,split_k=2,a_major=MN,b_major=MN" \
+               "bm=128,bn=128,bk=64,stages=4,epilogue=1,epilogue_n=64,activation=gelu,bias=bf16,residual=bf16" \
+               > "$out/sanitize.txt" 2>&1
+             echo "sanitize: exit $?"; cp /tmp/san/sanitizer.txt "$out/" 2>/dev/null; tail -12 "$out/sanitize.txt" ;;
     callbench) timeout 200 python3 benchmarks/gpu_callpath.py --out /tmp/cb > "$out/callbench.txt" 2>&1
              cp /tmp/cb/callpath.json "$out/" 2>/dev/null; tail -20 "$out/callbench.txt" ;;
     corpus) FSW_DEADLINE=${CORPUS_DEADLINE:-400} OUT=/tmp/corpus timeout 560 bash tests/gpu/gemm/corpus.sh > "$out/corpus-log.txt" 2>&1
