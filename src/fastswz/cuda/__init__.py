@@ -576,7 +576,7 @@ def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=Non
         NaN stays NaN), as ``torch._scaled_mm`` with an fp8 ``out_dtype``; note that
         ``tensor.to(torch.float8_e4m3fn)`` does not saturate (it gives NaN past 448).
     amax : CUDA array of f32, one element, optional
-        Receives max |D| (before ``out_scale``; NaN if any D is NaN) by ``atomicMax`` with its
+        Receives ``max |D|`` (before ``out_scale``; NaN if any D is NaN) by ``atomicMax`` with its
         current value: zero it first for this product's alone (it can gather the amax of several
         products, as a delayed-scaling history slot).
     use_fast_accum : bool, optional

@@ -182,7 +182,7 @@ def reference_epilogue(acc, *, alpha=1.0, beta=0.0, c=None, bias=None, activatio
                        scale="none", scale_a=None, scale_b=None, out_scale=None, out_dtype="f32"):
     """The fused epilogue in float64: ``(D, out, amax)`` where D = act(alpha acc s + beta C +
     bias) (``s``: scale_a * scale_b per tensor, or scale_a[m] * scale_b[n] rowwise; ``block``:
-    ``acc`` already carries them, :func:`reference_block_scaled`), ``amax`` = max |D| (NaN if
+    ``acc`` already carries them, :func:`reference_block_scaled`), ``amax`` = ``max |D|`` (NaN if
     any D is NaN, as ``D.abs().max()`` in torch), and ``out`` D times ``out_scale`` (fp8) rounded
     to ``out_dtype`` as the kernel stores it. ``beta * C`` is left out when beta is 0 (as
     torch.addmm). The kernel computes the same in f32.

@@ -607,7 +607,7 @@ def check(kernel, m, n, k, *, ints=True, seed=0, alpha=None, beta=None, out_scal
     and amax must be equal. With gelu, gelu_tanh or silu (erff, tanhf, expf in f32, each
     within a few f32 ulps, and a few f32 operations around them) the kernel's value before the
     cast is within ``2**-20 * S`` of the float64 one (``S``: the sum of the magnitudes of the
-    terms, |alpha acc s| + |beta C| + |bias|), so each element must be within that plus one ulp
+    terms, ``|alpha acc s| + |beta C| + |bias|``), so each element must be within that plus one ulp
     of the output type at the reference (a rounding boundary may fall between), and amax within
     ``2**-20 * max S``. ``ints=False``: normal(0, 1) operands and epilogue inputs, scales in
     [0.5, 2]; the relative Frobenius error of D against the float64 reference must be under
