@@ -305,7 +305,6 @@ class GemmKernel:
 
     def _load(self, ordinal):
         """(module, kernel, reduction kernel or None) on GPU ``ordinal``, loaded once."""
-        drv = driver()
         hit = self._modules.get(ordinal)
         if hit is not None:
             return hit
