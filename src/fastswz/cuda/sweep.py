@@ -46,6 +46,20 @@ RESTARTS = 3
 _PROBLEM_FIELDS = ("m", "n", "k", "a_dtype", "b_dtype", "a_major", "b_major", "out_dtype")
 
 
+def _resumed(jdir, name, probs, settings, device, kernel_version):
+    """``(journal or None, result keys, {problem index: result})``: the problems a journal in
+    ``jdir`` already holds a result for on this GPU and kernel version (a resumed sweep)."""
+    parent = S.Journal(jdir, name=name) if jdir is not None else None
+    rkeys = [S.result_key(p, **settings) for p in probs]
+    results = {}
+    if parent is not None:
+        for i, rk in enumerate(rkeys):
+            r = parent.results.get(rk)
+            if r is not None and r.get("device") == device and r.get("kernel_version") == kernel_version:
+                results[i] = dict(r, from_journal=True)
+    return parent, rkeys, results
+
+
 def read_corpus(path) -> list:
     """The problems of a corpus file: a JSON list of ``{m, n, k, a_dtype, b_dtype, a_major,
     b_major[, out_dtype]}`` (or an object holding it under ``"problems"``), as canonical dicts.
@@ -211,14 +225,7 @@ def sweep_problems(problems, *, save=None, journal=None, use_cache=True, gpus="a
     if not ids:
         raise MeasureError("no GPU is visible to the sweep (CUDA_VISIBLE_DEVICES, the driver)")
     kernel_version = kernel_version or _kernel_version()
-    parent = S.Journal(jdir, name="results.jsonl") if jdir is not None else None
-    rkeys = [S.result_key(p, **settings) for p in probs]
-    results = {}
-    if parent is not None:
-        for i, rk in enumerate(rkeys):
-            r = parent.results.get(rk)
-            if r is not None and r.get("device") == device and r.get("kernel_version") == kernel_version:
-                results[i] = dict(r, from_journal=True)
+    parent, rkeys, results = _resumed(jdir, "results.jsonl", probs, settings, device, kernel_version)
     todo = [i for i in range(len(probs)) if i not in results]
     bar = S._Bar(progress, "sweep", len(probs), "problems")
     bar.step(len(results))
@@ -499,14 +506,8 @@ def _sweep_ray(probs, settings, jdir, save, address, timer, device, kernel_versi
     if timer is None and (device is None or kernel_version is None):
         device, kernel_version = ray.get(ray.remote(num_gpus=1)(_ray_identity).remote())
     kernel_version = kernel_version or _kernel_version()
-    parent = S.Journal(jdir, name="ray-driver.jsonl") if jdir is not None else None
-    rkeys = [S.result_key(p, **settings) for p in probs]
-    results, states = {}, {}
-    if parent is not None:
-        for i, rk in enumerate(rkeys):
-            r = parent.results.get(rk)
-            if r is not None and r.get("device") == device and r.get("kernel_version") == kernel_version:
-                results[i] = dict(r, from_journal=True)
+    parent, rkeys, results = _resumed(jdir, "ray-driver.jsonl", probs, settings, device, kernel_version)
+    states = {}
     todo = [i for i in range(len(probs)) if i not in results]
     cands = dict(zip(todo, _draw([probs[i] for i in todo], settings["budget"], settings["seconds"], jobs)))
     for i in [i for i in todo if isinstance(cands[i], dict)]:
