@@ -581,10 +581,13 @@ def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, monkeypa
         (func, ctx, tiles, threads, smem, st, p2, what) = plain[0]
         assert plain[1][:6] == plain[0][:6] and bytes(plain[1][6]) == params2   # the prepared one
         assert (func, ctx, st, smem, bytes(p2)) == (0xF00D, 7, 99, 0, params)
-        # one CTA per output tile, 128 threads per MN block of A (ping-pong: 1 block, 384-thread GEMM)
-        assert tiles == -(-km // bm) * -(-kn // 16) and threads == 128 * (bm // 64)
+        # one CTA per (output tile, register pair), 128 threads per MN block of A (ping-pong: 1
+        # block, 384-thread GEMM); a 16-column tile holds 8 registers per thread: 4 pairs
+        out_tiles = -(-km // bm) * -(-kn // 16)
+        assert tiles == out_tiles * 4 and threads == 128 * (bm // 64)
+        assert kern.plan["kernel"]["accumulator"]["registers"] == 8
         assert kern.plan["kernel"]["threads"] == 384
-        assert kern.workspace_bytes(m, n, k) == tiles * splits * bm * 16 * 4
+        assert kern.workspace_bytes(m, n, k) == out_tiles * splits * bm * 16 * 4
         assert "split-K" in what
 
 

@@ -910,5 +910,7 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
                       "unit_floats": unit, "tile_floats": unit * split_k,
                       "tile_bytes": 4 * unit * split_k,
                       "bytes": "tiles_m * tiles_n * tile_bytes",
-                      "reduce": "split order 0..S-1, one CTA of the consumer threads per tile"}}
+                      "reduce": "split order 0..S-1, one CTA of the consumer threads per "
+                                "(tile, register pair)",
+                      "reduce_ctas_per_tile": regs // 2}}
     return out

@@ -272,6 +272,11 @@ class GemmKernel:
             self._plan = codegen.kernel_row(self.config)
         return self._plan
 
+    @property
+    def _reduce_ctas(self):
+        """The split-K reduction's CTAs per output tile (the plan's scheduler workspace)."""
+        return self.plan["kernel"]["scheduler"]["workspace"]["reduce_ctas_per_tile"]
+
     def __repr__(self):
         c = self.config
         return (f"<GemmKernel {c['a_dtype']}x{c['b_dtype']}->{c['out_dtype']} "
@@ -471,7 +476,7 @@ class GemmKernel:
     def _split_run(self, lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, ws, g,
                    fields):
         """Split-K in the kernel's frame (swapped already): the GEMM kernel's partials into
-        ``ws``, then the reduction (one CTA of 128 threads per MN block of A per output tile)."""
+        ``ws``, then the reduction (one CTA of 128 threads per MN block of A per output tile and register pair)."""
         from . import _driver
 
         if not ws:
@@ -479,7 +484,7 @@ class GemmKernel:
                                     "bytes of device memory")
         params = self._pack(d_ptr, ldd, m, n, k, workspace=ws, **fields)
         lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
-        tiles = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"])
+        tiles = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"]) * self._reduce_ctas
         red = self._load(ordinal)[2]
         _driver.launch_plain(int(red), _device(ordinal)["ctx_int"], tiles,
                              128 * self.plan["warpgroups"], 0, stream, params,
@@ -506,7 +511,7 @@ class GemmKernel:
         from . import _driver
 
         red, ctx = int(self._load(ordinal)[2]), _device(ordinal)["ctx_int"]
-        tiles = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"])
+        tiles = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"]) * self._reduce_ctas
         threads, plain = 128 * self.plan["warpgroups"], _driver.launch_plain
 
         def run_split(a_ptr, b_ptr, d_ptr, stream, workspace=0):

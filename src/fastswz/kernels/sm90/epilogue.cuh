@@ -62,41 +62,37 @@ struct Epilogue {
       }
     }
 #else
-    // Registers -> global memory, each lane's adjacent pair at once where it fits.
-    FSW_OUT_T* d = static_cast<FSW_OUT_T*>(p.d);
-    const bool pairs = (p.ldd & 1) == 0;
-    const int m0 = tm * P::kBM + 64 * w;
-    if (K::kSwapAB) {
-      // D^T = B^T A^T: the kernel's (m, n) is D[n][m] (p.m, p.n are the kernel's extents); a
-      // register pair is two rows of D, so each element is stored alone (after the epilogue
-      // ops, which for these unfused kernels multiply by alpha).
-      static_for<0, P::accumulator::kRegisters / 2>([&](auto i) {
-        constexpr int r = 2 * decltype(i)::value;
-        const int m = m0 + P::accumulator::row(thread, r);
-        const int n = n0 + P::accumulator::col(thread, r);
-        float x0 = acc[r], x1 = acc[r + 1];
-        ops.apply(x0, x1, r, m, n, p);
-        if (m < p.m && n < p.n) fsw_store_global(d + (long long)n * p.ldd + m, x0);
-        if (m < p.m && n + 1 < p.n) fsw_store_global(d + (long long)(n + 1) * p.ldd + m, x1);
-      });
-      return;
-    }
     static_for<0, P::accumulator::kRegisters / 2>([&](auto i) {
       constexpr int r = 2 * decltype(i)::value;
-      const int m = m0 + P::accumulator::row(thread, r);
-      const int n = n0 + P::accumulator::col(thread, r);
-      float x0 = acc[r], x1 = acc[r + 1];
-      ops.apply(x0, x1, r, m, n, p);
-      if (m < p.m) {
-        FSW_OUT_T* q = d + (long long)m * p.ldd + n;
-        if (pairs && n + 1 < p.n) fsw_store_global_pair(q, x0, x1);
-        else {
-          if (n < p.n) fsw_store_global(q, x0);
-          if (n + 1 < p.n) fsw_store_global(q + 1, x1);
-        }
-      }
+      store_pair(acc[r], acc[r + 1], r, w, thread, tm, tn, p);
     });
 #endif
+  }
+
+  // Registers r, r + 1 of consumer warpgroup w's thread (tile tm, tn) -> global memory: the
+  // register epilogue's store (also the split-K reduction's), each lane's adjacent pair at once
+  // where it fits.
+  __device__ __forceinline__ void store_pair(float x0, float x1, int r, int w, int thread, int tm, int tn,
+                                             const FswParams& p) {
+    FSW_OUT_T* d = static_cast<FSW_OUT_T*>(p.d);
+    const int m = tm * P::kBM + 64 * w + P::accumulator::row(thread, r);
+    const int n = tn * P::kBN + P::accumulator::col(thread, r);
+    ops.apply(x0, x1, r, m, n, p);
+    if (K::kSwapAB) {
+      // D^T = B^T A^T: the kernel's (m, n) is D[n][m] (p.m, p.n are the kernel's extents); a
+      // register pair is two rows of D, so each element is stored alone.
+      if (m < p.m && n < p.n) fsw_store_global(d + (long long)n * p.ldd + m, x0);
+      if (m < p.m && n + 1 < p.n) fsw_store_global(d + (long long)(n + 1) * p.ldd + m, x1);
+      return;
+    }
+    if (m < p.m) {
+      FSW_OUT_T* q = d + (long long)m * p.ldd + n;
+      if ((p.ldd & 1) == 0 && n + 1 < p.n) fsw_store_global_pair(q, x0, x1);
+      else {
+        if (n < p.n) fsw_store_global(q, x0);
+        if (n + 1 < p.n) fsw_store_global(q + 1, x1);
+      }
+    }
   }
 
   // Before the CTA exits: its last TMA stores have completed.

@@ -1,38 +1,55 @@
 // Split-K reduction of the sm90 GEMM kernels (plan.row()["kernel"]["scheduler"], kind "split_k"):
 // launched after the GEMM kernel on the same stream, one CTA of 128 threads per MN block of A
-// (P::kWarpgroups) per output tile (t = tm * tiles_n + tn). Each thread adds its accumulators'
+// (P::kWarpgroups) per (output tile, accumulator register pair): CTA b reduces register pair
+// b % kReducePairs of tile b / kReducePairs (t = tm * tiles_n + tn), so a handful of output tiles
+// (the problems split-K is for) still spreads over every SM. Each thread adds its two registers'
 // S partial sums from the plan's workspace layout (scheduler::workspace_offset) in split order
 // 0, 1, ..., S - 1 (skipping splits with no k-tile, as the GEMM kernel did), a fixed order, so
-// D is bit-identical run to run, and stores them through the register epilogue.
+// D is bit-identical run to run, and stores the pair as the register epilogue does.
 #pragma once
 
 #if FSW_SPLIT_K
-extern "C" __global__ void __launch_bounds__(P::kWarpgroups * 128, 1)
+// CTAs per output tile of the reduction (its grid: tiles x kReducePairs, the plan's
+// kernel.scheduler.workspace.reduce_ctas_per_tile).
+constexpr int kReducePairs = P::accumulator::kRegisters / 2;
+
+extern "C" __global__ void __launch_bounds__(P::kWarpgroups * 128)
 fastswz_splitk_reduce(const __grid_constant__ FswParams p) {
+  const int tile = blockIdx.x / kReducePairs;
+  const int r = 2 * (blockIdx.x % kReducePairs);
   const int tiles_n = (p.n + P::kBN - 1) / P::kBN;
-  const int tm = blockIdx.x / tiles_n, tn = blockIdx.x % tiles_n;
+  const int tm = tile / tiles_n, tn = tile % tiles_n;
   const int w = threadIdx.x / 128, thread = threadIdx.x % 128;
-  const float* ws = static_cast<const float*>(p.workspace) + (unsigned long long)blockIdx.x * scheduler::kTileFloats;
+  const float* ws = static_cast<const float*>(p.workspace) + (unsigned long long)tile * scheduler::kTileFloats;
   const int k_tiles = (p.k + P::kBK - 1) / P::kBK;
-  // Register by register, so that only the finished sums and one partial are live; the splits
-  // with no k-tile (KT < S) were skipped by the GEMM kernel and are skipped here.
-  float acc[P::accumulator::kRegisters];
-  static_for<0, P::accumulator::kRegisters>([&](auto i) {
-    constexpr int r = decltype(i)::value;
-    float sum = 0.0f;
-    bool first = true;
-    for (int s = 0; s < scheduler::kSplits; ++s) {
-      if (SplitKScheduler::split_begin(s + 1, k_tiles) == SplitKScheduler::split_begin(s, k_tiles)) continue;
-      const float v = ws[scheduler::workspace_offset(thread, r, w, s)];
-      sum = first ? v : sum + v;
+  // kBatch splits' loads are issued before any add (independent loads in flight: the reduction
+  // is bound by memory latency, not by the adds); the adds then run in split order.
+  constexpr int kBatch = 8;
+  float x0 = 0.0f, x1 = 0.0f;
+  bool first = true;
+  for (int s0 = 0; s0 < scheduler::kSplits; s0 += kBatch) {
+    float v0[kBatch], v1[kBatch];
+    bool ok[kBatch];
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const int s = s0 + i;
+      ok[i] = s < scheduler::kSplits &&
+              SplitKScheduler::split_begin(s + 1, k_tiles) != SplitKScheduler::split_begin(s, k_tiles);
+      v0[i] = ok[i] ? ws[scheduler::workspace_offset(thread, r, w, s)] : 0.0f;
+      v1[i] = ok[i] ? ws[scheduler::workspace_offset(thread, r + 1, w, s)] : 0.0f;
+    }
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      if (!ok[i]) continue;
+      x0 = first ? v0[i] : x0 + v0[i];
+      x1 = first ? v1[i] : x1 + v1[i];
       first = false;
     }
-    acc[r] = sum;
-  });
-  Epilogue epilogue;
+  }
   // split-K kernels are never fused (supported() refuses it): the epilogue ops' one operand is
   // alpha. (The whole init(p) cost the reduction 500 bytes of spills in ptxas's report.)
+  Epilogue epilogue;
   epilogue.ops.alpha = p.alpha;
-  epilogue.store(acc, nullptr, 0u, w, thread, false, tm, tn, p);
+  epilogue.store_pair(x0, x1, r, w, thread, tm, tn, p);
 }
 #endif
