@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Measurements for the default plan's fitted rules (issues 27 and 29): every candidate timed on a
+sample of the shape corpus, on one GPU.
+
+    python3 tests/gpu/tune/collect.py run --part plans|schedules [--out DIR] [--deadline S]
+                                          [--count N] [--seed S] [--cache .fswcache]
+
+``plans``: corpus problems with M >= 128 (prefill, square, ragged and the larger small ones),
+K-major, bf16 and e4m3, one kernel launch at most ~1.5 ms by the roofline (the larger ones are
+where the default already matches cuBLAS): each times every configuration of
+:func:`fastswz.cuda.search.candidates` (every tile shape x epilogue class x cluster the single-pass
+schedule runs): a screen of 2 repeats each, then 10 repeats for those within 10% of the screen's
+best (at least 6).
+
+``schedules``: corpus problems with M <= 128 or in the long-K bucket (decode, small, long K): the swap-AB x
+split-K grid of :func:`schedule_candidates` (register stores; BM 64/128 x BN 16-128 in the kernel's
+frame; splits 1-32), timed the same way.
+
+Both write ``DIR/collect-PART.json`` after each problem (``--resume`` skips the problems already
+there), so a run cut at the device's time limit goes on in the next call. What the fit does with
+them: ``benchmarks/fit_plans.py``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "src"))
+
+SPLITS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
+SCHED_TILES = ((64, 16), (64, 32), (64, 64), (64, 128), (128, 16), (128, 32), (128, 64), (128, 128))
+MAX_MS = 1.5          # the roofline estimate of the largest problem sampled (ms)
+PEAK = {"bf16": 800e12, "e4m3": 1600e12}   # FLOP/s for that estimate (H100/H200 dense, ~80%)
+
+
+def _median(xs):
+    return statistics.median(xs) if xs else float("inf")
+
+
+def _time(c, p, reps):
+    from fastswz.cuda.search import gpu_timer
+
+    try:
+        return gpu_timer(c, p["m"], p["n"], p["k"], reps, 1)
+    except Exception as e:  # noqa: BLE001 - recorded, the run goes on
+        print(f"  failed: {type(e).__name__}: {str(e)[:160]}", file=sys.stderr)
+        return []
+
+
+def corpus_sample(part, count, seed):
+    """``count`` corpus problems of the part, stratified by type and bucket (fixed seed)."""
+    from fastswz.corpus import load_corpus
+
+    probs = [p._asdict() if hasattr(p, "_asdict") else dict(vars(p)) for p in load_corpus()]
+    probs = [p for p in probs if p["a_major"] == "K" and p["b_major"] == "K"]
+    if part == "plans":
+        probs = [p for p in probs if p["m"] >= 128
+                 and 2 * p["m"] * p["n"] * p["k"] / PEAK[p["a_dtype"]] * 1e3 <= MAX_MS]
+    else:
+        probs = [p for p in probs if p["m"] <= 128 or p["bucket"] == "long_k"]
+    rng = random.Random(seed)
+    groups = {}
+    for p in probs:
+        groups.setdefault((p["a_dtype"], p["bucket"]), []).append(p)
+    for g in groups.values():
+        rng.shuffle(g)
+    out, i = [], 0
+    while len(out) < count and any(i < len(g) for g in groups.values()):
+        for key in sorted(groups):
+            if i < len(groups[key]) and len(out) < count:
+                out.append(groups[key][i])
+        i += 1
+    return out
+
+
+def schedule_candidates(p):
+    """Swap-AB x tile x split-K configurations for problem ``p`` (register stores): in the
+    kernel's frame BM x BN from :data:`SCHED_TILES`, each with the model's best BK and stages for
+    that tile, and every split of :data:`SPLITS` that keeps >= 2 k-tiles per split."""
+    from fastswz.cuda import normalize_config, supported
+    from fastswz.tune import tune
+
+    out = []
+    for swap in ((False, True) if p["m"] <= 128 and p["n"] > p["m"] else (False,)):
+        km, kn = (p["n"], p["m"]) if swap else (p["m"], p["n"])
+        rows = tune(km, kn, p["k"], p["a_dtype"], p["b_dtype"], "K", "K", top=1 << 20)
+        for bm, bn in SCHED_TILES:
+            row = next((r for r in rows if r["bm"] == bm and r["bn"] == bn), None)
+            if row is None:
+                continue
+            base = normalize_config(row, a_dtype=p["a_dtype"], b_dtype=p["b_dtype"], a_major="K",
+                                    b_major="K", out_dtype=p["out_dtype"], epilogue=False, swap_ab=swap)
+            k_tiles = -(-p["k"] // base["bk"])
+            for s in SPLITS:
+                if s > 1 and k_tiles < 2 * s:
+                    break
+                c = dict(base, split_k=s)
+                if supported(c) is None:
+                    out.append(c)
+    return out
+
+
+def measure(configs, p):
+    """Screen (2 repeats) then 10 repeats for the plans within 10% of the best (at least 6)."""
+    from fastswz.cuda.search import gpu_compile
+
+    gpu_compile(configs)
+    screen = [_median(_time(c, p, 2)) for c in configs]
+    best = min(screen)
+    order = sorted(range(len(configs)), key=lambda i: screen[i])
+    final = [i for i in order if screen[i] <= 1.10 * best][:40] or order[:6]
+    if len(final) < 6:
+        final = order[:6]
+    full = {i: _median(_time(configs[i], p, 10)) for i in final}
+    return [{"config": configs[i], "screen_ms": screen[i], "full_ms": full.get(i)}
+            for i in range(len(configs))]
+
+
+def run(args):
+    os.environ["FASTSWZ_CACHE"] = os.path.abspath(args.cache)
+    from fastswz.cuda import choose_plan, device_info
+    from fastswz.cuda import tuned as T
+    from fastswz.cuda.search import candidates
+
+    started = time.time()
+    T.use_tuned(None)
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, f"collect-{args.part}.json")
+    out = {"device": device_info(), "part": args.part, "problems": []}
+    if args.resume and os.path.exists(path):
+        with open(path) as f:
+            out = json.load(f)
+    done = {p["name"] for p in out["problems"]}
+    probs = corpus_sample(args.part, args.count, args.seed)
+    print(f"# {out['device']['name']}: {args.part}, {len(probs)} problems ({len(done)} done)", flush=True)
+    for p in probs:
+        if p["name"] in done:
+            continue
+        if time.time() - started > args.deadline:
+            print(f"# deadline: stopped before {p['name']}", flush=True)
+            break
+        t0 = time.time()
+        prob = (p["m"], p["n"], p["k"], p["a_dtype"], p["b_dtype"], "K", "K", p["out_dtype"])
+        if args.part == "plans":
+            configs = [c["config"] for c in candidates(*prob)]
+        else:
+            configs = schedule_candidates(p)
+        default = choose_plan(*prob)
+        key = json.dumps(default, sort_keys=True)
+        if all(json.dumps(c, sort_keys=True) != key for c in configs):
+            configs.append(default)
+        rows = measure(configs, p)
+        for r in rows:
+            r["default"] = json.dumps(r["config"], sort_keys=True) == key
+        timed = [r for r in rows if r["full_ms"]]
+        best = min(timed, key=lambda r: r["full_ms"])
+        dflt = next(r for r in rows if r["default"])
+        out["problems"].append({**p, "rows": rows, "seconds": time.time() - t0})
+        with open(path, "w") as f:
+            json.dump(out, f)
+        d_ms = dflt["full_ms"] or dflt["screen_ms"]
+        print(f"{p['name']:34s} {len(rows):4d} plans best {best['full_ms']:.4f} ms "
+              f"default {d_ms:.4f} ms ({d_ms / best['full_ms'] - 1:+.1%}) {time.time() - t0:.0f} s",
+              flush=True)
+    print(f"# {len(out['problems'])} problems in {path}; {time.time() - started:.0f} s", flush=True)
+    return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", choices=["run", "list"])
+    ap.add_argument("--part", choices=["plans", "schedules"], required=True)
+    ap.add_argument("--cache", default=".fswcache")
+    ap.add_argument("--out", default="tests/gpu/results/collect")
+    ap.add_argument("--deadline", type=float, default=450.0)
+    ap.add_argument("--count", type=int, default=64)
+    ap.add_argument("--seed", type=int, default=2711)
+    ap.add_argument("--resume", action="store_true")
+    args = ap.parse_args(argv)
+    if args.what == "list":
+        for p in corpus_sample(args.part, args.count, args.seed):
+            n = len(schedule_candidates(p)) if args.part == "schedules" else 0
+            print(p["name"], p["m"], p["n"], p["k"], n)
+        return 0
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
