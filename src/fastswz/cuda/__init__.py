@@ -30,9 +30,9 @@ from .codegen import GEMM_KEYS, OUT_DTYPES, kernel_sources, normalize_config, su
 __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources", "GemmKernel",
            "device_info", "device_key", "choose_plan", "CudaError", "CudaUnavailableError",
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
-           "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES", "EPILOGUE_WHOLE_KTILES",
+           "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES",
            "default_out_dtype", "SWAP_AB_MAX_M", "SPLIT_K_FILL", "SPLIT_K_MIN_KTILES", "SPLIT_K_MAX",
-           "SPLIT_K_TILE", "split_k_splits", "choose_block_scaled_plan", "default_config",
+           "SPLIT_K_TILE", "SPLIT_K_MIN_KTILES_MN", "SPLIT_K_SWAP_M", "split_k_splits", "choose_block_scaled_plan", "default_config",
            "search_plans", "sweep_problems", "load_tuned", "use_tuned", "TunedTable"]
 
 #: Changes whenever the kernel source or its generated headers change meaning (cache keys).
@@ -116,18 +116,15 @@ def compile_many(configs, out_dtype=None, jobs=None, progress=False):
 #: best plan storing from registers, with the tile and 3 stages up to 15% faster
 #: (benchmarks/data/tune_h100_epilogue.json; BENCHMARKS.md, part 4).
 EPILOGUE_MIN_STAGES = 3
-#: The epilogue :func:`choose_plan` falls back to where the whole BM x BN tile does not fit beside
-#: the model's stages: 64-column blocks rotating through 2 tiles. On the H100, in two runs, the
-#: 128 x 256 plans with 4 stages and those blocks ran 3-18% faster than the whole tile with 3
-#: stages on the benchmark's shapes but the three longest, and -0.7 to +9.8% on e4m3's two longest
-#: (docs/cuda.md, "The epilogue in column blocks"; docs/conformance/h100-2026-11-25-epilogue-stages).
-EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES = 64, 2
-#: ... except on long problems, from this many k-tiles per SM (``tiles x ceil(K / BK) / 132``,
-#: the SM count of :data:`fastswz.tune.DEFAULT_SMS`):
-#: at bf16 8192^3 (1986) and 8192 x 4096 x 14336 (1738) the block plans ran at 0.88-1.08 of the
-#: whole tile with 3 stages over four H100 runs, with spreads up to 16%, while the whole tile held
-#: 93-98% of cuBLAS at 8192^3 in every one of them; there the stages are lowered instead.
-EPILOGUE_WHOLE_KTILES = 1024
+#: The epilogue :func:`choose_plan` tries first where BN allows (a multiple of 64 above 64):
+#: 64-column blocks through one shared-memory tile, then the whole BM x BN tile, then the blocks
+#: through 2 tiles. Measured on an H200 (tests/gpu/tune/collect.py, every candidate of 27 corpus
+#: problems, docs/conformance/h200-2026-11-26-fit): the blocks through one tile were the best
+#: epilogue of their tile on 16 of the 18 problems whose winner had BN >= 128, including the
+#: longest (bf16 and e4m3 8192^3, 16384 x 5120 x 12288), where the whole tile with 3 stages ran
+#: 2.5-4.7% slower and the blocks through 2 tiles up to 15% slower; the earlier rule (blocks
+#: through 2 tiles first, measured on the H100 against the whole tile only) lost 2-12% there.
+EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES = 64, 1
 
 
 # -- schedules (issue 27). The rules below are first guesses from the kernel's structure and from
@@ -138,20 +135,30 @@ EPILOGUE_WHOLE_KTILES = 1024
 #: 64 - M rows of every instruction unless it becomes N (vLLM, SGLang, TensorRT-LLM and DeepGEMM
 #: dispatch to swapped kernels for M <= 64-128). Awaits measurement.
 SWAP_AB_MAX_M = 64
-#: Split-K when the output tiles of the model's plan fill at most this fraction of the SMs
-#: (tiles <= SPLIT_K_FILL x 132): the rest would idle for the whole K loop. Awaits measurement.
+#: Split-K when the output tiles fill at most this fraction of the SMs (tiles <= SPLIT_K_FILL x
+#: 132): the rest would idle for the whole K loop.
 SPLIT_K_FILL = 0.5
-#: ... and K is long: each split keeps at least this many k-tiles (a split shorter than the stage
-#: ring barely overlaps its loads; 8 is twice the usual 4 stages). Awaits measurement.
+#: ... and K is long: each split of a swapped (decode) plan keeps at least this many k-tiles ...
 SPLIT_K_MIN_KTILES = 8
+#: ... and each split of an unswapped one at least this many (:data:`SPLIT_K_TILE_M`'s rule).
+SPLIT_K_MIN_KTILES_MN = 16
 #: The most splits choose_plan picks (the workspace holds splits x M x N f32 partial sums and the
-#: reduction reads all of them). Awaits measurement.
+#: reduction reads all of them).
 SPLIT_K_MAX = 32
-#: A split-K plan's tile is at least this BM x BN (capped by the problem's extents, rounded up to
-#: 64 rows and 8 columns): the model ranks small tiles first on small outputs, which fills the
-#: SMs with tiles too thin to reach the tensor cores' rate; splitting K fills them instead.
-#: Awaits measurement.
+#: A swapped split-K plan's tile is at least this BM x BN (capped by the problem's extents,
+#: rounded up to 64 rows and 8 columns): the model ranks small tiles first on small outputs,
+#: which fills the SMs with tiles too thin to reach the tensor cores' rate; splitting K fills
+#: them instead.
 SPLIT_K_TILE = (128, 128)
+#: Unswapped problems with M above :data:`SPLIT_K_SWAP_M` split K on a BM x 128 tile, BM 64 for
+#: M <= 64 and 128 above, when those tiles fill at most :data:`SPLIT_K_FILL` of the SMs and K keeps
+#: two splits of :data:`SPLIT_K_MIN_KTILES_MN` k-tiles; below, decode keeps the swapped plan.
+#: Measured on an H200 (tests/gpu/tune/collect.py --part schedules: the swap-AB x tile x split
+#: grid, 80-160 plans each, on 33 decode, small and long-K corpus problems; the constants chosen
+#: on them): this rule beside the swapped one had a mean regret of 2.4% against each problem's
+#: best (max 14%), the rules before it 11.1% (max 121%, 512 x 512 x 32768 on a 64 x 32 tile
+#: without a split).
+SPLIT_K_SWAP_M = 16
 
 
 def default_out_dtype(a_dtype):
@@ -172,11 +179,13 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
     The best plan of :func:`fastswz.tune`'s model (register-store ranking) that the kernel family
     runs, storing D through the plan's shared-memory epilogue tile and a TMA store when the tile
     fits beside at least :data:`EPILOGUE_MIN_STAGES` stages of the same BM x BN x BK, else from
-    registers. Per stage count, from the model's down: the whole BM x BN tile, else (unless the
-    problem has :data:`EPILOGUE_WHOLE_KTILES` k-tiles per SM or more) :data:`EPILOGUE_BLOCK_N`
-    column blocks through :data:`EPILOGUE_BLOCK_STAGES` tiles, or through one. Measured on the H100 (BENCHMARKS.md, "The
-    epilogue"): the tile's asynchronous store was 12-15% faster on large fp8 problems and up to 5%
-    on large bf16 ones, and at most 3.4% slower on the shapes where it lost.
+    registers. Per stage count, from the model's down: where BN is a multiple of
+    :data:`EPILOGUE_BLOCK_N` above it, :data:`EPILOGUE_BLOCK_N`-column blocks through
+    :data:`EPILOGUE_BLOCK_STAGES` tile, then the whole BM x BN tile, then the blocks through 2
+    tiles; else the whole tile. Measured (BENCHMARKS.md, "The epilogue"; the constants' notes): the
+    tile's asynchronous store was 12-15% faster than register stores on large fp8 problems on the
+    H100 and up to 5% on large bf16 ones, and the one-tile blocks the best epilogue of their tile
+    on 16 of 18 corpus problems on an H200.
 
     Parameters
     ----------
@@ -206,10 +215,10 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
     --------
     >>> c = choose_plan(4096, 14336, 4096)
     >>> c["bm"], c["bn"], c["bk"], c["stages"], c["epilogue"], c["epilogue_n"], c["epilogue_stages"]
-    (128, 256, 64, 4, True, 64, 2)
-    >>> c = choose_plan(8192, 8192, 8192)        # long: the whole tile, 3 stages
-    >>> c["stages"], c["epilogue"], c["epilogue_n"]
-    (3, True, 0)
+    (128, 256, 64, 4, True, 64, 1)
+    >>> c = choose_plan(512, 512, 32768)         # few output tiles, long K: split-K
+    >>> c["bm"], c["bn"], c["split_k"], c["swap_ab"], c["epilogue"]
+    (128, 128, 8, False, False)
     """
     if epilogue is None and schedules:   # a tuned table's measured winner first (fastswz.cuda.tuned)
         hit = _tuned.lookup(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
@@ -233,7 +242,7 @@ choose_plan.cache_clear = _PLAN_MEMO.clear
 
 
 def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, schedules=True):
-    from ..tune import DEFAULT_SMS, tune
+    from ..tune import tune
 
     if epilogue is not True and schedules:   # swap-AB and split-K store from registers
         sched = _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
@@ -255,12 +264,9 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
             first_why = first_why or why
             continue
         if epilogue is not False:
-            tiles = -(-m // c["bm"]) * -(-n // c["bn"])
-            # per SM of the GPU the model assumes (tune.DEFAULT_SMS, 132 on sm90)
-            long = tiles * -(-k // c["bk"]) >= EPILOGUE_WHOLE_KTILES * DEFAULT_SMS[c["arch"]]
-            blocks = (not long and EPILOGUE_BLOCK_N < c["bn"] and c["bn"] % EPILOGUE_BLOCK_N == 0)
-            tries = [(0, 1)] + ([(EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES), (EPILOGUE_BLOCK_N, 1)]
-                                if blocks else [])
+            blocks = EPILOGUE_BLOCK_N < c["bn"] and c["bn"] % EPILOGUE_BLOCK_N == 0
+            tries = ([(EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES), (0, 1), (EPILOGUE_BLOCK_N, 2)]
+                     if blocks else [(0, 1)])
             for stages in range(c["stages"], EPILOGUE_MIN_STAGES - 1, -1):
                 for cols, est in tries:
                     with_tile = dict(c, epilogue=True, stages=stages, epilogue_n=cols,
@@ -276,7 +282,7 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
 
 
 
-def split_k_splits(tiles, k_tiles, sms=None):
+def split_k_splits(tiles, k_tiles, sms=None, min_ktiles=None):
     """The K splits :func:`choose_plan` gives a plan with ``tiles`` output tiles (work units
     without split) and ``k_tiles`` k-tiles per tile: 1 unless the tiles fill at most
     :data:`SPLIT_K_FILL` of the SMs and K has two splits of :data:`SPLIT_K_MIN_KTILES`; else
@@ -289,9 +295,10 @@ def split_k_splits(tiles, k_tiles, sms=None):
     from ..tune import DEFAULT_SMS
 
     sms = sms or DEFAULT_SMS["sm90"]
-    if tiles > SPLIT_K_FILL * sms or k_tiles < 2 * SPLIT_K_MIN_KTILES:
+    least = SPLIT_K_MIN_KTILES if min_ktiles is None else min_ktiles
+    if tiles > SPLIT_K_FILL * sms or k_tiles < 2 * least:
         return 1
-    return max(1, min(sms // tiles, k_tiles // SPLIT_K_MIN_KTILES, SPLIT_K_MAX))
+    return max(1, min(sms // tiles, k_tiles // least, SPLIT_K_MAX))
 
 
 def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
@@ -299,6 +306,10 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     when neither applies (the caller goes on with the model's plan and its epilogue rules)."""
     from ..tune import tune
 
+    if m > SPLIT_K_SWAP_M:   # an unswapped split on a BM x 128 tile (SPLIT_K_SWAP_M's note)
+        split = _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
+        if split is not None:
+            return split
     swap = m <= SWAP_AB_MAX_M and n > m
     # the kernel's problem: swapped, its A is the caller's B and its M the caller's N
     km, kn = (n, m) if swap else (m, n)
@@ -336,6 +347,27 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
                     return dict(c, split_k=s)
                 break
     return first if swap else None
+
+
+def _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
+    """The unswapped split-K plan of :data:`SPLIT_K_SWAP_M`'s rule, or None: the model's best row
+    of the BM x BN tile (BM 64 for M <= 64, else 128; BN 128, or N rounded up to 8 below it)."""
+    from ..tune import tune
+
+    bm, bn = (64 if m <= 64 else 128), min(128, -(-n // 8) * 8)
+    rows = [r for r in tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=1 << 20)
+            if r["bm"] == bm and r["bn"] == bn]
+    for row in rows:
+        c = normalize_config(row, a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major, b_major=b_major,
+                             out_dtype=out_dtype, epilogue=False)
+        tiles = -(-m // bm) * -(-n // bn)
+        s = split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=SPLIT_K_MIN_KTILES_MN)
+        if s == 1:
+            return None
+        c = dict(c, split_k=s)
+        if supported(c) is None:
+            return c
+    return None
 
 
 # -- the call path: tensors -> prepared call -> launch ----------------------------------------------

@@ -245,15 +245,9 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
         return None
 
     def default_kind(shape):
-        # choose_plan's rule: the whole tile on long problems, else 64-column blocks through 2
-        # tiles where BN allows, else the whole tile; registers where no tile fits.
-        bm, bn = shape
-        from . import EPILOGUE_WHOLE_KTILES
-
-        bk = next(iter(rows[shape]))[0]
-        long = -(-p["m"] // bm) * -(-p["n"] // bn) * -(-p["k"] // bk) >= EPILOGUE_WHOLE_KTILES * sms_
-        order = ("tile", "blocks2", "blocks1") if long else ("blocks2", "tile", "blocks1")
-        return list(order) + ["registers"]
+        # choose_plan's rule: 64-column blocks through one tile where BN allows, then the whole
+        # tile, then the blocks through 2 tiles; registers where no tile fits.
+        return ["blocks1", "tile", "blocks2", "registers"]
 
     picked, seen = [], {dkey}
     picked.append({"config": default, "kind": dclass[2], "cluster_m": dclass[3],
