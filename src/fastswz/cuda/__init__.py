@@ -25,14 +25,14 @@ import sys
 from ..errors import PlanError
 from .errors import CudaError, CudaUnavailableError, GemmArgumentError
 from . import codegen, tuned as _tuned
-from .codegen import GEMM_KEYS, OUT_DTYPES, kernel_sources, normalize_config, supported
+from .codegen import GEMM_KEYS, OUT_DTYPES, dtype_bits, kernel_sources, normalize_config, supported
 
 __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources", "GemmKernel",
            "device_info", "device_key", "choose_plan", "CudaError", "CudaUnavailableError",
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
            "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES",
            "default_out_dtype", "SWAP_AB_MAX_M", "SPLIT_K_FILL", "SPLIT_K_MIN_KTILES", "SPLIT_K_MAX",
-           "SPLIT_K_TILE", "SPLIT_K_MIN_KTILES_MN", "SPLIT_K_SWAP_M", "split_k_splits", "choose_block_scaled_plan", "default_config",
+           "SPLIT_K_TILE", "SPLIT_K_MIN_KTILES_MN", "SPLIT_K_SWAP_M", "FULL_WIDTH_BK", "split_k_splits", "choose_block_scaled_plan", "default_config",
            "search_plans", "sweep_problems", "load_tuned", "use_tuned", "TunedTable"]
 
 #: Changes whenever the kernel source or its generated headers change meaning (cache keys).
@@ -161,6 +161,15 @@ SPLIT_K_TILE = (128, 128)
 SPLIT_K_SWAP_M = 16
 
 
+#: choose_plan takes the model's best plan whose k-tile is at least this many bytes (BK x the
+#: element size: 64 for bf16 and f16, 128 for fp8, 32 for tf32) before any with a narrower one.
+#: Every measured winner on an H200 had one (the 12 problems timed over all 244 plans and 26 of
+#: the 27 corpus problems of tests/gpu/tune/collect.py), while the model ranked BK 32 first on
+#: bf16 problems such as 5000 x 3000 x 7000 and 3500 x 4500 x 2500, which then ran 56-60% slower
+#: than their measured best (docs/conformance/h200-2026-11-26-fit).
+FULL_WIDTH_BK = 128
+
+
 def default_out_dtype(a_dtype):
     """The output type of a GEMM given no ``out``: A's own for bf16 and f16 (as torch's matmul),
     f32 for tf32/f32 inputs, bf16 for fp8 (as ``torch._scaled_mm`` is usually asked).
@@ -256,7 +265,13 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
         yield from rows
         yield from tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=64)[len(rows):]
 
-    for row in ranked():
+    def full_width_first():
+        # FULL_WIDTH_BK's rule: the model's order, rows with a 128-byte k-tile first
+        rows = list(ranked())
+        wide = [r for r in rows if r["bk"] * dtype_bits(a_dtype) >= 8 * FULL_WIDTH_BK]
+        return wide + [r for r in rows if r not in wide]
+
+    for row in full_width_first():
         c = normalize_config(row, a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major,
                              b_major=b_major, out_dtype=out_dtype)
         why = supported(c)
