@@ -387,16 +387,16 @@ def test_choose_plan_takes_the_epilogue_tile_where_it_fits(m, n, k, dt, out):
     # The model's first plan the family runs, by its BM x BN x BK (stages are the only field
     # choose_plan may change): the register-store twin must run too, with at least as many stages.
     regs = dict(c, epilogue=False)
-    first = next(r for r in fastswz.tune(m, n, k, dt, dt, top=64)
+    from fastswz.cuda import FULL_WIDTH_BK
+
+    rows = fastswz.tune(m, n, k, dt, dt, top=64)
+    wide = [r for r in rows if r["bk"] * codegen.dtype_bits(dt) >= 8 * FULL_WIDTH_BK]
+    first = next(r for r in wide + [r for r in rows if r not in wide]
                  if supported(codegen.normalize_config(r, a_dtype=dt, b_dtype=dt, out_dtype=out)) is None)
     assert (c["bm"], c["bn"], c["bk"]) == (first["bm"], first["bn"], first["bk"])
-    # the rule: per stage count from the model's down, the whole tile, then (short problems)
-    # 64-column blocks through 2 tiles, through 1
-    from fastswz.cuda import EPILOGUE_WHOLE_KTILES
-
-    tiles = -(-m // c["bm"]) * -(-n // c["bn"]) * -(-k // c["bk"])
-    tries = [(0, 1)] + ([(64, 2), (64, 1)] if tiles < EPILOGUE_WHOLE_KTILES * 132 and c["bn"] % 64 == 0
-                        and c["bn"] > 64 else [])
+    # the rule: per stage count from the model's down, 64-column blocks through 1 tile, the whole
+    # tile, the blocks through 2 tiles (BN a multiple of 64 above 64), else the whole tile
+    tries = [(64, 1), (0, 1), (64, 2)] if c["bn"] % 64 == 0 and c["bn"] > 64 else [(0, 1)]
     fits = [(s, n_, e_) for s in range(first["stages"], EPILOGUE_MIN_STAGES - 1, -1) for n_, e_ in tries
             if supported(dict(regs, epilogue=True, stages=s, epilogue_n=n_, epilogue_stages=e_)) is None]
     if fits:
@@ -406,11 +406,11 @@ def test_choose_plan_takes_the_epilogue_tile_where_it_fits(m, n, k, dt, out):
 
 
 @pytest.mark.parametrize("m,n,k,dt,want", [
-    # measured on the H100 (docs/cuda.md, "The epilogue in column blocks")
-    (4096, 14336, 4096, "bf16", (4, 64, 2)), (2048, 2048, 2048, "e4m3", (4, 64, 2)),
-    (16384, 1024, 4096, "bf16", (4, 64, 2)), (8192, 8192, 8192, "e4m3", (4, 64, 2)),
-    # long problems (>= 1024 k-tiles per SM): the whole tile, 3 stages
-    (8192, 8192, 8192, "bf16", (3, 0, 1)), (8192, 4096, 14336, "bf16", (3, 0, 1))])
+    # measured on an H200 (FULL_WIDTH_BK, EPILOGUE_BLOCK_STAGES: tests/gpu/tune/collect.py): the
+    # 64-column blocks through one tile, 4 stages, the long problems included
+    (4096, 14336, 4096, "bf16", (4, 64, 1)), (2048, 2048, 2048, "e4m3", (4, 64, 1)),
+    (16384, 1024, 4096, "bf16", (4, 64, 1)), (8192, 8192, 8192, "e4m3", (4, 64, 1)),
+    (8192, 8192, 8192, "bf16", (4, 64, 1)), (8192, 4096, 14336, "bf16", (4, 64, 1))])
 def test_choose_plan_epilogue_on_the_benchmark_shapes(m, n, k, dt, want):
     from fastswz.cuda import choose_plan
 

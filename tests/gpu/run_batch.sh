@@ -46,7 +46,7 @@ for s in "$@"; do
              cp /tmp/cb/callpath.json "$out/" 2>/dev/null; tail -20 "$out/callbench.txt" ;;
     corpus) FSW_DEADLINE=${CORPUS_DEADLINE:-400} OUT=/tmp/corpus timeout 560 bash tests/gpu/gemm/corpus.sh > "$out/corpus-log.txt" 2>&1
              echo "corpus: exit $?"; cp /tmp/corpus/corpus.json /tmp/corpus/corpus.txt "$out/" 2>/dev/null; tail -40 "$out/corpus-log.txt" ;;
-    exhaustive) timeout 560 python3 tests/gpu/tune/exhaustive.py run --cache .fswcache --out /tmp/exh > "$out/exhaustive.txt" 2>&1
+    exhaustive) timeout 560 python3 tests/gpu/tune/exhaustive.py run --cache .fswcache --out /tmp/exh ${HELD_OUT:+--held-out $HELD_OUT} > "$out/exhaustive.txt" 2>&1
              echo "exhaustive: exit $?"; cp /tmp/exh/*.json "$out/" 2>/dev/null; tail -45 "$out/exhaustive.txt" ;;
     sweep) timeout 500 python3 tests/gpu/tune/sweep_gpus.py run --cache .fswcache --out /tmp/sweep > "$out/sweep.txt" 2>&1
              echo "sweep: exit $?"; tail -30 "$out/sweep.txt" ;;

@@ -214,7 +214,7 @@ def run(args):
         dump()
     # 4: held-out problems
     T.use_tuned(table, gpu=gpu)
-    for p in HELD_OUT:
+    for p in args.held_out_list:
         if left() < 30:
             print(f"# deadline: stopped before held-out {p}", flush=True)
             break
@@ -307,9 +307,13 @@ def main(argv=None):
     ap.add_argument("--cache", default=".fswcache", help="the cubin cache (FASTSWZ_CACHE) to fill or use")
     ap.add_argument("--out", default="tests/gpu/results/tune-exhaustive")
     ap.add_argument("--deadline", type=float, default=450.0, help="seconds for the whole run")
+    ap.add_argument("--held-out", default=None,
+                    help="MxNxK,... in place of the built-in held-out problems (a fresh set)")
     ap.add_argument("--no-torch", dest="torch", action="store_false",
                     help="leave out the gemm-on-torch-tensors comparison")
     args = ap.parse_args(argv)
+    args.held_out_list = ([tuple(int(x) for x in p.split("x")) for p in args.held_out.split(",")]
+                          if args.held_out else HELD_OUT)
     return precompile(args.cache) if args.what == "precompile" else run(args)
 
 
