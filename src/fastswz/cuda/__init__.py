@@ -120,20 +120,22 @@ EPILOGUE_MIN_STAGES = 3
 #: 64-column blocks through one shared-memory tile, then the whole BM x BN tile, then the blocks
 #: through 2 tiles. Measured on an H200 (tests/gpu/tune/collect.py, every candidate of 27 corpus
 #: problems, docs/conformance/h200-2026-11-26-fit): the blocks through one tile were the best
-#: epilogue of their tile on 16 of the 18 problems whose winner had BN >= 128, including the
-#: longest (bf16 and e4m3 8192^3, 16384 x 5120 x 12288), where the whole tile with 3 stages ran
+#: epilogue of their tile on 15 of the 20 problems whose winner had BN >= 128 (a multiple of
+#: 64), including the longest (bf16 and e4m3 8192^3, 16384 x 5120 x 12288), where the whole tile with 3 stages ran
 #: 2.5-4.7% slower and the blocks through 2 tiles up to 15% slower; the earlier rule (blocks
 #: through 2 tiles first, measured on the H100 against the whole tile only) lost 2-12% there.
 EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES = 64, 1
 
 
-# -- schedules (issue 27). The rules below are first guesses from the kernel's structure and from
-# what other Hopper GEMMs dispatch to; every constant awaits measurement on the H100 (the corpus
-# benchmark) and will be set from it.
+# -- schedules (issue 27). The rules below come from the kernel's structure and from what other
+# Hopper GEMMs dispatch to; SPLIT_K_SWAP_M and SPLIT_K_MIN_KTILES_MN were chosen on an H200 from
+# every candidate of 33 corpus problems (tests/gpu/tune/collect.py --part schedules), the others
+# are first guesses those timings did not contradict.
 #: Swap-AB (D^T = B^T A^T) when D has at most this many rows (M) and more columns than rows:
 #: wgmma's M is fixed at 64 per warpgroup while its N goes down to 8, so a small M wastes at least
 #: 64 - M rows of every instruction unless it becomes N (vLLM, SGLang, TensorRT-LLM and DeepGEMM
-#: dispatch to swapped kernels for M <= 64-128). Awaits measurement.
+#: dispatch to swapped kernels for M <= 64-128). Above SPLIT_K_SWAP_M the unswapped split rule
+#: is asked first.
 SWAP_AB_MAX_M = 64
 #: Split-K when the output tiles fill at most this fraction of the SMs (tiles <= SPLIT_K_FILL x
 #: 132): the rest would idle for the whole K loop.
@@ -163,8 +165,8 @@ SPLIT_K_SWAP_M = 16
 
 #: choose_plan takes the model's best plan whose k-tile is at least this many bytes (BK x the
 #: element size: 64 for bf16 and f16, 128 for fp8, 32 for tf32) before any with a narrower one.
-#: Every measured winner on an H200 had one (the 12 problems timed over all 244 plans and 26 of
-#: the 27 corpus problems of tests/gpu/tune/collect.py), while the model ranked BK 32 first on
+#: Nearly every measured winner on an H200 had one (the 12 problems timed over all 244 plans
+#: and 25 of the 27 corpus problems of tests/gpu/tune/collect.py), while the model ranked BK 32 first on
 #: bf16 problems such as 5000 x 3000 x 7000 and 3500 x 4500 x 2500, which then ran 56-60% slower
 #: than their measured best (docs/conformance/h200-2026-11-26-fit).
 FULL_WIDTH_BK = 128
@@ -194,7 +196,7 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
     tiles; else the whole tile. Measured (BENCHMARKS.md, "The epilogue"; the constants' notes): the
     tile's asynchronous store was 12-15% faster than register stores on large fp8 problems on the
     H100 and up to 5% on large bf16 ones, and the one-tile blocks the best epilogue of their tile
-    on 16 of 18 corpus problems on an H200.
+    on 15 of 20 corpus problems on an H200.
 
     Parameters
     ----------
