@@ -32,7 +32,8 @@ __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources"
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
            "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES",
            "default_out_dtype", "SWAP_AB_MAX_M", "SPLIT_K_FILL", "SPLIT_K_MIN_KTILES", "SPLIT_K_MAX",
-           "SPLIT_K_TILE", "SPLIT_K_MIN_KTILES_MN", "SPLIT_K_SWAP_M", "FULL_WIDTH_BK", "split_k_splits", "choose_block_scaled_plan", "default_config",
+           "SPLIT_K_TILE", "SPLIT_K_MIN_KTILES_MN", "SPLIT_K_SWAP_M", "FULL_WIDTH_BK",
+           "split_k_splits", "choose_block_scaled_plan", "default_config",
            "search_plans", "sweep_problems", "load_tuned", "use_tuned", "TunedTable"]
 
 #: Changes whenever the kernel source or its generated headers change meaning (cache keys).
@@ -121,9 +122,10 @@ EPILOGUE_MIN_STAGES = 3
 #: through 2 tiles. Measured on an H200 (tests/gpu/tune/collect.py, every candidate of 27 corpus
 #: problems, docs/conformance/h200-2026-11-26-fit): the blocks through one tile were the best
 #: epilogue of their tile on 15 of the 20 problems whose winner had BN >= 128 (a multiple of
-#: 64), including the longest (bf16 and e4m3 8192^3, 16384 x 5120 x 12288), where the whole tile with 3 stages ran
-#: 2.5-4.7% slower and the blocks through 2 tiles up to 15% slower; the earlier rule (blocks
-#: through 2 tiles first, measured on the H100 against the whole tile only) lost 2-12% there.
+#: 64), including the longest (bf16 and e4m3 8192^3, 16384 x 5120 x 12288), where the whole
+#: tile with 3 stages ran 2.5-4.7% slower and the blocks through 2 tiles up to 15% slower; the
+#: earlier rule (blocks through 2 tiles first, measured on the H100 against the whole tile
+#: only) lost 2-12% there.
 EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES = 64, 1
 
 
@@ -142,7 +144,7 @@ SWAP_AB_MAX_M = 64
 SPLIT_K_FILL = 0.5
 #: ... and K is long: each split of a swapped (decode) plan keeps at least this many k-tiles ...
 SPLIT_K_MIN_KTILES = 8
-#: ... and each split of an unswapped one at least this many (:data:`SPLIT_K_TILE_M`'s rule).
+#: ... and each split of an unswapped one at least this many (:data:`SPLIT_K_SWAP_M`'s rule).
 SPLIT_K_MIN_KTILES_MN = 16
 #: The most splits choose_plan picks (the workspace holds splits x M x N f32 partial sums and the
 #: reduction reads all of them).
@@ -166,8 +168,8 @@ SPLIT_K_SWAP_M = 16
 #: choose_plan takes the model's best plan whose k-tile is at least this many bytes (BK x the
 #: element size: 64 for bf16 and f16, 128 for fp8, 32 for tf32) before any with a narrower one.
 #: Nearly every measured winner on an H200 had one (the 12 problems timed over all 244 plans
-#: and 25 of the 27 corpus problems of tests/gpu/tune/collect.py), while the model ranked BK 32 first on
-#: bf16 problems such as 5000 x 3000 x 7000 and 3500 x 4500 x 2500, which then ran 56-60% slower
+#: and 25 of the 27 corpus problems of tests/gpu/tune/collect.py), while the model ranked BK 32
+#: first on bf16 problems such as 5000 x 3000 x 7000 and 3500 x 4500 x 2500, which then ran 56-60% slower
 #: than their measured best (docs/conformance/h200-2026-11-26-fit).
 FULL_WIDTH_BK = 128
 
@@ -261,19 +263,12 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
             return sched
 
     first_why = None
-    # the first plans almost always run: rank 8 first, the model's first 64 only if none does
-    def ranked():
-        rows = tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=8)
-        yield from rows
-        yield from tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=64)[len(rows):]
-
-    def full_width_first():
-        # FULL_WIDTH_BK's rule: the model's order, rows with a 128-byte k-tile first
-        rows = list(ranked())
-        wide = [r for r in rows if r["bk"] * dtype_bits(a_dtype) >= 8 * FULL_WIDTH_BK]
-        return wide + [r for r in rows if r not in wide]
-
-    for row in full_width_first():
+    # the model's first 64 in its order, those with a full-width k-tile first (FULL_WIDTH_BK;
+    # sorted() is stable)
+    full_bits = 8 * FULL_WIDTH_BK
+    rows = sorted(tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=64),
+                  key=lambda r: r["bk"] * dtype_bits(a_dtype) < full_bits)
+    for row in rows:
         c = normalize_config(row, a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major,
                              b_major=b_major, out_dtype=out_dtype)
         why = supported(c)
@@ -304,7 +299,8 @@ def split_k_splits(tiles, k_tiles, sms=None, min_ktiles=None):
     without split) and ``k_tiles`` k-tiles per tile: 1 unless the tiles fill at most
     :data:`SPLIT_K_FILL` of the SMs and K has two splits of :data:`SPLIT_K_MIN_KTILES`; else
     enough splits that tiles x splits is about the SM count, each split keeping at least
-    :data:`SPLIT_K_MIN_KTILES` k-tiles, at most :data:`SPLIT_K_MAX`.
+    :data:`SPLIT_K_MIN_KTILES` k-tiles, at most :data:`SPLIT_K_MAX`. ``min_ktiles`` replaces
+    :data:`SPLIT_K_MIN_KTILES` (the unswapped rule passes :data:`SPLIT_K_MIN_KTILES_MN`).
 
     >>> split_k_splits(4, 1024), split_k_splits(32, 32), split_k_splits(512, 64), split_k_splits(8, 12)
     (32, 4, 1, 1)
@@ -372,12 +368,12 @@ def _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     from ..tune import tune
 
     bm, bn = (64 if m <= 64 else 128), min(128, -(-n // 8) * 8)
+    tiles = -(-m // bm) * -(-n // bn)
     rows = [r for r in tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=1 << 20)
             if r["bm"] == bm and r["bn"] == bn]
     for row in rows:
         c = normalize_config(row, a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major, b_major=b_major,
                              out_dtype=out_dtype, epilogue=False)
-        tiles = -(-m // bm) * -(-n // bn)
         s = split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=SPLIT_K_MIN_KTILES_MN)
         if s == 1:
             return None
