@@ -272,10 +272,11 @@ class GemmKernel:
             self._plan = codegen.kernel_row(self.config)
         return self._plan
 
-    @property
-    def _reduce_ctas(self):
-        """The split-K reduction's CTAs per output tile (the plan's scheduler workspace)."""
-        return self.plan["kernel"]["scheduler"]["workspace"]["reduce_ctas_per_tile"]
+    def _reduce_grid(self, m, n):
+        """The split-K reduction's CTAs for the kernel's M x N: per output tile the plan's
+        ``kernel.scheduler.workspace.reduce_ctas_per_tile``."""
+        per_tile = self.plan["kernel"]["scheduler"]["workspace"]["reduce_ctas_per_tile"]
+        return math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"]) * per_tile
 
     def __repr__(self):
         c = self.config
@@ -476,7 +477,7 @@ class GemmKernel:
     def _split_run(self, lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, ws, g,
                    fields):
         """Split-K in the kernel's frame (swapped already): the GEMM kernel's partials into
-        ``ws``, then the reduction (one CTA of 128 threads per MN block of A per output tile and register pair)."""
+        ``ws``, then the reduction (:meth:`_reduce_grid` CTAs of 128 threads per MN block of A)."""
         from . import _driver
 
         if not ws:
@@ -484,9 +485,8 @@ class GemmKernel:
                                     "bytes of device memory")
         params = self._pack(d_ptr, ldd, m, n, k, workspace=ws, **fields)
         lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
-        tiles = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"]) * self._reduce_ctas
         red = self._load(ordinal)[2]
-        _driver.launch_plain(int(red), _device(ordinal)["ctx_int"], tiles,
+        _driver.launch_plain(int(red), _device(ordinal)["ctx_int"], self._reduce_grid(m, n),
                              128 * self.plan["warpgroups"], 0, stream, params,
                              "the split-K reduction kernel")
 
@@ -511,7 +511,7 @@ class GemmKernel:
         from . import _driver
 
         red, ctx = int(self._load(ordinal)[2]), _device(ordinal)["ctx_int"]
-        tiles = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"]) * self._reduce_ctas
+        ctas = self._reduce_grid(m, n)
         threads, plain = 128 * self.plan["warpgroups"], _driver.launch_plain
 
         def run_split(a_ptr, b_ptr, d_ptr, stream, workspace=0):
@@ -522,7 +522,7 @@ class GemmKernel:
                 a_ptr, b_ptr = b_ptr, a_ptr
             params = pack(d_ptr, ldd, m, n, k, workspace=workspace)
             lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
-            plain(red, ctx, tiles, threads, 0, stream, params, "the split-K reduction kernel")
+            plain(red, ctx, ctas, threads, 0, stream, params, "the split-K reduction kernel")
         return run_split
 
     def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None, **fields):

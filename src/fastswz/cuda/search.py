@@ -50,7 +50,7 @@ from pathlib import Path
 from ..dtypes import dtype as _lookup_dtype
 from ..errors import FastswzTypeError, MeasureError, PlanError, as_int
 from ..rules import _choice
-from ..tune import DEFAULT_SMS, tune
+from ..tune import tune
 from .codegen import normalize_config, supported
 
 __all__ = ["KINDS", "CLUSTERS", "candidates", "Halving", "Journal", "search_plans", "gpu_timer",
@@ -224,7 +224,6 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
     for r in ranked:
         rank_of.setdefault((r["bm"], r["bn"], r["bk"], r["stages"], r["swizzle_a"], r["swizzle_b"]),
                            r["rank"])
-    sms_ = DEFAULT_SMS["sm90"] if sms is None else sms
     from . import EPILOGUE_MIN_STAGES
 
     def best(shape, kind, cluster):
@@ -244,10 +243,9 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
                 return c, row["rank"]
         return None
 
-    def default_kind(shape):
-        # choose_plan's rule: 64-column blocks through one tile where BN allows, then the whole
-        # tile, then the blocks through 2 tiles; registers where no tile fits.
-        return ["blocks1", "tile", "blocks2", "registers"]
+    # choose_plan's order of epilogues: 64-column blocks through one tile where BN allows, then
+    # the whole tile, then the blocks through 2 tiles; registers where no tile fits
+    default_kinds = ("blocks1", "tile", "blocks2", "registers")
 
     picked, seen = [], {dkey}
     picked.append({"config": default, "kind": dclass[2], "cluster_m": dclass[3],
@@ -279,7 +277,7 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
 
     # 1. every epilogue and cluster of the model's two best shapes
     for s in shapes[:2]:
-        for kind in default_kind(s):
+        for kind in default_kinds:
             for cl in CLUSTERS:
                 add(s, kind, cl)
     # 2. the model's best shape of each other BM, its default-rule epilogue on one CTA, where the
@@ -289,14 +287,14 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
         s = next(s for s in shapes if s[0] == bm)
         if cycles[s] > OTHER_BM_CYCLES * top:
             continue
-        kind = next((kd for kd in default_kind(s) if best(s, kd, 1) is not None), None)
+        kind = next((kd for kd in default_kinds if best(s, kd, 1) is not None), None)
         if kind is not None:
             add(s, kind, 1)
     # 3. the following shapes in the model's order: default-rule epilogue on 1 and 2 CTAs
     for s in shapes[1:]:
         if full():
             break
-        kind = next((kd for kd in default_kind(s) if best(s, kd, 1) is not None), None)
+        kind = next((kd for kd in default_kinds if best(s, kd, 1) is not None), None)
         if kind is not None:
             add(s, kind, 1)
             add(s, kind, 2)
