@@ -241,7 +241,9 @@ def _kernel_header(data):
               f"    constexpr int kSplits = {s['splits']};  // K splits per output tile"]
     if ws:
         lines += [f"    constexpr unsigned long long kTileFloats = {ws['tile_floats']}ull;  "
-                  f"// f32 workspace per output tile (tile t at t kTileFloats)"]
+                  f"// f32 workspace per output tile (tile t at t kTileFloats)",
+                  f"    constexpr int kReduceCtasPerTile = {ws['reduce_ctas_per_tile']};  "
+                  f"// the reduction's CTAs per output tile: one accumulator register pair each"]
         lines += _c_layout_fn("workspace_offset", ws["layout"], ("thread", "reg", "warpgroup", "split"),
                               f"float offset in a tile's workspace block: {ws['layout']}")
     lines.append("  }  // namespace scheduler")

@@ -27,9 +27,9 @@ struct Epilogue {
   __device__ __forceinline__ void store(float (&acc)[P::accumulator::kRegisters], const TmaDescriptor* tma_d,
                                         uint32_t base, int w, int thread, bool leader, int tm, int tn,
                                         const FswParams& p) {
-    const int n0 = tn * P::kBN;
     ops.tile(tm, w, thread, p);
 #if FSW_EPILOGUE_TILE
+    const int n0 = tn * P::kBN;
     // Registers -> the plan's epilogue tile (swizzled, row-major D) -> TMA store per box, one
     // column block of kCols at a time: registers [j R, j R + R) hold block j (the plan's
     // kSubtileRegisters R). The blocks rotate through the plan's kStages tiles, one bulk group

@@ -1,22 +1,22 @@
 // Split-K reduction of the sm90 GEMM kernels (plan.row()["kernel"]["scheduler"], kind "split_k"):
 // launched after the GEMM kernel on the same stream, one CTA of 128 threads per MN block of A
 // (P::kWarpgroups) per (output tile, accumulator register pair): CTA b reduces register pair
-// b % kReducePairs of tile b / kReducePairs (t = tm * tiles_n + tn), so a handful of output tiles
-// (the problems split-K is for) still spreads over every SM. Each thread adds its two registers'
+// b % scheduler::kReduceCtasPerTile of tile b / scheduler::kReduceCtasPerTile (t = tm * tiles_n +
+// tn), so a handful of output tiles (the problems split-K is for) still spreads over every SM. Each thread adds its two registers'
 // S partial sums from the plan's workspace layout (scheduler::workspace_offset) in split order
 // 0, 1, ..., S - 1 (skipping splits with no k-tile, as the GEMM kernel did), a fixed order, so
 // D is bit-identical run to run, and stores the pair as the register epilogue does.
 #pragma once
 
 #if FSW_SPLIT_K
-// CTAs per output tile of the reduction (its grid: tiles x kReducePairs, the plan's
-// kernel.scheduler.workspace.reduce_ctas_per_tile).
-constexpr int kReducePairs = P::accumulator::kRegisters / 2;
-
 extern "C" __global__ void __launch_bounds__(P::kWarpgroups * 128)
 fastswz_splitk_reduce(const __grid_constant__ FswParams p) {
-  const int tile = blockIdx.x / kReducePairs;
-  const int r = 2 * (blockIdx.x % kReducePairs);
+  // The grid is tiles x the plan's kReduceCtasPerTile (kernel.scheduler.workspace), one
+  // register pair per CTA.
+  static_assert(2 * scheduler::kReduceCtasPerTile == P::accumulator::kRegisters,
+                "the plan's reduce_ctas_per_tile must be one CTA per accumulator register pair");
+  const int tile = blockIdx.x / scheduler::kReduceCtasPerTile;
+  const int r = 2 * (blockIdx.x % scheduler::kReduceCtasPerTile);
   const int tiles_n = (p.n + P::kBN - 1) / P::kBN;
   const int tm = tile / tiles_n, tn = tile % tiles_n;
   const int w = threadIdx.x / 128, thread = threadIdx.x % 128;
