@@ -17,40 +17,27 @@ split-K grid of :func:`schedule_candidates` (register stores; BM 64/128 x BN 16-
 frame; splits 1-32), timed the same way.
 
 Both write ``DIR/collect-PART.json`` after each problem (``--resume`` skips the problems already
-there), so a run cut at the device's time limit goes on in the next call. What the fit does with
-them: ``benchmarks/fit_plans.py``.
+there), so a run cut at the device's time limit goes on in the next call. What the timings set:
+the notes of ``SPLIT_K_SWAP_M``, ``EPILOGUE_BLOCK_STAGES`` and ``FULL_WIDTH_BK`` in
+``fastswz.cuda``; the data and logs are in docs/conformance/h200-2026-11-26-fit.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
-import statistics
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "src"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from exhaustive import screen_and_time  # noqa: E402 - the same timing as the exhaustive run
 
 SPLITS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 SCHED_TILES = ((64, 16), (64, 32), (64, 64), (64, 128), (128, 16), (128, 32), (128, 64), (128, 128))
 MAX_MS = 1.5          # the roofline estimate of the largest problem sampled (ms)
 PEAK = {"bf16": 800e12, "e4m3": 1600e12}   # FLOP/s for that estimate (H100/H200 dense, ~80%)
-
-
-def _median(xs):
-    return statistics.median(xs) if xs else float("inf")
-
-
-def _time(c, p, reps):
-    from fastswz.cuda.search import gpu_timer
-
-    try:
-        return gpu_timer(c, p["m"], p["n"], p["k"], reps, 1)
-    except Exception as e:  # noqa: BLE001 - recorded, the run goes on
-        print(f"  failed: {type(e).__name__}: {str(e)[:160]}", file=sys.stderr)
-        return []
 
 
 def corpus_sample(part, count, seed):
@@ -107,17 +94,9 @@ def schedule_candidates(p):
 
 
 def measure(configs, p):
-    """Screen (2 repeats) then 10 repeats for the plans within 10% of the best (at least 6)."""
-    from fastswz.cuda.search import gpu_compile
-
-    gpu_compile(configs)
-    screen = [_median(_time(c, p, 2)) for c in configs]
-    best = min(screen)
-    order = sorted(range(len(configs)), key=lambda i: screen[i])
-    final = [i for i in order if screen[i] <= 1.10 * best][:40] or order[:6]
-    if len(final) < 6:
-        final = order[:6]
-    full = {i: _median(_time(configs[i], p, 10)) for i in final}
+    """Every configuration on problem ``p``: exhaustive.py's screen, then 10 repeats of the
+    leaders."""
+    screen, full = screen_and_time(configs, (p["m"], p["n"], p["k"]))
     return [{"config": configs[i], "screen_ms": screen[i], "full_ms": full.get(i)}
             for i in range(len(configs))]
 

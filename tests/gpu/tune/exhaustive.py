@@ -122,18 +122,27 @@ def head_to_head(c1, c2, p, rounds=4, reps=10):
     return _median(a), _median(b)
 
 
-def exhaustive(p):
-    from fastswz.cuda.search import candidates, gpu_compile
+def screen_and_time(configs, p):
+    """Medians (ms) of every configuration on problem ``p`` (M, N, K): ``screen``, 2 repeats
+    each, and ``full``, index -> 10 repeats for those within 10% of the screen's best (at most
+    40, at least 6). Compiled first, in parallel (cubins from the cache when carried)."""
+    from fastswz.cuda.search import gpu_compile
 
-    cands = candidates(*p)
-    gpu_compile([c["config"] for c in cands])   # in parallel (cubins from the cache when carried)
-    screen = [_median(_time(c["config"], p, 2)) for c in cands]
+    gpu_compile(configs)
+    screen = [_median(_time(c, p, 2)) for c in configs]
     best = min(screen)
-    order = sorted(range(len(cands)), key=lambda i: screen[i])
+    order = sorted(range(len(configs)), key=lambda i: screen[i])
     final = [i for i in order if screen[i] <= 1.10 * best][:40]
     if len(final) < 6:
         final = order[:6]
-    full = {i: _median(_time(cands[i]["config"], p, 10)) for i in final}
+    return screen, {i: _median(_time(configs[i], p, 10)) for i in final}
+
+
+def exhaustive(p):
+    from fastswz.cuda.search import candidates
+
+    cands = candidates(*p)
+    screen, full = screen_and_time([c["config"] for c in cands], p)
     win = min(full, key=full.get)
     rows = [{"index": i, "config": cands[i]["config"], "kind": cands[i]["kind"],
              "model_rank": cands[i]["model_rank"], "screen_ms": screen[i], "full_ms": full.get(i)}
