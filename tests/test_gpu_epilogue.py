@@ -25,7 +25,6 @@ import sys
 
 import pytest
 
-from fastswz.cuda import CudaUnavailableError
 
 pytestmark = pytest.mark.gpu
 
@@ -40,13 +39,7 @@ finally:
 
 
 @pytest.fixture(scope="module")
-def torch():
-    try:
-        from fastswz.cuda import device_info
-
-        device_info()
-    except (CudaUnavailableError, ImportError) as e:
-        pytest.skip(f"no Hopper GPU / cuda extra: {e}")
+def torch(hopper_gpu):
     t = pytest.importorskip("torch")
     if not t.cuda.is_available():
         pytest.skip("torch sees no GPU")

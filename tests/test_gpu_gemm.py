@@ -8,18 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from fastswz.cuda import CudaUnavailableError, compile_gemm
+from fastswz.cuda import compile_gemm
 
-pytestmark = pytest.mark.gpu
-
-
-def _gpu():
-    try:
-        from fastswz.cuda import device_info
-
-        device_info()
-    except (CudaUnavailableError, ImportError) as e:
-        pytest.skip(f"no Hopper GPU / cuda extra: {e}")
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("hopper_gpu")]
 
 
 @pytest.mark.parametrize("cfg,shape", [
@@ -59,7 +50,6 @@ def _gpu():
     (dict(bm=64, bn=16, bk=128, stages=6, pingpong=True, swap_ab=True, split_k=2), (9, 4096, 4096)),
 ])
 def test_kernel_product(cfg, shape):
-    _gpu()
     from fastswz.cuda.runtime import check
 
     kern = compile_gemm(cfg)
@@ -71,7 +61,6 @@ def test_kernel_product(cfg, shape):
 def test_measured_search_ranks_by_the_clock_and_replays(tmp_path):
     """search_plans on a shape no data file holds: the winner's time is the best measured, the
     default plan timed beside it; the second call replays the journal and times nothing."""
-    _gpu()
     from fastswz.cuda import search_plans
 
     first = search_plans(3072, 5120, 6144, budget=6, journal=tmp_path)
@@ -84,7 +73,6 @@ def test_measured_search_ranks_by_the_clock_and_replays(tmp_path):
 
 def test_time_is_a_first_driver_call():
     """GemmKernel.time in a fresh process (no torch, no other driver call first)."""
-    _gpu()
     import json
     import subprocess
     import sys
@@ -102,7 +90,6 @@ def test_default_plans_with_schedules_through_gemm(shape):
     """gemm() with choose_plan's plan (swap-AB and split-K on the first three shapes): small
     integers exact, D poisoned first, and two calls give the same bits (the second through the
     prepared-call path, its workspace from torch's allocator)."""
-    _gpu()
     torch = pytest.importorskip("torch")
     from fastswz.cuda import choose_plan, gemm
 

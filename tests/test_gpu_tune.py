@@ -12,18 +12,8 @@ import warnings
 
 import pytest
 
-from fastswz.cuda import CudaUnavailableError
 
-pytestmark = pytest.mark.gpu
-
-
-def _gpu():
-    try:
-        from fastswz.cuda import device_info
-
-        device_info()
-    except (CudaUnavailableError, ImportError) as e:
-        pytest.skip(f"no Hopper GPU / cuda extra: {e}")
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("hopper_gpu")]
 
 
 @pytest.fixture(autouse=True)
@@ -35,7 +25,6 @@ def _no_table():
 
 
 def test_search_times_plans_as_gemm_runs_them_and_replays(tmp_path):
-    _gpu()
     from fastswz.cuda import choose_plan, search_plans
 
     r = search_plans(3000, 5000, 1000, budget=8, journal=tmp_path)
@@ -50,7 +39,6 @@ def test_search_times_plans_as_gemm_runs_them_and_replays(tmp_path):
 
 
 def test_a_tuned_table_drives_gemm(tmp_path):
-    _gpu()
     torch = pytest.importorskip("torch")
     from fastswz.cuda import choose_plan, gemm, search_plans, tuned
 
@@ -68,7 +56,6 @@ def test_a_tuned_table_drives_gemm(tmp_path):
 
 
 def test_a_table_of_another_gpu_is_ignored_here(tmp_path):
-    _gpu()
     from fastswz.cuda import tuned
 
     path = tmp_path / "t.json"
@@ -84,7 +71,6 @@ def test_a_table_of_another_gpu_is_ignored_here(tmp_path):
 
 
 def test_sweep_on_this_host_resumes(tmp_path):
-    _gpu()
     from fastswz.cuda import sweep
 
     probs = [dict(m=1024, n=2048, k=1024), dict(m=777, n=1500, k=512, a_major="MN")]
