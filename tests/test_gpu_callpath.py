@@ -89,6 +89,9 @@ def test_explicit_stream(kind):
     handle = {"torch": s, "int": s.cuda_stream,
               "cuda_stream_protocol": type("S", (), {"__cuda_stream__": lambda self: (0, s.cuda_stream)})()}[kind]
     out = _poison(torch.empty(256, 640, device="cuda", dtype=torch.bfloat16))
+    # plan, compile and load first: a first call's NVRTC compile can outlast the sleep below,
+    # and then the stream is idle again before the launch this test is about
+    fc.gemm(a, b, out=torch.empty_like(out), stream=handle)
     torch.cuda.synchronize()
     with torch.cuda.stream(s):
         torch.cuda._sleep(100_000_000)
