@@ -542,3 +542,17 @@ def test_tune_measure_epilogue_both_and_part4_report(monkeypatch, tmp_path, caps
         assert e["pairs"] == sum(c["bn"] != 48 for c in on) and e["median_on_over_off"] > 1.0
         # the added time follows the wavefronts (not only: the tile also costs occupancy)
         assert e["spearman_delta_wavefronts"] > 0.3
+
+
+def test_tune_tile_filter_is_the_ranking_restricted_to_the_tile():
+    """tune(..., bm=, bn=) is the whole ranking's rows of that tile shape, in its order, ranked
+    again from 1 (what choose_plan's split rule asks without ranking every plan)."""
+    every = tune(512, 512, 32768, top=1 << 20)
+    keep = ("bm", "bn", "bk", "stages", "swizzle_a", "swizzle_b", "model_cycles")
+    for bm, bn in [(128, 128), (64, 48), (None, 256), (192, None)]:
+        want = [r for r in every if bm in (None, r["bm"]) and bn in (None, r["bn"])]
+        got = tune(512, 512, 32768, top=1 << 20, bm=bm, bn=bn)
+        assert want and [tuple(r[f] for f in keep) for r in got] == [tuple(r[f] for f in keep) for r in want]
+        assert [r["rank"] for r in got] == list(range(1, len(got) + 1))
+        assert tune(512, 512, 32768, top=3, bm=bm, bn=bn) == got[:3]
+    assert tune(512, 512, 32768, top=1 << 20) == every   # the cached space was not narrowed

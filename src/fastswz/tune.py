@@ -375,7 +375,7 @@ def _cycles_of(model, table, m, n, k, sms):
 
 def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch="sm90",
          sms=None, top=10, epilogue_dtype=None, smem_budget=None, progress=False, *, model=None,
-         measure=None):
+         measure=None, bm=None, bn=None):
     """The ``top`` legal plans for an M x N x K GEMM, best model cycles first.
 
     Parameters
@@ -396,6 +396,9 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
     measure : None
         Must be None. The measured search moved to the GPU runtime: ``fastswz.cuda.search_plans``
         (``fastswz tune --measure``); a value raises a :class:`~fastswz.MeasureError` saying so.
+    bm, bn : int, optional
+        Only the plans of this BM and/or BN (``rank`` counts those): the model's best plans of
+        one tile shape without ranking the whole space.
 
     Returns
     -------
@@ -412,10 +415,13 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
     >>> deep = tune(4096, 4096, 4096, top=1, model=TuneModel(latency=4000.0))[0]
     >>> deep["stages"] >= best[0]["stages"]
     True
+    >>> [(p["bm"], p["bn"]) for p in tune(512, 512, 32768, top=2, bm=128, bn=128)]
+    [(128, 128), (128, 128)]
     """
     m, n, k, arch, sms = _problem(m, n, k, arch, sms)
     top = as_int("top", top)
     _sms_range(sms, top)
+    shape = {f: as_int(f, v) for f, v in (("bm", bm), ("bn", bn)) if v is not None}
     model = _model_arg(model, arch)
     if measure is not None:
         # the runtime layer imports this module, never the reverse (tests/test_imports.py)
@@ -455,6 +461,8 @@ def tune(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K", arch
     ok = static.get("fits")
     if ok is None:
         ok = static["fits"] = np.flatnonzero(r["occupancy"] >= 1)
+    for f, v in shape.items():   # a copy: static["fits"] stays whole
+        ok = ok[space[f][ok] == v]
     if top < ok.size:   # only the candidates that can reach the first `top` (ties kept) are sorted
         cut = np.partition(cycles[ok], top - 1)[top - 1]
         ok = ok[cycles[ok] <= cut]

@@ -365,13 +365,13 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
 def _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     """The unswapped split-K plan of :data:`SPLIT_K_SWAP_M`'s rule, or None: the model's best row
     of the BM x BN tile (BM 64 for M <= 64, else 128; BN 128, or N rounded up to 8 below it)."""
-    from ..tune import tune
+    from ..tune import DEFAULT_SMS, tune
 
     bm, bn = (64 if m <= 64 else 128), min(128, -(-n // 8) * 8)
     tiles = -(-m // bm) * -(-n // bn)
-    rows = [r for r in tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=1 << 20)
-            if r["bm"] == bm and r["bn"] == bn]
-    for row in rows:
+    if tiles > SPLIT_K_FILL * DEFAULT_SMS["sm90"]:   # split_k_splits is 1 whatever the BK
+        return None
+    for row in tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=1 << 20, bm=bm, bn=bn):
         c = normalize_config(row, a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major, b_major=b_major,
                              out_dtype=out_dtype, epilogue=False)
         s = split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=SPLIT_K_MIN_KTILES_MN)
