@@ -263,12 +263,17 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
             return sched
 
     first_why = None
-    # the model's first 64 in its order, those with a full-width k-tile first (FULL_WIDTH_BK;
-    # sorted() is stable)
-    full_bits = 8 * FULL_WIDTH_BK
-    rows = sorted(tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=64),
-                  key=lambda r: r["bk"] * dtype_bits(a_dtype) < full_bits)
-    for row in rows:
+    def ranked():
+        # the model's first 64 in its order, those with a full-width k-tile first (FULL_WIDTH_BK);
+        # its first 8 are asked first: one of those almost always runs, and the 64 cost more
+        wide = lambda r: r["bk"] * dtype_bits(a_dtype) >= 8 * FULL_WIDTH_BK   # noqa: E731
+        first = tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=8)
+        yield from filter(wide, first)
+        rows = tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=64)
+        yield from filter(wide, rows[len(first):])
+        yield from (r for r in rows if not wide(r))
+
+    for row in ranked():
         c = normalize_config(row, a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major,
                              b_major=b_major, out_dtype=out_dtype)
         why = supported(c)
