@@ -2,7 +2,7 @@
 """Measurements for the default plan's fitted rules (issues 27 and 29): every candidate timed on a
 sample of the shape corpus, on one GPU.
 
-    python3 tests/gpu/tune/collect.py run --part plans|schedules [--out DIR] [--deadline S]
+    python3 tests/gpu/tune/collect.py run --part plans|schedules|raster [--out DIR] [--deadline S]
                                           [--count N] [--seed S] [--cache .fswcache]
 
 ``plans``: corpus problems with M >= 128 (prefill, square, ragged and the larger small ones),
@@ -16,7 +16,11 @@ best (at least 6).
 split-K grid of :func:`schedule_candidates` (register stores; BM 64/128 x BN 16-128 in the kernel's
 frame; splits 1-32), timed the same way.
 
-Both write ``DIR/collect-PART.json`` after each problem (``--resume`` skips the problems already
+``raster``: the ``plans`` sample plus the problems of ``exhaustive.py`` (its table and held-out
+sets), bf16: the default plan on clusters of 1 and 2 CTAs, each visiting its tiles in groups of
+:data:`GROUPS` tile rows (``tile_group``; with 2 CTAs a group row is a cluster's two tile rows).
+
+All write ``DIR/collect-PART.json`` after each problem (``--resume`` skips the problems already
 there), so a run cut at the device's time limit goes on in the next call. What the timings set:
 the notes of ``SPLIT_K_SWAP_M``, ``EPILOGUE_BLOCK_STAGES`` and ``FULL_WIDTH_BK`` in
 ``fastswz.cuda``; the data and logs are in docs/conformance/h200-2026-11-26-fit.
@@ -36,6 +40,7 @@ from exhaustive import screen_and_time  # noqa: E402 - the same timing as the ex
 
 SPLITS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 SCHED_TILES = ((64, 16), (64, 32), (64, 64), (64, 128), (128, 16), (128, 32), (128, 64), (128, 128))
+GROUPS = (4, 8, 16, 32)   # tile_group values of the raster part
 MAX_MS = 1.5          # the roofline estimate of the largest problem sampled (ms)
 PEAK = {"bf16": 800e12, "e4m3": 1600e12}   # FLOP/s for that estimate (H100/H200 dense, ~80%)
 
@@ -46,7 +51,7 @@ def corpus_sample(part, count, seed):
 
     probs = [p._asdict() if hasattr(p, "_asdict") else dict(vars(p)) for p in load_corpus()]
     probs = [p for p in probs if p["a_major"] == "K" and p["b_major"] == "K"]
-    if part == "plans":
+    if part in ("plans", "raster"):
         probs = [p for p in probs if p["m"] >= 128
                  and 2 * p["m"] * p["n"] * p["k"] / PEAK[p["a_dtype"]] * 1e3 <= MAX_MS]
     else:
@@ -63,6 +68,31 @@ def corpus_sample(part, count, seed):
             if i < len(groups[key]) and len(out) < count:
                 out.append(groups[key][i])
         i += 1
+    if part == "raster":
+        from exhaustive import HELD_OUT, PROBLEMS
+
+        extra = [{"name": f"x{m}x{n}x{k}", "m": m, "n": n, "k": k, "a_dtype": "bf16", "b_dtype": "bf16",
+                  "a_major": "K", "b_major": "K", "out_dtype": "bf16", "bucket": "exhaustive"}
+                 for m, n, k in PROBLEMS + HELD_OUT + FRESH]
+        out = extra + out
+    return out
+
+
+#: The fresh held-out problems of exhaustive run 3 (``--held-out``, seeded), measured for the raster rule.
+FRESH = [(4488, 8288, 1259), (5711, 11996, 1663), (7610, 5773, 3660), (5837, 4685, 6179),
+         (5732, 5826, 1852), (3943, 6653, 3018), (5055, 13915, 2051), (4990, 11696, 5659)]
+
+
+def raster_candidates(default):
+    """The default plan on 1 and 2 CTAs per cluster x every tile group of :data:`GROUPS`."""
+    from fastswz.cuda import supported
+
+    out = []
+    for cm in (1, 2):
+        for g in GROUPS:
+            c = dict(default, cluster_m=cm, tile_group=g)
+            if supported(c) is None:
+                out.append(c)
     return out
 
 
@@ -126,11 +156,13 @@ def run(args):
             break
         t0 = time.time()
         prob = (p["m"], p["n"], p["k"], p["a_dtype"], p["b_dtype"], "K", "K", p["out_dtype"])
+        default = choose_plan(*prob)
         if args.part == "plans":
             configs = [c["config"] for c in candidates(*prob)]
+        elif args.part == "raster":
+            configs = raster_candidates(default)
         else:
             configs = schedule_candidates(p)
-        default = choose_plan(*prob)
         key = json.dumps(default, sort_keys=True)
         if all(json.dumps(c, sort_keys=True) != key for c in configs):
             configs.append(default)
@@ -154,7 +186,7 @@ def run(args):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=["run", "list"])
-    ap.add_argument("--part", choices=["plans", "schedules"], required=True)
+    ap.add_argument("--part", choices=["plans", "schedules", "raster"], required=True)
     ap.add_argument("--cache", default=".fswcache")
     ap.add_argument("--out", default="tests/gpu/results/collect")
     ap.add_argument("--deadline", type=float, default=450.0)
