@@ -767,7 +767,7 @@ def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream, extras=None):
         if d_ok:
             pd, ldd_k = D.ptr, ldd
         else:
-            pd, ldd_k = staged.buffer(m, n, ed)
+            pd, ldd_k = staged.buffer(m, n, ed, lines=True)
         ws = staged.workspace(kern.workspace_bytes(m, n, k)) if kern.config["split_k"] > 1 else None
         kern.launch(pa, pb, pd, m, n, k, lda_k, ldb_k, ldd_k, stream=handle, device=device, workspace=ws,
                     **fields)
@@ -1043,11 +1043,12 @@ class _Staging:
         self.used = used
         return ptr
 
-    def buffer(self, rows, cols, e):
+    def buffer(self, rows, cols, e, lines=False):
         from . import runtime
 
         self.used = True
-        pitch = -(-cols * e // 16) * 16
+        # copies of A, B and D get whole-L2-line rows (runtime.STAGED_PITCH), the workspace 16 bytes
+        pitch = runtime.staged_pitch(cols, e) * e if lines else -(-cols * e // 16) * 16
         nbytes = max(pitch * rows, 16)
         if self.kind == "torch":
             import torch
@@ -1087,13 +1088,14 @@ class _null:
 
 def _maybe_stage(op, ld, e, stored, staged):
     """(pointer, ld) the TMA can read: the array itself when its base and row pitch are 16-byte
-    aligned (cuTensorMapEncodeTiled's rule), else a padded copy on the call's stream."""
+    aligned (cuTensorMapEncodeTiled's rule), else a copy on the call's stream with rows padded to
+    :data:`runtime.STAGED_PITCH` bytes."""
     from . import runtime
 
     if _aligned(op.ptr, ld, e):
         return op.ptr, ld
     rows, cols = stored
-    p, pitch = staged.buffer(rows, cols, e)
+    p, pitch = staged.buffer(rows, cols, e, lines=True)
     runtime.copy2d(op.ptr, ld * e, p, pitch * e, cols * e, rows, staged.stream, staged.device)
     return p, pitch
 

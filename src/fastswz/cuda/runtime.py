@@ -824,16 +824,37 @@ def _bits_of(x, dtype):
     return encode_fp8(x, name)
 
 
+#: Row pitch (bytes) of the copies ``gemm`` makes of operands the TMA cannot read in place: a
+#: multiple of the 128-byte L2 line. With a pitch that is a multiple of 16 but not of 32 bytes
+#: (e.g. bf16 K = 1000), every 128-byte row segment of a box spans five 32-byte sectors instead of
+#: four, and the 1-CTA kernel ran 32-34% slower than at a 128-byte pitch on five such shapes
+#: (H200, ``tests/gpu/tune/pitch.py``; docs/conformance/h200-2026-11-26-pitch).
+STAGED_PITCH = 128
+
+
 def _pitch(cols, dtype):
-    """Row pitch (elements) of ``cols`` elements rounded up to 16 bytes, the only pitches
-    cuTensorMapEncodeTiled takes."""
+    """Row pitch (elements) of ``cols`` elements as ``gemm`` reads them from a packed array: the
+    packed row when it is a multiple of 16 bytes (cuTensorMapEncodeTiled's rule: read in place),
+    else the pitch of ``gemm``'s staged copy (:data:`STAGED_PITCH`)."""
     e = _lookup_dtype(dtype).bits // 8
-    return -(-cols * e // 16) * 16 // e
+    if cols * e % 16 == 0:
+        return cols
+    return staged_pitch(cols, e)
+
+
+def staged_pitch(cols, e):
+    """Row pitch (elements of ``e`` bytes) of ``gemm``'s staged copy of a row of ``cols``
+    elements: rounded up to :data:`STAGED_PITCH` bytes.
+
+    >>> staged_pitch(1259, 2), staged_pitch(1000, 1)
+    (1280, 1024)
+    """
+    return -(-cols * e // STAGED_PITCH) * STAGED_PITCH // e
 
 
 def _lds(c, m, n, k):
-    """Leading dimensions (elements) of A, B, D for a configuration's majors: packed rows
-    padded to 16 bytes."""
+    """Leading dimensions (elements) of A, B, D for a configuration's majors, as ``gemm`` reads
+    packed arrays (:func:`_pitch`)."""
     lda = _pitch(k if c["a_major"] == "K" else m, c["a_dtype"])
     ldb = _pitch(k if c["b_major"] == "K" else n, c["b_dtype"])
     return lda, ldb, _pitch(n, c["out_dtype"])

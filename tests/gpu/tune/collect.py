@@ -20,6 +20,10 @@ frame; splits 1-32), timed the same way.
 sets), bf16: the default plan on clusters of 1 and 2 CTAs, each visiting its tiles in groups of
 :data:`GROUPS` tile rows (``tile_group``; with 2 CTAs a group row is a cluster's two tile rows).
 
+``pitch``: seeded random problems (no corpus) whose A and B rows are 16- but not 32-byte aligned
+(bf16 K = 8 mod 16, e4m3 K = 16 mod 32; a few MN-major), and some whose rows ``gemm`` stages (K not
+16-byte aligned): the default plan on clusters of 1 and 2 CTAs.
+
 All write ``DIR/collect-PART.json`` after each problem (``--resume`` skips the problems already
 there), so a run cut at the device's time limit goes on in the next call. What the timings set:
 the notes of ``SPLIT_K_SWAP_M``, ``EPILOGUE_BLOCK_STAGES`` and ``FULL_WIDTH_BK`` in
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import sys
@@ -51,6 +56,8 @@ def corpus_sample(part, count, seed):
 
     probs = [p._asdict() if hasattr(p, "_asdict") else dict(vars(p)) for p in load_corpus()]
     probs = [p for p in probs if p["a_major"] == "K" and p["b_major"] == "K"]
+    if part == "pitch":
+        return pitch_problems(count, seed)
     if part in ("plans", "raster"):
         probs = [p for p in probs if p["m"] >= 128
                  and 2 * p["m"] * p["n"] * p["k"] / PEAK[p["a_dtype"]] * 1e3 <= MAX_MS]
@@ -81,6 +88,38 @@ def corpus_sample(part, count, seed):
 #: The fresh held-out problems of exhaustive run 3 (``--held-out``, seeded), measured for the raster rule.
 FRESH = [(4488, 8288, 1259), (5711, 11996, 1663), (7610, 5773, 3660), (5837, 4685, 6179),
          (5732, 5826, 1852), (3943, 6653, 3018), (5055, 13915, 2051), (4990, 11696, 5659)]
+
+
+def pitch_problems(count, seed):
+    """``count`` problems with rows off the 32-byte sector (3 in 4) or staged (1 in 4)."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        dt = "bf16" if i % 3 else "e4m3"
+        e = 2 if dt == "bf16" else 1
+        logu = lambda lo, hi: int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))  # noqa: E731
+        m, n, k = logu(256, 12000), logu(256, 16000), logu(500, 8000)
+        mn = i % 8 == 7 and dt == "bf16"       # MN-major A and B (bf16: fp8 wgmma is K-major only)
+        step = 16 // e
+        def off(x):                            # rows 16- but not 32-byte aligned
+            return x - x % (2 * step) + step
+        if i % 4 == 3:
+            k = k - k % 16 + 5                 # not 16-byte aligned: gemm stages the operands
+        elif mn:
+            m, n = off(m), off(n)
+        else:
+            k = off(k)
+        out.append({"name": f"pitch{i}.{m}x{n}x{k}.{dt}" + (".MN" if mn else ""), "m": m, "n": n, "k": k,
+                    "a_dtype": dt, "b_dtype": dt, "a_major": "MN" if mn else "K",
+                    "b_major": "MN" if mn else "K", "out_dtype": "bf16", "bucket": "pitch"})
+    return out
+
+
+def pitch_candidates(default):
+    """The default plan on 1 and 2 CTAs per cluster."""
+    from fastswz.cuda import supported
+
+    return [c for c in (dict(default, cluster_m=cm) for cm in (1, 2)) if supported(c) is None]
 
 
 def raster_candidates(default):
@@ -155,12 +194,14 @@ def run(args):
             print(f"# deadline: stopped before {p['name']}", flush=True)
             break
         t0 = time.time()
-        prob = (p["m"], p["n"], p["k"], p["a_dtype"], p["b_dtype"], "K", "K", p["out_dtype"])
+        prob = (p["m"], p["n"], p["k"], p["a_dtype"], p["b_dtype"], p["a_major"], p["b_major"], p["out_dtype"])
         default = choose_plan(*prob)
         if args.part == "plans":
             configs = [c["config"] for c in candidates(*prob)]
         elif args.part == "raster":
             configs = raster_candidates(default)
+        elif args.part == "pitch":
+            configs = pitch_candidates(default)
         else:
             configs = schedule_candidates(p)
         key = json.dumps(default, sort_keys=True)
@@ -186,7 +227,7 @@ def run(args):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=["run", "list"])
-    ap.add_argument("--part", choices=["plans", "schedules", "raster"], required=True)
+    ap.add_argument("--part", choices=["plans", "schedules", "raster", "pitch"], required=True)
     ap.add_argument("--cache", default=".fswcache")
     ap.add_argument("--out", default="tests/gpu/results/collect")
     ap.add_argument("--deadline", type=float, default=450.0)
