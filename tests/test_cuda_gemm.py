@@ -620,6 +620,47 @@ def test_choose_plan_picks_schedules(monkeypatch):
     assert c["epilogue"] and not c["swap_ab"] and c["split_k"] == 1
 
 
+@pytest.mark.parametrize("m,n,k,dt,a_major,cluster", [
+    (3000, 5000, 1000, "bf16", "K", 2),    # 2000-byte rows: 16- but not 32-byte aligned
+    (5000, 3000, 7000, "bf16", "K", 2),    # 14000-byte rows
+    (3000, 5000, 1024, "bf16", "K", 1),    # 2048-byte rows
+    (3500, 4500, 2500, "bf16", "K", 1),    # 5000 bytes: staged with 5120-byte rows
+    (8403, 7166, 2032, "e4m3", "K", 2),    # 2032-byte rows
+    (1000, 1000, 1000, "bf16", "K", 1),    # 2000-byte rows but under 2 waves of tiles
+    (3000, 5000, 1024, "bf16", "MN", 2)])  # MN-major A: its rows are M = 3000 elements
+def test_choose_plan_clusters_rows_off_the_sector(m, n, k, dt, a_major, cluster):
+    """SECTOR_CLUSTER_WAVES's rule: a 2-CTA cluster where A's or B's rows, as gemm reads them,
+    are 16- but not 32-byte aligned and the tiles make at least 2 waves; everything else as the
+    rule-free plan."""
+    from fastswz import cuda
+    from fastswz.cuda import choose_plan, runtime
+
+    c = choose_plan(m, n, k, dt, dt, a_major, "K")
+    assert c["cluster_m"] == cluster and supported(c) is None
+    tiles = -(-m // c["bm"]) * -(-n // c["bn"])
+    rows = [(k if a_major == "K" else m) * codegen.dtype_bits(dt) // 8, k * codegen.dtype_bits(dt) // 8]
+    staged = [runtime.staged_pitch(r, 1) if r % 16 else r for r in rows]
+    assert cluster == 2 or tiles < 2 * 132 or all(r % 32 == 0 for r in staged)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cuda, "SECTOR_CLUSTER_WAVES", 1 << 20)
+        choose_plan.cache_clear()
+        try:
+            assert choose_plan(m, n, k, dt, dt, a_major, "K") == dict(c, cluster_m=1)
+        finally:
+            choose_plan.cache_clear()
+
+
+def test_timing_buffers_use_the_pitches_gemm_reads():
+    """Packed rows a multiple of 16 bytes are read in place; others are staged with rows padded to
+    runtime.STAGED_PITCH (128) bytes, and GemmKernel.time's buffers have the same pitches."""
+    from fastswz.cuda import runtime
+
+    c = {"a_major": "K", "b_major": "MN", "a_dtype": "bf16", "b_dtype": "e4m3", "out_dtype": "f32"}
+    assert runtime._lds(c, 300, 1001, 1000) == (1000, 1024, 1024)
+    assert runtime._lds(c, 300, 1024, 1259) == (1280, 1024, 1024)
+    assert runtime.staged_pitch(257, 2) * 2 == 640 and runtime.staged_pitch(64, 2) == 64
+
+
 def test_generator_key_covers_what_codegen_imports():
     """The cubin cache key hashes codegen.GENERATOR_MODULES: every module codegen.py reaches by
     relative imports (not through a package __init__) must be among them, or a change to it would

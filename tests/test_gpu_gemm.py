@@ -85,9 +85,11 @@ def test_time_is_a_first_driver_call():
     assert r["reps"] == 2 and r["median_ms"] > 0
 
 
-@pytest.mark.parametrize("shape", [(1, 4096, 4096), (16, 4096, 4096), (256, 256, 65536), (4096, 4096, 4096)])
+@pytest.mark.parametrize("shape", [(1, 4096, 4096), (16, 4096, 4096), (256, 256, 65536), (4096, 4096, 4096),
+                                   (3000, 5000, 1000)])
 def test_default_plans_with_schedules_through_gemm(shape):
-    """gemm() with choose_plan's plan (swap-AB and split-K on the first three shapes): small
+    """gemm() with choose_plan's plan (swap-AB and split-K on the first three shapes, a 2-CTA
+    cluster on the last, whose 2000-byte rows are off the 32-byte sector): small
     integers exact, D poisoned first, and two calls give the same bits (the second through the
     prepared-call path, its workspace from torch's allocator)."""
     torch = pytest.importorskip("torch")
@@ -95,8 +97,9 @@ def test_default_plans_with_schedules_through_gemm(shape):
 
     m, n, k = shape
     c = choose_plan(m, n, k)
-    if shape != (4096, 4096, 4096):
+    if m <= 256:
         assert c["swap_ab"] or c["split_k"] > 1
+    assert c["cluster_m"] == (2 if shape == (3000, 5000, 1000) else 1)
     g = torch.Generator(device="cuda").manual_seed(0)
     a = torch.randint(-2, 3, (m, k), generator=g, device="cuda").to(torch.bfloat16)
     b = torch.randint(-2, 3, (n, k), generator=g, device="cuda").to(torch.bfloat16).t()

@@ -174,6 +174,44 @@ SPLIT_K_SWAP_M = 16
 FULL_WIDTH_BK = 128
 
 
+#: A 2-CTA cluster (``cluster_m=2``, B multicast to both) when an operand's rows, as ``gemm``
+#: reads them (packed, or staged at :data:`runtime.STAGED_PITCH`), are a multiple of 16 bytes but
+#: not of 32 (e.g. bf16 K = 1000: every 128-byte row segment of a TMA box spans five 32-byte
+#: sectors, not four) and the plan has at least this many waves of output tiles (tiles / SMs).
+#: Measured on an H200 (tests/gpu/tune/collect.py --part raster and --part pitch;
+#: docs/conformance/h200-2026-11-26-pitch): on such rows the 1-CTA kernel ran 23-34% under its
+#: speed at 128-byte rows, and the cluster, which loads half of B per CTA, was 16-30% faster on
+#: the 5 held-out shapes where it had won the exhaustive runs and on 16 of 17 random problems with
+#: at least 2 waves (one 28% slower: 6336 x 1452 x 2608 e4m3); with fewer waves it lost on 12 of
+#: 19. On rows a multiple of 32 bytes the cluster was 4-11% slower on 49 of 55 problems.
+SECTOR_CLUSTER_WAVES = 2
+
+
+def _off_sector(m, n, k, a_dtype, b_dtype, a_major, b_major):
+    """Whether A's or B's rows, as gemm reads them, are 16- but not 32-byte aligned."""
+    from .runtime import _pitch
+
+    for cols, dt in ((k if a_major == "K" else m, a_dtype), (k if b_major == "K" else n, b_dtype)):
+        if _pitch(cols, dt) * dtype_bits(dt) // 8 % 32:
+            return True
+    return False
+
+
+def _sector_cluster(c, m, n, k):
+    """``c`` on a 2-CTA cluster where :data:`SECTOR_CLUSTER_WAVES`'s rule asks for one."""
+    from ..tune import DEFAULT_SMS
+
+    if c["cluster_m"] != 1 or c["split_k"] != 1 or c["swap_ab"] or c["pingpong"]:
+        return c
+    tiles = -(-m // c["bm"]) * -(-n // c["bn"])
+    if tiles < SECTOR_CLUSTER_WAVES * DEFAULT_SMS["sm90"]:
+        return c
+    if not _off_sector(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]):
+        return c
+    pair = dict(c, cluster_m=2)
+    return pair if supported(pair) is None else c
+
+
 def default_out_dtype(a_dtype):
     """The output type of a GEMM given no ``out``: A's own for bf16 and f16 (as torch's matmul),
     f32 for tf32/f32 inputs, bf16 for fp8 (as ``torch._scaled_mm`` is usually asked).
@@ -289,9 +327,9 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
                     with_tile = dict(c, epilogue=True, stages=stages, epilogue_n=cols,
                                      epilogue_stages=est)
                     if supported(with_tile) is None:
-                        return with_tile
+                        return _sector_cluster(with_tile, m, n, k)
         if epilogue is not True:
-            return c
+            return _sector_cluster(c, m, n, k)
     tile = {None: "", True: ", with the shared-memory epilogue tile", False: ", with register stores"}
     raise PlanError(f"no plan of the model's first 64 runs {a_dtype} x {b_dtype} "
                     f"({a_major}/{b_major}-major){tile[epilogue]} on the sm90 kernel family"
