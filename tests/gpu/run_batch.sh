@@ -5,7 +5,8 @@
 # schedules (check.py correct --schedules: swap-AB, split-K, ping-pong only), schedbench (their
 # candidates, tests/gpu/gemm/bench_schedules.json, on decode and long-K shapes beside cuBLAS),
 # epilogue (epilogue.py correct + bench), callbench (the call-overhead table), corpus (the shape
-# corpus beside cuBLAS), exhaustive (issue 29's search against every class), sweep (1 and 2 GPUs),
+# corpus beside cuBLAS), exhaustive (issue 29's search against every class; HELD_OUT=MxNxK,... or
+# FRESH=SEED,COUNT replace its held-out problems), sweep (1 and 2 GPUs),
 # collect-plans / collect-schedules / collect-raster / collect-pitch (tests/gpu/tune/collect.py: every candidate on a corpus sample).
 # Each section has its own time limit and writes one log (and at most one JSON) under $OUT.
 set -u
@@ -46,7 +47,7 @@ for s in "$@"; do
              cp /tmp/cb/callpath.json "$out/" 2>/dev/null; tail -20 "$out/callbench.txt" ;;
     corpus) FSW_DEADLINE=${CORPUS_DEADLINE:-400} OUT=/tmp/corpus timeout 560 bash tests/gpu/gemm/corpus.sh > "$out/corpus-log.txt" 2>&1
              echo "corpus: exit $?"; cp /tmp/corpus/corpus.json /tmp/corpus/corpus.txt "$out/" 2>/dev/null; tail -40 "$out/corpus-log.txt" ;;
-    exhaustive) timeout 560 python3 tests/gpu/tune/exhaustive.py run --cache .fswcache --out /tmp/exh ${HELD_OUT:+--held-out $HELD_OUT} > "$out/exhaustive.txt" 2>&1
+    exhaustive) timeout 560 python3 tests/gpu/tune/exhaustive.py run --cache .fswcache --out /tmp/exh ${HELD_OUT:+--held-out $HELD_OUT} ${FRESH:+--fresh $FRESH} > "$out/exhaustive.txt" 2>&1
              echo "exhaustive: exit $?"; cp /tmp/exh/*.json "$out/" 2>/dev/null; tail -45 "$out/exhaustive.txt" ;;
     sweep) timeout 500 python3 tests/gpu/tune/sweep_gpus.py run --cache .fswcache --out /tmp/sweep > "$out/sweep.txt" 2>&1
              echo "sweep: exit $?"; tail -30 "$out/sweep.txt" ;;

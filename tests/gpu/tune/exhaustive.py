@@ -44,6 +44,20 @@ PROBLEMS = [(3000, 5000, 1000), (4608, 12288, 3072), (2048, 2048, 2048), (1024, 
 HELD_OUT = [(5000, 3000, 7000), (3500, 4500, 2500), (1200, 10240, 3072), (6000, 2000, 4096),
             (2304, 9216, 1536), (640, 5120, 5120)]
 BUDGET = 24
+
+
+def fresh_problems(seed, count):
+    """``count`` problems no rule was fitted on: M, N and K uniform integers (M 1024-8192, N
+    2048-16384, K 1024-6144; no alignment), from ``random.Random(seed)``.
+
+    >>> fresh_problems(1, 2)
+    [(2124, 11373, 1540), (3113, 3979, 5082)]
+    """
+    import random
+
+    rng = random.Random(seed)
+    return [(rng.randint(1024, 8192), rng.randint(2048, 16384), rng.randint(1024, 6144))
+            for _ in range(count)]
 TARGET_SEARCH = 0.03
 TARGET_REGRET = 0.05
 NOISE = 0.01
@@ -318,11 +332,17 @@ def main(argv=None):
     ap.add_argument("--deadline", type=float, default=450.0, help="seconds for the whole run")
     ap.add_argument("--held-out", default=None,
                     help="MxNxK,... in place of the built-in held-out problems (a fresh set)")
+    ap.add_argument("--fresh", default=None, metavar="SEED,COUNT",
+                    help="COUNT held-out problems drawn by a seeded generator (fresh_problems) in "
+                         "place of the built-in ones")
     ap.add_argument("--no-torch", dest="torch", action="store_false",
                     help="leave out the gemm-on-torch-tensors comparison")
     args = ap.parse_args(argv)
     args.held_out_list = ([tuple(int(x) for x in p.split("x")) for p in args.held_out.split(",")]
                           if args.held_out else HELD_OUT)
+    if args.fresh:
+        seed, count = (int(x) for x in args.fresh.split(","))
+        args.held_out_list = fresh_problems(seed, count)
     return precompile(args.cache) if args.what == "precompile" else run(args)
 
 
