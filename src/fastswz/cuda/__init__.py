@@ -179,11 +179,12 @@ FULL_WIDTH_BK = 128
 #: not of 32 (e.g. bf16 K = 1000: every 128-byte row segment of a TMA box spans five 32-byte
 #: sectors, not four) and the plan has at least this many waves of output tiles (tiles / SMs).
 #: Measured on an H200 (tests/gpu/tune/collect.py --part raster and --part pitch;
-#: docs/conformance/h200-2026-11-26-pitch): on such rows the 1-CTA kernel ran 23-34% under its
-#: speed at 128-byte rows, and the cluster, which loads half of B per CTA, was 16-30% faster on
-#: the 5 held-out shapes where it had won the exhaustive runs and on 16 of 17 random problems with
-#: at least 2 waves (one 28% slower: 6336 x 1452 x 2608 e4m3); with fewer waves it lost on 12 of
-#: 19. On rows a multiple of 32 bytes the cluster was 4-11% slower on 49 of 55 problems.
+#: docs/conformance/h200-2026-11-26-pitch): on such rows the 1-CTA kernel took 1.43-1.52 times
+#: as long as at 128-byte rows, and the cluster, whose CTAs each load half of B, was 16-25% faster on
+#: the 5 shapes where it had won the exhaustive runs and on 12 of 14 random problems with at
+#: least 2 waves (slower on 7096 x 2370 x 4456 bf16, 3%, and 6336 x 1452 x 2608 e4m3, 28%); with
+#: fewer waves it was slower on 16 of 22. On rows a multiple of 32 bytes it was 4-11% slower on
+#: most of 55 problems.
 SECTOR_CLUSTER_WAVES = 2
 
 

@@ -827,7 +827,7 @@ def _bits_of(x, dtype):
 #: Row pitch (bytes) of the copies ``gemm`` makes of operands the TMA cannot read in place: a
 #: multiple of the 128-byte L2 line. With a pitch that is a multiple of 16 but not of 32 bytes
 #: (e.g. bf16 K = 1000), every 128-byte row segment of a box spans five 32-byte sectors instead of
-#: four, and the 1-CTA kernel ran 32-34% slower than at a 128-byte pitch on five such shapes
+#: four, and the 1-CTA kernel took 1.43-1.52 times as long as at a 128-byte pitch on five such shapes
 #: (H200, ``tests/gpu/tune/pitch.py``; docs/conformance/h200-2026-11-26-pitch).
 STAGED_PITCH = 128
 
