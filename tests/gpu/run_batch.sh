@@ -6,7 +6,8 @@
 # candidates, tests/gpu/gemm/bench_schedules.json, on decode and long-K shapes beside cuBLAS),
 # epilogue (epilogue.py correct + bench), callbench (the call-overhead table), corpus (the shape
 # corpus beside cuBLAS), exhaustive (issue 29's search against every class; HELD_OUT=MxNxK,... or
-# FRESH=SEED,COUNT replace its held-out problems), sweep (1 and 2 GPUs),
+# FRESH=SEED,COUNT replace its held-out problems), sweep (1 and 2 GPUs; SWEEP_LIMIT=N: the corpus's
+# first N problems, precompiled first),
 # collect-plans / collect-schedules / collect-raster / collect-pitch (tests/gpu/tune/collect.py: every candidate on a corpus sample).
 # Each section has its own time limit and writes one log (and at most one JSON) under $OUT.
 set -u
@@ -49,7 +50,9 @@ for s in "$@"; do
              echo "corpus: exit $?"; cp /tmp/corpus/corpus.json /tmp/corpus/corpus.txt "$out/" 2>/dev/null; tail -40 "$out/corpus-log.txt" ;;
     exhaustive) timeout 560 python3 tests/gpu/tune/exhaustive.py run --cache .fswcache --out /tmp/exh ${HELD_OUT:+--held-out $HELD_OUT} ${FRESH:+--fresh $FRESH} > "$out/exhaustive.txt" 2>&1
              echo "exhaustive: exit $?"; cp /tmp/exh/*.json "$out/" 2>/dev/null; tail -45 "$out/exhaustive.txt" ;;
-    sweep) timeout 500 python3 tests/gpu/tune/sweep_gpus.py run --cache .fswcache --out /tmp/sweep > "$out/sweep.txt" 2>&1
+    sweep) corpus=${SWEEP_LIMIT:+--corpus src/fastswz/data/gemm_corpus.json --limit $SWEEP_LIMIT}
+             [ -n "$corpus" ] && timeout 240 python3 tests/gpu/tune/sweep_gpus.py precompile --cache .fswcache $corpus
+             timeout 500 python3 tests/gpu/tune/sweep_gpus.py run --cache .fswcache --out /tmp/sweep $corpus > "$out/sweep.txt" 2>&1
              echo "sweep: exit $?"; tail -30 "$out/sweep.txt" ;;
     multigpu) timeout 200 python3 -m pytest -q -p no:cacheprovider -p no:logging --tb=short -rfE tests/test_gpu_callpath.py \
              > "$out/multigpu.txt" 2>&1; echo "multigpu: exit $?"; grep -E "^(FAILED|ERROR)|passed|failed" "$out/multigpu.txt" | tail -8 ;;
