@@ -8,7 +8,7 @@
 # corpus beside cuBLAS), exhaustive (issue 29's search against every class; HELD_OUT=MxNxK,... or
 # FRESH=SEED,COUNT replace its held-out problems), sweep (1 and 2 GPUs; SWEEP_LIMIT=N: the corpus's
 # first N problems, precompiled first),
-# collect-plans / collect-schedules / collect-raster / collect-pitch (tests/gpu/tune/collect.py: every candidate on a corpus sample).
+# collect-plans / collect-schedules / collect-raster / collect-pitch / collect-fewtiles (tests/gpu/tune/collect.py: every candidate on a corpus sample).
 # Each section has its own time limit and writes one log (and at most one JSON) under $OUT.
 set -u
 out=${OUT:-/tmp/out}; mkdir -p "$out"
@@ -56,7 +56,7 @@ for s in "$@"; do
              echo "sweep: exit $?"; tail -30 "$out/sweep.txt" ;;
     multigpu) timeout 200 python3 -m pytest -q -p no:cacheprovider -p no:logging --tb=short -rfE tests/test_gpu_callpath.py \
              > "$out/multigpu.txt" 2>&1; echo "multigpu: exit $?"; grep -E "^(FAILED|ERROR)|passed|failed" "$out/multigpu.txt" | tail -8 ;;
-    collect-plans|collect-schedules|collect-raster|collect-pitch) part=${s#collect-}
+    collect-plans|collect-schedules|collect-raster|collect-pitch|collect-fewtiles) part=${s#collect-}
              timeout 560 python3 tests/gpu/tune/collect.py run --part $part --resume --count ${COUNT:-64} \
                --deadline ${COLLECT_DEADLINE:-420} --out /tmp/collect > "$out/$s.txt" 2>&1
              echo "$s: exit $?"; cp /tmp/collect/collect-$part.json "$out/" 2>/dev/null; tail -8 "$out/$s.txt" ;;

@@ -24,6 +24,12 @@ sets), bf16: the default plan on clusters of 1 and 2 CTAs, each visiting its til
 (bf16 K = 8 mod 16, e4m3 K = 16 mod 32; a few MN-major), and some whose rows ``gemm`` stages (K not
 16-byte aligned): the default plan on clusters of 1 and 2 CTAs.
 
+``fewtiles``: corpus problems with M >= 128 whose 128 x 256 tiles make at most one wave and
+whose K has at least 32 k-tiles (the prefill M = 128-2048 rows of the corpus where the default
+plan trades a narrow tile for SM coverage): the default plan, and each of the tiles of
+:data:`FEW_TILES` (the model's best BK and stages for it, register stores) with every split of
+:data:`FEW_SPLITS` that keeps the units within 2 waves and 8 k-tiles per split.
+
 All write ``DIR/collect-PART.json`` after each problem (``--resume`` skips the problems already
 there), so a run cut at the device's time limit goes on in the next call. What the timings set:
 the notes of ``SPLIT_K_SWAP_M``, ``EPILOGUE_BLOCK_STAGES`` and ``FULL_WIDTH_BK`` in
@@ -45,6 +51,8 @@ from exhaustive import screen_and_time  # noqa: E402 - the same timing as the ex
 
 SPLITS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 SCHED_TILES = ((64, 16), (64, 32), (64, 64), (64, 128), (128, 16), (128, 32), (128, 64), (128, 128))
+FEW_TILES = ((128, 256), (128, 192), (128, 128), (256, 128))
+FEW_SPLITS = (1, 2, 3, 4, 6)
 GROUPS = (4, 8, 16, 32)   # tile_group values of the raster part
 MAX_MS = 1.5          # the roofline estimate of the largest problem sampled (ms)
 PEAK = {"bf16": 800e12, "e4m3": 1600e12}   # FLOP/s for that estimate (H100/H200 dense, ~80%)
@@ -58,7 +66,10 @@ def corpus_sample(part, count, seed):
     probs = [p for p in probs if p["a_major"] == "K" and p["b_major"] == "K"]
     if part == "pitch":
         return pitch_problems(count, seed)
-    if part in ("plans", "raster"):
+    if part == "fewtiles":
+        probs = [p for p in probs if p["m"] >= 128 and -(-p["m"] // 128) * -(-p["n"] // 256) <= 132
+                 and p["k"] * (2 if p["a_dtype"] == "bf16" else 1) >= 32 * 128 and p["bucket"] != "long_k"]
+    elif part in ("plans", "raster"):
         probs = [p for p in probs if p["m"] >= 128
                  and 2 * p["m"] * p["n"] * p["k"] / PEAK[p["a_dtype"]] * 1e3 <= MAX_MS]
     else:
@@ -112,6 +123,29 @@ def pitch_problems(count, seed):
         out.append({"name": f"pitch{i}.{m}x{n}x{k}.{dt}" + (".MN" if mn else ""), "m": m, "n": n, "k": k,
                     "a_dtype": dt, "b_dtype": dt, "a_major": "MN" if mn else "K",
                     "b_major": "MN" if mn else "K", "out_dtype": "bf16", "bucket": "pitch"})
+    return out
+
+
+def fewtiles_candidates(p):
+    """:data:`FEW_TILES` x :data:`FEW_SPLITS` for problem ``p`` (register stores)."""
+    from fastswz.cuda import normalize_config, supported
+    from fastswz.tune import tune
+
+    out = []
+    for bm, bn in FEW_TILES:
+        rows = tune(p["m"], p["n"], p["k"], p["a_dtype"], p["b_dtype"], "K", "K", top=64, bm=bm, bn=bn)
+        for row in rows:
+            base = normalize_config(row, a_dtype=p["a_dtype"], b_dtype=p["b_dtype"], out_dtype=p["out_dtype"],
+                                    epilogue=False)
+            if supported(base) is None:
+                break
+        else:
+            continue
+        tiles = -(-p["m"] // bm) * -(-p["n"] // bn)
+        kt = -(-p["k"] // base["bk"])
+        for s in FEW_SPLITS:
+            if (s == 1 or (tiles * s <= 2 * 132 and kt // s >= 8)) and supported(dict(base, split_k=s)) is None:
+                out.append(dict(base, split_k=s))
     return out
 
 
@@ -202,6 +236,8 @@ def run(args):
             configs = raster_candidates(default)
         elif args.part == "pitch":
             configs = pitch_candidates(default)
+        elif args.part == "fewtiles":
+            configs = fewtiles_candidates(p)
         else:
             configs = schedule_candidates(p)
         key = json.dumps(default, sort_keys=True)
@@ -227,7 +263,7 @@ def run(args):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=["run", "list"])
-    ap.add_argument("--part", choices=["plans", "schedules", "raster", "pitch"], required=True)
+    ap.add_argument("--part", choices=["plans", "schedules", "raster", "pitch", "fewtiles"], required=True)
     ap.add_argument("--cache", default=".fswcache")
     ap.add_argument("--out", default="tests/gpu/results/collect")
     ap.add_argument("--deadline", type=float, default=450.0)
