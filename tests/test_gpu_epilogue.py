@@ -86,7 +86,8 @@ def _same(torch, got, want):
 
 # -- torch._scaled_mm ------------------------------------------------------------------------------
 @pytest.mark.parametrize("plan,form,out,bias", E.SCALED_CASES,
-                         ids=[f"{'tile' if p.get('epilogue') else 'reg'}-{f}-{o}-{b}" for p, f, o, b in E.SCALED_CASES])
+                         ids=[f"{'tile' if p.get('epilogue') else 'pingpong' if p.get('pingpong') else 'reg'}-{f}-{o}-{b}"
+                              for p, f, o, b in E.SCALED_CASES])
 def test_scaled_mm_parity(torch, plan, form, out, bias):
     from fastswz.cuda import gemm
 

@@ -36,7 +36,7 @@ for s in "$@"; do
              echo "heldout: exit $?"; tail -4 "$out/heldout.txt" ;;
     epilogue) timeout 170 python3 tests/gpu/gemm/epilogue.py correct --out /tmp/epi > "$out/epilogue.txt" 2>&1
              echo "epilogue: exit $?"; tail -30 "$out/epilogue.txt" ;;
-    epibench) timeout 270 python3 tests/gpu/gemm/epilogue.py bench --out /tmp/epib > "$out/epibench.txt" 2>&1
+    epibench) timeout 400 python3 tests/gpu/gemm/epilogue.py bench --out /tmp/epib > "$out/epibench.txt" 2>&1
              echo "epibench: exit $?"; tail -40 "$out/epibench.txt" ;;
     sanitize) OUT=/tmp/san timeout 400 bash tests/gpu/gemm/sanitize.sh \
                "bm=128,bn=16,bk=128,stages=3,swap_ab=1,split_k=4" \

@@ -242,10 +242,10 @@ def _supported(c):
                     f"e4m3 and e5m2 inputs")
     fused = (any(c[key] != v for key, v in FUSION_DEFAULTS.items())
              or c["out_dtype"] in ("e4m3", "e5m2"))
-    if fused and (c["swap_ab"] or c["split_k"] > 1 or c["pingpong"]):
-        return ("swap_ab/split_k/pingpong with a fused epilogue, scales, amax or an fp8 output: the "
-                "fused epilogue runs in the cooperative single-pass schedule only; use "
-                "swap_ab=False, split_k=1 and pingpong=False")
+    if fused and (c["swap_ab"] or c["split_k"] > 1):
+        return ("swap_ab/split_k with a fused epilogue, scales, amax or an fp8 output: the fused "
+                "epilogue runs in the single-pass schedules only (cooperative or ping-pong); use "
+                "swap_ab=False and split_k=1")
     if c["split_k"] < 1 or c["split_k"] > MAX_SPLIT_K:
         return (f"split_k={c['split_k']} must be in 1..{MAX_SPLIT_K} (K splits per output tile; "
                 f"1: no split)")

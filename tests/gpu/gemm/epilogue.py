@@ -48,6 +48,8 @@ PLAN_BLOCK = dict(bm=128, bn=128, bk=128, stages=5, epilogue=True)
 PLAN_BLOCK_REG = dict(bm=128, bn=128, bk=128, stages=6)
 #: promotion without block scales (use_fast_accum=False)
 PLAN_PROMOTE = dict(bm=128, bn=128, bk=128, stages=6, epilogue=True)
+#: ping-pong consumers (register stores, BM 64 per warpgroup)
+PLAN_PINGPONG = dict(bm=64, bn=256, bk=128, stages=5, pingpong=True)
 
 ACTIVATIONS = ("identity", "relu", "gelu", "gelu_tanh", "silu")
 #: (bias, residual) dtypes of the epilogue parity tests
@@ -72,7 +74,8 @@ SCALED_CASES = [(dict(plan, stages=3) if od == "f32" and plan.get("epilogue") el
                 # (f32 tiles of 2 x 128 x 64 leave room for 3 stages of 128 x 256 x 128 fp8, not 4)
                 for plan in (PLAN_FP8, PLAN_FP8_REG) for od in ("bf16", "e4m3", "f32")
                 for bias in (None, "bf16")] + [(plan, "row", "bf16", bias) for plan in (PLAN_FP8, PLAN_FP8_REG)
-                                                for bias in (None, "bf16")]
+                                                for bias in (None, "bf16")] + [
+                (PLAN_PINGPONG, "tensor", "e4m3", "bf16"), (PLAN_PINGPONG, "row", "bf16", "bf16")]
 
 
 def parity_configs():
@@ -135,6 +138,14 @@ CHECK_GRID = [
          out_dtype="f32"),
     dict(bm=64, bn=128, bk=128, stages=6, epilogue=True, epilogue_n=64, a_dtype="e4m3", b_dtype="e4m3",
          scale="block", amax=True),
+    # ping-pong consumers (register stores): each warpgroup's own tiles through the same ops
+    dict(bm=64, bn=256, bk=128, stages=5, pingpong=True, a_dtype="e4m3", b_dtype="e4m3", scale="tensor",
+         bias="bf16", activation="gelu", out_dtype="e4m3", amax=True),
+    dict(bm=64, bn=256, bk=128, stages=5, pingpong=True, a_dtype="e4m3", b_dtype="e4m3", scale="row"),
+    dict(bm=64, bn=128, bk=128, stages=8, pingpong=True, a_dtype="e4m3", b_dtype="e4m3", scale="block",
+         activation="silu", residual="bf16"),
+    dict(bm=64, bn=256, bk=64, stages=5, pingpong=True, activation="gelu_tanh", bias="f32", residual="bf16",
+         out_dtype="f16", amax=True),
 ]
 CHECK_SHAPES = [(1000, 1000, 1000), (129, 257, 384), (777, 1500, 2048)]
 
@@ -149,12 +160,17 @@ BLOCK_SHAPES = [(4096, 7168, 7168), (4096, 2112, 7168), (4096, 24576, 1536), (40
 #: Other plans timed beside the defaults (the best of each kind is reported too).
 FP8_VARIANTS = [dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2, tile_group=16),
                 dict(bm=128, bn=256, bk=128, stages=4, epilogue=True, epilogue_n=128),
-                dict(bm=128, bn=256, bk=128, stages=3, epilogue=True, cluster_m=2)]
+                dict(bm=128, bn=256, bk=128, stages=3, epilogue=True, cluster_m=2),
+                # ping-pong consumers: one warpgroup's epilogue runs while the other's wgmma do
+                dict(bm=64, bn=256, bk=128, stages=5, pingpong=True),
+                dict(bm=64, bn=256, bk=128, stages=5, pingpong=True, cluster_m=2)]
 BLOCK_VARIANTS = [dict(bm=128, bn=128, bk=128, stages=5, epilogue=True, epilogue_n=64, epilogue_stages=2),
                   dict(bm=128, bn=128, bk=128, stages=6, epilogue=False),
                   dict(bm=128, bn=128, bk=128, stages=6, epilogue=True, tile_group=16),
                   dict(bm=128, bn=128, bk=128, stages=5, epilogue=True, cluster_m=2),
-                  dict(bm=64, bn=128, bk=128, stages=8, epilogue=True)]
+                  dict(bm=64, bn=128, bk=128, stages=8, epilogue=True),
+                  dict(bm=64, bn=128, bk=128, stages=8, pingpong=True),
+                  dict(bm=64, bn=192, bk=128, stages=6, pingpong=True)]
 
 
 def bench_configs():
@@ -255,6 +271,9 @@ def correct(args):
     os.makedirs(args.out, exist_ok=True)
     n = n_ok = 0
     t0 = time.time()
+    from fastswz.cuda import compile_many
+
+    compile_many(CHECK_GRID + parity_configs())   # in parallel first (cubins cached)
     with open(os.path.join(args.out, "epilogue-correct.jsonl"), "w") as log:
         for cfg in CHECK_GRID:
             kern = compile_gemm(cfg)
@@ -383,6 +402,9 @@ def bench(args):
     from fastswz.cuda import compile_gemm, device_info
 
     os.makedirs(args.out, exist_ok=True)
+    from fastswz.cuda import compile_many
+
+    compile_many([c for _, _, c in bench_configs()])   # in parallel first (cubins cached)
     flush = torch.empty(2 * 50 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
     rows = []
     by_shape = {}
