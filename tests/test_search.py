@@ -137,6 +137,54 @@ def test_candidate_is_the_models_best_row_of_its_class(every):
     assert kinds["rule"] > 20
 
 
+@pytest.mark.parametrize("problem", [(1, 4096, 4096), (16, 4096, 4096, "e4m3", "e4m3"), (256, 256, 65536),
+                                     (128, 7168, 18432), (2048, 2048, 2048), (4096, 4096, 4096)])
+def test_candidates_draw_the_schedules_where_they_can_help(problem):
+    """Swap-AB for M <= 128 (N > M) and split-K where the tiles leave SMs idle, as choose_plan
+    picks them: each class's row is the model's best of its shape in the kernel's frame, its
+    splits keep 2 waves and 8 k-tiles per split; none where the tiles already fill the SMs. With a
+    swap-AB or split-K default they come right after it, else after the two best shapes."""
+    from fastswz.cuda import schedule_frame
+
+    p = S.problem_of(*problem)
+    every = S.candidates(*problem)
+    sched = [(i, c) for i, c in enumerate(every) if c["config"]["swap_ab"] or c["config"]["split_k"] > 1]
+    dflt = every[0]["config"]
+    if problem == (4096, 4096, 4096):
+        assert not sched
+        return
+    assert len(sched) >= 3 + (dflt["swap_ab"] or dflt["split_k"] > 1)
+    swaps = {c["config"]["swap_ab"] for _, c in sched}
+    assert swaps == ({True, False} if p["m"] <= 128 else {False})
+    ranks = {}
+    for i, c in sched:
+        cfg = c["config"]
+        assert supported(cfg) is None and not cfg["epilogue"] and c["kind"] == "registers"
+        km, kn, (ta, ma), (tb, mb) = schedule_frame(p["m"], p["n"], p["a_dtype"], p["b_dtype"],
+                                                    p["a_major"], p["b_major"], cfg["swap_ab"])
+        tiles = -(-km // cfg["bm"]) * -(-kn // cfg["bn"])
+        kt = -(-p["k"] // cfg["bk"])
+        assert cfg["split_k"] == 1 or (tiles * cfg["split_k"] <= 2 * 132 and kt // cfg["split_k"] >= 8)
+        assert cfg["swap_ab"] or tiles <= 132
+        if c["default"]:
+            continue
+        if cfg["swap_ab"] not in ranks:
+            ranks[cfg["swap_ab"]] = fastswz.tune(km, kn, p["k"], ta, tb, ma, mb, top=1 << 30)
+        best = next(r for r in ranks[cfg["swap_ab"]] if (r["bm"], r["bn"]) == (cfg["bm"], cfg["bn"])
+                    and supported(fastswz.cuda.schedule_config(r, p["a_dtype"], p["b_dtype"], p["a_major"],
+                                                               p["b_major"], p["out_dtype"], cfg["swap_ab"])) is None)
+        assert (best["bk"], best["stages"], best["rank"]) == (cfg["bk"], cfg["stages"], c["model_rank"])
+    first = min(i for i, c in sched if not c["default"])
+    if dflt["swap_ab"] or dflt["split_k"] > 1:
+        assert every[0] == sched[0][1] and first == 1
+    else:
+        # before them: the default and every single-pass class of the model's two best shapes
+        ranked = fastswz.tune(*problem, top=1 << 30)
+        two = list(dict.fromkeys((r["bm"], r["bn"]) for r in ranked))[:2]
+        assert first >= 8 and all((c["config"]["bm"], c["config"]["bn"]) in two for c in every[1:first])
+        assert S.candidates(*problem, budget=24)[first] == every[first]
+
+
 def test_no_cluster_wider_than_the_rows():
     for c in S.candidates(64, 8192, 4096, budget=40):
         assert c["cluster_m"] == 1 or -(-64 // c["config"]["bm"]) >= 2

@@ -358,6 +358,29 @@ def split_k_splits(tiles, k_tiles, sms=None, min_ktiles=None):
     return max(1, min(sms // tiles, k_tiles // least, SPLIT_K_MAX))
 
 
+def schedule_frame(m, n, a_dtype, b_dtype, a_major, b_major, swap):
+    """The kernel's problem of a swap-AB plan: ``(km, kn, (a_dtype, a_major), (b_dtype,
+    b_major))`` as :func:`fastswz.tune` ranks it (swapped, the kernel's A is the caller's B and
+    its M the caller's N); unchanged without the swap.
+
+    >>> schedule_frame(16, 4096, "bf16", "e4m3", "K", "K", True)
+    (4096, 16, ('e4m3', 'K'), ('bf16', 'K'))
+    """
+    types = ((a_dtype, a_major), (b_dtype, b_major))
+    return (n, m, types[1], types[0]) if swap else (m, n, types[0], types[1])
+
+
+def schedule_config(row, a_dtype, b_dtype, a_major, b_major, out_dtype, swap, split_k=1):
+    """The register-store configuration of a :func:`fastswz.tune` row ranked in
+    :func:`schedule_frame`'s frame, with swap-AB and ``split_k``: the row's swizzles name the
+    kernel's operands, so a swapped row's are exchanged."""
+    c = normalize_config(row, a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major, b_major=b_major,
+                         out_dtype=out_dtype, epilogue=False, swap_ab=swap, split_k=split_k)
+    if swap:
+        c["swizzle_a"], c["swizzle_b"] = row["swizzle_b"], row["swizzle_a"]
+    return c
+
+
 def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     """A swap-AB and/or split-K plan by the rules above (SWAP_AB_MAX_M, split_k_splits), or None
     when neither applies (the caller goes on with the model's plan and its epilogue rules)."""
@@ -368,18 +391,10 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
         if split is not None:
             return split
     swap = m <= SWAP_AB_MAX_M and n > m
-    # the kernel's problem: swapped, its A is the caller's B and its M the caller's N
-    km, kn = (n, m) if swap else (m, n)
-    ops = ("b", "a") if swap else ("a", "b")
-    types = {"a": (a_dtype, a_major), "b": (b_dtype, b_major)}
-    (ta, ma), (tb, mb) = types[ops[0]], types[ops[1]]
+    km, kn, (ta, ma), (tb, mb) = schedule_frame(m, n, a_dtype, b_dtype, a_major, b_major, swap)
 
     def config(row):
-        c = normalize_config(row, a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major, b_major=b_major,
-                             out_dtype=out_dtype, epilogue=False, swap_ab=swap)
-        if swap:   # the row's swizzles name the kernel's operands
-            c["swizzle_a"], c["swizzle_b"] = row["swizzle_b"], row["swizzle_a"]
-        return c
+        return schedule_config(row, a_dtype, b_dtype, a_major, b_major, out_dtype, swap)
 
     def splits(c):
         tiles = -(-km // c["bm"]) * -(-kn // c["bn"])

@@ -7,13 +7,16 @@ clock decide:
 
 * **Candidates** (:func:`candidates`): every tile shape the model ranks (BM 64/128/192/256 as the
   registers allow, BN 16..256), every epilogue (:data:`KINDS`: registers, the whole tile, 64-column
-  blocks through 2 or 1 epilogue tiles) and clusters of 1 and 2 CTAs (``cluster_m``). For each such
+  blocks through 2 or 1 epilogue tiles) and clusters of 1 and 2 CTAs (``cluster_m``). Where they
+  can help, the schedules ``choose_plan`` picks too (:func:`_schedule_candidates`): swap-AB for
+  M <= 128 and split-K where the tiles leave SMs idle. For each such
   class the model picks the rest (BK, stages, swizzles) as ``choose_plan`` does: the model's best
   row of that tile shape with its stages lowered until the epilogue fits (at least
   :data:`fastswz.cuda.EPILOGUE_MIN_STAGES` with an epilogue tile), else its best-ranked row of the
   shape that the family runs with that epilogue. The order: the default plan (:func:`fastswz.cuda.choose_plan`, what ``gemm``
   runs without a tuned table) first; then every epilogue/cluster variant of the model's two best
-  tile shapes; then the model's best shape of each other BM (where the model gives it at most
+  tile shapes, with the schedule classes before them when the default is a swap-AB or split-K
+  plan and right after them otherwise; then the model's best shape of each other BM (where the model gives it at most
   :data:`OTHER_BM_CYCLES` times the best shape's cycles); then the following shapes in the model's
   order, each with its default-rule epilogue (``choose_plan``'s rule) on 1 and 2 CTAs; then every
   remaining variant, by shape rank. :func:`candidates` with ``budget=None`` gives them all (what
@@ -53,7 +56,7 @@ from ..rules import _choice
 from ..tune import tune
 from .codegen import normalize_config, supported
 
-__all__ = ["KINDS", "CLUSTERS", "candidates", "Halving", "Journal", "search_plans", "gpu_timer",
+__all__ = ["KINDS", "CLUSTERS", "candidates", "plan_label", "Halving", "Journal", "search_plans", "gpu_timer",
            "kind_of", "problem_of", "problem_key", "cache_dir_default", "DEFAULT_BUDGET", "stand_in_timer",
            "load_timer", "run_search", "timing_key", "result_key",
            "DEFAULT_REPS", "DEFAULT_ETA"]
@@ -108,6 +111,24 @@ def kind_of(config) -> str:
         if all(c[key] == v for key, v in f.items()):
             return kind
     return "other"
+
+
+def plan_label(config) -> str:
+    """A configuration in a few words, for tables: ``BMxBNxBK/stages``, the epilogue kind
+    (:func:`kind_of`) and what is not the default schedule (``c2``, ``swap``, ``split=S``,
+    ``pingpong``).
+
+    Examples
+    --------
+    >>> plan_label({"bm": 128, "bn": 256, "bk": 64, "stages": 4, "epilogue": True, "epilogue_n": 64})
+    '128x256x64/4 blocks1'
+    >>> plan_label({"bm": 128, "bn": 16, "bk": 256, "stages": 3, "swap_ab": True, "split_k": 4})
+    '128x16x256/3 registers swap split=4'
+    """
+    c = normalize_config(config)
+    return (f"{c['bm']}x{c['bn']}x{c['bk']}/{c['stages']} {kind_of(c)}"
+            + (" c2" if c["cluster_m"] == 2 else "") + (" swap" if c["swap_ab"] else "")
+            + (f" split={c['split_k']}" if c["split_k"] > 1 else "") + (" pingpong" if c["pingpong"] else ""))
 
 
 def problem_of(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K",
@@ -275,11 +296,25 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
     def full():
         return budget is not None and len(picked) >= budget
 
+    def add_schedules():
+        for c, rank, srank in _schedule_candidates(p, ranked, sms, model):
+            key = _config_key(c)
+            if key not in seen:
+                seen.add(key)
+                picked.append({"config": c, "kind": kind_of(c), "cluster_m": c["cluster_m"],
+                               "model_rank": rank, "shape_rank": srank, "default": False})
+
+    # 0. where the default is a swap-AB or split-K plan, the other schedule classes next
+    if default["swap_ab"] or default["split_k"] > 1:
+        add_schedules()
     # 1. every epilogue and cluster of the model's two best shapes
     for s in shapes[:2]:
         for kind in default_kinds:
             for cl in CLUSTERS:
                 add(s, kind, cl)
+    # 1b. else the schedule classes after them (none where the tiles already fill the SMs)
+    if not (default["swap_ab"] or default["split_k"] > 1):
+        add_schedules()
     # 2. the model's best shape of each other BM, its default-rule epilogue on one CTA, where the
     #    model gives it at most OTHER_BM_CYCLES times the best shape's cycles
     top = cycles[shapes[0]]
@@ -306,6 +341,69 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
             for cl in CLUSTERS:
                 add(s, kind, cl)
     return picked if budget is None else picked[:budget]
+
+
+#: Tile shapes per frame (unswapped, swapped) whose swap-AB / split-K classes the search draws,
+#: in the model's order.
+SCHEDULE_SHAPES = 3
+#: ... and these BM x BN (BM at most M rounded up to 64), choose_plan's split tiles
+#: (SPLIT_K_TILE and SPLIT_K_SWAP_M's BM x 128), which the model ranks below small tiles.
+SCHEDULE_TILES = ((128, 128), (64, 128), (128, 64))
+
+
+def _schedule_candidates(p, ranked, sms, model):
+    """``(config, model_rank, shape_rank)`` of the swap-AB and split-K classes of problem ``p``
+    (register stores), best first: in the swapped frame when M <= 128 and N > M, then in the
+    caller's.
+
+    Per frame, the shapes are the model's first :data:`SCHEDULE_SHAPES` tile shapes that run,
+    and those of :data:`SCHEDULE_TILES` that fit the problem. Per shape, the K splits are
+    :func:`fastswz.cuda.split_k_splits`'s ``s``, then ``s // 2`` and ``2 s``, each keeping the
+    units within 2 waves and 8 k-tiles per split. Swapped shapes also run without a split.
+    Unswapped shapes whose tiles fill the SMs give none: the single-pass classes cover them.
+    """
+    from . import SPLIT_K_MAX, schedule_config, schedule_frame
+    from ..tune import DEFAULT_SMS
+
+    sms = sms or DEFAULT_SMS["sm90"]
+    frames = [True, False] if p["m"] <= 128 and p["n"] > p["m"] else [False]
+    out = []
+    for swap in frames:
+        km, kn, (ta, ma), (tb, mb) = schedule_frame(p["m"], p["n"], p["a_dtype"], p["b_dtype"],
+                                                    p["a_major"], p["b_major"], swap)
+        rows = ranked if not swap else tune(km, kn, p["k"], ta, tb, ma, mb, sms=sms, top=1 << 62,
+                                            model=model)
+        shapes, order = {}, []
+        extra = [t for t in SCHEDULE_TILES if t[0] <= -(-km // 64) * 64 and t[1] <= -(-kn // 8) * 8]
+        for r in rows:
+            sh = (r["bm"], r["bn"])
+            if sh in shapes or (len(order) >= SCHEDULE_SHAPES and sh not in extra):
+                continue
+            c = schedule_config(r, p["a_dtype"], p["b_dtype"], p["a_major"], p["b_major"],
+                                p["out_dtype"], swap)
+            if _supported(c) is None:
+                shapes[sh] = r
+                order.append(sh)
+            if len(order) >= SCHEDULE_SHAPES and all(t in shapes for t in extra):
+                break
+        for srank, sh in enumerate(order, 1):
+            r = shapes[sh]
+            tiles = -(-km // sh[0]) * -(-kn // sh[1])
+            kt = -(-p["k"] // r["bk"])
+            if tiles > sms and not swap:
+                continue
+            rule = max(1, min(sms // tiles, kt // 8, SPLIT_K_MAX))
+            splits = [rule, rule // 2, 2 * rule] + ([1] if swap else [])
+            for s in dict.fromkeys(splits):
+                if s < 1 or s > SPLIT_K_MAX or (s == 1 and not swap):
+                    continue
+                if s > 1 and (tiles * s > 2 * sms or kt // s < 8):
+                    continue
+                c = schedule_config(r, p["a_dtype"], p["b_dtype"], p["a_major"], p["b_major"],
+                                    p["out_dtype"], swap, s)
+                if _supported(c) is None:
+                    out.append((c, r["rank"], srank))
+    return out
 
 
 class Halving:

@@ -64,10 +64,9 @@ NOISE = 0.01
 
 
 def _name(c):
-    from fastswz.cuda.search import kind_of
+    from fastswz.cuda.search import plan_label
 
-    return (f"{c['bm']}x{c['bn']}x{c['bk']}/{c['stages']} {kind_of(c)}"
-            + (" c2" if c["cluster_m"] == 2 else ""))
+    return plan_label(c)
 
 
 def plan_set():
