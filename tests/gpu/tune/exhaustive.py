@@ -11,7 +11,7 @@ machine; the cache key holds the NVRTC version, so a machine with another NVRTC 
 
 run, on one GPU, in four parts (each within the deadline, default 450 s; what is done is written):
 
-1. exhaustive: each of the 12 problems (bf16, K-major, bf16 out; none is a benchmark shape, three
+1. exhaustive: each of the 14 problems (bf16, K-major, bf16 out; none is a benchmark shape, three
    are the issue's) times every candidate: a screen of 2 repeats each, then 10 repeats for the
    plans within 10% of the screen's best (at least 6). The exhaustive best is the fastest of those.
 2. search: ``search_plans(budget=24)`` on each problem (a fresh journal), then its winner and the
@@ -37,10 +37,12 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "src"))
 
 # bf16, K-major, bf16 out. Issue 29's three (3000x5000x1000, 4608x12288x3072 here; 5000x3000x7000
-# held out) and shapes no benchmark used; K a multiple of 64 except the issue's ragged 1000.
+# held out) and shapes no benchmark used; K a multiple of 64 except the issue's ragged 1000; a
+# decode and an M = 128 problem, whose defaults are swap-AB / split-K plans (the schedule classes).
 PROBLEMS = [(3000, 5000, 1000), (4608, 12288, 3072), (2048, 2048, 2048), (1024, 8192, 4096),
             (8192, 1024, 8192), (6144, 6144, 2048), (512, 14336, 4096), (3584, 3584, 3584),
-            (4096, 2560, 5120), (1536, 6144, 6144), (2500, 7000, 1536), (768, 3072, 12288)]
+            (4096, 2560, 5120), (1536, 6144, 6144), (2500, 7000, 1536), (768, 3072, 12288),
+            (1, 4096, 4096), (128, 7168, 18432)]
 HELD_OUT = [(5000, 3000, 7000), (3500, 4500, 2500), (1200, 10240, 3072), (6000, 2000, 4096),
             (2304, 9216, 1536), (640, 5120, 5120)]
 BUDGET = 24
