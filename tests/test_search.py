@@ -356,6 +356,21 @@ def _entry(m, n, k, **cfg):
             "b_major": "K", "out_dtype": "bf16", "config": dict(base, **cfg), "median_ms": 0.1}
 
 
+def test_nearest_entry_must_fill_the_waves_as_well(tmp_path):
+    """NEAREST_FILL_LOSS: the H200's case, a 192 x 144 tile that made exactly 3 waves at
+    4096 x 2560 but 3.03 at 4707 x 2236 (25.7% slower than the measured best there)."""
+    e = _entry(4096, 2560, 5120, bm=192, bn=144, stages=4, cluster_m=1)
+    t = T.TunedTable([e], gpu=GPU)
+    assert T.wave_fill(e["config"], 4096, 2560) == 1.0
+    assert T.wave_fill(e["config"], 4707, 2236) == 400 / (4 * 132)
+    assert t.find(4707, 2236, 5040, "bf16", "bf16", "K", "K", "bf16") == (None, None)
+    # as full a last wave (4096 x 2432: 22 x 17 = 374 tiles, 0.94 of 3 waves): nearest
+    c, how = t.find(4096, 2432, 5000, "bf16", "bf16", "K", "K", "bf16")
+    assert how == "nearest" and (c["bm"], c["bn"]) == (192, 144)
+    # swapped and split plans count their units in the kernel's frame
+    assert T.wave_fill({"bm": 128, "bn": 16, "swap_ab": True, "split_k": 4}, 1, 4096) == 128 / 132
+
+
 def test_table_exact_nearest_and_model(tmp_path):
     t = T.TunedTable([_entry(3000, 5000, 1000), _entry(8192, 8192, 8192, bn=128, cluster_m=1)],
                      gpu=GPU)

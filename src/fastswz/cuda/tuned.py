@@ -25,8 +25,9 @@ this process's GPU is known (or at once, given ``gpu=``).
    log-space, ``d = max(|log2(M'/M)|, |log2(N'/N)|, |log2(K'/K)|)`` (ties: the smaller sum of the
    three), if ``d <= NEAREST_BOUND`` (0.25: each extent within a factor of 1.19), its configuration
    still passes :func:`fastswz.cuda.supported` and it fits the new problem: BM no larger than M
-   rounded up to 64, BN no larger than N rounded up to 16, and with a 2-CTA cluster at least two
-   row tiles;
+   rounded up to 64, BN no larger than N rounded up to 16, with a 2-CTA cluster at least two
+   row tiles, and its work units filling the SMs' last wave at most ``NEAREST_FILL_LOSS`` (0.1)
+   less than on the entry's own problem (:func:`wave_fill`);
 3. **none**: ``choose_plan`` falls back to the cost model.
 
 A lookup is a dict access once a problem has been seen: answers are remembered per problem (a
@@ -52,7 +53,8 @@ from ..errors import FastswzError
 from .codegen import GEMM_KEYS, normalize_config, supported
 
 __all__ = ["TunedTable", "TunedTableWarning", "TunedTableError", "load_tuned", "use_tuned", "save_results",
-           "active", "lookup", "suspended", "on_change", "gpu_id", "NEAREST_BOUND", "FORMAT",
+           "active", "lookup", "suspended", "on_change", "gpu_id", "NEAREST_BOUND", "NEAREST_FILL_LOSS",
+           "wave_fill", "FORMAT",
            "FORMAT_VERSION", "ENV"]
 
 FORMAT = "fastswz-tuned-plans"
@@ -63,6 +65,12 @@ FORMAT_VERSION = 1
 #: their measured best, more than the cost model's own plan; a neighbour's winner carries over
 #: only while the tile counts (waves) and k-tiles barely change.
 NEAREST_BOUND = 0.25
+#: ... and the nearest entry's plan fills the SMs' waves on the new problem at most this much
+#: less than on its own (:func:`wave_fill`). Measured on an H200
+#: (docs/conformance/h200-2026-11-26-pitch/schedules-search): 4096 x 2560 x 5120's winner, a
+#: 192 x 144 tile making exactly 3 waves there, made 3.03 on the held-out 4707 x 2236 x 5040 and
+#: ran 25.7% slower than that problem's measured best.
+NEAREST_FILL_LOSS = 0.1
 #: The environment variable naming a table to use.
 ENV = "FASTSWZ_TUNED"
 _PROBLEM = ("m", "n", "k", "a_dtype", "b_dtype", "a_major", "b_major", "out_dtype")
@@ -102,6 +110,23 @@ def _canonical(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
 def _fits(c, m, n):
     return (c["bm"] <= -(-m // 64) * 64 and c["bn"] <= -(-n // 16) * 16
             and (c["cluster_m"] == 1 or -(-m // c["bm"]) >= 2))
+
+
+def wave_fill(c, m, n, sms=None):
+    """The fraction of the SMs' waves a configuration's work units fill on an M x N problem:
+    units / (waves x SMs), units = output tiles (in the kernel's frame: swapped, N x M) x K
+    splits.
+
+    >>> c = {"bm": 192, "bn": 144, "swap_ab": False, "split_k": 1}
+    >>> round(wave_fill(c, 4096, 2560), 3), round(wave_fill(c, 4707, 2236), 3)
+    (1.0, 0.758)
+    """
+    from ..tune import DEFAULT_SMS
+
+    sms = sms or DEFAULT_SMS["sm90"]
+    km, kn = (n, m) if c.get("swap_ab") else (m, n)
+    units = -(-km // c["bm"]) * -(-kn // c["bn"]) * c.get("split_k", 1)
+    return units / (-(-units // sms) * sms)
 
 
 class TunedTable:
@@ -219,6 +244,8 @@ class TunedTable:
         c = self.entries[best]["config"]
         if not self._usable_config(best) or not _fits(c, key[0], key[1]):
             return None, None
+        if wave_fill(c, key[0], key[1]) < wave_fill(c, best[0], best[1]) - NEAREST_FILL_LOSS:
+            return None, None   # the plan's last wave would be emptier here than where it won
         return dict(c), "nearest"
 
     def lookup(self, m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
