@@ -18,7 +18,8 @@ clock decide:
   tile shapes, with the schedule classes before them when the default is a swap-AB or split-K
   plan and right after them otherwise; then the model's best shape of each other BM (where the model gives it at most
   :data:`OTHER_BM_CYCLES` times the best shape's cycles); then the following shapes in the model's
-  order, each with its default-rule epilogue (``choose_plan``'s rule) on 1 and 2 CTAs; then every
+  order, each with its default-rule epilogue (``choose_plan``'s rule) on one CTA, the whole tile
+  where that rule gave column blocks, and 2 CTAs where the rows are off the 32-byte sector; then every
   remaining variant, by shape rank. :func:`candidates` with ``budget=None`` gives them all (what
   ``tests/gpu/tune/exhaustive.py`` times).
 * **Successive halving** (:class:`Halving`): the first ``budget`` candidates (or as many as fit
@@ -325,14 +326,26 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
         kind = next((kd for kd in default_kinds if best(s, kd, 1) is not None), None)
         if kind is not None:
             add(s, kind, 1)
-    # 3. the following shapes in the model's order: default-rule epilogue on 1 and 2 CTAs
+    # 3. the following shapes in the model's order: default-rule epilogue on one CTA, then the
+    #    whole tile where that rule gave column blocks, then 2 CTAs where A's or B's rows are off
+    #    the 32-byte sector. Measured on an H200 over 14 problems x every class
+    #    (docs/conformance/h200-2026-11-26-pitch): a 2-CTA cluster won only on such rows
+    #    (SECTOR_CLUSTER_WAVES), while the whole tile beat the one-tile blocks of the same shape by
+    #    up to 3.7% (2500 x 7000 x 1536, 128 x 192: a plan the 24-plan search had missed in 3 of
+    #    5 runs).
+    from . import _off_sector
+
+    pair = _off_sector(p["m"], p["n"], p["k"], p["a_dtype"], p["b_dtype"], p["a_major"], p["b_major"])
     for s in shapes[1:]:
         if full():
             break
         kind = next((kd for kd in default_kinds if best(s, kd, 1) is not None), None)
         if kind is not None:
             add(s, kind, 1)
-            add(s, kind, 2)
+            if kind == "blocks1":
+                add(s, "tile", 1)
+            if pair:
+                add(s, kind, 2)
     # 4. every remaining variant, by shape rank
     for s in shapes:
         if full():
