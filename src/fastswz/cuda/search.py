@@ -306,7 +306,8 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
                                "model_rank": rank, "shape_rank": srank, "default": False})
 
     # 0. where the default is a swap-AB or split-K plan, the other schedule classes next
-    if default["swap_ab"] or default["split_k"] > 1:
+    scheduled = default["swap_ab"] or default["split_k"] > 1
+    if scheduled:
         add_schedules()
     # 1. every epilogue and cluster of the model's two best shapes
     for s in shapes[:2]:
@@ -314,7 +315,7 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
             for cl in CLUSTERS:
                 add(s, kind, cl)
     # 1b. else the schedule classes after them (none where the tiles already fill the SMs)
-    if not (default["swap_ab"] or default["split_k"] > 1):
+    if not scheduled:
         add_schedules()
     # 2. the model's best shape of each other BM, its default-rule epilogue on one CTA, where the
     #    model gives it at most OTHER_BM_CYCLES times the best shape's cycles
@@ -372,10 +373,10 @@ def _schedule_candidates(p, ranked, sms, model):
     Per frame, the shapes are the model's first :data:`SCHEDULE_SHAPES` tile shapes that run,
     and those of :data:`SCHEDULE_TILES` that fit the problem. Per shape, the K splits are
     :func:`fastswz.cuda.split_k_splits`'s ``s``, then ``s // 2`` and ``2 s``, each keeping the
-    units within 2 waves and 8 k-tiles per split. Swapped shapes also run without a split.
+    units within 2 waves and :data:`fastswz.cuda.SPLIT_K_MIN_KTILES` (8) k-tiles per split. Swapped shapes also run without a split.
     Unswapped shapes whose tiles fill the SMs give none: the single-pass classes cover them.
     """
-    from . import SPLIT_K_MAX, schedule_config, schedule_frame
+    from . import SPLIT_K_MAX, SPLIT_K_MIN_KTILES, schedule_config, schedule_frame
     from ..tune import DEFAULT_SMS
 
     sms = sms or DEFAULT_SMS["sm90"]
@@ -405,12 +406,13 @@ def _schedule_candidates(p, ranked, sms, model):
             kt = -(-p["k"] // r["bk"])
             if tiles > sms and not swap:
                 continue
-            rule = max(1, min(sms // tiles, kt // 8, SPLIT_K_MAX))
+            least = SPLIT_K_MIN_KTILES
+            rule = max(1, min(sms // tiles, kt // least, SPLIT_K_MAX))
             splits = [rule, rule // 2, 2 * rule] + ([1] if swap else [])
             for s in dict.fromkeys(splits):
                 if s < 1 or s > SPLIT_K_MAX or (s == 1 and not swap):
                     continue
-                if s > 1 and (tiles * s > 2 * sms or kt // s < 8):
+                if s > 1 and (tiles * s > 2 * sms or kt // s < least):
                     continue
                 c = schedule_config(r, p["a_dtype"], p["b_dtype"], p["a_major"], p["b_major"],
                                     p["out_dtype"], swap, s)
