@@ -94,6 +94,28 @@ def test_row_slots_are_the_fragment_rows(bn):
         assert len(set(rows)) == len(first)
 
 
+@pytest.mark.parametrize("cfg", [dict(bn=16), dict(bn=64), dict(bn=200), dict(bn=256),
+                                 dict(bn=256, epilogue=True, epilogue_n=64),
+                                 dict(bn=256, epilogue=True, residual="bf16"), dict(bn=96, residual="f32")])
+def test_col_slots_are_the_fragment_columns(cfg):
+    """Chunk q of the fused epilogue holds column slots [q S, q S + S): every register of a slot
+    is the same column pair on every thread, and no chunk spans two epilogue column blocks."""
+    c = codegen.normalize_config(cfg)
+    f = codegen.fusion_row(c)["col_slots"]
+    slot, first, chunk, per = f["slot"], f["first"], f["chunk"], f["chunk_slots"]
+    L = wgmma_accumulator_layout(c["bn"])
+    regs = c["bn"] // 2
+    block = (c["epilogue_n"] or c["bn"]) // 2 if c["epilogue"] else regs
+    assert block % chunk == 0 and chunk <= (8 if c["residual"] else 16)
+    for t in range(128):
+        cols = [L(t, r) // 64 for r in range(regs)]
+        for r in range(0, regs, 2):
+            assert cols[r + 1] == cols[r] + 1
+            assert cols[r] == cols[first[slot[r]]] and slot[r] == slot[r + 1]
+            assert slot[r] // per == r // chunk
+        assert len({cols[r] for r in range(0, regs, 2)}) == len(first)
+
+
 def test_block_scale_rules():
     fp8 = dict(a_dtype="e4m3", b_dtype="e4m3", scale="block", stages=4)
     assert supported(dict(fp8, bm=128, bn=128, bk=128)) is None
@@ -385,8 +407,10 @@ int main() {{
         for (int t = 0; t < 128; ++t) {{
           EpilogueOps ops;
           ops.init(p);
+          ops.prefetch(tm, tn, w, t, p);   // (no-op on the host: its addresses are computed)
           ops.tile(tm, w, t, p);
           for (int r = 0; r < P::accumulator::kRegisters; r += 2) {{
+            if (r % F::kChunkRegisters == 0) ops.chunk(r / F::kChunkRegisters, tm, tn, w, t, p);
             const int mm = tm * {bm} + 64 * w + P::accumulator::row(t, r);
             const int nn = tn * {bn} + P::accumulator::col(t, r);
             float x0 = mm < {m} && nn < {n} ? ACC[mm * {n} + nn] : 0.f;

@@ -44,6 +44,17 @@ namespace scheduler = fastswz_plan::scheduler;
 #endif
 constexpr bool kSetMaxNReg = FSW_SETMAXNREG == 1 || (FSW_SETMAXNREG < 0 && K::kConsumerWarpgroups < 4);
 constexpr int kKSteps = P::kMmaPerKTile / P::kWarpgroups;      // wgmma per warpgroup per k-tile
+// Promotion (FSW_PROMOTE) waits for each k-tile's wgmma before adding them to the f32 total, so
+// a warpgroup leaves the tensor cores idle while it promotes. Two cooperative consumer
+// warpgroups that start a unit together promote together; staggered by one k-tile (the second
+// issues its first wgmma once the first's are done), each promotes while the other's wgmma run,
+// and the shared tensor-core queue keeps them alternating. The epilogue tile's barrier lines the
+// two up again after each unit, so with it every unit starts staggered; register stores leave
+// the offset in place, and only the first unit is (a unit's arrive and sync then always pair:
+// an arrive of the next unit could otherwise complete the barrier alone). Named barrier 3 (0: __syncthreads,
+// 1: epilogue, 2: debug dump; ping-pong's order barriers 3-4 are not in a cooperative kernel).
+constexpr bool kStaggerPromotion = FSW_PROMOTE && K::kConsumerTiles == 1 && K::kConsumerWarpgroups == 2;
+constexpr uint32_t kStaggerBarrier = 3;
 constexpr int kProducerRegs = 40;
 constexpr int kConsumerRegsRaw = (65536 - 128 * kProducerRegs) / (K::kConsumerWarpgroups * 128);
 constexpr int kConsumerRegs = (kConsumerRegsRaw > 240 ? 240 : kConsumerRegsRaw) / 8 * 8;
@@ -135,6 +146,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #if FSW_DEBUG_DUMP
     bool first = true;
 #endif
+    bool stagger = kStaggerPromotion;   // this unit starts staggered
     WorkUnit u;
     while (tiles.next(u, stage, phase)) {
       int prev = -1;
@@ -143,6 +155,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       for (int r = 0; r < P::accumulator::kRegisters; ++r) total[r] = 0.f;
       scales.load(p, u.tm, u.tn, w, thread, 0);
 #endif
+      epilogue.ops.prefetch(u.tm, u.tn, w, thread, p);   // the tile's epilogue operands, under the main loop
       tiles.begin_mainloop();   // ping-pong: the other consumer warpgroup is past its waits
       for (int kt = u.k_begin; kt < u.k_end; ++kt) {
         mbar_wait(base + K::kFullBarrierOffsets[stage], phase);
@@ -163,6 +176,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
           named_sync(2, 128);
         }
 #endif
+        if (stagger && wi == 1 && kt == u.k_begin) named_sync(kStaggerBarrier, 2 * 128);
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < kKSteps; ++ks) {
@@ -175,6 +189,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #if FSW_PROMOTE
         scales.advance(p, u.tm, u.tn, w, thread, kt, k_tiles);   // kt's scales; kt + 1's in flight
         wgmma_wait<0>();   // this k-tile's partial sums are in acc, its stage may be refilled
+        if (stagger && wi == 0 && kt == u.k_begin) named_arrive(kStaggerBarrier, 2 * 128);
         if (thread == 0) release(base + K::kEmptyBarrierOffsets[stage]);
         scales.promote(total, acc);
 #else
@@ -185,6 +200,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
       }
       tiles.end_mainloop();
+      stagger = stagger && FSW_EPILOGUE_TILE;
       wgmma_wait<0>();   // a unit has at least one k-tile (schedulers skip empty ones)
       if (prev >= 0 && thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);   // (promote released each)
 #if FSW_DEBUG_DUMP

@@ -3,7 +3,7 @@
 // shared-memory tile's addresses and TMA boxes are the plan's (P::epilogue); the conversion to
 // D's type is fastswz_mma.h's (fsw_store_*); between the two, the fused epilogue
 // (epilogue_ops.cuh: scales, bias, residual, activation, amax, fp8 output scale) applies to each
-// pair of registers.
+// pair of registers, its operands loaded a chunk of registers at a time (ops.chunk).
 #pragma once
 #include "epilogue_ops.cuh"
 
@@ -16,6 +16,11 @@ template <int I, int N, class Fn> __device__ __forceinline__ void static_for(Fn&
   if constexpr (N - I == 1) f(StaticInt<I>());
   else if constexpr (N > I) { static_for<I, (I + N) / 2>(f); static_for<(I + N) / 2, N>(f); }
 }
+
+#if FSW_EPILOGUE_TILE
+static_assert(P::accumulator::kSubtileRegisters % F::kChunkRegisters == 0,
+              "a fused-epilogue chunk spans two epilogue column blocks");
+#endif
 
 struct Epilogue {
   EpilogueOps ops;   // the fused epilogue (its init(p) runs before the first tile)
@@ -44,6 +49,7 @@ struct Epilogue {
 #pragma unroll
       for (int i = 0; i < P::accumulator::kSubtileRegisters; i += 2) {
         const int r = j * P::accumulator::kSubtileRegisters + i;
+        if (r % F::kChunkRegisters == 0) ops.chunk(r / F::kChunkRegisters, tm, tn, w, thread, p);
         const uint32_t m = 64 * w + P::accumulator::row(thread, r);
         const uint32_t n = P::accumulator::col(thread, r) - j * P::epilogue::kCols;
         float x0 = acc[r], x1 = acc[r + 1];
@@ -64,6 +70,7 @@ struct Epilogue {
 #else
     static_for<0, P::accumulator::kRegisters / 2>([&](auto i) {
       constexpr int r = 2 * decltype(i)::value;
+      if (r % F::kChunkRegisters == 0) ops.chunk(r / F::kChunkRegisters, tm, tn, w, thread, p);
       store_pair(acc[r], acc[r + 1], r, w, thread, tm, tn, p);
     });
 #endif

@@ -55,12 +55,32 @@ __device__ __forceinline__ void fsw_load_pair(const unsigned short* p, float& a,
   b = fsw_to_f32<Kind>((unsigned short)(v >> 16));
 }
 
+// An address into L1 (column operands, read by every warp of the tile) or L2 (the residual,
+// read once), ahead of its load (prefetch 9.7.9.15).
+__device__ __forceinline__ void fsw_prefetch_l1(const void* p) {
+#ifndef FSW_HOST_EMULATION
+  asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+#endif
+}
+__device__ __forceinline__ void fsw_prefetch_l2(const void* p) {
+#ifndef FSW_HOST_EMULATION
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+#endif
+}
+
 struct EpilogueOps {
   float alpha, beta, scale, out_scale;   // scale: the per-tensor scales' product (else 1)
   unsigned int amax;                     // this thread's max |D| so far, as f32 bits
-  bool pair_bias, pair_c, pair_sb;       // the pairs' loads may be one load (aligned)
+  bool pair_c;                           // a residual pair may be one load (aligned)
 #if FSW_SCALE == 2
   float row_scale[F::kRowSlots];         // rowwise: scale_a of each row this thread holds, this tile
+  float col_scale[2 * F::kChunkSlots];   // rowwise: scale_b of the chunk's columns
+#endif
+#if FSW_BIAS
+  float col_bias[2 * F::kChunkSlots];    // bias of the chunk's columns
+#endif
+#if FSW_RESIDUAL
+  float c_val[F::kChunkRegisters];       // C of the chunk's registers
 #endif
 
   __device__ __forceinline__ void init(const FswParams& p) {
@@ -69,14 +89,50 @@ struct EpilogueOps {
     scale = 1.f;
     out_scale = 1.f;
     amax = 0u;
-    pair_bias = ((unsigned long long)p.bias % (2 * sizeof(FSW_BIAS_T))) == 0;
     pair_c = ((unsigned long long)p.c % (2 * sizeof(FSW_C_T))) == 0 && (p.ldc & 1) == 0;
-    pair_sb = ((unsigned long long)p.scale_b % 8) == 0 && p.sb_sn == 1;
 #if FSW_SCALE == 1
     scale = __ldg(p.scale_a) * __ldg(p.scale_b);
 #endif
 #if FSW_OUT_FP8
     if (p.out_scale) out_scale = __ldg(p.out_scale);
+#endif
+  }
+
+  // When warpgroup w starts the tile (tm, tn), before its main loop: the epilogue's operands of
+  // the tile into the caches, so the epilogue's loads of them do not wait on DRAM or L2. Column
+  // operands (bias, scale_b) and this thread's rows' scale_a go to L1; C, read once, to L2 (this
+  // warpgroup's 64 rows, a 128-byte line per prefetch).
+  __device__ __forceinline__ void prefetch(int tm, int tn, int w, int thread, const FswParams& p) {
+#if FSW_FUSED
+#pragma unroll
+    for (int i = thread; i < P::kBN; i += 128) {
+      const int n = tn * P::kBN + i;
+      if (n < p.n) {
+#if FSW_SCALE == 2
+        fsw_prefetch_l1(p.scale_b + n * p.sb_sn);
+#endif
+#if FSW_BIAS
+        fsw_prefetch_l1(static_cast<const FSW_BIAS_T*>(p.bias) + n);
+#endif
+      }
+    }
+#if FSW_SCALE == 2
+#pragma unroll
+    for (int s = 0; s < F::kRowSlots; ++s) {
+      const int m = tm * P::kBM + 64 * w + P::accumulator::row(thread, F::kSlotRegister[s]);
+      if (m < p.m) fsw_prefetch_l1(p.scale_a + m * p.sa_sm);
+    }
+#endif
+#if FSW_RESIDUAL
+    constexpr int kLineElems = 128 / sizeof(FSW_C_T);
+    constexpr int kLines = (P::kBN + kLineElems - 1) / kLineElems;   // per row
+    if (beta != 0.f) {
+      for (int i = thread; i < 64 * kLines; i += 128) {
+        const int m = tm * P::kBM + 64 * w + i / kLines, n = tn * P::kBN + (i % kLines) * kLineElems;
+        if (m < p.m && n < p.n) fsw_prefetch_l2(static_cast<const FSW_C_T*>(p.c) + (long long)m * p.ldc + n);
+      }
+    }
+#endif
 #endif
   }
 
@@ -92,48 +148,73 @@ struct EpilogueOps {
 #endif
   }
 
-  // Register pair (r, r + 1) = row m, columns n and n + 1 of D: x0, x1 (the accumulators)
-  // become the values to store.
+  // Before the register pairs of chunk q (registers [q R, q R + R), R = F::kChunkRegisters,
+  // holding column slots [q S, q S + S)): their column operands and residual values, every load
+  // issued before any is used, predicated rather than branched around (0 past M and N).
+  __device__ __forceinline__ void chunk(int q, int tm, int tn, int w, int thread, const FswParams& p) {
+#if FSW_FUSED
+#pragma unroll
+    for (int s = 0; s < F::kChunkSlots; ++s) {
+      const int n = tn * P::kBN + P::accumulator::col(thread, F::kColSlotRegister[q * F::kChunkSlots + s]);
+      const bool in0 = n < p.n, in1 = n + 1 < p.n;
+#if FSW_SCALE == 2
+      col_scale[2 * s] = in0 ? __ldg(p.scale_b + n * p.sb_sn) : 0.f;
+      col_scale[2 * s + 1] = in1 ? __ldg(p.scale_b + (n + 1) * p.sb_sn) : 0.f;
+#endif
+#if FSW_BIAS
+      const FSW_BIAS_T* bias = static_cast<const FSW_BIAS_T*>(p.bias) + n;
+      col_bias[2 * s] = in0 ? fsw_to_f32<FSW_BIAS_KIND>(__ldg(bias)) : 0.f;
+      col_bias[2 * s + 1] = in1 ? fsw_to_f32<FSW_BIAS_KIND>(__ldg(bias + 1)) : 0.f;
+#endif
+    }
+#if FSW_RESIDUAL
+    if (beta != 0.f) {
+#pragma unroll
+      for (int i = 0; i < F::kChunkRegisters; i += 2) {
+        const int r = q * F::kChunkRegisters + i;
+        const int m = tm * P::kBM + 64 * w + P::accumulator::row(thread, r);
+        const int n = tn * P::kBN + P::accumulator::col(thread, r);
+        const bool in0 = m < p.m && n < p.n, in1 = m < p.m && n + 1 < p.n;
+        // C may be D itself (an in-place residual): coherent loads, not ld.global.nc
+        const FSW_C_T* c = static_cast<const FSW_C_T*>(p.c) + (long long)m * p.ldc + n;
+        if (pair_c) {
+          float c0 = 0.f, c1 = 0.f;
+          if (in1) fsw_load_pair<FSW_RESIDUAL_KIND, false>(c, c0, c1);
+          else if (in0) c0 = fsw_to_f32<FSW_RESIDUAL_KIND>(c[0]);
+          c_val[i] = c0;
+          c_val[i + 1] = c1;
+        } else {
+          c_val[i] = in0 ? fsw_to_f32<FSW_RESIDUAL_KIND>(c[0]) : 0.f;
+          c_val[i + 1] = in1 ? fsw_to_f32<FSW_RESIDUAL_KIND>(c[1]) : 0.f;
+        }
+      }
+    }
+#endif
+#endif
+  }
+
+  // Register pair (r, r + 1) = row m, columns n and n + 1 of D, in the chunk chunk() loaded
+  // last: x0, x1 (the accumulators) become the values to store.
   __device__ __forceinline__ void apply(float& x0, float& x1, int r, int m, int n, const FswParams& p) {
 #if FSW_FUSED
     const bool in_m = m < p.m, in0 = in_m && n < p.n, in1 = in_m && n + 1 < p.n;
+    const int cs = 2 * (F::kColSlot[r] % F::kChunkSlots);   // the pair's columns in the chunk
     float s0 = alpha * scale, s1 = s0;
 #if FSW_SCALE == 2
     s0 *= row_scale[F::kRowSlot[r]];
-    s1 = s0;
-    if (in1 && pair_sb) {
-      const float2 sb = __ldg(reinterpret_cast<const float2*>(p.scale_b + n));
-      s0 *= sb.x;
-      s1 *= sb.y;
-    } else {
-      if (in0) s0 *= __ldg(p.scale_b + n * p.sb_sn);
-      if (in1) s1 *= __ldg(p.scale_b + (n + 1) * p.sb_sn);
-    }
+    s1 = s0 * col_scale[cs + 1];
+    s0 *= col_scale[cs];
 #endif
     float v0 = x0 * s0, v1 = x1 * s1;
 #if FSW_RESIDUAL
     if (beta != 0.f) {
-      const FSW_C_T* c = static_cast<const FSW_C_T*>(p.c) + (long long)m * p.ldc + n;
-      float c0 = 0.f, c1 = 0.f;
-      if (in1 && pair_c) fsw_load_pair<FSW_RESIDUAL_KIND, false>(c, c0, c1);
-      else {
-        if (in0) c0 = fsw_to_f32<FSW_RESIDUAL_KIND>(c[0]);
-        if (in1) c1 = fsw_to_f32<FSW_RESIDUAL_KIND>(c[1]);
-      }
-      if (in0) v0 += beta * c0;
-      if (in1) v1 += beta * c1;
+      v0 += beta * c_val[r % F::kChunkRegisters];
+      v1 += beta * c_val[r % F::kChunkRegisters + 1];
     }
 #endif
 #if FSW_BIAS
-    const FSW_BIAS_T* bias = static_cast<const FSW_BIAS_T*>(p.bias) + n;
-    float b0 = 0.f, b1 = 0.f;
-    if (in1 && pair_bias) fsw_load_pair<FSW_BIAS_KIND>(bias, b0, b1);
-    else {
-      if (in0) b0 = fsw_to_f32<FSW_BIAS_KIND>(__ldg(bias));
-      if (in1) b1 = fsw_to_f32<FSW_BIAS_KIND>(__ldg(bias + 1));
-    }
-    v0 += b0;
-    v1 += b1;
+    v0 += col_bias[cs];
+    v1 += col_bias[cs + 1];
 #endif
     v0 = fsw_act(v0);
     v1 = fsw_act(v1);
