@@ -576,6 +576,7 @@ def fusion_header(config) -> str:
         "#pragma once",
         f"#define FSW_FUSED {int(bool(fused))}   // 0: D = acc, the epilogue hook is a no-op",
         f"#define FSW_ACT {ACTIVATIONS.index(c['activation'])}   // {', '.join(f'{i} {a}' for i, a in enumerate(ACTIVATIONS))}",
+        f"#define FSW_FAST_ACT {int(c['out_dtype'] != 'f32')}   // GELU-tanh and SiLU on the SFU (outputs narrower than f32)",
         f"#define FSW_BIAS {int(c['bias'] is not None)}",
         f"#define FSW_BIAS_KIND {EPILOGUE_IN_DTYPES.index(c['bias'] or 'bf16')}   // 0 bf16, 1 f16, 2 f32",
         f"typedef {ctype[c['bias']]} FSW_BIAS_T;",

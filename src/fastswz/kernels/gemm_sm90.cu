@@ -53,7 +53,10 @@ constexpr int kKSteps = P::kMmaPerKTile / P::kWarpgroups;      // wgmma per warp
 // the offset in place, and only the first unit is (a unit's arrive and sync then always pair:
 // an arrive of the next unit could otherwise complete the barrier alone). Named barrier 3 (0: __syncthreads,
 // 1: epilogue, 2: debug dump; ping-pong's order barriers 3-4 are not in a cooperative kernel).
-constexpr bool kStaggerPromotion = FSW_PROMOTE && K::kConsumerTiles == 1 && K::kConsumerWarpgroups == 2;
+#ifndef FSW_STAGGER
+#define FSW_STAGGER 1   // 0: no stagger (for measurements)
+#endif
+constexpr bool kStaggerPromotion = FSW_STAGGER && FSW_PROMOTE && K::kConsumerTiles == 1 && K::kConsumerWarpgroups == 2;
 constexpr uint32_t kStaggerBarrier = 3;
 constexpr int kProducerRegs = 40;
 constexpr int kConsumerRegsRaw = (65536 - 128 * kProducerRegs) / (K::kConsumerWarpgroups * 128);

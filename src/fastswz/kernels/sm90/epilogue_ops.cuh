@@ -26,14 +26,46 @@ template <int Kind> __device__ __forceinline__ float fsw_to_f32(unsigned short h
   return Kind == 0 ? __uint_as_float((uint32_t)h << 16) : fsw_f16_to_f32(h);
 }
 
-// The activation, as torch evaluates it in f32 (torch.relu keeps NaN: no fmaxf here).
+// 2^x and 1/x on the SFU (ex2.approx.ftz.f32, rcp.approx.ftz.f32: PTX 9.7.4.8 and 9.7.4.4,
+// a few f32 ulps), on the host the library's.
+__device__ __forceinline__ float fsw_ex2(float x) {
+#ifdef FSW_HOST_EMULATION
+  return exp2f(x);
+#else
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+#endif
+}
+__device__ __forceinline__ float fsw_rcp(float x) {
+#ifdef FSW_HOST_EMULATION
+  return 1.f / x;
+#else
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+#endif
+}
+
+// The activation in f32. With FSW_FAST_ACT 0 (an f32 output) as torch evaluates it (erff,
+// tanhf, expf); with FSW_FAST_ACT 1 (bf16, f16 and fp8 outputs) GELU-tanh and SiLU as
+// x * sigmoid(t) = x / (1 + 2^(-t log2 e)) on the SFU: 0.5 x (1 + tanh(u)) = x sigmoid(2u), with
+// about 2^-19 of x of f32 error, far below half an output ulp (2^-9 of D for bf16), where the
+// precise forms cost about 20 instructions more per element (the fused epilogue runs while the
+// tensor cores wait). Inf and NaN come out as torch's: -inf gives NaN, +inf gives inf.
 __device__ __forceinline__ float fsw_act(float x) {
 #if FSW_ACT == 1
-  return x < 0.f ? 0.f : x;
+  return x < 0.f ? 0.f : x;   // (torch.relu keeps NaN: no fmaxf here)
 #elif FSW_ACT == 2
   return 0.5f * x * (1.f + erff(x * 0.7071067811865476f));                  // x Phi(x)
+#elif FSW_ACT == 3 && FSW_FAST_ACT
+  // 2u log2(e), u = sqrt(2/pi) (x + 0.044715 x^3)
+  const float t = x * (2.302208198144325f + 0.1029432395800235f * x * x);
+  return x * fsw_rcp(1.f + fsw_ex2(-t));
 #elif FSW_ACT == 3
   return 0.5f * x * (1.f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+#elif FSW_ACT == 4 && FSW_FAST_ACT
+  return x * fsw_rcp(1.f + fsw_ex2(-1.4426950408889634f * x));
 #elif FSW_ACT == 4
   return x / (1.f + expf(-x));
 #else
