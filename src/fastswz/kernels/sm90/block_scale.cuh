@@ -12,17 +12,32 @@ struct BlockScales {
   float sa[F::kRowSlots];   // A's scale of each row this thread holds, k block kt + 1 (prefetched)
   float sb;                 // B's scale of this tile's 128-column block (BN divides 128), k block kt + 1
   float cur[F::kRowSlots];  // sa[s] * sb of k block kt, what promote() multiplies by
+#if FSW_BLOCK_SCALE
+  const float* pa[F::kRowSlots];   // this unit's scale rows of A at k block 0 (null past M)
+  const float* pb;                 // its scale column block of B at k block 0
+#endif
 
-  // The scales of k block kt (rows past M read nothing and give 0). Without block scales
-  // (FSW_PROMOTE alone, torch's use_fast_accum=False) there are none: the factor is 1.
+  // At the unit's first k-tile kt: where its scales are, and those of kt (rows past M read
+  // nothing and give 0). Without block scales (FSW_PROMOTE alone, torch's use_fast_accum=False)
+  // there are none: the factor is 1.
   __device__ __forceinline__ void load(const FswParams& p, int tm, int tn, int w, int thread, int kt) {
 #if FSW_BLOCK_SCALE
 #pragma unroll
     for (int s = 0; s < F::kRowSlots; ++s) {
       const int m = tm * P::kBM + 64 * w + P::accumulator::row(thread, F::kSlotRegister[s]);
-      sa[s] = m < p.m ? __ldg(p.scale_a + m * p.sa_sm + kt * p.sa_sk) : 0.f;
+      pa[s] = m < p.m ? p.scale_a + (long long)m * p.sa_sm : nullptr;
     }
-    sb = __ldg(p.scale_b + (tn * P::kBN / F::kBlockK) * p.sb_sn + kt * p.sb_sk);
+    pb = p.scale_b + (long long)(tn * P::kBN / F::kBlockK) * p.sb_sn;
+    fetch(p, kt);
+#endif
+  }
+
+  // The scales of k block kt, from the unit's pointers (an add per k-tile, not the index math).
+  __device__ __forceinline__ void fetch(const FswParams& p, int kt) {
+#if FSW_BLOCK_SCALE
+#pragma unroll
+    for (int s = 0; s < F::kRowSlots; ++s) sa[s] = pa[s] ? __ldg(pa[s] + (long long)kt * p.sa_sk) : 0.f;
+    sb = __ldg(pb + (long long)kt * p.sb_sk);
 #endif
   }
 
@@ -33,7 +48,7 @@ struct BlockScales {
 #if FSW_BLOCK_SCALE
 #pragma unroll
     for (int s = 0; s < F::kRowSlots; ++s) cur[s] = sa[s] * sb;
-    if (kt + 1 < k_tiles) load(p, tm, tn, w, thread, kt + 1);
+    if (kt + 1 < k_tiles) fetch(p, kt + 1);
 #endif
   }
 
