@@ -603,7 +603,7 @@ def fusion_header(config) -> str:
 
 
 #: The kernel's source files (package data under ``fastswz/kernels``), the entry first.
-KERNEL_FILES = ("gemm_sm90.cu", "sm90/debug.cuh", "sm90/ptx.cuh", "sm90/tables.cuh", "sm90/scheduler.cuh",
+KERNEL_FILES = ("gemm_sm90.cu", "sm90/debug.cuh", "sm90/ptx.cuh", "sm90/scheduler.cuh",
                 "sm90/epilogue.cuh", "sm90/epilogue_ops.cuh", "sm90/splitk.cuh", "sm90/block_scale.cuh")
 #: The split-K reduction kernel (same source; built when the plan splits K).
 REDUCE_KERNEL_NAME = "fastswz_splitk_reduce"

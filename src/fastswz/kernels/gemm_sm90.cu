@@ -31,7 +31,6 @@ namespace cluster = fastswz_plan::cluster;
 namespace scheduler = fastswz_plan::scheduler;
 
 #include "sm90/ptx.cuh"
-#include "sm90/tables.cuh"
 #include "sm90/epilogue.cuh"
 #include "sm90/scheduler.cuh"
 #include "sm90/splitk.cuh"
@@ -84,12 +83,12 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       while (tiles.next(u)) {
         const int tm = u.tm, tn = u.tn;
         for (int kt = u.k_begin; kt < u.k_end; ++kt) {
-          const uint32_t full = base + Table1<K::kFullBarrierOffsets>::at(stage);
-          mbar_wait(base + Table1<K::kEmptyBarrierOffsets>::at(stage), phase ^ 1u);
+          const uint32_t full = base + K::kFullBarrierOffsets[stage];
+          mbar_wait(base + K::kEmptyBarrierOffsets[stage], phase ^ 1u);
           mbar_expect_tx(full, K::kTxBytes);
 #pragma unroll
           for (int c = 0; c < P::a::kTmaCopiesPerStage; ++c) {
-            const uint32_t dst = base + Table1<P::a::kStageOffsets>::at(stage) + P::a::kTmaBoxSmemOffsets[c];
+            const uint32_t dst = base + P::a::kStageOffsets[stage] + P::a::kTmaBoxSmemOffsets[c];
             if (P::a::kMajorK)
               tma_load(&tma_a, dst, full, kt * P::kBK + P::a::kTmaBoxCoords[c][0], tm * P::kBM + P::a::kTmaBoxCoords[c][1]);
             else
@@ -97,7 +96,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
           }
 #pragma unroll
           for (int c = 0; c < cluster::kBCopies; ++c) {   // this CTA's share of B
-            const uint32_t dst = base + Table1<P::b::kStageOffsets>::at(stage) + cluster::kBBoxSmemOffsets[rank][c];
+            const uint32_t dst = base + P::b::kStageOffsets[stage] + cluster::kBBoxSmemOffsets[rank][c];
             const int c0 = P::b::kMajorK ? kt * P::kBK + cluster::kBBoxCoords[rank][c][0]
                                          : tn * P::kBN + cluster::kBBoxCoords[rank][c][0];
             const int c1 = P::b::kMajorK ? tn * P::kBN + cluster::kBBoxCoords[rank][c][1]
@@ -147,15 +146,15 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       epilogue.ops.prefetch(u.tm, u.tn, w, thread, p);   // the tile's epilogue operands, under the main loop
       tiles.begin_mainloop();   // ping-pong: the other consumer warpgroup is past its waits
       for (int kt = u.k_begin; kt < u.k_end; ++kt) {
-        mbar_wait(base + Table1<K::kFullBarrierOffsets>::at(stage), phase);
+        mbar_wait(base + K::kFullBarrierOffsets[stage], phase);
 #if FSW_DEBUG_DUMP
         if (fsw_dump_out && wi == 0 && first && kt - u.k_begin < P::kStages && blockIdx.x < FSW_DEBUG_DUMP) {
           constexpr uint32_t bytes = P::a::kStageBytes + P::b::kStageBytes;
           for (int copy = 0; copy < 2; ++copy) {
             unsigned char* o = fsw_dump_out + ((size_t)(blockIdx.x * P::kStages + kt) * 2 + copy) * bytes;
             for (uint32_t i = thread; i < bytes; i += 128) {
-              const uint32_t a = i < P::a::kStageBytes ? base + Table1<P::a::kStageOffsets>::at(stage) + i
-                                                       : base + Table1<P::b::kStageOffsets>::at(stage) + i - P::a::kStageBytes;
+              const uint32_t a = i < P::a::kStageBytes ? base + P::a::kStageOffsets[stage] + i
+                                                       : base + P::b::kStageOffsets[stage] + i - P::a::kStageBytes;
               uint32_t v;
               asm volatile("ld.shared.u8 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
               o[i] = (unsigned char)v;
@@ -169,26 +168,26 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #pragma unroll
         for (int ks = 0; ks < kKSteps; ++ks) {
           // (promote: each k-tile's wgmma start from zero, its sum is promoted below)
-          fsw_mma(acc, Table3<P::a::kDescriptors>::at(stage, w, ks) + desc_shift,
-                  Table3<P::b::kDescriptors>::at(stage, 0, ks) + desc_shift,
+          fsw_mma(acc, P::a::kDescriptors[stage][w][ks] + desc_shift,
+                  P::b::kDescriptors[stage][0][ks] + desc_shift,
                   FSW_PROMOTE ? (ks != 0) : ((kt != u.k_begin) | (ks != 0)));
         }
         wgmma_commit();
 #if FSW_PROMOTE
         scales.advance(p, u.tm, u.tn, w, thread, kt, k_tiles);   // kt's scales; kt + 1's in flight
         wgmma_wait<0>();   // this k-tile's partial sums are in acc, its stage may be refilled
-        if (thread == 0) release(base + Table1<K::kEmptyBarrierOffsets>::at(stage));
+        if (thread == 0) release(base + K::kEmptyBarrierOffsets[stage]);
         scales.promote(total, acc);
 #else
         wgmma_wait<1>();   // the previous k-tile's wgmma are done: its stage may be refilled
-        if (prev >= 0 && thread == 0) release(base + Table1<K::kEmptyBarrierOffsets>::at(prev));
+        if (prev >= 0 && thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);
         prev = stage;
 #endif
         if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
       }
       tiles.end_mainloop();
       wgmma_wait<0>();   // a unit has at least one k-tile (schedulers skip empty ones)
-      if (prev >= 0 && thread == 0) release(base + Table1<K::kEmptyBarrierOffsets>::at(prev));   // (promote released each)
+      if (prev >= 0 && thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);   // (promote released each)
 #if FSW_DEBUG_DUMP
       first = false;
 #endif

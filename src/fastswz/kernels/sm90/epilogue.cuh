@@ -42,7 +42,7 @@ struct Epilogue {
     // read it (at most kStages - 1 groups still reading).
 #pragma unroll
     for (int j = 0; j < P::epilogue::kSubtiles; ++j) {
-      const uint32_t epi = base + Table1<P::epilogue::kStageOffsets>::at(ebuf);
+      const uint32_t epi = base + P::epilogue::kStageOffsets[ebuf];
       if (++ebuf == P::epilogue::kStages) ebuf = 0;
       if (leader) bulk_wait_read<P::epilogue::kStages - 1>();
       named_sync(1, K::kConsumerWarpgroups * 128);
