@@ -106,7 +106,7 @@ def test_col_slots_are_the_fragment_columns(cfg):
     L = wgmma_accumulator_layout(c["bn"])
     regs = c["bn"] // 2
     block = (c["epilogue_n"] or c["bn"]) // 2 if c["epilogue"] else regs
-    assert block % chunk == 0 and chunk <= (8 if c["residual"] else 16)
+    assert block % chunk == 0 and chunk <= (codegen.EPILOGUE_CHUNK_REGISTERS_TIGHT if c["residual"] else codegen.EPILOGUE_CHUNK_REGISTERS)
     for t in range(128):
         cols = [L(t, r) // 64 for r in range(regs)]
         for r in range(0, regs, 2):

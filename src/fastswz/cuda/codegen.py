@@ -487,22 +487,25 @@ def fusion_row(config) -> dict:
 
 
 #: Registers per chunk of the fused epilogue: it loads a chunk's column operands (bias, B's row
-#: scales) and residual values all at once, then applies them pair by pair, so a chunk waits for
-#: one load latency instead of one per pair. Measured on an H200 before chunking (bias + GELU +
-#: e4m3 + amax at 4096 x 14336 x 4096): every pair's loads behind branches, each waited on
-#: before the pair's shared-memory store, and the fused kernel ran at 70% of the plain one.
-#: 16 registers keep the chunk's operands (8 + 8) beside the 128 accumulators; with a residual
-#: (16 more) 8 do (ptxas: rowwise + bias + residual + GELU spilled 12 bytes at 16, none at 8).
+#: scales) and residual values all at once, predicated, while the chunk before is applied (two
+#: buffers), so the loads wait behind math and stores instead of in front of each pair. Measured on
+#: an H200 before chunking (bias + GELU + e4m3 + amax at 4096 x 14336 x 4096): every pair's loads
+#: behind branches, each waited on before the pair's shared-memory store, and the fused kernel ran
+#: at 70% of the plain one. 16 registers keep one column operand's two buffers (2 x 8) beside the
+#: 128 accumulators; with a residual (2 x the chunk's registers) or two column operands 8 do
+#: (ptxas, 128 x 256 plans: rowwise + f32 bias + SiLU spills 44 bytes at 16, 32 at 8, 44 at 4;
+#: 24 with one buffer of 16, before the two buffers; residual + bias + rowwise + GELU none at 8).
 EPILOGUE_CHUNK_REGISTERS = 16
-EPILOGUE_CHUNK_REGISTERS_RESIDUAL = 8
+EPILOGUE_CHUNK_REGISTERS_TIGHT = 8
 
 
 def _chunk_registers(c):
-    """Registers per fused-epilogue chunk: :data:`EPILOGUE_CHUNK_REGISTERS` (with a residual
-    :data:`EPILOGUE_CHUNK_REGISTERS_RESIDUAL`), or fewer so that a
+    """Registers per fused-epilogue chunk: :data:`EPILOGUE_CHUNK_REGISTERS` (with a residual or
+    both a bias and rowwise scales :data:`EPILOGUE_CHUNK_REGISTERS_TIGHT`), or fewer so that a
     chunk never spans two epilogue column blocks (kSubtileRegisters = columns / 2 per thread)."""
     cols = (c["epilogue_n"] or c["bn"]) if c["epilogue"] else c["bn"]
-    most = EPILOGUE_CHUNK_REGISTERS_RESIDUAL if c["residual"] else EPILOGUE_CHUNK_REGISTERS
+    tight = c["residual"] or (c["bias"] and c["scale"] == "row")
+    most = EPILOGUE_CHUNK_REGISTERS_TIGHT if tight else EPILOGUE_CHUNK_REGISTERS
     return math.gcd(most, max(2, cols // 2))
 
 

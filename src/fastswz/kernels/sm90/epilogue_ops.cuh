@@ -106,13 +106,13 @@ struct EpilogueOps {
   bool pair_c;                           // a residual pair may be one load (aligned)
 #if FSW_SCALE == 2
   float row_scale[F::kRowSlots];         // rowwise: scale_a of each row this thread holds, this tile
-  float col_scale[2 * F::kChunkSlots];   // rowwise: scale_b of the chunk's columns
+  float col_scale[2][2 * F::kChunkSlots];   // rowwise: scale_b of the chunk's columns [this, next]
 #endif
 #if FSW_BIAS
-  float col_bias[2 * F::kChunkSlots];    // bias of the chunk's columns
+  float col_bias[2][2 * F::kChunkSlots];    // bias of the chunk's columns [this, next]
 #endif
 #if FSW_RESIDUAL
-  float c_val[F::kChunkRegisters];       // C of the chunk's registers
+  float c_val[2][F::kChunkRegisters];       // C of the chunk's registers [this, next]
 #endif
 
   __device__ __forceinline__ void init(const FswParams& p) {
@@ -180,23 +180,23 @@ struct EpilogueOps {
 #endif
   }
 
-  // Before the register pairs of chunk q (registers [q R, q R + R), R = F::kChunkRegisters,
-  // holding column slots [q S, q S + S)): their column operands and residual values, every load
-  // issued before any is used, predicated rather than branched around (0 past M and N).
-  __device__ __forceinline__ void chunk(int q, int tm, int tn, int w, int thread, const FswParams& p) {
+  // The operands of chunk q (registers [q R, q R + R), R = F::kChunkRegisters, holding column
+  // slots [q S, q S + S)) into buffer b: column operands and residual values, every load issued
+  // before any is used, predicated rather than branched around (0 past M and N).
+  __device__ __forceinline__ void load_chunk(int b, int q, int tm, int tn, int w, int thread, const FswParams& p) {
 #if FSW_FUSED
 #pragma unroll
     for (int s = 0; s < F::kChunkSlots; ++s) {
       const int n = tn * P::kBN + P::accumulator::col(thread, F::kColSlotRegister[q * F::kChunkSlots + s]);
       const bool in0 = n < p.n, in1 = n + 1 < p.n;
 #if FSW_SCALE == 2
-      col_scale[2 * s] = in0 ? __ldg(p.scale_b + n * p.sb_sn) : 0.f;
-      col_scale[2 * s + 1] = in1 ? __ldg(p.scale_b + (n + 1) * p.sb_sn) : 0.f;
+      col_scale[b][2 * s] = in0 ? __ldg(p.scale_b + n * p.sb_sn) : 0.f;
+      col_scale[b][2 * s + 1] = in1 ? __ldg(p.scale_b + (n + 1) * p.sb_sn) : 0.f;
 #endif
 #if FSW_BIAS
       const FSW_BIAS_T* bias = static_cast<const FSW_BIAS_T*>(p.bias) + n;
-      col_bias[2 * s] = in0 ? fsw_to_f32<FSW_BIAS_KIND>(__ldg(bias)) : 0.f;
-      col_bias[2 * s + 1] = in1 ? fsw_to_f32<FSW_BIAS_KIND>(__ldg(bias + 1)) : 0.f;
+      col_bias[b][2 * s] = in0 ? fsw_to_f32<FSW_BIAS_KIND>(__ldg(bias)) : 0.f;
+      col_bias[b][2 * s + 1] = in1 ? fsw_to_f32<FSW_BIAS_KIND>(__ldg(bias + 1)) : 0.f;
 #endif
     }
 #if FSW_RESIDUAL
@@ -213,15 +213,39 @@ struct EpilogueOps {
           float c0 = 0.f, c1 = 0.f;
           if (in1) fsw_load_pair<FSW_RESIDUAL_KIND, false>(c, c0, c1);
           else if (in0) c0 = fsw_to_f32<FSW_RESIDUAL_KIND>(c[0]);
-          c_val[i] = c0;
-          c_val[i + 1] = c1;
+          c_val[b][i] = c0;
+          c_val[b][i + 1] = c1;
         } else {
-          c_val[i] = in0 ? fsw_to_f32<FSW_RESIDUAL_KIND>(c[0]) : 0.f;
-          c_val[i + 1] = in1 ? fsw_to_f32<FSW_RESIDUAL_KIND>(c[1]) : 0.f;
+          c_val[b][i] = in0 ? fsw_to_f32<FSW_RESIDUAL_KIND>(c[0]) : 0.f;
+          c_val[b][i + 1] = in1 ? fsw_to_f32<FSW_RESIDUAL_KIND>(c[1]) : 0.f;
         }
       }
     }
 #endif
+#endif
+  }
+
+  // Before the register pairs of chunk q (q = 0, 1, ... in order, per tile): its operands, loaded
+  // while chunk q - 1 was applied (chunk 0 now), and those of chunk q + 1 set loading, so a
+  // chunk's loads wait behind the previous chunk's math and stores, not in front of them.
+  __device__ __forceinline__ void chunk(int q, int tm, int tn, int w, int thread, const FswParams& p) {
+#if FSW_FUSED
+    constexpr int kChunks = P::accumulator::kRegisters / F::kChunkRegisters;
+    if (q == 0) load_chunk(1, 0, tm, tn, w, thread, p);
+#pragma unroll
+    for (int i = 0; i < 2 * F::kChunkSlots; ++i) {
+#if FSW_SCALE == 2
+      col_scale[0][i] = col_scale[1][i];
+#endif
+#if FSW_BIAS
+      col_bias[0][i] = col_bias[1][i];
+#endif
+    }
+#if FSW_RESIDUAL
+#pragma unroll
+    for (int i = 0; i < F::kChunkRegisters; ++i) c_val[0][i] = c_val[1][i];
+#endif
+    if (q + 1 < kChunks) load_chunk(1, q + 1, tm, tn, w, thread, p);
 #endif
   }
 
@@ -234,19 +258,19 @@ struct EpilogueOps {
     float s0 = alpha * scale, s1 = s0;
 #if FSW_SCALE == 2
     s0 *= row_scale[F::kRowSlot[r]];
-    s1 = s0 * col_scale[cs + 1];
-    s0 *= col_scale[cs];
+    s1 = s0 * col_scale[0][cs + 1];
+    s0 *= col_scale[0][cs];
 #endif
     float v0 = x0 * s0, v1 = x1 * s1;
 #if FSW_RESIDUAL
     if (beta != 0.f) {
-      v0 += beta * c_val[r % F::kChunkRegisters];
-      v1 += beta * c_val[r % F::kChunkRegisters + 1];
+      v0 += beta * c_val[0][r % F::kChunkRegisters];
+      v1 += beta * c_val[0][r % F::kChunkRegisters + 1];
     }
 #endif
 #if FSW_BIAS
-    v0 += col_bias[cs];
-    v1 += col_bias[cs + 1];
+    v0 += col_bias[0][cs];
+    v1 += col_bias[0][cs + 1];
 #endif
     v0 = fsw_act(v0);
     v1 = fsw_act(v1);
