@@ -492,7 +492,7 @@ def fusion_row(config) -> dict:
 #: an H200 before chunking (bias + GELU + e4m3 + amax at 4096 x 14336 x 4096): every pair's loads
 #: behind branches, each waited on before the pair's shared-memory store, and the fused kernel ran
 #: at 70% of the plain one. 16 registers keep one column operand's two buffers (2 x 8) beside the
-#: 128 accumulators; with a residual (2 x the chunk's registers) or two column operands 8 do
+#: 128 accumulators; with a residual (2 x the chunk's registers) or two column operands, 8
 #: (ptxas, 128 x 256 plans: rowwise + f32 bias + SiLU spills 44 bytes at 16, 32 at 8, 44 at 4;
 #: 24 with one buffer of 16, before the two buffers; residual + bias + rowwise + GELU none at 8).
 EPILOGUE_CHUNK_REGISTERS = 16
