@@ -73,20 +73,6 @@ __device__ __forceinline__ float fsw_act(float x) {
 #endif
 }
 
-// Two adjacent elements (n even) of bias / C at once where the pointer allows. C may be D
-// itself (an in-place residual), so its loads are coherent ones (NC false), not ld.global.nc.
-template <int Kind, bool NC = true> __device__ __forceinline__ void fsw_load_pair(const float* p, float& a, float& b) {
-  const float2 v = NC ? __ldg(reinterpret_cast<const float2*>(p)) : *reinterpret_cast<const float2*>(p);
-  a = v.x;
-  b = v.y;
-}
-template <int Kind, bool NC = true>
-__device__ __forceinline__ void fsw_load_pair(const unsigned short* p, float& a, float& b) {
-  const unsigned int v = NC ? __ldg(reinterpret_cast<const unsigned int*>(p)) : *reinterpret_cast<const unsigned int*>(p);
-  a = fsw_to_f32<Kind>((unsigned short)(v & 0xffffu));
-  b = fsw_to_f32<Kind>((unsigned short)(v >> 16));
-}
-
 // An address into L1 (column operands, read by every warp of the tile) or L2 (the residual,
 // read once), ahead of its load (prefetch 9.7.9.15).
 __device__ __forceinline__ void fsw_prefetch_l1(const void* p) {
@@ -103,7 +89,6 @@ __device__ __forceinline__ void fsw_prefetch_l2(const void* p) {
 struct EpilogueOps {
   float alpha, beta, scale, out_scale;   // scale: the per-tensor scales' product (else 1)
   unsigned int amax;                     // this thread's max |D| so far, as f32 bits
-  bool pair_c;                           // a residual pair may be one load (aligned)
 #if FSW_SCALE == 2
   float row_scale[F::kRowSlots];         // rowwise: scale_a of each row this thread holds, this tile
   float col_scale[2][2 * F::kChunkSlots];   // rowwise: scale_b of the chunk's columns [this, next]
@@ -112,7 +97,7 @@ struct EpilogueOps {
   float col_bias[2][2 * F::kChunkSlots];    // bias of the chunk's columns [this, next]
 #endif
 #if FSW_RESIDUAL
-  float c_val[2][F::kChunkRegisters];       // C of the chunk's registers [this, next]
+  float c_val[2][F::kChunkRegisters];       // beta C of the chunk's registers [this, next]
 #endif
 
   __device__ __forceinline__ void init(const FswParams& p) {
@@ -121,7 +106,6 @@ struct EpilogueOps {
     scale = 1.f;
     out_scale = 1.f;
     amax = 0u;
-    pair_c = ((unsigned long long)p.c % (2 * sizeof(FSW_C_T))) == 0 && (p.ldc & 1) == 0;
 #if FSW_SCALE == 1
     scale = __ldg(p.scale_a) * __ldg(p.scale_b);
 #endif
@@ -200,26 +184,19 @@ struct EpilogueOps {
 #endif
     }
 #if FSW_RESIDUAL
-    if (beta != 0.f) {
+    // beta C, or -0 when beta is 0 (C unread, as torch.addmm ignores it then): adding -0 leaves
+    // every value as it is, -0 included, so apply() adds without a branch.
+    const bool use_c = beta != 0.f;
 #pragma unroll
-      for (int i = 0; i < F::kChunkRegisters; i += 2) {
-        const int r = q * F::kChunkRegisters + i;
-        const int m = tm * P::kBM + 64 * w + P::accumulator::row(thread, r);
-        const int n = tn * P::kBN + P::accumulator::col(thread, r);
-        const bool in0 = m < p.m && n < p.n, in1 = m < p.m && n + 1 < p.n;
-        // C may be D itself (an in-place residual): coherent loads, not ld.global.nc
-        const FSW_C_T* c = static_cast<const FSW_C_T*>(p.c) + (long long)m * p.ldc + n;
-        if (pair_c) {
-          float c0 = 0.f, c1 = 0.f;
-          if (in1) fsw_load_pair<FSW_RESIDUAL_KIND, false>(c, c0, c1);
-          else if (in0) c0 = fsw_to_f32<FSW_RESIDUAL_KIND>(c[0]);
-          c_val[b][i] = c0;
-          c_val[b][i + 1] = c1;
-        } else {
-          c_val[b][i] = in0 ? fsw_to_f32<FSW_RESIDUAL_KIND>(c[0]) : 0.f;
-          c_val[b][i + 1] = in1 ? fsw_to_f32<FSW_RESIDUAL_KIND>(c[1]) : 0.f;
-        }
-      }
+    for (int i = 0; i < F::kChunkRegisters; i += 2) {
+      const int r = q * F::kChunkRegisters + i;
+      const int m = tm * P::kBM + 64 * w + P::accumulator::row(thread, r);
+      const int n = tn * P::kBN + P::accumulator::col(thread, r);
+      const bool in0 = use_c && m < p.m && n < p.n, in1 = use_c && m < p.m && n + 1 < p.n;
+      // C may be D itself (an in-place residual): coherent loads, not ld.global.nc
+      const FSW_C_T* c = static_cast<const FSW_C_T*>(p.c) + (long long)m * p.ldc + n;
+      c_val[b][i] = in0 ? beta * fsw_to_f32<FSW_RESIDUAL_KIND>(c[0]) : -0.f;
+      c_val[b][i + 1] = in1 ? beta * fsw_to_f32<FSW_RESIDUAL_KIND>(c[1]) : -0.f;
     }
 #endif
 #endif
@@ -263,10 +240,8 @@ struct EpilogueOps {
 #endif
     float v0 = x0 * s0, v1 = x1 * s1;
 #if FSW_RESIDUAL
-    if (beta != 0.f) {
-      v0 += beta * c_val[0][r % F::kChunkRegisters];
-      v1 += beta * c_val[0][r % F::kChunkRegisters + 1];
-    }
+    v0 += c_val[0][r % F::kChunkRegisters];   // beta C[m][n], or -0
+    v1 += c_val[0][r % F::kChunkRegisters + 1];
 #endif
 #if FSW_BIAS
     v0 += col_bias[0][cs];
