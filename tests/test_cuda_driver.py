@@ -24,6 +24,8 @@ def test_enum_values_are_cuda_h_s():
     assert _driver.ENUMS == {
         "CU_TENSOR_MAP_L2_PROMOTION_L2_256B": drv.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B.value,
         "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION": drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION.value,
+        "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION":
+            drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.value,
         "CUDA_ERROR_NOT_INITIALIZED": drv.CUresult.CUDA_ERROR_NOT_INITIALIZED.value,
     }
     t = drv.CUtensorMapDataType

@@ -578,7 +578,8 @@ def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, monkeypa
     if splits == 1:
         assert plain == [] and kern.workspace_bytes(m, n, k) == 0
     else:
-        (func, ctx, tiles, threads, smem, st, p2, what) = plain[0]
+        (func, ctx, tiles, threads, smem, st, p2, what, dependent) = plain[0]
+        assert dependent is True   # a programmatic dependent launch (griddepcontrol.wait)
         assert plain[1][:6] == plain[0][:6] and bytes(plain[1][6]) == params2   # the prepared one
         assert (func, ctx, st, smem, bytes(p2)) == (0xF00D, 7, 99, 0, params)
         # one CTA per (output tile, register pair), 128 threads per MN block of A (ping-pong: 1

@@ -78,6 +78,7 @@ cdef f_ctx_set _ctx_set = NULL
 cdef enum:                      # cuda.h's values (tests/test_cuda_driver.py checks them)
     L2_PROMOTION_256B = 3       # CU_TENSOR_MAP_L2_PROMOTION_L2_256B
     CLUSTER_DIMENSION = 4       # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    PROGRAMMATIC_SERIALIZATION = 6   # CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
     NOT_INITIALIZED = 3         # CUDA_ERROR_NOT_INITIALIZED
 
 #: CUtensorMapDataType of each element type: fp8 travels as bytes, tf32 as f32 (its bits).
@@ -85,6 +86,7 @@ TMA_DATA_TYPE = {"e4m3": 0, "e5m2": 0, "f16": 6, "f32": 7, "tf32": 7, "bf16": 9}
 #: The values above, for the tests.
 ENUMS = {"CU_TENSOR_MAP_L2_PROMOTION_L2_256B": L2_PROMOTION_256B,
          "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION": CLUSTER_DIMENSION,
+         "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION": PROGRAMMATIC_SERIALIZATION,
          "CUDA_ERROR_NOT_INITIALIZED": NOT_INITIALIZED}
 
 
@@ -305,18 +307,38 @@ cdef class Launcher:
 
 
 def launch_plain(uintptr_t func, uintptr_t ctx, unsigned int grid, unsigned int threads,
-                 unsigned int smem, uintptr_t stream, const unsigned char[::1] params, str what="a kernel"):
+                 unsigned int smem, uintptr_t stream, const unsigned char[::1] params, str what="a kernel",
+                 bint dependent=False):
     """Launch ``func`` (a kernel whose one parameter is the packed ``params``, e.g. the split-K
     reduction's ``FswParams``) as ``grid`` CTAs of ``threads`` on ``stream``: no tensor maps, no
-    cluster. The context is made current for the launch and the caller's restored after it;
-    errors raise :class:`CudaError` naming ``what``."""
+    cluster. ``dependent``: a programmatic dependent launch (CUDA programming guide, "Programmatic
+    Dependent Launch"): the kernel may start before the one before it on the stream has finished,
+    and must wait for it itself (``griddepcontrol.wait``, as the split-K reduction does), so its
+    launch overlaps the kernel before instead of following its end. The context is made current
+    for the launch and the caller's restored after it; errors raise :class:`CudaError` naming
+    ``what``."""
     cdef void* args[1]
     cdef CUresult r
+    cdef LaunchConfig cfg
+    cdef LaunchAttribute attr
     load()
     args[0] = <void*>&params[0]
     with nogil:
-        r = _launch_in(<CUcontext>ctx, <CUfunction>func, grid, threads, smem, <CUstream>stream,
-                       args, NULL)
+        if dependent:
+            memset(&attr, 0, sizeof(LaunchAttribute))
+            attr.id = PROGRAMMATIC_SERIALIZATION
+            attr.value[0] = 1   # programmaticStreamSerializationAllowed
+            cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = grid, 1, 1
+            cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
+            cfg.sharedMemBytes = smem
+            cfg.hStream = <CUstream>stream
+            cfg.attrs = &attr
+            cfg.numAttrs = 1
+            r = _launch_in(<CUcontext>ctx, <CUfunction>func, grid, threads, smem, <CUstream>stream,
+                           args, &cfg)
+        else:
+            r = _launch_in(<CUcontext>ctx, <CUfunction>func, grid, threads, smem, <CUstream>stream,
+                           args, NULL)
     if r != 0:
         raise CudaError(f"launching {what} ({grid} CTAs of {threads} threads, {smem} bytes of "
                         f"shared memory) failed: {_describe(r)}")

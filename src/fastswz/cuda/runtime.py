@@ -477,7 +477,9 @@ class GemmKernel:
     def _split_run(self, lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, ws, g,
                    fields):
         """Split-K in the kernel's frame (swapped already): the GEMM kernel's partials into
-        ``ws``, then the reduction (:meth:`_reduce_grid` CTAs of 128 threads per MN block of A)."""
+        ``ws``, then the reduction (:meth:`_reduce_grid` CTAs of 128 threads per MN block of A), a
+        programmatic dependent launch: it starts while the GEMM kernel runs and waits for it in
+        the kernel (griddepcontrol), so the two launches do not queue one after the other."""
         from . import _driver
 
         if not ws:
@@ -488,7 +490,7 @@ class GemmKernel:
         red = self._load(ordinal)[2]
         _driver.launch_plain(int(red), _device(ordinal)["ctx_int"], self._reduce_grid(m, n),
                              128 * self.plan["warpgroups"], 0, stream, params,
-                             "the split-K reduction kernel")
+                             "the split-K reduction kernel", True)
 
     def bound(self, m, n, k, lda, ldb, ldd, device=None, grid=None):
         """``run(a_ptr, b_ptr, d_ptr, stream, workspace=0)``: :meth:`launch` for one problem
@@ -522,7 +524,7 @@ class GemmKernel:
                 a_ptr, b_ptr = b_ptr, a_ptr
             params = pack(d_ptr, ldd, m, n, k, workspace=workspace)
             lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
-            plain(red, ctx, ctas, threads, 0, stream, params, "the split-K reduction kernel")
+            plain(red, ctx, ctas, threads, 0, stream, params, "the split-K reduction kernel", True)
         return run_split
 
     def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None, **fields):

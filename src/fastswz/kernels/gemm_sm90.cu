@@ -70,6 +70,12 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
   }
   if (cluster::kSize > 1) cluster_sync();   // the peer's barriers exist before any multicast
   else __syncthreads();
+#if FSW_SPLIT_K
+  // The split-K reduction may be launched now (it waits for this grid's end itself:
+  // griddepcontrol.wait), so its launch overlaps this kernel (PTX ISA, parallel synchronization
+  // and communication instructions: griddepcontrol; every thread, as CUTLASS's kernels do).
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
 
   if (wg == K::kProducerWarpgroup) {
     if (kSetMaxNReg) reg_dealloc<kProducerRegs>();

@@ -1,5 +1,5 @@
 // Split-K reduction of the sm90 GEMM kernels (plan.row()["kernel"]["scheduler"], kind "split_k"):
-// launched after the GEMM kernel on the same stream, one CTA of 128 threads per MN block of A
+// launched after the GEMM kernel on the same stream (a programmatic dependent launch), one CTA of 128 threads per MN block of A
 // (P::kWarpgroups) per (output tile, accumulator register pair): CTA b reduces register pair
 // b % scheduler::kReduceCtasPerTile of tile b / scheduler::kReduceCtasPerTile (t = tm * tiles_n +
 // tn), so a handful of output tiles (the problems split-K is for) still spreads over every SM. Each thread adds its two registers'
@@ -15,6 +15,10 @@ fastswz_splitk_reduce(const __grid_constant__ FswParams p) {
   // register pair per CTA.
   static_assert(2 * scheduler::kReduceCtasPerTile == P::accumulator::kRegisters,
                 "the plan's reduce_ctas_per_tile must be one CTA per accumulator register pair");
+  // Launched as a programmatic dependent of the GEMM kernel (runtime.GemmKernel: the
+  // launch overlaps the GEMM's tail): wait until that grid has finished and its partial sums are
+  // visible (PTX ISA: griddepcontrol; returns at once after an ordinary launch).
+  asm volatile("griddepcontrol.wait;" ::: "memory");
   const int tile = blockIdx.x / scheduler::kReduceCtasPerTile;
   const int r = 2 * (blockIdx.x % scheduler::kReduceCtasPerTile);
   const int tiles_n = (p.n + P::kBN - 1) / P::kBN;
