@@ -233,6 +233,8 @@ def _kernel_header(data):
               "    // CTA goes to the warpgroups of slot i % kConsumerTiles)",
               _c_array("int", "kConsumerBlocks", cons["blocks"], 8),
               _c_array("int", "kConsumerSlots", cons["slots"], 8),
+              f"    constexpr int kBlocksPerConsumer = {cons.get('blocks_per_consumer', 1)};  "
+              f"// MN blocks each consumer warpgroup multiplies (from kConsumerBlocks[w] on)",
               "  }  // namespace kernel"]
     s = k.get("scheduler") or {"kind": "persistent", "splits": 1, "workspace": None}
     ws = s["workspace"]

@@ -868,10 +868,11 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
     of the consumers' accumulators (warpgroup: A's MN block), thread fastest, so each warp's
     stores and loads are contiguous.
 
-    ``pingpong=True`` (CUTLASS's ping-pong consumers; BM = 64 plans, one MN block): two consumer
-    warpgroups take alternate work units of the CTA (``kernel.consumers``: slots 0 and 1, both on
-    MN block 0), so one's epilogue overlaps the other's wgmma; each stage is consumed by one
-    warpgroup, so the empty barriers keep their arrival count, and the kernel has 384 threads.
+    ``pingpong=True`` (CUTLASS's ping-pong consumers; BM = 64 or 128 plans, one or two MN blocks):
+    two consumer warpgroups take alternate work units of the CTA (``kernel.consumers``: slots 0
+    and 1, each multiplying every MN block of its unit, ``blocks_per_consumer``), so one's
+    epilogue overlaps the other's wgmma; each stage is consumed by one warpgroup, so a stage's
+    empty barrier takes one arrival per CTA, and the kernel has 384 threads.
     Returns a new dict.
 
     Examples
@@ -892,12 +893,19 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
     k = out["kernel"]
     k["swap_ab"] = bool(swap_ab)
     if pingpong:
-        if len(k["consumers"]["blocks"]) != 1:
+        blocks = len(k["consumers"]["blocks"])
+        if blocks > 2:
             raise PlanError(f"pingpong with bm={row['bm']}: each ping-pong consumer warpgroup computes a "
-                            f"whole tile with one m64 wgmma per k-step; use bm=64")
+                            f"whole tile, one m64 wgmma per MN block per k-step, and keeps at most "
+                            f"two blocks' accumulators; use bm=64 or 128")
         k["threads"] = 3 * 128
         k["consumer_warpgroups"] = [1, 2]
-        k["consumers"] = {"kind": "pingpong", "tiles": 2, "blocks": [0, 0], "slots": [0, 1]}
+        # each warpgroup multiplies every MN block of its units (blocks 0 .. blocks_per_consumer
+        # - 1), and each stage is consumed by one warpgroup: one empty arrival per CTA whose
+        # consumers release it (both with a 2-CTA cluster)
+        k["consumers"] = {"kind": "pingpong", "tiles": 2, "blocks": [0, 0], "slots": [0, 1],
+                          "blocks_per_consumer": blocks}
+        k["barriers"]["empty_arrivals"] = k["cluster"][0] * k["cluster"][1]
     if split_k == 1:
         return out
     regs, wgs = k["accumulator"]["registers"], out["warpgroups"]   # MN blocks of A (BM / 64)

@@ -256,9 +256,20 @@ def _supported(c):
     if c["swap_ab"] and c["epilogue"]:
         return ("swap_ab=True with epilogue=True: D is stored transposed from registers (the "
                 "epilogue tile is row-major over the kernel's tile); use epilogue=False")
-    if c["pingpong"] and c["bm"] != 64:
+    if c["pingpong"] and c["bm"] not in (64, 128):
         return (f"pingpong=True with bm={c['bm']}: each ping-pong consumer warpgroup computes a whole "
-                f"tile with one m64 wgmma per k-step; use bm=64")
+                f"tile, one m64 wgmma per MN block per k-step, and keeps at most two blocks' "
+                f"accumulators; use bm=64 or 128")
+    if c["pingpong"] and c["bm"] == 128 and c["bn"] > 128:
+        return (f"pingpong=True with bm=128 and bn={c['bn']}: a consumer warpgroup keeps both MN "
+                f"blocks' 64 x BN f32 accumulators, {c['bn']} registers per thread; use bn <= 128")
+    if c["pingpong"] and c["bm"] == 128 and (c["split_k"] > 1 or c["swap_ab"]):
+        return ("pingpong=True with bm=128 runs whole output tiles in the caller's frame (no "
+                "split_k, no swap_ab: their stores keep the second MN block's accumulators in local "
+                "memory); use bm=64")
+    if c["pingpong"] and c["bm"] == 128 and c["promote"]:
+        return ("pingpong=True with bm=128 and promote: the f32 totals of both MN blocks would "
+                "double the accumulators; use bm=64")
     if c["pingpong"] and c["epilogue"]:
         return ("pingpong=True with epilogue=True: the two consumer warpgroups store different "
                 "tiles at once and the epilogue tile is shared; use epilogue=False")
@@ -504,7 +515,7 @@ def _chunk_registers(c):
     both a bias and rowwise scales :data:`EPILOGUE_CHUNK_REGISTERS_TIGHT`), or fewer so that a
     chunk never spans two epilogue column blocks (kSubtileRegisters = columns / 2 per thread)."""
     cols = (c["epilogue_n"] or c["bn"]) if c["epilogue"] else c["bn"]
-    tight = c["residual"] or (c["bias"] and c["scale"] == "row")
+    tight = c["residual"] or (c["bias"] and c["scale"] == "row") or (c["pingpong"] and c["bm"] == 128)
     most = EPILOGUE_CHUNK_REGISTERS_TIGHT if tight else EPILOGUE_CHUNK_REGISTERS
     return math.gcd(most, max(2, cols // 2))
 

@@ -14,7 +14,7 @@
 // runs on across units, so the producer loads the next unit while the consumers finish this
 // one. With kernel::kSwapAB the operands arrive swapped (the host passes the caller's B as A)
 // and the epilogue stores the transpose. Consumers (kernel::kConsumerTiles): cooperative, every
-// consumer warpgroup on each unit (its MN block kConsumerBlocks[w]), or ping-pong, two warpgroups
+// consumer warpgroup on each unit (its MN block kConsumerBlocks[w]), or ping-pong, two warpgroups (each on every MN block of its unit: kBlocksPerConsumer)
 // on alternate units (ConsumerUnits), so one's epilogue overlaps the other's wgmma. With a 2-CTA cluster (namespace
 // cluster) the two CTAs take tile rows 2p and 2p + 1 of one column, each loads its half of B and
 // multicasts it to both, and a stage is refilled once both CTAs' consumers have released it.
@@ -119,7 +119,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
   } else {
     if (kSetMaxNReg) reg_alloc<kConsumerRegs>();
     const int wi = wg - K::kFirstConsumerWarpgroup;  // this consumer warpgroup
-    const int w = K::kConsumerBlocks[wi];             // A's MN block (64 rows) it multiplies
+    const int w = K::kConsumerBlocks[wi];             // A's (first) MN block (64 rows) it multiplies
     const int thread = threadIdx.x % 128;
     const bool leader = threadIdx.x == K::kFirstConsumerWarpgroup * 128;
     // A stage is free again when the consumers of every CTA it was multicast to are done.
@@ -128,7 +128,10 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       for (uint32_t peer = 0; peer < (uint32_t)cluster::kSize; ++peer)
         if (peer != rank) mbar_arrive_peer(bar, peer);
     };
-    float acc[P::accumulator::kRegisters];
+    // One accumulator per MN block the warpgroup multiplies (ping-pong with BM = 128: both)
+    constexpr int kBlocks = K::kBlocksPerConsumer;
+    static_assert(kBlocks == 1 || !FSW_PROMOTE, "promotion keeps one MN block per consumer warpgroup");
+    float acc[kBlocks][P::accumulator::kRegisters];
     int stage = 0;
     uint32_t phase = 0;
     Epilogue epilogue;
@@ -149,7 +152,9 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       for (int r = 0; r < P::accumulator::kRegisters; ++r) total[r] = 0.f;
       scales.load(p, u.tm, u.tn, w, thread, u.k_begin);
 #endif
-      epilogue.ops.prefetch(u.tm, u.tn, w, thread, p);   // the tile's epilogue operands, under the main loop
+#pragma unroll
+      for (int b = 0; b < kBlocks; ++b)   // the tile's epilogue operands, under the main loop
+        epilogue.ops.prefetch(u.tm, u.tn, w + b, thread, p);
       tiles.begin_mainloop();   // ping-pong: the other consumer warpgroup is past its waits
       for (int kt = u.k_begin; kt < u.k_end; ++kt) {
         mbar_wait(base + K::kFullBarrierOffsets[stage], phase);
@@ -173,17 +178,19 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < kKSteps; ++ks) {
-          // (promote: each k-tile's wgmma start from zero, its sum is promoted below)
-          fsw_mma(acc, P::a::kDescriptors[stage][w][ks] + desc_shift,
-                  P::b::kDescriptors[stage][0][ks] + desc_shift,
-                  FSW_PROMOTE ? (ks != 0) : ((kt != u.k_begin) | (ks != 0)));
+#pragma unroll
+          for (int b = 0; b < kBlocks; ++b)
+            // (promote: each k-tile's wgmma start from zero, its sum is promoted below)
+            fsw_mma(acc[b], P::a::kDescriptors[stage][w + b][ks] + desc_shift,
+                    P::b::kDescriptors[stage][0][ks] + desc_shift,
+                    FSW_PROMOTE ? (ks != 0) : ((kt != u.k_begin) | (ks != 0)));
         }
         wgmma_commit();
 #if FSW_PROMOTE
         scales.advance(p, u.tm, u.tn, w, thread, kt, k_tiles);   // kt's scales; kt + 1's in flight
         wgmma_wait<0>();   // this k-tile's partial sums are in acc, its stage may be refilled
         if (thread == 0) release(base + K::kEmptyBarrierOffsets[stage]);
-        scales.promote(total, acc);
+        scales.promote(total, acc[0]);
 #else
         wgmma_wait<1>();   // the previous k-tile's wgmma are done: its stage may be refilled
         if (prev >= 0 && thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);
@@ -200,7 +207,9 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #if FSW_PROMOTE
       tiles.store(total, u, epilogue, &tma_d, base, w, thread, leader, p);
 #else
-      tiles.store(acc, u, epilogue, &tma_d, base, w, thread, leader, p);   // D, or split-K's partials
+#pragma unroll
+      for (int b = 0; b < kBlocks; ++b)   // D, or split-K's partials
+        tiles.store(acc[b], u, epilogue, &tma_d, base, w + b, thread, leader, p);
 #endif
     }
     tiles.finish();
