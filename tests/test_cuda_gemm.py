@@ -62,6 +62,9 @@ SCHEDULES = [
     dict(bm=64, bn=128, bk=64, stages=6, pingpong=True, split_k=4, a_major="MN", b_major="MN"),
     dict(bm=64, bn=128, bk=64, stages=4, pingpong=True, cluster_m=2),
     dict(bm=64, bn=16, bk=128, stages=6, pingpong=True, swap_ab=True, split_k=2),
+    # ping-pong with two MN blocks per warpgroup (BM = 128)
+    dict(bm=128, bn=128, bk=128, stages=6, pingpong=True, a_dtype="e4m3", b_dtype="e4m3", cluster_m=2),
+    dict(bm=128, bn=96, bk=64, stages=6, pingpong=True),
 ]
 
 
@@ -697,7 +700,8 @@ def test_pingpong_plan_and_header():
     row = codegen.kernel_row(cfg)
     k = row["kernel"]
     assert k["threads"] == 384 and k["consumer_warpgroups"] == [1, 2]
-    assert k["consumers"] == {"kind": "pingpong", "tiles": 2, "blocks": [0, 0], "slots": [0, 1]}
+    assert k["consumers"] == {"kind": "pingpong", "tiles": 2, "blocks": [0, 0], "slots": [0, 1],
+                              "blocks_per_consumer": 1}
     assert k["barriers"]["empty_arrivals"] == 1
     assert codegen.kernel_row(dict(cfg, cluster_m=2))["kernel"]["barriers"]["empty_arrivals"] == 2
     coop = codegen.kernel_row(dict(cfg, bm=128, pingpong=False))["kernel"]
@@ -709,7 +713,19 @@ def test_pingpong_plan_and_header():
     # split-K with ping-pong: the workspace has one MN block per tile
     ws = codegen.kernel_row(dict(cfg, split_k=3))["kernel"]["scheduler"]["workspace"]
     assert ws["layout"] == "(128,64,1,3):(1,128,8192,8192)" and ws["tile_floats"] == 64 * 128 * 3
-    assert supported(dict(cfg, bm=128)).startswith("pingpong=True with bm=128: each ping-pong consumer")
+    # BM = 128: each warpgroup multiplies both MN blocks of its tiles
+    k2 = codegen.kernel_row(dict(cfg, bm=128))["kernel"]
+    assert k2["consumers"] == {"kind": "pingpong", "tiles": 2, "blocks": [0, 0], "slots": [0, 1],
+                               "blocks_per_consumer": 2}
+    assert k2["barriers"]["empty_arrivals"] == 1 and k2["threads"] == 384
+    assert codegen.kernel_row(dict(cfg, bm=128, cluster_m=2))["kernel"]["barriers"]["empty_arrivals"] == 2
+    assert "kBlocksPerConsumer = 2;" in codegen.kernel_sources(dict(cfg, bm=128))["fastswz_plan.h"]
+    assert "kBlocksPerConsumer = 1;" in h
+    assert supported(dict(cfg, bm=192)).startswith("pingpong=True with bm=192: each ping-pong consumer")
+    assert "use bn <= 128" in supported(dict(cfg, bm=128, bn=256))
+    assert "no split_k, no swap_ab" in supported(dict(cfg, bm=128, split_k=2))
+    assert "no split_k, no swap_ab" in supported(dict(cfg, bm=128, swap_ab=True))
+    assert "use bm=64" in supported(dict(cfg, bm=128, bk=128, a_dtype="e4m3", b_dtype="e4m3", promote=True))
     assert supported(dict(cfg, epilogue=True)).startswith("pingpong=True with epilogue=True")
     assert supported(dict(cfg, bn=256)) is None   # 384 threads: 168 registers hold BN/2 = 128
 
@@ -722,6 +738,7 @@ NO_SPILL = [
     dict(bm=64, bn=256, bk=64, stages=4, pingpong=True),
     dict(bm=64, bn=256, bk=64, stages=4, pingpong=True, split_k=4),
     dict(bm=128, bn=16, bk=128, stages=3, swap_ab=True, split_k=4),
+    dict(bm=128, bn=128, bk=64, stages=6, pingpong=True),       # two MN blocks' accumulators
 ]
 
 

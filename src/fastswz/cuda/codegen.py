@@ -51,7 +51,8 @@ BLOCK_SCALE_K = 128
 #: kernel's A is the caller's B; ``bm`` spans N and ``bn`` spans M, so a small M can be the
 #: wgmma's N; dtypes, majors and swizzles keep naming the caller's A and B). ``split_k``: K
 #: splits per output tile (1: none), partial sums in a workspace reduced in split order.
-#: ``pingpong``: two consumer warpgroups on alternate output tiles (BM = 64), so one's epilogue
+#: ``pingpong``: two consumer warpgroups on alternate output tiles (BM = 64 or 128: one or two
+#: MN blocks each), so one's epilogue
 #: overlaps the other's wgmma.
 GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages",
              "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group",
