@@ -26,8 +26,8 @@ template <int Kind> __device__ __forceinline__ float fsw_to_f32(unsigned short h
   return Kind == 0 ? __uint_as_float((uint32_t)h << 16) : fsw_f16_to_f32(h);
 }
 
-// 2^x and 1/x on the SFU (ex2.approx.ftz.f32, rcp.approx.ftz.f32: PTX 9.7.4.8 and 9.7.4.4,
-// a few f32 ulps), on the host the library's.
+// 2^x and 1/x on the SFU (ex2.approx.ftz.f32, rcp.approx.ftz.f32: the PTX ISA's floating-point
+// instructions ex2 and rcp, a few f32 ulps each), on the host the library's.
 __device__ __forceinline__ float fsw_ex2(float x) {
 #ifdef FSW_HOST_EMULATION
   return exp2f(x);
@@ -50,7 +50,9 @@ __device__ __forceinline__ float fsw_rcp(float x) {
 // The activation in f32. With FSW_FAST_ACT 0 (an f32 output) as torch evaluates it (erff,
 // tanhf, expf); with FSW_FAST_ACT 1 (bf16, f16 and fp8 outputs) GELU-tanh and SiLU as
 // x * sigmoid(t) = x / (1 + 2^(-t log2 e)) on the SFU: 0.5 x (1 + tanh(u)) = x sigmoid(2u), with
-// about 2^-19 of x of f32 error, far below half an output ulp (2^-9 of D for bf16), where the
+// about 2^-19 of x of f32 error (mostly t's rounding, which moves 2^-t by |t| ln 2 2^-24 of
+// itself, |t| up to about 30 before the sigmoid is 0 or 1 in f32), far below half an output ulp
+// (2^-9 of D for bf16), where the
 // precise forms cost about 20 instructions more per element (the fused epilogue runs while the
 // tensor cores wait). Inf and NaN come out as torch's: -inf gives NaN, +inf gives inf.
 __device__ __forceinline__ float fsw_act(float x) {
