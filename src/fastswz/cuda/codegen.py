@@ -500,11 +500,12 @@ def fusion_row(config) -> dict:
 
 #: Registers per chunk of the fused epilogue: it loads a chunk's column operands (bias, B's row
 #: scales) and residual values all at once, predicated, while the chunk before is applied (two
-#: buffers), so the loads wait behind math and stores instead of in front of each pair. Measured on
-#: an H200 before chunking (bias + GELU + e4m3 + amax at 4096 x 14336 x 4096): every pair's loads
-#: behind branches, each waited on before the pair's shared-memory store, and the fused kernel ran
-#: at 70% of the plain one. 16 registers keep one column operand's two buffers (2 x 8) beside the
-#: 128 accumulators; with a residual (2 x the chunk's registers) or two column operands, 8
+#: buffers), so the loads wait behind math and stores instead of in front of each pair. Before
+#: chunking every pair's loads sat behind branches and were waited on before the pair's
+#: shared-memory store: on an H200 at 4096 x 14336 x 4096 the rowwise-scaled kernel ran at 68% of
+#: the plain one, and at 93% with chunks. 16 registers keep one column operand's two buffers
+#: (2 x 8) beside the 128 accumulators; with a residual (2 x the chunk's registers), two column
+#: operands or ping-pong's two MN blocks, 8
 #: (ptxas, 128 x 256 plans: rowwise + f32 bias + SiLU spills 44 bytes at 16, 32 at 8, 44 at 4;
 #: 24 with one buffer of 16, before the two buffers; residual + bias + rowwise + GELU none at 8).
 EPILOGUE_CHUNK_REGISTERS = 16
@@ -512,8 +513,9 @@ EPILOGUE_CHUNK_REGISTERS_TIGHT = 8
 
 
 def _chunk_registers(c):
-    """Registers per fused-epilogue chunk: :data:`EPILOGUE_CHUNK_REGISTERS` (with a residual or
-    both a bias and rowwise scales :data:`EPILOGUE_CHUNK_REGISTERS_TIGHT`), or fewer so that a
+    """Registers per fused-epilogue chunk: :data:`EPILOGUE_CHUNK_REGISTERS` (with a residual,
+    both a bias and rowwise scales, or ping-pong with two MN blocks per warpgroup
+    :data:`EPILOGUE_CHUNK_REGISTERS_TIGHT`), or fewer so that a
     chunk never spans two epilogue column blocks (kSubtileRegisters = columns / 2 per thread)."""
     cols = (c["epilogue_n"] or c["bn"]) if c["epilogue"] else c["bn"]
     tight = c["residual"] or (c["bias"] and c["scale"] == "row") or (c["pingpong"] and c["bm"] == 128)

@@ -14,8 +14,9 @@
 // runs on across units, so the producer loads the next unit while the consumers finish this
 // one. With kernel::kSwapAB the operands arrive swapped (the host passes the caller's B as A)
 // and the epilogue stores the transpose. Consumers (kernel::kConsumerTiles): cooperative, every
-// consumer warpgroup on each unit (its MN block kConsumerBlocks[w]), or ping-pong, two warpgroups (each on every MN block of its unit: kBlocksPerConsumer)
-// on alternate units (ConsumerUnits), so one's epilogue overlaps the other's wgmma. With a 2-CTA cluster (namespace
+// consumer warpgroup on each unit (its MN block kConsumerBlocks[w]), or ping-pong, two warpgroups
+// on alternate units (ConsumerUnits; each on every MN block of its unit, kBlocksPerConsumer), so
+// one's epilogue overlaps the other's wgmma. With a 2-CTA cluster (namespace
 // cluster) the two CTAs take tile rows 2p and 2p + 1 of one column, each loads its half of B and
 // multicasts it to both, and a stage is refilled once both CTAs' consumers have released it.
 // Descriptors are moved to this CTA's buffer by P::descriptor_rebase, which masks the shared

@@ -52,9 +52,8 @@ __device__ __forceinline__ float fsw_rcp(float x) {
 // x * sigmoid(t) = x / (1 + 2^(-t log2 e)) on the SFU: 0.5 x (1 + tanh(u)) = x sigmoid(2u), with
 // about 2^-19 of x of f32 error (mostly t's rounding, which moves 2^-t by |t| ln 2 2^-24 of
 // itself, |t| up to about 30 before the sigmoid is 0 or 1 in f32), far below half an output ulp
-// (2^-9 of D for bf16), where the
-// precise forms cost about 20 instructions more per element (the fused epilogue runs while the
-// tensor cores wait). Inf and NaN come out as torch's: -inf gives NaN, +inf gives inf.
+// (2^-9 of D for bf16), where the precise forms cost about 20 instructions more per element (the
+// fused epilogue runs while the tensor cores wait). Inf and NaN come out as torch's: -inf gives NaN, +inf gives inf.
 __device__ __forceinline__ float fsw_act(float x) {
 #if FSW_ACT == 1
   return x < 0.f ? 0.f : x;   // (torch.relu keeps NaN: no fmaxf here)
@@ -76,7 +75,7 @@ __device__ __forceinline__ float fsw_act(float x) {
 }
 
 // An address into L1 (column operands, read by every warp of the tile) or L2 (the residual,
-// read once), ahead of its load (prefetch 9.7.9.15).
+// read once), ahead of its load (the PTX ISA's prefetch instruction).
 __device__ __forceinline__ void fsw_prefetch_l1(const void* p) {
 #ifndef FSW_HOST_EMULATION
   asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
