@@ -179,12 +179,15 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < kKSteps; ++ks) {
-#pragma unroll
-          for (int b = 0; b < kBlocks; ++b)
-            // (promote: each k-tile's wgmma start from zero, its sum is promoted below)
+          // (promote: each k-tile's wgmma start from zero, its sum is promoted below); blocks by
+          // static_for: seen with NVRTC 13.5, a `#pragma unroll` loop over them left acc[b]
+          // indexed at run time, in local memory
+          static_for<0, kBlocks>([&](auto bb) {
+            constexpr int b = decltype(bb)::value;
             fsw_mma(acc[b], P::a::kDescriptors[stage][w + b][ks] + desc_shift,
                     P::b::kDescriptors[stage][0][ks] + desc_shift,
                     FSW_PROMOTE ? (ks != 0) : ((kt != u.k_begin) | (ks != 0)));
+          });
         }
         wgmma_commit();
 #if FSW_PROMOTE
@@ -208,9 +211,10 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #if FSW_PROMOTE
       tiles.store(total, u, epilogue, &tma_d, base, w, thread, leader, p);
 #else
-#pragma unroll
-      for (int b = 0; b < kBlocks; ++b)   // D, or split-K's partials
+      static_for<0, kBlocks>([&](auto bb) {   // D, or split-K's partials
+        constexpr int b = decltype(bb)::value;
         tiles.store(acc[b], u, epilogue, &tma_d, base, w + b, thread, leader, p);
+      });
 #endif
     }
     tiles.finish();
