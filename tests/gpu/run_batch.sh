@@ -8,6 +8,7 @@
 # corpus beside cuBLAS), exhaustive (issue 29's search against every class; HELD_OUT=MxNxK,... or
 # FRESH=SEED,COUNT replace its held-out problems), sweep (1 and 2 GPUs; SWEEP_LIMIT=N: the corpus's
 # first N problems, precompiled first),
+# cublaskernels (SUBSET=globs: cuBLAS's kernels, grids and times beside fastswz's, torch.profiler),
 # collect-plans / collect-schedules / collect-raster / collect-pitch / collect-fewtiles (tests/gpu/tune/collect.py: every candidate on a corpus sample).
 # Each section has its own time limit and writes one log (and at most one JSON) under $OUT.
 set -u
@@ -60,6 +61,9 @@ for s in "$@"; do
              timeout 560 python3 tests/gpu/tune/collect.py run --part $part --resume --count ${COUNT:-64} \
                --deadline ${COLLECT_DEADLINE:-420} --out /tmp/collect > "$out/$s.txt" 2>&1
              echo "$s: exit $?"; cp /tmp/collect/collect-$part.json "$out/" 2>/dev/null; tail -8 "$out/$s.txt" ;;
+    cublaskernels) timeout 200 python3 tests/gpu/gemm/cublas_kernels.py --subset "${SUBSET:?SUBSET=globs}" --out /tmp/ck \
+             > "$out/cublas_kernels.txt" 2>&1; echo "cublaskernels: exit $?"; cp /tmp/ck/cublas_kernels.json "$out/" 2>/dev/null
+             cat "$out/cublas_kernels.txt" | cut -c1-260 | tail -80 ;;
     *) echo "unknown section $s" ;;
   esac
   echo "== $s took $(( $(date +%s) - t )) s"
