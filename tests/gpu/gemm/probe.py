@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Time a grid of plans per problem beside cuBLAS (the schedule rules' evidence).
+
+    # here (no GPU): every problem's candidates, compiled into the cubin cache
+    FASTSWZ_CACHE=.fswcache python tests/gpu/gemm/probe.py make --out tests/gpu/gemm/probe_cases.json
+    # the GPU machine (carry .fswcache)
+    FASTSWZ_CACHE=.fswcache PYTHONPATH=src python3 tests/gpu/gemm/probe.py run tests/gpu/gemm/probe_cases.json --out DIR
+
+``make`` draws, per problem: choose_plan's plan; its tile at every K split that divides the
+k-tiles sensibly; the tiles 64x32 .. 128x256 at the most stages that fit, unsplit and split,
+with and without a 2-CTA cluster along M; swap-AB tiles with and without a cluster. ``run``
+times each with gpu_corpus's loop (launches back to back, each after an L2 flush, between its
+own events, median), checks each result against cuBLAS, and prints per problem the plans by
+time with cuBLAS's time and the default's.
+"""
+import argparse
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "src"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "benchmarks"))
+
+PROBLEMS = [  # (M, N, K, dtype): the H100 corpus run's losers (0.63-0.84x) and their neighbours
+    (128, 4096, 4096, "e4m3"), (32, 4096, 4096, "e4m3"), (64, 4096, 4096, "e4m3"),
+    (8, 4096, 4096, "e4m3"), (128, 6144, 4096, "e4m3"), (128, 2112, 5120, "e4m3"),
+    (128, 4608, 3584, "e4m3"), (32, 8192, 28672, "e4m3"), (64, 28672, 4096, "e4m3"),
+    (128, 4096, 4096, "bf16"), (128, 3584, 3584, "bf16"), (32, 3584, 3584, "bf16"),
+    (1, 3584, 3584, "bf16"), (128, 2112, 7168, "bf16"), (512, 3584, 18944, "bf16"),
+    (512, 4096, 14336, "bf16"), (256, 256, 65536, "bf16"),
+]
+
+
+def _fit(cfg, max_stages=16):
+    """cfg at the most stages (<= max_stages) the family runs, or None."""
+    from fastswz.cuda.codegen import supported
+
+    for st in range(max_stages, 1, -1):
+        c = dict(cfg, stages=st)
+        if supported(c) is None:
+            return c
+    return None
+
+
+def candidates(m, n, k, dt):
+    from fastswz.cuda import choose_plan
+
+    base = choose_plan(m, n, k, dt, dt)
+    bk = 128 if dt in ("e4m3", "e5m2") else 64
+    common = {"a_dtype": dt, "b_dtype": dt}
+    out = [dict(base)]
+    seen = {json.dumps(base, sort_keys=True)}
+
+    def add(c):
+        if c is None:
+            return
+        key = json.dumps(c, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+
+    ktiles = -(-k // bk)
+    splits = [s for s in (1, 2, 3, 4, 6, 8, 16, 32) if s <= max(1, ktiles // 2)]
+    for s in splits:
+        add(dict(base, split_k=s) if s > 1 else {kk: v for kk, v in base.items() if kk != "split_k"} | {"split_k": 1})
+    for bm, bn in ((64, 32), (64, 64), (64, 128), (128, 64), (128, 128), (64, 256), (128, 256)):
+        if bm > 64 and m <= 64:
+            continue
+        for s in splits[:4]:
+            for cl in (1, 2):
+                if cl == 2 and -(-m // bm) < 2:
+                    continue
+                add(_fit(dict(common, bm=bm, bn=bn, bk=bk, stages=2, split_k=s, cluster_m=cl)))
+    if m <= 256:
+        for bm in (64, 128, 256):
+            bn = max(8, min(256, -(-m // 8) * 8))
+            for s in splits[:4]:
+                for cl in (1, 2):
+                    add(_fit(dict(common, bm=bm, bn=bn, bk=bk, stages=2, split_k=s, swap_ab=True,
+                                  cluster_m=cl)))
+    return out
+
+
+def cmd_make(args):
+    from fastswz.cuda import compile_many
+    from fastswz.cuda.codegen import normalize_config, supported
+
+    cases = []
+    for m, n, k, dt in PROBLEMS:
+        cands = [normalize_config(c) for c in candidates(m, n, k, dt)]
+        cands = [c for c in cands if supported(c) is None]
+        cases.append({"shape": [m, n, k], "dtype": dt, "configs": cands})
+    uniq = {json.dumps(c, sort_keys=True): c for case in cases for c in case["configs"]}
+    got = compile_many(list(uniq.values()), jobs=args.jobs)
+    bad = {key for key, g in zip(uniq, got) if isinstance(g, Exception)}
+    for case in cases:
+        case["configs"] = [c for c in case["configs"] if json.dumps(c, sort_keys=True) not in bad]
+    with open(args.out, "w") as f:
+        json.dump(cases, f)
+    print(f"probe: {len(cases)} problems, {sum(len(c['configs']) for c in cases)} timings, "
+          f"{len(uniq)} distinct plans ({len(bad)} failed to compile)")
+
+
+class _P:
+    def __init__(self, m, n, k, dt):
+        self.m, self.n, self.k = m, n, k
+        self.a_dtype = self.b_dtype = dt
+        self.a_major = self.b_major = "K"
+        self.out_dtype = "bf16"
+
+
+def cmd_run(args):
+    import gpu_corpus
+    from fastswz.cuda import compile_gemm, device_info
+
+    device_info()
+    gpu = gpu_corpus._Gpu()
+    torch = gpu.torch
+    ops = gpu_corpus._Operands(torch)
+    with open(args.cases) as f:
+        cases = json.load(f)
+    results = []
+    for case in cases:
+        m, n, k = case["shape"]
+        p = _P(m, n, k, case["dtype"])
+        a, b, d, ptrs, lds = ops.make(p)
+        fn, kind, library = gpu_corpus._cublas(torch, p, a, b)
+        ref = fn()
+        cub = gpu.time(fn, args.reps, 3)["median_ms"]
+        rows = []
+        for i, cfg in enumerate(case["configs"]):
+            try:
+                kern = compile_gemm(cfg)
+                go, how = gpu_corpus._launcher(kern, p, a, b, d, ptrs, lds, "prepared")
+                d.fill_(float("nan"))
+                go()
+                chk = gpu_corpus._check(torch, p, d, ref)
+                t = gpu.time(go, args.reps, 3)["median_ms"]
+                rows.append({"i": i, "ms": t, "ok": chk["ok"], "config": cfg, "how": how})
+            except Exception as exc:  # noqa: BLE001 - one plan's failure is a row
+                rows.append({"i": i, "ms": None, "ok": False, "config": cfg, "error": str(exc)[:200]})
+        cub2 = gpu.time(fn, args.reps, 3)["median_ms"]
+        cub = min(cub, cub2)
+        timed = sorted((r for r in rows if r["ms"]), key=lambda r: r["ms"])
+        base = rows[0]["ms"]
+        print(f"{m}x{n}x{k} {case['dtype']}: cuBLAS {cub * 1e3:.1f} us (2 passes: {cub2 * 1e3:.1f}); "
+              f"default {base * 1e3 if base else float('nan'):.1f} us ({cub / base if base else 0:.2f}x); "
+              f"{len(timed)} of {len(rows)} timed, {sum(1 for r in rows if not r['ok'])} not ok")
+        for r in timed[:args.top]:
+            print(f"   {r['ms'] * 1e3:7.1f} us {cub / r['ms']:5.2f}x {'ok' if r['ok'] else 'BAD'} "
+                  f"{'*' if r['i'] == 0 else ' '} {gpu_corpus.plan_text(r['config'])}")
+        results.append({"shape": case["shape"], "dtype": case["dtype"], "cublas_ms": cub, "rows": rows})
+        sys.stdout.flush()
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "probe.json"), "w") as f:
+        json.dump(results, f)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    mk = sub.add_parser("make")
+    mk.add_argument("--out", default="tests/gpu/gemm/probe_cases.json")
+    mk.add_argument("--jobs", type=int, default=os.cpu_count())
+    rn = sub.add_parser("run")
+    rn.add_argument("cases")
+    rn.add_argument("--out", default="/tmp/probe")
+    rn.add_argument("--reps", type=int, default=15)
+    rn.add_argument("--top", type=int, default=8)
+    args = ap.parse_args()
+    (cmd_make if args.cmd == "make" else cmd_run)(args)
+
+
+if __name__ == "__main__":
+    main()
