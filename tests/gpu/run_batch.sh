@@ -9,7 +9,8 @@
 # FRESH=SEED,COUNT replace its held-out problems), sweep (1 and 2 GPUs; SWEEP_LIMIT=N: the corpus's
 # first N problems, precompiled first),
 # cublaskernels (SUBSET=globs: cuBLAS's kernels, grids and times beside fastswz's, torch.profiler),
-# probe (tests/gpu/gemm/probe.py: per-problem plan grids beside cuBLAS; make the cases first),
+# probe (tests/gpu/gemm/probe.py: per-problem plan grids beside cuBLAS; make the cases first; PROBE_CASES=file),
+# flush (probe.py flush: both libraries under three L2 flushes),
 # collect-plans / collect-schedules / collect-raster / collect-pitch / collect-fewtiles (tests/gpu/tune/collect.py: every candidate on a corpus sample).
 # Each section has its own time limit and writes one log (and at most one JSON) under $OUT.
 set -u
@@ -65,9 +66,10 @@ for s in "$@"; do
     cublaskernels) timeout 200 python3 tests/gpu/gemm/cublas_kernels.py --subset "${SUBSET:?SUBSET=globs}" --out /tmp/ck \
              > "$out/cublas_kernels.txt" 2>&1; echo "cublaskernels: exit $?"; cp /tmp/ck/cublas_kernels.json "$out/" 2>/dev/null
              cat "$out/cublas_kernels.txt" | cut -c1-260 | tail -80 ;;
-    probe) timeout 300 python3 tests/gpu/gemm/probe.py run tests/gpu/gemm/probe_cases.json --out /tmp/probe \
+    probe) timeout 300 python3 tests/gpu/gemm/probe.py run ${PROBE_CASES:-tests/gpu/gemm/probe_cases.json} --out /tmp/probe \
              > "$out/probe.txt" 2>&1; echo "probe: exit $?"; cp /tmp/probe/probe.json "$out/" 2>/dev/null
              grep -v "^   " "$out/probe.txt" | tail -20 ;;
+    flush) timeout 200 python3 tests/gpu/gemm/probe.py flush > "$out/flush.txt" 2>&1; echo "flush: exit $?"; cat "$out/flush.txt" | tail -12 ;;
     *) echo "unknown section $s" ;;
   esac
   echo "== $s took $(( $(date +%s) - t )) s"

@@ -32,6 +32,37 @@ PROBLEMS = [  # (M, N, K, dtype): the H100 corpus run's losers (0.63-0.84x) and 
 ]
 
 
+PROBLEMS_V2 = [  # the 64-row deep-pipeline question: which BN and split, M 96-2048
+    (128, 4096, 4096, "e4m3"), (128, 6144, 4096, "e4m3"), (128, 4608, 3584, "e4m3"),
+    (128, 2112, 5120, "e4m3"), (128, 28672, 4096, "e4m3"), (128, 8192, 8192, "e4m3"),
+    (128, 4096, 4096, "bf16"), (128, 3584, 3584, "bf16"), (128, 28672, 4096, "bf16"),
+    (96, 12288, 4096, "bf16"), (96, 12288, 4096, "e4m3"), (256, 4096, 4096, "bf16"),
+    (256, 4096, 4096, "e4m3"), (512, 3584, 18944, "e4m3"), (512, 4096, 4096, "e4m3"),
+    (512, 4096, 14336, "e4m3"), (512, 4096, 4096, "bf16"), (512, 2112, 5120, "bf16"),
+    (2048, 4096, 14336, "bf16"), (2048, 5120, 12288, "e4m3"),
+]
+
+
+def candidates_v2(m, n, k, dt):
+    from fastswz.cuda import choose_plan, split_k_splits
+
+    base = choose_plan(m, n, k, dt, dt)
+    bk = 128 if dt in ("e4m3", "e5m2") else 64
+    out, seen = [dict(base)], {json.dumps(base, sort_keys=True)}
+    for bm in (64, 128):
+        for bn in (64, 72, 80, 96, 112, 128, 160, 192, 256):
+            tiles = -(-m // bm) * -(-n // bn)
+            fill = max(1, min(132 // tiles, -(-k // bk) // 8)) if tiles < 132 else 1
+            for s in sorted({1, fill}):
+                c = _fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": bn, "bk": bk, "stages": 2,
+                          "split_k": s})
+                key = json.dumps(c, sort_keys=True)
+                if c is not None and key not in seen:
+                    seen.add(key)
+                    out.append(c)
+    return out
+
+
 def _fit(cfg, max_stages=16):
     """cfg at the most stages (<= max_stages) the family runs, or None."""
     from fastswz.cuda.codegen import supported
@@ -87,8 +118,9 @@ def cmd_make(args):
     from fastswz.cuda.codegen import normalize_config, supported
 
     cases = []
-    for m, n, k, dt in PROBLEMS:
-        cands = [normalize_config(c) for c in candidates(m, n, k, dt)]
+    probs, draw = (PROBLEMS_V2, candidates_v2) if args.set == "v2" else (PROBLEMS, candidates)
+    for m, n, k, dt in probs:
+        cands = [normalize_config(c) for c in draw(m, n, k, dt)]
         cands = [c for c in cands if supported(c) is None]
         cases.append({"shape": [m, n, k], "dtype": dt, "configs": cands})
     uniq = {json.dumps(c, sort_keys=True): c for case in cases for c in case["configs"]}
@@ -157,19 +189,69 @@ def cmd_run(args):
         json.dump(results, f)
 
 
+def cmd_flush(args):
+    """Both libraries on a few problems under three L2 flushes: a memset of 2 x L2 (the corpus's:
+    it leaves the L2 full of dirty lines the next kernel must write back), a read of the same
+    buffer (a sum: clean lines), and the memset followed by the read."""
+    import statistics
+
+    import gpu_corpus
+    from fastswz.cuda import choose_plan, compile_gemm, device_info
+
+    device_info()
+    gpu = gpu_corpus._Gpu()
+    torch = gpu.torch
+    ops = gpu_corpus._Operands(torch)
+    buf = gpu.flush
+    sink = torch.empty((), dtype=torch.int64, device="cuda")
+    flushes = {"memset": lambda i: buf.fill_(i),
+               "read": lambda i: torch.sum(buf, dtype=torch.int64, out=sink),
+               "memset+read": lambda i: (buf.fill_(i), torch.sum(buf, dtype=torch.int64, out=sink))}
+
+    def timed(fn, flush, reps=20, warmup=3):
+        for i in range(warmup):
+            flush(i)
+            fn()
+        ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(reps)]
+        for i, (a, b) in enumerate(ev):
+            flush(i)
+            a.record()
+            fn()
+            b.record()
+        torch.cuda.synchronize()
+        return statistics.median(x.elapsed_time(y) for x, y in ev) * 1e3
+
+    for m, n, k, dt in ((8, 4096, 4096, "e4m3"), (1, 3584, 3584, "bf16"), (128, 4096, 4096, "e4m3"),
+                        (128, 4096, 4096, "bf16"), (16, 28672, 8192, "bf16"), (4096, 4096, 4096, "bf16")):
+        p = _P(m, n, k, dt)
+        a, b, d, ptrs, lds = ops.make(p)
+        kern = compile_gemm(choose_plan(m, n, k, dt, dt))
+        go, _ = gpu_corpus._launcher(kern, p, a, b, d, ptrs, lds, "prepared")
+        fn, _, _ = gpu_corpus._cublas(torch, p, a, b)
+        roof = (m * k + n * k) * (1 if dt == "e4m3" else 2) + m * n * 2
+        line = []
+        for name, fl in flushes.items():
+            f1, c1, f2, c2 = timed(go, fl), timed(fn, fl), timed(go, fl), timed(fn, fl)
+            line.append(f"{name}: fastswz {min(f1, f2):6.1f} cuBLAS {min(c1, c2):6.1f} ({min(c1, c2) / min(f1, f2):.2f}x)")
+        print(f"{m}x{n}x{k} {dt} ({roof / 1e6:.1f} MB): " + " | ".join(line), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     mk = sub.add_parser("make")
     mk.add_argument("--out", default="tests/gpu/gemm/probe_cases.json")
+    mk.add_argument("--set", choices=["v1", "v2"], default="v1")
     mk.add_argument("--jobs", type=int, default=os.cpu_count())
     rn = sub.add_parser("run")
     rn.add_argument("cases")
     rn.add_argument("--out", default="/tmp/probe")
     rn.add_argument("--reps", type=int, default=15)
     rn.add_argument("--top", type=int, default=8)
+    sub.add_parser("flush")
     args = ap.parse_args()
-    (cmd_make if args.cmd == "make" else cmd_run)(args)
+    {"make": cmd_make, "run": cmd_run, "flush": cmd_flush}[args.cmd](args)
 
 
 if __name__ == "__main__":
