@@ -380,7 +380,7 @@ def test_missing_nvrtc_names_the_failed_import(monkeypatch):
 
 
 @pytest.mark.parametrize("m,n,k,dt,out", [(4096, 14336, 4096, "bf16", "bf16"), (8192, 8192, 8192, "e4m3", "bf16"),
-                                          (129, 257, 65, "f16", "f16"), (4096, 4096, 4096, "tf32", "f32"),
+                                          (300, 257, 65, "f16", "f16"), (4096, 4096, 4096, "tf32", "f32"),
                                           (64, 8192, 512, "bf16", "bf16")])
 def test_choose_plan_takes_the_epilogue_tile_where_it_fits(m, n, k, dt, out):
     from fastswz.cuda import EPILOGUE_MIN_STAGES, choose_plan
@@ -406,6 +406,37 @@ def test_choose_plan_takes_the_epilogue_tile_where_it_fits(m, n, k, dt, out):
         assert c["epilogue"] and (c["stages"], c["epilogue_n"], c["epilogue_stages"]) == fits[0]
     else:
         assert not c["epilogue"] and c["stages"] == first["stages"]
+
+
+@pytest.mark.parametrize("m,n,k,dt,a_major", [
+    (128, 4096, 4096, "e4m3", "K"), (128, 6144, 4096, "bf16", "K"), (96, 12288, 4096, "bf16", "K"),
+    (256, 4096, 4096, "e4m3", "K"), (128, 2112, 7168, "bf16", "K"), (65, 100, 300, "f16", "K"),
+    # outside the rule: M 512, MN-major, long K on few tiles, 2 waves of 64-row tiles, M <= 64, tf32
+    (512, 4096, 4096, "bf16", "K"), (128, 4096, 4096, "bf16", "MN"), (256, 256, 65536, "bf16", "K"),
+    (128, 28672, 4096, "e4m3", "K"), (64, 4096, 4096, "e4m3", "K"), (128, 4096, 4096, "tf32", "K")])
+def test_choose_plan_deep_64_row_tiles(m, n, k, dt, a_major):
+    # DEEP_TILE_MAX_M's rule, derived here from its statement: the narrowest BN of DEEP_TILE_BN
+    # whose 64-row tiles fit one wave, 128-byte k-tiles, the most stages that run, K split as
+    # split_k_splits says when that is at most 2
+    from fastswz.cuda import (DEEP_TILE_BN, DEEP_TILE_MAX_M, DEEP_TILE_MAX_STAGES, choose_plan,
+                              split_k_splits)
+    from fastswz.tune import DEFAULT_SMS
+
+    c = choose_plan(m, n, k, dt, dt, a_major=a_major)
+    assert supported(c) is None
+    sms = DEFAULT_SMS["sm90"]
+    rows = -(-m // 64)
+    bn = next((w for w in DEEP_TILE_BN if rows * -(-n // w) <= sms), None)
+    bk = 1024 // codegen.dtype_bits(dt)
+    split = split_k_splits(rows * -(-n // bn), -(-k // bk)) if bn else None
+    applies = (64 < m <= DEEP_TILE_MAX_M and a_major == "K" and codegen.dtype_bits(dt) in (8, 16)
+               and bn is not None and split <= 2)
+    if not applies:
+        assert (c["bm"], c["stages"]) != (64, DEEP_TILE_MAX_STAGES) and not (
+            c["bm"] == 64 and c["stages"] >= 9 and m > 64), c
+        return
+    assert (c["bm"], c["bn"], c["bk"], c["split_k"], c["swap_ab"], c["epilogue"]) == (64, bn, bk, split, False, False)
+    assert c["stages"] == DEEP_TILE_MAX_STAGES or supported(dict(c, stages=c["stages"] + 1)) is not None
 
 
 @pytest.mark.parametrize("m,n,k,dt,want", [

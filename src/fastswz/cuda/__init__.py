@@ -163,6 +163,21 @@ SPLIT_K_TILE = (128, 128)
 #: best (max 14%), the rules before it 11.1% (max 121%, 512 x 512 x 32768 on a 64 x 32 tile
 #: without a split).
 SPLIT_K_SWAP_M = 16
+#: Problems with ``64 < M <= DEEP_TILE_MAX_M`` (8- and 16-bit inputs, both operands K-major) run
+#: on 64-row tiles with the deepest stage ring that fits: BN is the narrowest of
+#: :data:`DEEP_TILE_BN` whose tiles fit in one wave of the SMs, and K is split (at most 2 ways)
+#: only when those tiles fill at most :data:`SPLIT_K_FILL` of them. Few, long tiles are fed by
+#: DRAM, not limited by the tensor cores, and a ring of 9-14 stages keeps more bytes in flight
+#: per SM than 128-row tiles with 5 (cuBLAS's kernels on these shapes are also 64-row tiles
+#: with 10-16 stages and no split: ``tests/gpu/gemm/cublas_kernels.py``). Measured on an H100
+#: (``tests/gpu/gemm/probe.py``, docs/conformance/h100-2026-11-27-deep-tiles): on 11 problems
+#: with M 128-256 this plan ran 10-25% faster than the 128-row split-K plan before it (e.g.
+#: 128 x 4096 x 4096 e4m3 21.8 -> 17.9 us, bf16 29.1 -> 26.6 us); with M 512 the 128-row plans
+#: stayed as fast or faster, and with 2 waves of 64-row tiles or more (128 x 28672 x 4096) the
+#: model's plan was 5-8% faster.
+DEEP_TILE_MAX_M = 256
+#: The tile widths :data:`DEEP_TILE_MAX_M`'s rule picks from.
+DEEP_TILE_BN = (64, 96, 128, 160, 192, 256)
 
 
 #: choose_plan takes the model's best plan whose k-tile is at least this many bytes (BK x the
@@ -386,6 +401,9 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     when neither applies (the caller goes on with the model's plan and its epilogue rules)."""
     from ..tune import tune
 
+    deep = _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
+    if deep is not None:
+        return deep
     if m > SPLIT_K_SWAP_M:   # an unswapped split on a BM x 128 tile (SPLIT_K_SWAP_M's note)
         split = _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if split is not None:
@@ -419,6 +437,37 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
                     return dict(c, split_k=s)
                 break
     return first if swap else None
+
+
+def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
+    """The 64-row plan of :data:`DEEP_TILE_MAX_M`'s rule, or None where it does not apply."""
+    from ..tune import DEFAULT_SMS
+
+    bits = dtype_bits(a_dtype)
+    if not (64 < m <= DEEP_TILE_MAX_M and str(a_major).upper() == "K" == str(b_major).upper()
+            and bits in (8, 16) and dtype_bits(b_dtype) == bits):
+        return None
+    sms = DEFAULT_SMS["sm90"]
+    rows = -(-m // 64)
+    bn = next((w for w in DEEP_TILE_BN if rows * -(-n // w) <= sms), None)
+    if bn is None:
+        return None
+    bk = 8 * FULL_WIDTH_BK // bits
+    tiles = rows * -(-n // bn)
+    split = split_k_splits(tiles, -(-k // bk))
+    if split > 2:   # long K on few tiles: SPLIT_K_SWAP_M's rule splits wider tiles further
+        return None
+    for stages in range(DEEP_TILE_MAX_STAGES, 1, -1):
+        c = normalize_config({"bm": 64, "bn": bn, "bk": bk, "stages": stages, "split_k": split},
+                             a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major, b_major=b_major,
+                             out_dtype=out_dtype, epilogue=False)
+        if supported(c) is None:
+            return c
+    return None
+
+
+#: The deepest stage ring :func:`_deep_tile_plan` tries (64 x 64 tiles of 128-byte k-tiles fit 14).
+DEEP_TILE_MAX_STAGES = 16
 
 
 def _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):

@@ -205,8 +205,8 @@ def cmd_flush(args):
     buf = gpu.flush
     sink = torch.empty((), dtype=torch.int64, device="cuda")
     flushes = {"memset": lambda i: buf.fill_(i),
-               "read": lambda i: torch.sum(buf, dtype=torch.int64, out=sink),
-               "memset+read": lambda i: (buf.fill_(i), torch.sum(buf, dtype=torch.int64, out=sink))}
+               "read": lambda i: sink.copy_(torch.sum(buf, dtype=torch.int64)),
+               "memset+read": lambda i: (buf.fill_(i), sink.copy_(torch.sum(buf, dtype=torch.int64)))}
 
     def timed(fn, flush, reps=20, warmup=3):
         for i in range(warmup):
