@@ -23,7 +23,9 @@ For each problem (``fastswz.corpus``; ``--subset``, ``--bucket``, ``--dtype``, `
   for e4m3; where ``_scaled_mm`` refuses the shape (dimensions not multiples of 16) bf16 cuBLAS
   on the same values, reported as such and kept out of the cuBLAS targets;
 * both the same way: launches queued back to back on one stream, each between its own pair of
-  CUDA events and after an L2 flush (a memset of twice the L2), one synchronisation at the end,
+  CUDA events and after an L2 flush (a read of twice the L2: ``--flush read``, the default; or
+  a memset, ``--flush memset``, which leaves dirty lines for the timed kernel to write back,
+  as runs before 2026-11-27 did), one synchronisation at the end,
   median of the repeats (min, max and spread kept).
 
 Operands are random normal values in the problem's types, each row on a 16-byte pitch (the TMA's
@@ -68,7 +70,7 @@ NOMINAL_FLOPS = {"bf16": 600e12, "f16": 600e12, "tf32": 300e12, "f32": 300e12, "
                  "e5m2": 1100e12}
 NOMINAL_BANDWIDTH = 3.0e12
 LAUNCH_S = 5e-6            # a kernel's launch and tail, added to each estimate
-FLUSH_S = 40e-6            # one L2 flush (a ~100 MB memset)
+FLUSH_S = 40e-6            # one L2 flush (a ~100 MB read or memset)
 HOST_S = 30e-6             # the host's cost of one queued launch: bounds a repeat from below
 PROBLEM_S = 0.03           # allocation, check, cuBLAS's first call: per problem
 FILL_BYTES_PER_S = 300e9   # random operands made on the GPU
@@ -441,7 +443,7 @@ def _reps(args, est, fill):
 class _Gpu:
     """torch, the flush buffer and the timing loop shared by both libraries."""
 
-    def __init__(self):
+    def __init__(self, flush="read"):
         import torch
 
         self.torch = torch
@@ -449,18 +451,30 @@ class _Gpu:
         props = torch.cuda.get_device_properties(0)
         self.flush = torch.empty(max(2 * props.L2_cache_size, 64 << 20) // 4, dtype=torch.int32,
                                  device="cuda")
+        self.flush.fill_(0)
+        self.flush_kind = flush
+
+    def _flush(self, i):
+        """Evict the L2: ``read`` sums the buffer (the L2 then holds its clean lines); ``memset``
+        writes it, which leaves the L2 full of dirty lines that the next kernel's misses must
+        write back first (measured on an H100: that write-back cost cuBLAS's e4m3 kernels up to
+        16 us more, and varied 2x from run to run; fastswz's about 1-3 us)."""
+        if getattr(self, "flush_kind", "read") == "memset":
+            self.flush.fill_(i)
+        else:
+            self.flush.sum(dtype=self.torch.int64)
 
     def time(self, fn, reps, warmup):
         """Median/min/max ms of ``reps`` launches of ``fn`` queued back to back, each after an L2
         flush and between its own pair of events; one synchronisation at the end."""
         torch = self.torch
         for i in range(warmup):
-            self.flush.fill_(i)
+            self._flush(i)
             fn()
         ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
               for _ in range(reps)]
         for i, (start, stop) in enumerate(ev):
-            self.flush.fill_(warmup + i)
+            self._flush(warmup + i)
             start.record()
             fn()
             stop.record()
@@ -592,7 +606,7 @@ def cmd_run(args):
     import fastswz
     from fastswz.cuda import KERNEL_VERSION, device_info
 
-    gpu = _Gpu()
+    gpu = _Gpu(args.flush)
     torch = gpu.torch
     info = device_info()   # also makes the primary context current for the driver calls
     kernels, compile_errors, t_compile, new = compile_plans(plans, args.jobs)
@@ -616,6 +630,7 @@ def cmd_run(args):
                             "limit": args.limit, "shard": args.shard},
               "timing": "launches queued back to back on one stream, each after an L2 flush and "
                         "between its own CUDA events; median of the repeats",
+              "flush": args.flush,
               "budget_s": args.budget, "compile_errors": compile_errors}
     data = {"header": header, "rows": []}
     print(HEAD, flush=True)
@@ -787,6 +802,10 @@ def main(argv=None):
     q.add_argument("--min-reps", type=int, default=5)
     q.add_argument("--max-reps", type=int, default=30)
     q.add_argument("--warmup", type=int, default=2)
+    q.add_argument("--flush", choices=("read", "memset"), default="read",
+                   help="how the L2 is flushed before each launch: read a buffer of twice its size "
+                        "(clean lines; default) or memset it (dirty lines the timed kernel writes "
+                        "back; the runs before 2026-11-27)")
     q.add_argument("--launch", choices=("prepared", "gemm"), default="prepared",
                    help="fastswz's launch: the kernel's prepared launch (default; tensor maps "
                         "encoded once) or fastswz.cuda.gemm per call (host work timed too)")

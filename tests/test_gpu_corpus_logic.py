@@ -220,6 +220,7 @@ def test_selection():
 class _FakeTorch:
     def __init__(self, times):
         self.log, self.times, self.cuda = [], list(times), self
+        self.int64 = "int64"
 
     def Event(self, enable_timing):  # torch.cuda.Event
         torch = self
@@ -242,7 +243,10 @@ class _FakeFlush:
         self.log = log
 
     def fill_(self, v):
-        self.log.append("flush")
+        self.log.append("flush memset")
+
+    def sum(self, dtype=None):
+        self.log.append("flush read")
 
 
 def test_timing_loop_queues_and_synchronizes_once():
@@ -250,10 +254,16 @@ def test_timing_loop_queues_and_synchronizes_once():
     g = object.__new__(gc._Gpu)
     g.torch = _FakeTorch(times)
     g.flush = _FakeFlush(g.torch.log)
+    g.flush_kind = "read"
     r = g.time(lambda: g.torch.log.append("fn"), reps=5, warmup=2)
-    assert g.torch.log == ["flush", "fn"] * 2 + ["flush", "record", "fn", "record"] * 5 + ["sync"]
+    assert g.torch.log == ["flush read", "fn"] * 2 + ["flush read", "record", "fn", "record"] * 5 + ["sync"]
     assert r["median_ms"] == statistics.median(times) and r["min_ms"] == min(times)
     assert r["spread"] == pytest.approx(max(times) / min(times) - 1) and r["reps"] == 5
+    g.torch.log.clear()
+    g.torch.times = list(times)
+    g.flush_kind = "memset"
+    g.time(lambda: g.torch.log.append("fn"), reps=5, warmup=2)
+    assert g.torch.log[:4] == ["flush memset", "fn", "flush memset", "fn"]
 
 
 # -- the commands without a GPU ----------------------------------------------------------------------

@@ -66,7 +66,7 @@ for s in "$@"; do
     cublaskernels) timeout 200 python3 tests/gpu/gemm/cublas_kernels.py --subset "${SUBSET:?SUBSET=globs}" --out /tmp/ck \
              > "$out/cublas_kernels.txt" 2>&1; echo "cublaskernels: exit $?"; cp /tmp/ck/cublas_kernels.json "$out/" 2>/dev/null
              cat "$out/cublas_kernels.txt" | cut -c1-260 | tail -80 ;;
-    probe) timeout 300 python3 tests/gpu/gemm/probe.py run ${PROBE_CASES:-tests/gpu/gemm/probe_cases.json} --out /tmp/probe \
+    probe) timeout 300 python3 tests/gpu/gemm/probe.py run ${PROBE_FLUSH:+--flush $PROBE_FLUSH} ${PROBE_CASES:-tests/gpu/gemm/probe_cases.json} --out /tmp/probe \
              > "$out/probe.txt" 2>&1; echo "probe: exit $?"; cp /tmp/probe/probe.json "$out/" 2>/dev/null
              grep -v "^   " "$out/probe.txt" | tail -20 ;;
     flush) timeout 200 python3 tests/gpu/gemm/probe.py flush > "$out/flush.txt" 2>&1; echo "flush: exit $?"; cat "$out/flush.txt" | tail -12 ;;

@@ -63,6 +63,54 @@ def candidates_v2(m, n, k, dt):
     return out
 
 
+def problems_v3():
+    """Every corpus problem with 64 < M <= 256, both operands K-major (DEEP_TILE_MAX_M's domain)."""
+    from fastswz.corpus import load_corpus
+
+    seen = []
+    for p in load_corpus():
+        key = (p.m, p.n, p.k, p.a_dtype)
+        if 64 < p.m <= 256 and p.a_major == p.b_major == "K" and key not in seen:
+            seen.append(key)
+    return seen
+
+
+def candidates_v3(m, n, k, dt):
+    """The rule's plan, the plan before it, the model's single-pass plan, and the rule's tile with
+    the shared-memory epilogue tile at the most stages that fit beside it."""
+    import fastswz.cuda as fc
+
+    fc.choose_plan.cache_clear()
+    rule = fc.choose_plan(m, n, k, dt, dt)
+    keep, fc.DEEP_TILE_MAX_M = fc.DEEP_TILE_MAX_M, 0
+    try:
+        fc.choose_plan.cache_clear()
+        before = fc.choose_plan(m, n, k, dt, dt)
+    finally:
+        fc.DEEP_TILE_MAX_M = keep
+        fc.choose_plan.cache_clear()
+    model = fc.choose_plan(m, n, k, dt, dt, schedules=False)
+    out = [rule, before, model]
+    # the rule's tile whatever the model's plan (the rule keeps a 64-row model plan)
+    bn = next((w for w in fc.DEEP_TILE_BN if -(-m // 64) * -(-n // w) <= 132), None)
+    bk = 128 if dt in ("e4m3", "e5m2") else 64
+    if bn is not None:
+        split = fc.split_k_splits(-(-m // 64) * -(-n // bn), -(-k // bk))
+        if split <= 2:
+            deep = _fit({"a_dtype": dt, "b_dtype": dt, "bm": 64, "bn": bn, "bk": bk, "stages": 2,
+                         "split_k": split})
+            out.append(deep)
+            en = 64 if bn > 64 and bn % 64 == 0 else 0
+            if deep is not None and split == 1:
+                out.append(_fit(dict(deep, epilogue=True, epilogue_n=en, epilogue_stages=1)))
+    out = [c for c in out if c is not None]
+    uniq = []
+    for c in out:
+        if c not in uniq:
+            uniq.append(c)
+    return uniq
+
+
 def _fit(cfg, max_stages=16):
     """cfg at the most stages (<= max_stages) the family runs, or None."""
     from fastswz.cuda.codegen import supported
@@ -118,7 +166,8 @@ def cmd_make(args):
     from fastswz.cuda.codegen import normalize_config, supported
 
     cases = []
-    probs, draw = (PROBLEMS_V2, candidates_v2) if args.set == "v2" else (PROBLEMS, candidates)
+    probs, draw = {"v1": (PROBLEMS, candidates), "v2": (PROBLEMS_V2, candidates_v2),
+                   "v3": (problems_v3() if args.set == "v3" else None, candidates_v3)}[args.set]
     for m, n, k, dt in probs:
         cands = [normalize_config(c) for c in draw(m, n, k, dt)]
         cands = [c for c in cands if supported(c) is None]
@@ -147,7 +196,7 @@ def cmd_run(args):
     from fastswz.cuda import compile_gemm, device_info
 
     device_info()
-    gpu = gpu_corpus._Gpu()
+    gpu = gpu_corpus._Gpu(args.flush)
     torch = gpu.torch
     ops = gpu_corpus._Operands(torch)
     with open(args.cases) as f:
@@ -242,13 +291,14 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     mk = sub.add_parser("make")
     mk.add_argument("--out", default="tests/gpu/gemm/probe_cases.json")
-    mk.add_argument("--set", choices=["v1", "v2"], default="v1")
+    mk.add_argument("--set", choices=["v1", "v2", "v3"], default="v1")
     mk.add_argument("--jobs", type=int, default=os.cpu_count())
     rn = sub.add_parser("run")
     rn.add_argument("cases")
     rn.add_argument("--out", default="/tmp/probe")
     rn.add_argument("--reps", type=int, default=15)
     rn.add_argument("--top", type=int, default=8)
+    rn.add_argument("--flush", choices=("read", "memset"), default="read")
     sub.add_parser("flush")
     args = ap.parse_args()
     {"make": cmd_make, "run": cmd_run, "flush": cmd_flush}[args.cmd](args)
