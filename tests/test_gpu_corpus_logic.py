@@ -323,7 +323,7 @@ class _FakeCudaTorch:
         self.rng = np.random.default_rng(0)
         self.storage = {}
         for name, size in (("bfloat16", 2), ("float16", 2), ("float32", 4), ("float8_e4m3fn", 1),
-                           ("float8_e5m2", 1), ("int32", 4), ("uint8", 1)):
+                           ("float8_e5m2", 1), ("int32", 4), ("int64", 8), ("uint8", 1)):
             setattr(self, name, _DType(name, size))
         self.__version__, self.version = "fake", types.SimpleNamespace(cuda="fake")
         self.cuda, self.launches = self, 0
@@ -432,8 +432,8 @@ class _FakeTensor:
     def numel(self):
         return self.a.size
 
-    def sum(self):
-        return _FakeTensor(self.torch, self.a.sum(), self.dtype)
+    def sum(self, dtype=None):
+        return _FakeTensor(self.torch, self.a.sum(), dtype or self.dtype)
 
     def norm(self):
         return _FakeTensor(self.torch, self.torch.np.linalg.norm(self.a), self.dtype)
