@@ -164,20 +164,24 @@ SPLIT_K_TILE = (128, 128)
 #: without a split).
 SPLIT_K_SWAP_M = 16
 #: Problems with ``64 < M <= DEEP_TILE_MAX_M`` (8- and 16-bit inputs, both operands K-major) run
-#: on 64-row tiles with the deepest stage ring that fits: BN is the narrowest of
-#: :data:`DEEP_TILE_BN` whose tiles fit in one wave of the SMs, and K is split (at most 2 ways)
-#: only when those tiles fill at most :data:`SPLIT_K_FILL` of them. Few, long tiles are fed by
-#: DRAM, not limited by the tensor cores, and a ring of 9-14 stages keeps more bytes in flight
-#: per SM than 128-row tiles with 5 (cuBLAS's kernels on these shapes are also 64-row tiles
-#: with 10-16 stages and no split: ``tests/gpu/gemm/cublas_kernels.py``). Measured on an H100
-#: (``tests/gpu/gemm/probe.py``, docs/conformance/h100-2026-11-27-deep-tiles): on 11 problems
-#: with M 128-256 this plan ran 10-25% faster than the 128-row split-K plan before it (e.g.
-#: 128 x 4096 x 4096 e4m3 21.8 -> 17.9 us, bf16 29.1 -> 26.6 us); with M 512 the 128-row plans
-#: stayed as fast or faster, and with 2 waves of 64-row tiles or more (128 x 28672 x 4096) the
-#: model's plan was 5-8% faster. Where the model's own plan already has 64-row tiles (and one
-#: pass) it is kept: on the corpus its shared-memory epilogue tile with 6 stages beat 14 stages
-#: storing from registers by up to 15% (128 x 3584 x 3584 e4m3).
+#: on 64-row tiles: the model's own plan where it has 64-row tiles and K is at most
+#: :data:`DEEP_TILE_MODEL_MAX_K`; else BN the narrowest of :data:`DEEP_TILE_BN` whose tiles fit in
+#: one wave of the SMs, the deepest stage ring that fits beside the shared-memory epilogue tile,
+#: and K split (at most 2 ways, storing from registers) only when those tiles fill at most
+#: :data:`SPLIT_K_FILL` of the SMs. Few, long tiles are fed by DRAM rather than limited by the
+#: tensor cores, and the 128-row split-K plans chosen before left half the SMs' load bandwidth
+#: unused and paid a reduction (cuBLAS's kernels on these shapes are 64-row tiles with 10-16
+#: stages and no split: ``tests/gpu/gemm/cublas_kernels.py``). Measured on an H100
+#: (``tests/gpu/gemm/probe.py``, docs/conformance/h100-2026-11-27-deep-tiles), the 64 corpus
+#: problems of the rule's domain, 2-5 plans each: this rule's plan took 1.2% longer than the
+#: fastest of them in geometric mean (at most 11%), the rules before it 4.8% (at most 42%); with
+#: M 512 the 128-row plans stayed as fast or faster, and with 2 waves of 64-row tiles or more
+#: (128 x 28672 x 4096) the model's 128-row plan was 5-8% faster than any 64-row one.
 DEEP_TILE_MAX_M = 256
+#: The longest K for which :data:`DEEP_TILE_MAX_M`'s rule keeps a 64-row model plan: there its
+#: 5-7 stages with the epilogue tile were within 1% of the fastest plan timed on 12 of 18 corpus
+#: problems; with longer K the deeper ring was 2-26% faster on all 16.
+DEEP_TILE_MODEL_MAX_K = 8192
 #: The tile widths :data:`DEEP_TILE_MAX_M`'s rule picks from.
 DEEP_TILE_BN = (64, 96, 128, 160, 192, 256)
 
@@ -449,11 +453,9 @@ def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     if not (64 < m <= DEEP_TILE_MAX_M and str(a_major).upper() == "K" == str(b_major).upper()
             and bits in (8, 16) and dtype_bits(b_dtype) == bits):
         return None
-    # where the model already runs 64-row tiles in one pass its plan stays (with the shared-memory
-    # epilogue tile it was as fast or faster: 128 x 3584 x 3584 e4m3, 127 x 8191 x 1021)
     model = _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, None, False)
-    if model["bm"] == 64:
-        return None
+    if model["bm"] == 64 and k <= DEEP_TILE_MODEL_MAX_K:
+        return model
     sms = DEFAULT_SMS["sm90"]
     rows = -(-m // 64)
     bn = next((w for w in DEEP_TILE_BN if rows * -(-n // w) <= sms), None)
@@ -464,12 +466,20 @@ def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     split = split_k_splits(tiles, -(-k // bk))
     if split > 2:   # long K on few tiles: SPLIT_K_SWAP_M's rule splits wider tiles further
         return None
-    for stages in range(DEEP_TILE_MAX_STAGES, 1, -1):
-        c = normalize_config({"bm": 64, "bn": bn, "bk": bk, "stages": stages, "split_k": split},
-                             a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major, b_major=b_major,
-                             out_dtype=out_dtype, epilogue=False)
-        if supported(c) is None:
-            return c
+    base = {"bm": 64, "bn": bn, "bk": bk, "split_k": split}
+    # one pass: the shared-memory epilogue tile (64-column blocks where BN is a multiple of 64
+    # above it) beside the deepest ring that still fits; a split stores from registers
+    tile = ({"epilogue": True, "epilogue_n": EPILOGUE_BLOCK_N if bn > EPILOGUE_BLOCK_N
+             and bn % EPILOGUE_BLOCK_N == 0 else 0, "epilogue_stages": 1} if split == 1 else None)
+    for extra in (tile, {"epilogue": False}):
+        if extra is None:
+            continue
+        for stages in range(DEEP_TILE_MAX_STAGES, EPILOGUE_MIN_STAGES - 1, -1):
+            c = normalize_config(dict(base, stages=stages, **extra), a_dtype=a_dtype,
+                                 b_dtype=b_dtype, a_major=a_major, b_major=b_major,
+                                 out_dtype=out_dtype)
+            if supported(c) is None:
+                return c
     return None
 
 
