@@ -10,7 +10,8 @@
 # first N problems, precompiled first),
 # cublaskernels (SUBSET=globs: cuBLAS's kernels, grids and times beside fastswz's, torch.profiler),
 # probe (tests/gpu/gemm/probe.py: per-problem plan grids beside cuBLAS; make the cases first; PROBE_CASES=file),
-# flush (probe.py flush: both libraries under three L2 flushes),
+# flush (probe.py flush: both libraries under three L2 flushes), ncupair (NCU_PROBLEMS='MxNxK:dtype ...':
+# Nsight Compute on fastswz's default plan and cuBLAS, tests/gpu/gemm/ncu_pair.py),
 # collect-plans / collect-schedules / collect-raster / collect-pitch / collect-fewtiles (tests/gpu/tune/collect.py: every candidate on a corpus sample).
 # Each section has its own time limit and writes one log (and at most one JSON) under $OUT.
 set -u
@@ -70,6 +71,12 @@ for s in "$@"; do
              > "$out/probe.txt" 2>&1; echo "probe: exit $?"; cp /tmp/probe/probe.json "$out/" 2>/dev/null
              grep -v "^   " "$out/probe.txt" | tail -20 ;;
     flush) timeout 200 python3 tests/gpu/gemm/probe.py flush > "$out/flush.txt" 2>&1; echo "flush: exit $?"; cat "$out/flush.txt" | tail -12 ;;
+    ncupair) timeout 300 ncu --profile-from-start off --csv --page details \
+               --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
+               --section MemoryWorkloadAnalysis \
+               --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_active.avg,gpc__cycles_elapsed.max \
+               python3 tests/gpu/gemm/ncu_pair.py ${NCU_PROBLEMS:?NCU_PROBLEMS=MxNxK:dtype ...} > "$out/ncu_pair.csv" 2> "$out/ncu_pair.err"
+             echo "ncupair: exit $?"; grep -c . "$out/ncu_pair.csv"; grep "ncu_pair:" "$out/ncu_pair.csv" | head -12; tail -3 "$out/ncu_pair.err" ;;
     *) echo "unknown section $s" ;;
   esac
   echo "== $s took $(( $(date +%s) - t )) s"
