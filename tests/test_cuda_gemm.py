@@ -411,24 +411,26 @@ def test_choose_plan_takes_the_epilogue_tile_where_it_fits(m, n, k, dt, out):
 @pytest.mark.parametrize("m,n,k,dt,a_major", [
     (128, 4096, 4096, "e4m3", "K"), (128, 6144, 4096, "bf16", "K"), (96, 12288, 4096, "bf16", "K"),
     (256, 4096, 4096, "e4m3", "K"), (128, 2112, 7168, "bf16", "K"), (65, 100, 300, "f16", "K"),
-    (128, 3584, 3584, "e4m3", "K"), (128, 5120, 16384, "bf16", "K"),   # a 64-row model plan, short / long K
+    (128, 3584, 3584, "e4m3", "K"), (128, 10240, 8192, "bf16", "K"),
+    (128, 5120, 16384, "bf16", "K"), (128, 4096, 14336, "e4m3", "K"),   # K above DEEP_TILE_MAX_K
     # outside the rule: M 512, MN-major, long K on few tiles, 2 waves of 64-row tiles, M <= 64, tf32
     (512, 4096, 4096, "bf16", "K"), (128, 4096, 4096, "bf16", "MN"), (256, 256, 65536, "bf16", "K"),
     (128, 28672, 4096, "e4m3", "K"), (64, 4096, 4096, "e4m3", "K"), (128, 4096, 4096, "tf32", "K")])
 def test_choose_plan_deep_64_row_tiles(m, n, k, dt, a_major):
     # DEEP_TILE_MAX_M's rule, derived here from its statement: in its domain, the model's 64-row
-    # plan up to DEEP_TILE_MODEL_MAX_K; else the narrowest BN of DEEP_TILE_BN whose 64-row tiles
-    # fit one wave, 128-byte k-tiles, K split as split_k_splits says when that is at most 2, the
-    # most stages that run beside the epilogue tile (one pass) or from registers (a split)
+    # plan; else the narrowest BN of DEEP_TILE_BN whose 64-row tiles fit one wave, 128-byte
+    # k-tiles, K split as split_k_splits says when that is at most 2, the most stages that run
+    # beside the epilogue tile (one pass) or from registers (a split)
     from fastswz.cuda import (DEEP_TILE_BN, DEEP_TILE_MAX_M, DEEP_TILE_MAX_STAGES,
-                              DEEP_TILE_MODEL_MAX_K, choose_plan, split_k_splits)
+                              DEEP_TILE_MAX_K, choose_plan, split_k_splits)
     from fastswz.tune import DEFAULT_SMS
 
     c = choose_plan(m, n, k, dt, dt, a_major=a_major)
     assert supported(c) is None
-    domain = 64 < m <= DEEP_TILE_MAX_M and a_major == "K" and codegen.dtype_bits(dt) in (8, 16)
+    domain = (64 < m <= DEEP_TILE_MAX_M and k <= DEEP_TILE_MAX_K and a_major == "K"
+              and codegen.dtype_bits(dt) in (8, 16))
     model = choose_plan(m, n, k, dt, dt, a_major=a_major, schedules=False)
-    if domain and model["bm"] == 64 and k <= DEEP_TILE_MODEL_MAX_K:
+    if domain and model["bm"] == 64:
         assert c == model
         return
     rows = -(-m // 64)

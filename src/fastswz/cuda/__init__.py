@@ -163,25 +163,24 @@ SPLIT_K_TILE = (128, 128)
 #: best (max 14%), the rules before it 11.1% (max 121%, 512 x 512 x 32768 on a 64 x 32 tile
 #: without a split).
 SPLIT_K_SWAP_M = 16
-#: Problems with ``64 < M <= DEEP_TILE_MAX_M`` (8- and 16-bit inputs, both operands K-major) run
-#: on 64-row tiles: the model's own plan where it has 64-row tiles and K is at most
-#: :data:`DEEP_TILE_MODEL_MAX_K`; else BN the narrowest of :data:`DEEP_TILE_BN` whose tiles fit in
-#: one wave of the SMs, the deepest stage ring that fits beside the shared-memory epilogue tile,
-#: and K split (at most 2 ways, storing from registers) only when those tiles fill at most
-#: :data:`SPLIT_K_FILL` of the SMs. Few, long tiles are fed by DRAM rather than limited by the
-#: tensor cores, and the 128-row split-K plans chosen before left half the SMs' load bandwidth
-#: unused and paid a reduction (cuBLAS's kernels on these shapes are 64-row tiles with 10-16
-#: stages and no split: ``tests/gpu/gemm/cublas_kernels.py``). Measured on an H100
-#: (``tests/gpu/gemm/probe.py``, docs/conformance/h100-2026-11-27-deep-tiles), the 64 corpus
-#: problems of the rule's domain, 2-5 plans each: this rule's plan took 1.2% longer than the
-#: fastest of them in geometric mean (at most 11%), the rules before it 4.8% (at most 42%); with
-#: M 512 the 128-row plans stayed as fast or faster, and with 2 waves of 64-row tiles or more
-#: (128 x 28672 x 4096) the model's 128-row plan was 5-8% faster than any 64-row one.
+#: Problems with ``64 < M <= DEEP_TILE_MAX_M`` and ``K <= DEEP_TILE_MAX_K`` (8- and 16-bit inputs,
+#: both operands K-major) run on 64-row tiles in one pass: the model's own plan where it has
+#: 64-row tiles; else BN the narrowest of :data:`DEEP_TILE_BN` whose tiles fit in one wave of the
+#: SMs, the deepest stage ring that fits beside the shared-memory epilogue tile, and K split (at
+#: most 2 ways, storing from registers) only when those tiles fill at most :data:`SPLIT_K_FILL` of
+#: the SMs. The 128-row split-K plans chosen before for most of these problems left half the SMs'
+#: load bandwidth unused and paid a reduction (cuBLAS's kernels on these shapes are 64-row tiles
+#: with 5-16 stages and no split: ``tests/gpu/gemm/cublas_kernels.py``). Measured
+#: (``tests/gpu/gemm/probe.py``, docs/conformance/h100-2026-11-27-deep-tiles) on the 64 corpus
+#: problems with 64 < M <= 256, 2-5 plans each, against the fastest of them (geometric mean of
+#: time ratios, L2 flushed by a read): on an H100 this rule 1.7% slower (at most 11%), the rules
+#: before it 5.0% (at most 42%); on an H200 1.3% and 4.1%. For longer K the 128-row split-K plans
+#: stay: on the H200 they were 6-34% faster than the deep 64-row plan (on the H100 0-10% slower); with M
+#: 512 the 128-row plans were as fast or faster on the H100, and with 2 waves of 64-row tiles or
+#: more (128 x 28672 x 4096) the model's 128-row plan was 5-8% faster than any 64-row one.
 DEEP_TILE_MAX_M = 256
-#: The longest K for which :data:`DEEP_TILE_MAX_M`'s rule keeps a 64-row model plan: there its
-#: 5-7 stages with the epilogue tile were within 1% of the fastest plan timed on 12 of 18 corpus
-#: problems; with longer K the deeper ring was 2-26% faster on all 16.
-DEEP_TILE_MODEL_MAX_K = 8192
+#: The longest K of :data:`DEEP_TILE_MAX_M`'s rule.
+DEEP_TILE_MAX_K = 8192
 #: The tile widths :data:`DEEP_TILE_MAX_M`'s rule picks from.
 DEEP_TILE_BN = (64, 96, 128, 160, 192, 256)
 
@@ -450,11 +449,11 @@ def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     from ..tune import DEFAULT_SMS
 
     bits = dtype_bits(a_dtype)
-    if not (64 < m <= DEEP_TILE_MAX_M and str(a_major).upper() == "K" == str(b_major).upper()
-            and bits in (8, 16) and dtype_bits(b_dtype) == bits):
+    if not (64 < m <= DEEP_TILE_MAX_M and k <= DEEP_TILE_MAX_K and bits in (8, 16)
+            and str(a_major).upper() == "K" == str(b_major).upper() and dtype_bits(b_dtype) == bits):
         return None
     model = _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, None, False)
-    if model["bm"] == 64 and k <= DEEP_TILE_MODEL_MAX_K:
+    if model["bm"] == 64:
         return model
     sms = DEFAULT_SMS["sm90"]
     rows = -(-m // 64)

@@ -111,6 +111,36 @@ def candidates_v3(m, n, k, dt):
     return uniq
 
 
+def problems_v4():
+    """Decode (M = 8) corpus layers, both types: which swap-AB tile, k-tile and split."""
+    from fastswz.corpus import load_corpus
+
+    seen = []
+    for p in load_corpus():
+        key = (8, p.n, p.k, p.a_dtype)
+        if p.m == 8 and p.a_major == p.b_major == "K" and key not in seen and p.n * p.k <= 60e6:
+            seen.append(key)
+    return seen
+
+
+def candidates_v4(m, n, k, dt):
+    from fastswz.cuda import choose_plan
+
+    out = [choose_plan(m, n, k, dt, dt)]
+    bks = (128, 256) if dt in ("e4m3", "e5m2") else (64, 128)
+    for bm in (64, 128, 256):
+        for bk in bks:
+            kt = -(-k // bk)
+            for s in (1, 2, 3, 4, 6, 8, 12, 16):
+                if s > 1 and kt // s < 4:
+                    continue
+                c = _fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": 16 if m > 8 else 8, "bk": bk,
+                          "stages": 2, "split_k": s, "swap_ab": True})
+                if c is not None and c not in out:
+                    out.append(c)
+    return out
+
+
 def _fit(cfg, max_stages=16):
     """cfg at the most stages (<= max_stages) the family runs, or None."""
     from fastswz.cuda.codegen import supported
@@ -167,7 +197,8 @@ def cmd_make(args):
 
     cases = []
     probs, draw = {"v1": (PROBLEMS, candidates), "v2": (PROBLEMS_V2, candidates_v2),
-                   "v3": (problems_v3() if args.set == "v3" else None, candidates_v3)}[args.set]
+                   "v3": (problems_v3() if args.set == "v3" else None, candidates_v3),
+                   "v4": (problems_v4() if args.set == "v4" else None, candidates_v4)}[args.set]
     for m, n, k, dt in probs:
         cands = [normalize_config(c) for c in draw(m, n, k, dt)]
         cands = [c for c in cands if supported(c) is None]
@@ -291,7 +322,7 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     mk = sub.add_parser("make")
     mk.add_argument("--out", default="tests/gpu/gemm/probe_cases.json")
-    mk.add_argument("--set", choices=["v1", "v2", "v3"], default="v1")
+    mk.add_argument("--set", choices=["v1", "v2", "v3", "v4"], default="v1")
     mk.add_argument("--jobs", type=int, default=os.cpu_count())
     rn = sub.add_parser("run")
     rn.add_argument("cases")
