@@ -557,7 +557,10 @@ class GemmKernel:
         """Median/min/max milliseconds of ``reps`` runs on random inputs (CUDA events around
         each launch; the L2 flushed by a memset before each one), spread = max/min - 1, and
         TFLOP/s = 2 m n k / median; ``samples_ms`` holds every timed run (the measured search
-        pools them across its rounds)."""
+        pools them across its rounds). The memset leaves the L2 full of dirty lines whose
+        write-back the timed launch pays: on an H100 about 1-3 us of a 10-20 us kernel, the same
+        for every plan of a problem, so rankings hold; compare with other libraries through
+        ``benchmarks/gpu_corpus.py``, which flushes by reading (BENCHMARKS.md, "Fifth session")."""
         bufs = _problem_buffers(self.config, m, n, k, seed)
         drv = driver()
         start = _check(drv.cuEventCreate(0), "cuEventCreate")
