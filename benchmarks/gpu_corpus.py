@@ -26,7 +26,9 @@ For each problem (``fastswz.corpus``; ``--subset``, ``--bucket``, ``--dtype``, `
   CUDA events and after an L2 flush (a read of twice the L2: ``--flush read``, the default; or
   a memset, ``--flush memset``, which leaves dirty lines for the timed kernel to write back,
   as runs before 2026-11-27 did), one synchronisation at the end,
-  median of the repeats (min, max and spread kept).
+  median of the repeats (min, max and spread kept). A problem whose repeats spread more than
+  ``RETIME_SPREAD`` (max/min - 1) in either library is timed again, both libraries, and the pass
+  with the smaller worst spread is kept (the other under ``retimed``).
 
 Operands are random normal values in the problem's types, each row on a 16-byte pitch (the TMA's
 rule; a framework's allocator gives the same); A M x K and W N x K K-major as ``x @ W.T``, or the
@@ -71,6 +73,7 @@ NOMINAL_FLOPS = {"bf16": 600e12, "f16": 600e12, "tf32": 300e12, "f32": 300e12, "
 NOMINAL_BANDWIDTH = 3.0e12
 LAUNCH_S = 5e-6            # a kernel's launch and tail, added to each estimate
 FLUSH_S = 40e-6            # one L2 flush (a ~100 MB read or memset)
+RETIME_SPREAD = 2.0        # a problem whose repeats spread more (max/min - 1) is timed again
 HOST_S = 30e-6             # the host's cost of one queued launch: bounds a repeat from below
 PROBLEM_S = 0.03           # allocation, check, cuBLAS's first call: per problem
 FILL_BYTES_PER_S = 300e9   # random operands made on the GPU
@@ -739,6 +742,17 @@ def _time_one(torch, gpu, ops, kern, p, reps, warmup, check, launch="prepared"):
         out["check"] = _check(torch, p, d, fn())
     out["fastswz"] = gpu.time(go, reps, warmup)
     out["cublas"] = dict(gpu.time(fn, reps, warmup), kind=kind, library=library)
+    if max(out["fastswz"]["spread"], out["cublas"]["spread"]) > RETIME_SPREAD:
+        # Noise from outside (seen on an H100: one problem's repeats 15x apart, in either
+        # library, in runs where the same plans were steady before and after): both libraries
+        # again, and the pass with the smaller worst spread is kept; the other is recorded.
+        again = {"fastswz": gpu.time(go, reps, warmup),
+                 "cublas": dict(gpu.time(fn, reps, warmup), kind=kind, library=library)}
+        worst = lambda t: max(t["fastswz"]["spread"], t["cublas"]["spread"])  # noqa: E731
+        first = {"fastswz": out["fastswz"], "cublas": out["cublas"]}
+        keep, other = (again, first) if worst(again) < worst(first) else (first, again)
+        out.update(keep)
+        out["retimed"] = other
     return out
 
 

@@ -634,3 +634,34 @@ def test_prepared_keys_are_kernel_keys():
 
     assert gc.PREPARED_KEYS <= set(GEMM_KEYS)
     assert {"bm", "bn", "bk", "stages", "epilogue", "epilogue_n", "cluster_m"} <= gc.PREPARED_KEYS
+
+
+def test_a_noisy_problem_is_timed_again_both_libraries(monkeypatch):
+    # a pass whose repeats spread more than RETIME_SPREAD in either library is repeated for both;
+    # the pass with the smaller worst spread is kept and the other recorded
+    def timing(median, spread):
+        return {"median_ms": median, "min_ms": median, "max_ms": median * (1 + spread), "spread": spread}
+
+    calls = []
+    passes = iter([timing(1.0, 14.0), timing(2.0, 0.1), timing(1.1, 0.2), timing(2.1, 0.1)])
+
+    class Gpu:
+        def time(self, fn, reps, warmup):
+            calls.append(fn)
+            return next(passes)
+
+    class Ops:
+        def make(self, p):
+            return None, None, None, None, None
+
+    monkeypatch.setattr(gc, "_launcher", lambda *a: ("fastswz", "prepared"))
+    monkeypatch.setattr(gc, "_cublas", lambda *a: ("cublas", "same", "lib"))
+    out = gc._time_one(None, Gpu(), Ops(), None, None, 5, 1, check=False)
+    assert calls == ["fastswz", "cublas", "fastswz", "cublas"]
+    assert out["fastswz"]["median_ms"] == 1.1 and out["cublas"]["median_ms"] == 2.1
+    assert out["retimed"]["fastswz"]["spread"] == 14.0
+    # a steady pass is not repeated
+    calls.clear()
+    passes = iter([timing(1.0, 0.5), timing(2.0, gc.RETIME_SPREAD)])
+    out = gc._time_one(None, Gpu(), Ops(), None, None, 5, 1, check=False)
+    assert calls == ["fastswz", "cublas"] and "retimed" not in out
