@@ -37,7 +37,7 @@ __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources"
            "search_plans", "sweep_problems", "load_tuned", "use_tuned", "TunedTable"]
 
 #: Changes whenever the kernel source or its generated headers change meaning (cache keys).
-KERNEL_VERSION = "sm90-ws-persistent-2"   # 2: work units (swap-AB, split-K, ping-pong), static_for register epilogue
+KERNEL_VERSION = "sm90-ws-persistent-3"   # 2: work units (swap-AB, split-K, ping-pong), static_for register epilogue; 3: the plan tables in the constant bank
 
 
 def __getattr__(name):
