@@ -129,6 +129,24 @@ cdef str _describe(CUresult r):
             f"{(<bytes>text).decode() if text != NULL else ''}")
 
 
+cdef inline const LaunchConfig* _with_attribute(LaunchConfig* cfg, LaunchAttribute* attr, int id,
+                                               unsigned int v0, unsigned int v1, unsigned int v2,
+                                               unsigned int grid, unsigned int threads,
+                                               unsigned int smem, CUstream stream) noexcept nogil:
+    """``cfg`` (returned) for a launch of ``grid`` CTAs of ``threads`` on ``stream`` with the one
+    launch attribute ``id``, its value's first words ``v0, v1, v2`` (the rest zero)."""
+    memset(attr, 0, sizeof(LaunchAttribute))
+    attr.id = id
+    attr.value[0], attr.value[1], attr.value[2] = v0, v1, v2
+    cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = grid, 1, 1
+    cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
+    cfg.sharedMemBytes = smem
+    cfg.hStream = stream
+    cfg.attrs = attr
+    cfg.numAttrs = 1
+    return cfg
+
+
 cdef CUresult _launch_in(CUcontext want, CUfunction func, unsigned int grid, unsigned int threads,
                          unsigned int smem, CUstream stream, void** args,
                          const LaunchConfig* cfg) noexcept nogil:
@@ -286,21 +304,11 @@ cdef class Launcher:
         args[0], args[1], args[2] = &mp[0], &mp[1], &mp[2]
         args[3] = <void*>pbuf
         with nogil:
-            if self.cluster == 1:
-                r = _launch_in(self.ctx, self.func, grid, self.threads, self.smem, <CUstream>stream,
-                               args, NULL)
-            else:
-                memset(&attr, 0, sizeof(LaunchAttribute))
-                attr.id = CLUSTER_DIMENSION
-                attr.value[0], attr.value[1], attr.value[2] = self.cluster, 1, 1
-                cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = grid, 1, 1
-                cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = self.threads, 1, 1
-                cfg.sharedMemBytes = self.smem
-                cfg.hStream = <CUstream>stream
-                cfg.attrs = &attr
-                cfg.numAttrs = 1
-                r = _launch_in(self.ctx, self.func, grid, self.threads, self.smem, <CUstream>stream,
-                               args, &cfg)
+            # a cluster launch names its dimensions (x = the cluster's CTAs along M)
+            r = _launch_in(self.ctx, self.func, grid, self.threads, self.smem, <CUstream>stream, args,
+                           NULL if self.cluster == 1 else
+                           _with_attribute(&cfg, &attr, CLUSTER_DIMENSION, self.cluster, 1, 1, grid,
+                                           self.threads, self.smem, <CUstream>stream))
         if r != 0:
             raise CudaError(f"launching the GEMM kernel ({grid} CTAs of {self.threads} threads, "
                             f"{self.smem} bytes of shared memory) failed: {_describe(r)}")
@@ -324,21 +332,10 @@ def launch_plain(uintptr_t func, uintptr_t ctx, unsigned int grid, unsigned int 
     load()
     args[0] = <void*>&params[0]
     with nogil:
-        if dependent:
-            memset(&attr, 0, sizeof(LaunchAttribute))
-            attr.id = PROGRAMMATIC_SERIALIZATION
-            attr.value[0] = 1   # programmaticStreamSerializationAllowed
-            cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = grid, 1, 1
-            cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
-            cfg.sharedMemBytes = smem
-            cfg.hStream = <CUstream>stream
-            cfg.attrs = &attr
-            cfg.numAttrs = 1
-            r = _launch_in(<CUcontext>ctx, <CUfunction>func, grid, threads, smem, <CUstream>stream,
-                           args, &cfg)
-        else:
-            r = _launch_in(<CUcontext>ctx, <CUfunction>func, grid, threads, smem, <CUstream>stream,
-                           args, NULL)
+        # programmaticStreamSerializationAllowed = 1 for a dependent launch
+        r = _launch_in(<CUcontext>ctx, <CUfunction>func, grid, threads, smem, <CUstream>stream, args,
+                       _with_attribute(&cfg, &attr, PROGRAMMATIC_SERIALIZATION, 1, 0, 0, grid,
+                                       threads, smem, <CUstream>stream) if dependent else NULL)
     if r != 0:
         raise CudaError(f"launching {what} ({grid} CTAs of {threads} threads, {smem} bytes of "
                         f"shared memory) failed: {_describe(r)}")
