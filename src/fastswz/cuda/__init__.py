@@ -320,6 +320,8 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
         sched = _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if sched is not None:
             return sched
+        # the model's plan, through the memo: the schedule rules may have asked for it already
+        return choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, False)
 
     first_why = None
     def ranked():
@@ -452,7 +454,7 @@ def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     if not (64 < m <= DEEP_TILE_MAX_M and k <= DEEP_TILE_MAX_K and bits in (8, 16)
             and str(a_major).upper() == "K" == str(b_major).upper() and dtype_bits(b_dtype) == bits):
         return None
-    model = _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, None, False)
+    model = choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, None, False)
     if model["bm"] == 64:
         return model
     sms = DEFAULT_SMS["sm90"]
