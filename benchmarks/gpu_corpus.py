@@ -461,10 +461,11 @@ class _Gpu:
         """Evict the L2: ``read`` sums the buffer (the L2 then holds its clean lines); ``memset``
         writes it, which leaves the L2 full of dirty lines that the next kernel's misses must
         write back first (measured on an H100: that write-back cost cuBLAS's e4m3 kernels up to
-        16 us more, and varied 2x from run to run; fastswz's about 1-3 us)."""
-        if getattr(self, "flush_kind", "read") == "memset":
+        16 us more, and varied 2x from run to run; fastswz's about 1-3 us); ``memset+read`` both,
+        in that order (tests/gpu/gemm/probe.py flush compares the three)."""
+        if self.flush_kind in ("memset", "memset+read"):
             self.flush.fill_(i)
-        else:
+        if self.flush_kind in ("read", "memset+read"):
             self.flush.sum(dtype=self.torch.int64)
 
     def time(self, fn, reps, warmup):

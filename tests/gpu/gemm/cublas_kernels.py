@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "src"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "benchmarks"))
 
 import gpu_corpus  # noqa: E402
+from probe import default_pair  # noqa: E402
 
 
 def kernels(trace_path):
@@ -48,7 +49,7 @@ def main():
     from torch.profiler import ProfilerActivity, profile
 
     from fastswz.corpus import load_corpus
-    from fastswz.cuda import choose_plan, compile_gemm, device_info
+    from fastswz.cuda import device_info
 
     device_info()
     problems = gpu_corpus.select(load_corpus(), subset=args.subset)
@@ -57,14 +58,7 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     summary = []
     for p in problems:
-        cfg = choose_plan(p.m, p.n, p.k, p.a_dtype, p.b_dtype, p.a_major, p.b_major, p.out_dtype)
-        kern = compile_gemm(cfg)
-        a, b, d, ptrs, lds = ops.make(p)
-        go, how = gpu_corpus._launcher(kern, p, a, b, d, ptrs, lds, "prepared")
-        fn, kind, library = gpu_corpus._cublas(torch, p, a, b)
-        for f in (go, fn, go, fn):
-            f()
-        torch.cuda.synchronize()
+        cfg, go, fn, library, operands = default_pair(torch, ops, p)
         rows = {}
         for lib, f in (("fastswz", go), ("cublas", fn)):
             with profile(activities=[ProfilerActivity.CUDA]) as prof:

@@ -18,35 +18,20 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "src"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "benchmarks"))
 
 import gpu_corpus  # noqa: E402
-
-
-class _P:
-    def __init__(self, m, n, k, dt):
-        self.m, self.n, self.k = m, n, k
-        self.a_dtype = self.b_dtype = dt
-        self.a_major = self.b_major = "K"
-        self.out_dtype = "bf16"
+from probe import ShapeProblem, default_pair  # noqa: E402
 
 
 def main(argv):
     import torch
 
-    from fastswz.cuda import choose_plan, compile_gemm, device_info
+    from fastswz.cuda import device_info
 
     device_info()
     ops = gpu_corpus._Operands(torch)
     for spec in argv:
         shape, dt = spec.split(":")
         m, n, k = (int(x) for x in shape.split("x"))
-        p = _P(m, n, k, dt)
-        cfg = choose_plan(m, n, k, dt, dt)
-        kern = compile_gemm(cfg)
-        a, b, d, ptrs, lds = ops.make(p)
-        go, _ = gpu_corpus._launcher(kern, p, a, b, d, ptrs, lds, "prepared")
-        fn, _, library = gpu_corpus._cublas(torch, p, a, b)
-        for f in (go, fn, go, fn):
-            f()
-        torch.cuda.synchronize()
+        cfg, go, fn, library, operands = default_pair(torch, ops, ShapeProblem(m, n, k, dt))
         print(f"ncu_pair: {spec} plan {gpu_corpus.plan_text(cfg)}; cuBLAS: {library}", flush=True)
         torch.cuda.profiler.start()
         go()

@@ -44,7 +44,7 @@ PROBLEMS_V2 = [  # the 64-row deep-pipeline question: which BN and split, M 96-2
 
 
 def candidates_v2(m, n, k, dt):
-    from fastswz.cuda import choose_plan, split_k_splits
+    from fastswz.cuda import choose_plan
 
     base = choose_plan(m, n, k, dt, dt)
     bk = 128 if dt in ("e4m3", "e5m2") else 64
@@ -172,7 +172,7 @@ def candidates(m, n, k, dt):
     ktiles = -(-k // bk)
     splits = [s for s in (1, 2, 3, 4, 6, 8, 16, 32) if s <= max(1, ktiles // 2)]
     for s in splits:
-        add(dict(base, split_k=s) if s > 1 else {kk: v for kk, v in base.items() if kk != "split_k"} | {"split_k": 1})
+        add(dict(base, split_k=s))
     for bm, bn in ((64, 32), (64, 64), (64, 128), (128, 64), (128, 128), (64, 256), (128, 256)):
         if bm > 64 and m <= 64:
             continue
@@ -191,14 +191,18 @@ def candidates(m, n, k, dt):
     return out
 
 
+#: The candidate sets ``make --set`` draws: (the problems, the plans of each).
+SETS = {"v1": (lambda: PROBLEMS, candidates), "v2": (lambda: PROBLEMS_V2, candidates_v2),
+        "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4)}
+
+
 def cmd_make(args):
     from fastswz.cuda import compile_many
     from fastswz.cuda.codegen import normalize_config, supported
 
     cases = []
-    probs, draw = {"v1": (PROBLEMS, candidates), "v2": (PROBLEMS_V2, candidates_v2),
-                   "v3": (problems_v3() if args.set == "v3" else None, candidates_v3),
-                   "v4": (problems_v4() if args.set == "v4" else None, candidates_v4)}[args.set]
+    problems, draw = SETS[args.set]
+    probs = problems()
     for m, n, k, dt in probs:
         cands = [normalize_config(c) for c in draw(m, n, k, dt)]
         cands = [c for c in cands if supported(c) is None]
@@ -214,12 +218,34 @@ def cmd_make(args):
           f"{len(uniq)} distinct plans ({len(bad)} failed to compile)")
 
 
-class _P:
+class ShapeProblem:
+    """A problem of shape and type alone (both operands K-major, bf16 D), as gpu_corpus's operand
+    maker and launcher read a corpus problem."""
+
     def __init__(self, m, n, k, dt):
         self.m, self.n, self.k = m, n, k
         self.a_dtype = self.b_dtype = dt
         self.a_major = self.b_major = "K"
         self.out_dtype = "bf16"
+
+
+def default_pair(torch, ops, p):
+    """choose_plan's kernel and the cuBLAS call on new operands of ``p`` (gpu_corpus's), each run
+    twice so that first-call costs stay out of what follows: ``(config, fastswz's launch,
+    cuBLAS's call, cuBLAS's name, operands)``; keep ``operands`` while the launch is used (the
+    prepared launch holds D's pointer, not the tensor)."""
+    import gpu_corpus
+    from fastswz.cuda import choose_plan, compile_gemm
+
+    cfg = choose_plan(p.m, p.n, p.k, p.a_dtype, p.b_dtype, p.a_major, p.b_major, p.out_dtype)
+    kern = compile_gemm(cfg)
+    a, b, d, ptrs, lds = ops.make(p)
+    go, _ = gpu_corpus._launcher(kern, p, a, b, d, ptrs, lds, "prepared")
+    fn, _, library = gpu_corpus._cublas(torch, p, a, b)
+    for f in (go, fn, go, fn):
+        f()
+    torch.cuda.synchronize()
+    return cfg, go, fn, library, (a, b, d)
 
 
 def cmd_run(args):
@@ -235,7 +261,7 @@ def cmd_run(args):
     results = []
     for case in cases:
         m, n, k = case["shape"]
-        p = _P(m, n, k, case["dtype"])
+        p = ShapeProblem(m, n, k, case["dtype"])
         a, b, d, ptrs, lds = ops.make(p)
         fn, kind, library = gpu_corpus._cublas(torch, p, a, b)
         ref = fn()
@@ -270,49 +296,28 @@ def cmd_run(args):
 
 
 def cmd_flush(args):
-    """Both libraries on a few problems under three L2 flushes: a memset of 2 x L2 (the corpus's:
-    it leaves the L2 full of dirty lines the next kernel must write back), a read of the same
-    buffer (a sum: clean lines), and the memset followed by the read."""
-    import statistics
-
+    """Both libraries on a few problems under the three L2 flushes of gpu_corpus's timing loop
+    (``_Gpu._flush``): a memset of 2 x L2 (it leaves the L2 full of dirty lines the next kernel
+    must write back), a read of the same buffer (clean lines), and the memset followed by the
+    read."""
     import gpu_corpus
-    from fastswz.cuda import choose_plan, compile_gemm, device_info
+    from fastswz.cuda import device_info
 
     device_info()
     gpu = gpu_corpus._Gpu()
-    torch = gpu.torch
-    ops = gpu_corpus._Operands(torch)
-    buf = gpu.flush
-    sink = torch.empty((), dtype=torch.int64, device="cuda")
-    flushes = {"memset": lambda i: buf.fill_(i),
-               "read": lambda i: sink.copy_(torch.sum(buf, dtype=torch.int64)),
-               "memset+read": lambda i: (buf.fill_(i), sink.copy_(torch.sum(buf, dtype=torch.int64)))}
+    ops = gpu_corpus._Operands(gpu.torch)
 
-    def timed(fn, flush, reps=20, warmup=3):
-        for i in range(warmup):
-            flush(i)
-            fn()
-        ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-              for _ in range(reps)]
-        for i, (a, b) in enumerate(ev):
-            flush(i)
-            a.record()
-            fn()
-            b.record()
-        torch.cuda.synchronize()
-        return statistics.median(x.elapsed_time(y) for x, y in ev) * 1e3
+    def timed(fn, flush):
+        gpu.flush_kind = flush
+        return gpu.time(fn, 20, 3)["median_ms"] * 1e3
 
     for m, n, k, dt in ((8, 4096, 4096, "e4m3"), (1, 3584, 3584, "bf16"), (128, 4096, 4096, "e4m3"),
                         (128, 4096, 4096, "bf16"), (16, 28672, 8192, "bf16"), (4096, 4096, 4096, "bf16")):
-        p = _P(m, n, k, dt)
-        a, b, d, ptrs, lds = ops.make(p)
-        kern = compile_gemm(choose_plan(m, n, k, dt, dt))
-        go, _ = gpu_corpus._launcher(kern, p, a, b, d, ptrs, lds, "prepared")
-        fn, _, _ = gpu_corpus._cublas(torch, p, a, b)
+        _, go, fn, _, operands = default_pair(gpu.torch, ops, ShapeProblem(m, n, k, dt))
         roof = (m * k + n * k) * (1 if dt == "e4m3" else 2) + m * n * 2
         line = []
-        for name, fl in flushes.items():
-            f1, c1, f2, c2 = timed(go, fl), timed(fn, fl), timed(go, fl), timed(fn, fl)
+        for name in ("memset", "read", "memset+read"):
+            f1, c1, f2, c2 = timed(go, name), timed(fn, name), timed(go, name), timed(fn, name)
             line.append(f"{name}: fastswz {min(f1, f2):6.1f} cuBLAS {min(c1, c2):6.1f} ({min(c1, c2) / min(f1, f2):.2f}x)")
         print(f"{m}x{n}x{k} {dt} ({roof / 1e6:.1f} MB): " + " | ".join(line), flush=True)
 
@@ -322,7 +327,7 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     mk = sub.add_parser("make")
     mk.add_argument("--out", default="tests/gpu/gemm/probe_cases.json")
-    mk.add_argument("--set", choices=["v1", "v2", "v3", "v4"], default="v1")
+    mk.add_argument("--set", choices=sorted(SETS), default="v1")
     mk.add_argument("--jobs", type=int, default=os.cpu_count())
     rn = sub.add_parser("run")
     rn.add_argument("cases")
