@@ -15,7 +15,7 @@ import math
 from importlib import resources
 
 from ..dtypes import DTYPES, dtype as _lookup_dtype
-from ..emit import _c_array, emit_header
+from ..emit import emit_header
 from ..errors import FastswzTypeError, PlanError
 from ..plan import R_BUDGET, SMEM_OPTIN, TILE_GROUP, plan_gemm, plan_reason, with_cluster, with_schedule
 
@@ -330,57 +330,6 @@ def _supported(c):
     return None
 
 
-def _mma_function(name, row, n):
-    """The lines of ``name(d, desc_a, desc_b, scale_d)``: the plan's wgmma with N = ``n`` (the
-    plan's BN, or half of it for the split promotion), one asm operand per accumulator register."""
-    shape, types = _asm_types(row)
-    shape = shape.replace(f"n{row['bn']}k", f"n{n}k")
-    nreg = n // 2
-    ia, ib, isd = nreg, nreg + 1, nreg + 2
-    if _INPUTS[row["a"]["dtype"]] in ("f16", "bf16"):
-        ta, tb = (int(row[op]["major"] == "MN") for op in ("a", "b"))
-        tail = f"p, 1, 1, {ta}, {tb}"
-    else:
-        tail = "p, 1, 1"
-    regs = ", ".join(f"%{i}" for i in range(nreg))
-    outs = ",\n        ".join(", ".join(f'"+f"(d[{j}])' for j in range(i, min(i + 8, nreg)))
-                              for i in range(0, nreg, 8))
-    return [
-        f"__device__ __forceinline__ void {name}(float (&d)[{nreg}], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {{",
-        "  asm volatile(",
-        '      "{\\n.reg .pred p;\\n"',
-        f'      "setp.ne.b32 p, %{isd}, 0;\\n"',
-        f'      "wgmma.mma_async.sync.aligned.{shape}{types} "',
-        f'      "{{{regs}}}, "',
-        f'      "%{ia}, %{ib}, {tail};\\n}}\\n"',
-        f"      : {outs}",
-        f'      : "l"(desc_a), "l"(desc_b), "r"(scale_d));',
-        "}",
-    ]
-
-
-def promote_half_descriptors(config):
-    """B's wgmma descriptors for the split promotion (``fusion.promote_buffers`` 2): per stage,
-    the two N halves of B's BN x BK tile (BN/2 rows each), per k-step, as
-    :meth:`fastswz.OperandTile.descriptors` gives them for an instruction N of BN/2, at the
-    stage addresses of the plan (``[stage][half][k-step]``, hex strings as the plan's grids).
-
-    >>> d = promote_half_descriptors(normalize_config(a_dtype="e4m3", b_dtype="e4m3", bm=128,
-    ...                                               bn=128, bk=128, stages=2, scale="block"))
-    >>> len(d), len(d[0]), len(d[0][0])
-    (2, 2, 4)
-    """
-    c = normalize_config(config)
-    row = kernel_row(c)
-    tile = plan_for(c).tiles(0)[1]
-    b = row["b"]
-    stages = c["stages"]
-    grid = tile.descriptors(row["smem_base"] + b["stage_offsets"][0], c["bn"] // 2, stages=stages,
-                            stage_stride=b["stage_stride"] if stages > 1 else None)
-    grid = grid.reshape(stages, 2, tile.k // tile.inst_k)
-    return [[[f"0x{int(v):016x}" for v in half] for half in st] for st in grid]
-
-
 def _asm_types(row):
     # "wgmma.m64n256k16.f32.bf16.bf16" -> ("m64n256k16", ".f32.bf16.bf16")
     head, _, types = row["instruction"].partition(".f32")
@@ -402,6 +351,19 @@ def mma_header(row, out_dtype) -> str:
     >>> [ln.strip() for ln in h.splitlines() if "wgmma.mma_async" in ln]
     ['"wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "']
     """
+    shape, types = _asm_types(row)
+    n = row["bn"]
+    nreg = n // 2
+    ia, ib, isd = nreg, nreg + 1, nreg + 2
+    kind = _INPUTS[row["a"]["dtype"]]
+    if kind in ("f16", "bf16"):
+        ta, tb = (int(row[op]["major"] == "MN") for op in ("a", "b"))
+        tail, imm = f"p, 1, 1, {ta}, {tb}", ""
+    else:
+        tail, imm = "p, 1, 1", ""
+    regs = ", ".join(f"%{i}" for i in range(nreg))
+    outs = ",\n        ".join(", ".join(f'"+f"(d[{j}])' for j in range(i, min(i + 8, nreg)))
+                              for i in range(0, nreg, 8))
     out = _lookup_dtype(out_dtype).name
     ctype = {"bf16": "unsigned short", "f16": "unsigned short", "f32": "float", "e4m3": "unsigned char",
              "e5m2": "unsigned char"}[out]
@@ -414,7 +376,16 @@ def mma_header(row, out_dtype) -> str:
         "// The kernel's last parameter (fastswz.cuda.codegen.PARAM_FIELDS, packed by params_struct)",
         _params_c(),
         f"typedef {ctype} FSW_OUT_T;",
-        *_mma_function("fsw_mma", row, row["bn"]),
+        f"__device__ __forceinline__ void fsw_mma(float (&d)[{nreg}], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {{",
+        "  asm volatile(",
+        '      "{\\n.reg .pred p;\\n"',
+        f'      "setp.ne.b32 p, %{isd}, 0;\\n"',
+        f'      "wgmma.mma_async.sync.aligned.{shape}{types} "',
+        f'      "{{{regs}}}, "',
+        f'      "%{ia}, %{ib}, {tail};\\n}}\\n"',
+        f"      : {outs}",
+        f'      : "l"(desc_a), "l"(desc_b), "r"(scale_d){imm});',
+        "}",
     ]
     if out == "f32":
         lines += [
@@ -479,17 +450,6 @@ def kernel_row(config) -> dict:
     return row
 
 
-def _promote_buffers(c):
-    """Partial-sum buffers of a promoting plan: 2 where BN splits into two wgmma N of BN/2 (a
-    multiple of 8): each k-tile's wgmma are issued as two halves, and one half's sums are
-    promoted while the other half's wgmma run, in the registers of one 64 x BN accumulator
-    (ptxas compiles the consumers to the kernel's 65536 / threads registers whatever setmaxnreg
-    gives them at run time, 168 with 384 threads, so two whole 64 x 128 partials beside the total
-    do not fit); else 1 (the k-tile's promotion waits for all of its wgmma)."""
-    half = c["bn"] // 2
-    return 2 if c["bn"] % 16 == 0 and half >= 8 else 1
-
-
 def fusion_row(config) -> dict:
     """The fused epilogue and the scale operands of a configuration, as the plan row carries
     them (``row["fusion"]``; JSON-ready; :func:`fusion_header` writes them for the kernel).
@@ -500,9 +460,7 @@ def fusion_row(config) -> dict:
     ``tensor``; in the epilogue, A's once per tile and row, B's per output element pair, for
     ``row``; per k-tile, one k-tile ahead, for ``block``). ``promote_k``: K elements between two f32
     promotions of the tensor-core partial sums (one k-tile with ``promote``, which ``block``
-    implies: 128). ``promote_buffers``: 2 where each k-tile's wgmma are issued as two halves of
-    BN/2 columns, each promoted while the other half's wgmma run (the tensor cores never wait
-    for a promotion); 1 where BN does not split into two wgmma widths. ``row_slots``:
+    implies: 128). ``row_slots``:
     which of a thread's distinct accumulator rows each register holds (read off the wgmma D
     fragment, the same on every thread), so a per-row scale is loaded once per row.
 
@@ -535,7 +493,6 @@ def fusion_row(config) -> dict:
         f["scale_a"] = {"load": loads[0], "granularity": loads[1][0], "dtype": "f32"}
         f["scale_b"] = {"load": loads[0], "granularity": loads[1][1], "dtype": "f32"}
     f["promote_k"] = c["bk"] if c["promote"] else None
-    f["promote_buffers"] = _promote_buffers(c) if c["promote"] else None
     f["row_slots"] = _row_slots(c["bn"])
     f["col_slots"] = _col_slots(c["bn"], _chunk_registers(c))
     return f
@@ -646,14 +603,10 @@ def fusion_header(config) -> str:
         f"#define FSW_SCALE {SCALES.index(c['scale'])}   // {', '.join(f'{i} {a}' for i, a in enumerate(SCALES))}",
         f"#define FSW_BLOCK_SCALE {int(c['scale'] == 'block')}",
         f"#define FSW_PROMOTE {int(c['promote'])}   // partial sums to f32 every k-tile",
-        "#ifndef FSW_PROMOTE_SPLIT   // (a define may turn it off, to measure it)",
-        f"#define FSW_PROMOTE_SPLIT {int(f['promote_buffers'] == 2)}   // two N halves, one promoted while the other runs",
-        "#endif",
         f"#define FSW_AMAX {int(c['amax'])}",
         f"#define FSW_OUT_FP8 {int(c['out_dtype'] in ('e4m3', 'e5m2'))}",
         "namespace fastswz_fusion {",
         f"constexpr int kBlockK = {BLOCK_SCALE_K};   // K (and N) elements per block scale",
-        f"constexpr int kPromoteBuffers = {f['promote_buffers'] or 1};   // 2: a k-tile's wgmma in two N halves, one promoted while the other runs",
         f"constexpr int kRowSlots = {len(slots['first'])};   // distinct rows per thread",
         f"constexpr int kRowSlot[{len(slots['slot'])}] = {{{', '.join(map(str, slots['slot']))}}};",
         f"constexpr int kSlotRegister[{len(slots['first'])}] = {{{', '.join(map(str, slots['first']))}}};",
@@ -661,16 +614,8 @@ def fusion_header(config) -> str:
         f"constexpr int kChunkSlots = {cols['chunk_slots']};   // column pairs per chunk",
         f"constexpr int kColSlot[{len(cols['slot'])}] = {{{', '.join(map(str, cols['slot']))}}};",
         f"constexpr int kColSlotRegister[{len(cols['first'])}] = {{{', '.join(map(str, cols['first']))}}};",
+        "}  // namespace fastswz_fusion",
     ]
-    if f["promote_buffers"] == 2:
-        half = promote_half_descriptors(c)
-        lines += ["// The split promotion: B's two N halves per stage and k-step, and the wgmma of N = BN/2",
-                  "// (fastswz.cuda.codegen.promote_half_descriptors).",
-                  _c_array("uint64_t", "kHalfDescriptorsB", half),
-                  "}  // namespace fastswz_fusion",
-                  *_mma_function("fsw_mma_half", kernel_row(c), c["bn"] // 2)]
-    else:
-        lines.append("}  // namespace fastswz_fusion")
     return "\n".join(lines) + "\n"
 
 

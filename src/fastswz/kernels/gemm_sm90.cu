@@ -148,9 +148,6 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #if FSW_PROMOTE
     float total[P::accumulator::kRegisters];   // the promoted f32 sum of the k-tiles (block scales, or promote)
     BlockScales scales;
-#if FSW_PROMOTE_SPLIT
-    float half[2][P::accumulator::kRegisters / 2];   // the k-tile's partial sums, by N half
-#endif
 #endif
     ConsumerUnits tiles(p.m, p.n, k_tiles, rank, K::kConsumerSlots[wi]);
 #if FSW_DEBUG_DUMP
@@ -168,58 +165,6 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       for (int b = 0; b < kBlocks; ++b)   // the tile's epilogue operands, under the main loop
         epilogue.ops.prefetch(u.tm, u.tn, w + b, thread, p);
       tiles.begin_mainloop();   // ping-pong: the other consumer warpgroup is past its waits
-#if FSW_PROMOTE && FSW_PROMOTE_SPLIT
-      {
-        // Split promotion (sm90/block_scale.cuh). Per k-tile kt: half 0's wgmma (one commit
-        // group); kt - 1's half 1 promoted once wait_group 1 says it is done (and kt - 1's stage
-        // released: both its halves are); half 1's wgmma; half 0 promoted once it is done. One
-        // half's wgmma are in flight while the other half's sums are promoted, except for the
-        // last half 1 of each run of kSplitRun k-tiles, promoted after wait_group 0: a run
-        // reads only the wgmma groups it issued itself. With a group read in the loop iteration
-        // after the one that issued it, ptxas (NVRTC 13.0) could not match wait_group 1 to it
-        // and serialized every wgmma (C7514, "non wgmma instructions reading accumulator
-        // registers of a wgmma between start and end of the pipeline stage").
-        constexpr int kSplitRun = 4;
-        auto issue = [&](auto hh) {
-          constexpr int h = decltype(hh)::value;
-          wgmma_fence();
-#pragma unroll
-          for (int ks = 0; ks < kKSteps; ++ks)
-            fsw_mma_half(half[h], P::a::kDescriptors[stage][w][ks] + desc_shift,
-                         F::kHalfDescriptorsB[stage][h][ks] + desc_shift, ks != 0);
-          wgmma_commit();
-        };
-        auto run = [&](auto nn, int kt0) {   // k-tiles kt0 .. kt0 + n - 1
-          static_for<0, decltype(nn)::value>([&](auto jj) {
-            constexpr int j = decltype(jj)::value;
-            mbar_wait(base + K::kFullBarrierOffsets[stage], phase);
-            issue(StaticInt<0>());
-            scales.advance(p, u.tm, u.tn, w, thread, kt0 + j, k_tiles);   // its scales; the next's in flight
-            if constexpr (j > 0) {
-              wgmma_wait<1>();   // the k-tile before: its half 1 is done
-              fence_registers(half[1]);
-              if (thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);
-              scales.add_half<1>(total, half[1], scales.last);
-            }
-            issue(StaticInt<1>());
-            wgmma_wait<1>();   // this k-tile's half 0 is done
-            fence_registers(half[0]);
-            scales.add_half<0>(total, half[0], scales.cur);
-            scales.keep();
-            prev = stage;
-            if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
-          });
-          wgmma_wait<0>();
-          fence_registers(half[1]);
-          if (thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);
-          scales.add_half<1>(total, half[1], scales.last);
-        };
-        int kt = u.k_begin;
-        for (; kt + kSplitRun <= u.k_end; kt += kSplitRun) run(StaticInt<kSplitRun>(), kt);
-        for (; kt < u.k_end; ++kt) run(StaticInt<1>(), kt);
-        tiles.end_mainloop();
-      }
-#else
       for (int kt = u.k_begin; kt < u.k_end; ++kt) {
         mbar_wait(base + K::kFullBarrierOffsets[stage], phase);
 #if FSW_DEBUG_DUMP
@@ -268,7 +213,6 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       tiles.end_mainloop();
       wgmma_wait<0>();   // a unit has at least one k-tile (schedulers skip empty ones)
       if (prev >= 0 && thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);   // (promote released each)
-#endif
 #if FSW_DEBUG_DUMP
       first = false;
 #endif

@@ -5,21 +5,13 @@
 // k-tile's wgmma start from zero, and once they are done their partial sums are added to an f32
 // total, times the two scales of that k block. The rows a thread holds are the plan's
 // (P::accumulator through fastswz_fusion::kSlotRegister); the scales come by plain global loads
-// one k-tile ahead, so their latency hides under a k-tile of tensor-core work. Split promotion
-// (FSW_PROMOTE_SPLIT, the plan's fusion.promote_buffers 2): each k-tile's wgmma are issued as two
-// halves of BN/2 columns, each its own commit group and its own half-width partial sum, and the
-// consumer promotes one half while the other half's wgmma run, so the tensor cores do not wait
-// for promotions (with one group per k-tile they idle from the k-tile's last wgmma to the next
-// k-tile's first). The two halves take the registers of one 64 x BN partial sum: ptxas compiles
-// the consumers to the kernel's 65536 / threads registers (168 at 384 threads) whatever
-// setmaxnreg gives them at run time, so a second whole partial sum would spill.
+// one k-tile ahead, so their latency hides under a k-tile of tensor-core work.
 #pragma once
 
 struct BlockScales {
   float sa[F::kRowSlots];   // A's scale of each row this thread holds, k block kt + 1 (prefetched)
   float sb;                 // B's scale of this tile's 128-column block (BN divides 128), k block kt + 1
   float cur[F::kRowSlots];  // sa[s] * sb of k block kt, what promote() multiplies by
-  float last[F::kRowSlots]; // with two partial-sum buffers: cur of the k-tile before, promoted now
 #if FSW_BLOCK_SCALE
   const float* pa[F::kRowSlots];   // this unit's scale rows of A at k block 0 (null past M)
   const float* pb;                 // its scale column block of B at k block 0
@@ -63,43 +55,10 @@ struct BlockScales {
   // total += part * scale_a[row] * scale_b (block scales), else total += part, register by register.
   __device__ __forceinline__ void promote(float (&total)[P::accumulator::kRegisters],
                                           const float (&part)[P::accumulator::kRegisters]) {
-    add(total, part, cur);
-  }
-  // The same with the factors kept by keep(): the k-tile before the one just issued.
-  __device__ __forceinline__ void promote_last(float (&total)[P::accumulator::kRegisters],
-                                               const float (&part)[P::accumulator::kRegisters]) {
-    add(total, part, last);
-  }
-  __device__ __forceinline__ void keep() {
-#pragma unroll
-    for (int s = 0; s < F::kRowSlots; ++s) last[s] = cur[s];
-  }
-
-  // The split promotion (FSW_PROMOTE_SPLIT): half h of the accumulator, registers
-  // [h R/2, (h + 1) R/2), is columns [h BN/2, (h + 1) BN/2) (register r holds column
-  // 8 (r / 4) + 2 (lane % 4) + r % 2, PTX 9.7.15.5.1.1), so the two half-width wgmma's
-  // accumulators side by side are the full one's registers in order.
-  template <int H>
-  __device__ __forceinline__ void add_half(float (&total)[P::accumulator::kRegisters],
-                                           const float (&part)[P::accumulator::kRegisters / 2],
-                                           const float (&factor)[F::kRowSlots]) {
-    constexpr int R = P::accumulator::kRegisters / 2;
-#pragma unroll
-    for (int i = 0; i < R; ++i)
-#if FSW_BLOCK_SCALE
-      total[H * R + i] += part[i] * factor[F::kRowSlot[H * R + i]];
-#else
-      total[H * R + i] += part[i];
-#endif
-  }
-
-  __device__ __forceinline__ void add(float (&total)[P::accumulator::kRegisters],
-                                      const float (&part)[P::accumulator::kRegisters],
-                                      const float (&factor)[F::kRowSlots]) {
 #pragma unroll
     for (int r = 0; r < P::accumulator::kRegisters; ++r)
 #if FSW_BLOCK_SCALE
-      total[r] += part[r] * factor[F::kRowSlot[r]];
+      total[r] += part[r] * cur[F::kRowSlot[r]];
 #else
       total[r] += part[r];
 #endif

@@ -90,13 +90,6 @@ __device__ __forceinline__ void named_arrive(uint32_t id, uint32_t threads) {   
 __device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
-// After a wgmma.wait_group: the registers the finished wgmma wrote are read only from here on
-// (an empty asm that takes and gives each one; the compiler cannot move a read above it, nor it
-// above the wait), as CUTLASS's warpgroup_fence_operand does.
-template <int R> __device__ __forceinline__ void fence_registers(float (&x)[R]) {
-#pragma unroll
-  for (int r = 0; r < R; ++r) asm volatile("" : "+f"(x[r])::"memory");
-}
 template <int N> __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
