@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
 """Default plans compiled with and without a set of defines: exact check on small integers, then
 alternating timings (GemmKernel.time, A B A B), per problem (a GPU A/B of a kernel variant).
-    FASTSWZ_CACHE=.fswcache PYTHONPATH=src python3 tests/gpu/gemm/ab_defines.py 'DEFINES-JSON' MxNxK:dtype ...
+    FASTSWZ_CACHE=.fswcache PYTHONPATH=src python3 tests/gpu/gemm/ab_defines.py 'DEFINES-JSON' MxNxK:dtype[:FUSION-JSON] ...
+(FUSION-JSON: the fused epilogue and scales, as default_config's fusion=, e.g. {"scale": "block"};
+its plan is gemm()'s default for them.)
 PRECOMPILE=1 compiles both variants of every problem's plan into the cache and exits.
 """
 import json, os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "src"))
-from fastswz.cuda import choose_plan
+from fastswz.cuda import default_config
 from fastswz.cuda.runtime import GemmKernel, check, compile_cubin
 
 defs = json.loads(sys.argv[1])
 probs = []
 for spec in sys.argv[2:]:
-    shape, dt = spec.split(":")
+    shape, dt, *fusion = spec.split(":", 2)
     m, n, k = (int(x) for x in shape.split("x"))
-    probs.append((m, n, k, dt, choose_plan(m, n, k, dt, dt)))
+    fusion = json.loads(fusion[0]) if fusion else {}
+    probs.append((m, n, k, dt, default_config(m, n, k, dt, dt, out_dtype="bf16", fusion=fusion)))
 if os.environ.get("PRECOMPILE"):
     for *_, c in probs:
         for d in (None, defs):
@@ -28,6 +31,6 @@ for m, n, k, dt, c in probs:
         for i, kern in enumerate(kerns):
             t[i].append(kern.time(m, n, k, warmup=3, reps=15)["median_ms"])
     a, b = min(t[0]), min(t[1])
-    print(f"{m}x{n}x{k} {dt}: base {a * 1e3:.1f} us, defines {b * 1e3:.1f} us ({a / b:.3f}x); "
+    print(f"{m}x{n}x{k} {dt} {c['bm']}x{c['bn']} s{c['stages']} scale={c['scale']}: base {a * 1e3:.1f} us, defines {b * 1e3:.1f} us ({a / b:.3f}x); "
           f"check base {checks[0].get('mismatches')}/{checks[0].get('unwritten')}, "
           f"defines {checks[1].get('mismatches')}/{checks[1].get('unwritten')}", flush=True)
