@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Nsight Compute on named plans (GPU machine): where a plan's time goes, beside the others.
 
-    python3 tests/gpu/gemm/ncu_plans.py [--cases FILE] [--precompile] [--time-only]
+    python3 tests/gpu/gemm/ncu_plans.py [--cases FILE] [--precompile] [--clock none] [--sass DIR]
 
 FILE (default ncu_plans.json beside this script) lists {"name", "shape": [M, N, K], "plan"}.
 Per case: GemmKernel.time (20 launches, median) without the profiler, then one launch under
 ``ncu`` (the third, after two warm-ups: ``tests/gpu/gemm/ncu_case.py``) with the sections and
 metrics below; the table at the end has one row per case: kernel time, tensor-pipe activity,
 shared-memory (MIO) and L2 throughput, the SM clock, and the three largest warp stall reasons.
+``--clock none`` profiles at the clocks the GPU runs at (ncu's default locks them to base);
+``--sass DIR`` also writes, per case, ncu's SASS page with the warp-stall samples of every
+instruction (DIR/<case>.csv) and prints the instructions with the most samples.
 """
 from __future__ import annotations
 
@@ -41,10 +44,38 @@ STALLS = ["gmma", "long_scoreboard", "barrier", "membar", "wait", "math_pipe_thr
 STALL_METRICS = [f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio" for s in STALLS]
 
 
+def _top_sass(text, name, top=25):
+    """The instructions with the most warp-stall samples in ncu's SASS page (CSV)."""
+    lines = [ln for ln in text.splitlines() if ln.startswith('"')]
+    if len(lines) < 2:
+        print(f"{name}: no SASS page ({text[-300:]})")
+        return
+    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    hdr = rows[0]
+    try:
+        src = hdr.index("Source")
+        col = next(i for i, h in enumerate(hdr) if h.startswith("Warp Stall Sampling (All"))
+    except (ValueError, StopIteration):
+        print(f"{name}: SASS page columns {hdr[:12]}")
+        return
+    data = []
+    for r in rows[1:]:
+        try:
+            data.append((float(r[col].replace(",", "")), r[0], r[src]))
+        except (ValueError, IndexError):
+            pass
+    total = sum(d[0] for d in data) or 1.0
+    print(f"-- {name}: {len(data)} SASS instructions, {total:.0f} stall samples; the top {top}:")
+    for v, addr, ins in sorted(data, reverse=True)[:top]:
+        print(f"   {100 * v / total:5.1f}%  {addr}  {ins}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", default=os.path.join(HERE, "ncu_plans.json"))
     ap.add_argument("--precompile", action="store_true")
+    ap.add_argument("--clock", choices=("base", "none"), default="base")
+    ap.add_argument("--sass", default=None)
     args = ap.parse_args()
     cases = json.load(open(args.cases))
     from fastswz.cuda.codegen import normalize_config
@@ -61,9 +92,19 @@ def main():
         m, n, k = c["shape"]
         cubin, key = compile_cubin(cfg)
         t = GemmKernel(cfg, cubin, key).time(m, n, k, reps=20)
-        cmd = ["ncu", "--csv", "--page", "raw", "-k", "regex:fastswz", "--launch-skip", "2", "--launch-count", "1",
+        case = [sys.executable, os.path.join(HERE, "ncu_case.py"), json.dumps(c["plan"]), str(m), str(n), str(k)]
+        common = ["ncu", "--clock-control", args.clock, "-k", "regex:fastswz", "--launch-skip", "2",
+                  "--launch-count", "1"]
+        if args.sass:
+            os.makedirs(args.sass, exist_ok=True)
+            q = subprocess.run(common + ["--section", "SourceCounters", "--page", "source", "--print-source", "sass",
+                                         "--csv"] + case, capture_output=True, text=True)
+            name = "".join(ch if ch.isalnum() else "_" for ch in c["name"])
+            open(os.path.join(args.sass, name + ".csv"), "w").write(q.stdout)
+            _top_sass(q.stdout, c["name"])
+        cmd = ["ncu", "--clock-control", args.clock, "--csv", "--page", "raw", "-k", "regex:fastswz", "--launch-skip", "2", "--launch-count", "1",
                "--metrics", ",".join(METRICS + STALL_METRICS),
-               sys.executable, os.path.join(HERE, "ncu_case.py"), json.dumps(c["plan"]), str(m), str(n), str(k)]
+               ] + case
         p = subprocess.run(cmd, capture_output=True, text=True)
         lines = [ln for ln in p.stdout.splitlines() if ln.startswith('"')]
         if len(lines) < 3:   # a metric this ncu lacks fails the whole run: once more with the basic ones
