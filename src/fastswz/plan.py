@@ -906,6 +906,20 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
         k["consumers"] = {"kind": "pingpong", "tiles": 2, "blocks": [0, 0], "slots": [0, 1],
                           "blocks_per_consumer": blocks}
         k["barriers"]["empty_arrivals"] = k["cluster"][0] * k["cluster"][1]
+        e = out.get("epilogue")
+        if e:
+            # each warpgroup stores its own tiles through its own half of the epilogue tiles,
+            # one MN block (64 rows) at a time: boxes of 64 rows
+            if e["stages"] % 2:
+                raise PlanError(f"pingpong with an epilogue tile: epilogue_stages={e['stages']} must be "
+                                f"even (each consumer warpgroup stores through its own half of the "
+                                f"tiles); use epilogue_stages=2")
+            inner, span = e["tma_box"][0], SwizzleMode(e["swizzle"]).byte_width
+            rows = min(e["rows"], 64)
+            e["tma_box"] = [inner, rows]
+            e["tma_box_offsets"] = [{"smem_offset": (cj * e["rows"] + ro) * span, "coords": [cj * inner, ro]}
+                                    for cj in range(e["cols"] // inner) for ro in range(0, e["rows"], rows)]
+            e["slots"] = {"tiles_per_consumer": e["stages"] // 2, "box_rows": rows}
     if split_k == 1:
         return out
     regs, wgs = k["accumulator"]["registers"], out["warpgroups"]   # MN blocks of A (BM / 64)

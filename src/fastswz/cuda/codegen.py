@@ -271,9 +271,10 @@ def _supported(c):
     if c["pingpong"] and c["bm"] == 128 and c["promote"]:
         return ("pingpong=True with bm=128 and promote: the f32 totals of both MN blocks would "
                 "double the accumulators; use bm=64")
-    if c["pingpong"] and c["epilogue"]:
-        return ("pingpong=True with epilogue=True: the two consumer warpgroups store different "
-                "tiles at once and the epilogue tile is shared; use epilogue=False")
+    if c["pingpong"] and c["epilogue"] and c["epilogue_stages"] % 2:
+        return (f"pingpong=True with epilogue=True and epilogue_stages={c['epilogue_stages']}: the two "
+                f"consumer warpgroups store different tiles at different times, each through its own "
+                f"half of the epilogue tiles; use an even epilogue_stages (2)")
     if c["stages"] < 2:
         return ("stages=1: the kernel keeps one k-tile's wgmma in flight while the next k-tile "
                 "loads, so its stage ring needs at least 2 stages")

@@ -130,7 +130,9 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     const int wi = wg - K::kFirstConsumerWarpgroup;  // this consumer warpgroup
     const int w = K::kConsumerBlocks[wi];             // A's (first) MN block (64 rows) it multiplies
     const int thread = threadIdx.x % 128;
-    const bool leader = threadIdx.x == K::kFirstConsumerWarpgroup * 128;
+    // The thread that issues the TMA stores of D: the first consumer thread, or with ping-pong
+    // consumers each warpgroup's first (sm90/epilogue.cuh)
+    const bool leader = K::kConsumerTiles == 2 ? thread == 0 : threadIdx.x == K::kFirstConsumerWarpgroup * 128;
     // A stage is free again when the consumers of every CTA it was multicast to are done.
     auto release = [&](uint32_t bar) {
       mbar_arrive(bar);
@@ -144,6 +146,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     int stage = 0;
     uint32_t phase = 0;
     Epilogue epilogue;
+    epilogue.init(K::kConsumerSlots[wi]);
     epilogue.ops.init(p);
 #if FSW_PROMOTE
     float total[P::accumulator::kRegisters];   // the promoted f32 sum of the k-tiles (block scales, or promote)

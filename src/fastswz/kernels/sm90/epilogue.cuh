@@ -22,11 +22,34 @@ static_assert(P::accumulator::kSubtileRegisters % F::kChunkRegisters == 0,
               "a fused-epilogue chunk spans two epilogue column blocks");
 #endif
 
+// Ping-pong consumers (kernel::kConsumerTiles 2) store different tiles at different times, so
+// each warpgroup has its own epilogue tiles (slot s: tiles [s H, (s + 1) H), H = the plan's
+// epilogue stages / 2), its own named barrier (kEpilogueBarrier + s, 128 threads) and its own
+// TMA-store thread (its thread 0, whose bulk groups are its own); each of its MN blocks (64 rows
+// of the tile) is stored by the boxes of those rows (the plan's ping-pong epilogue boxes are 64
+// rows high). Cooperative consumers store each tile together: all the tiles, barrier 1 over
+// every consumer thread, the first consumer thread storing.
 struct Epilogue {
-  EpilogueOps ops;   // the fused epilogue (its init(p) runs before the first tile)
+  static constexpr bool kOwnTiles = K::kConsumerTiles == 2;
+  static constexpr uint32_t kEpilogueBarrier = 5;   // 0 __syncthreads, 1 cooperative epilogue, 2 debug, 3-4 order
 #if FSW_EPILOGUE_TILE
-  int ebuf = 0;   // the epilogue tile the next column block goes through
+  static constexpr int kTiles = kOwnTiles ? P::epilogue::kStages / 2 : P::epilogue::kStages;
+  static_assert(!kOwnTiles || P::epilogue::kStages % 2 == 0, "ping-pong warpgroups split the epilogue tiles");
+  int first = 0, ebuf = 0;   // this warpgroup's first epilogue tile; the tile the next column block goes through
 #endif
+  uint32_t barrier = 1, threads = K::kConsumerWarpgroups * 128;
+  EpilogueOps ops;   // the fused epilogue (its init(p) runs before the first tile)
+
+  // Consumer warpgroup slot `slot` (kernel::kConsumerSlots): its tiles and barrier.
+  __device__ __forceinline__ void init(int slot) {
+    if (kOwnTiles) {
+      barrier = kEpilogueBarrier + slot;
+      threads = 128;
+#if FSW_EPILOGUE_TILE
+      first = ebuf = slot * kTiles;
+#endif
+    }
+  }
 
   // Store the tile (tm, tn) of consumer warpgroup w (its 64 rows of the BM x BN tile).
   __device__ __forceinline__ void store(float (&acc)[P::accumulator::kRegisters], const TmaDescriptor* tma_d,
@@ -43,9 +66,9 @@ struct Epilogue {
 #pragma unroll
     for (int j = 0; j < P::epilogue::kSubtiles; ++j) {
       const uint32_t epi = base + P::epilogue::kStageOffsets[ebuf];
-      if (++ebuf == P::epilogue::kStages) ebuf = 0;
-      if (leader) bulk_wait_read<P::epilogue::kStages - 1>();
-      named_sync(1, K::kConsumerWarpgroups * 128);
+      if (++ebuf == first + kTiles) ebuf = first;
+      if (leader) bulk_wait_read<kTiles - 1>();
+      named_sync(barrier, threads);
 #pragma unroll
       for (int i = 0; i < P::accumulator::kSubtileRegisters; i += 2) {
         const int r = j * P::accumulator::kSubtileRegisters + i;
@@ -57,10 +80,11 @@ struct Epilogue {
         fsw_store_shared_pair(epi + P::epilogue::offset(m, n), x0, x1);
       }
       fence_async_shared();
-      named_sync(1, K::kConsumerWarpgroups * 128);
+      named_sync(barrier, threads);
       if (leader) {
 #pragma unroll
         for (int c = 0; c < P::epilogue::kTmaCopies; ++c)
+          if (!kOwnTiles || P::epilogue::kTmaBoxCoords[c][1] == 64u * w)   // ping-pong: block w's rows
           tma_store(tma_d, epi + P::epilogue::kTmaBoxSmemOffsets[c],
                     n0 + j * P::epilogue::kCols + P::epilogue::kTmaBoxCoords[c][0],
                     tm * P::kBM + P::epilogue::kTmaBoxCoords[c][1]);
