@@ -84,7 +84,7 @@ struct Epilogue {
       if (leader) {
 #pragma unroll
         for (int c = 0; c < P::epilogue::kTmaCopies; ++c)
-          if (!kOwnTiles || P::epilogue::kTmaBoxCoords[c][1] == 64u * w)   // ping-pong: block w's rows
+          if (!kOwnTiles || P::epilogue::kTmaBoxCoords[c][1] == (uint32_t)(64 * w))   // ping-pong: block w's rows
           tma_store(tma_d, epi + P::epilogue::kTmaBoxSmemOffsets[c],
                     n0 + j * P::epilogue::kCols + P::epilogue::kTmaBoxCoords[c][0],
                     tm * P::kBM + P::epilogue::kTmaBoxCoords[c][1]);
