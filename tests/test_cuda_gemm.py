@@ -65,6 +65,10 @@ SCHEDULES = [
     # ping-pong with two MN blocks per warpgroup (BM = 128)
     dict(bm=128, bn=128, bk=128, stages=6, pingpong=True, a_dtype="e4m3", b_dtype="e4m3", cluster_m=2),
     dict(bm=128, bn=96, bk=64, stages=6, pingpong=True),
+    # ping-pong with the shared-memory epilogue (each warpgroup its own half of the tiles)
+    dict(bm=128, bn=128, bk=128, stages=5, pingpong=True, epilogue=True, epilogue_n=64, epilogue_stages=2,
+         a_dtype="e4m3", b_dtype="e4m3"),
+    dict(bm=64, bn=256, bk=64, stages=3, pingpong=True, epilogue=True, epilogue_stages=2, cluster_m=2),
 ]
 
 
@@ -766,6 +770,19 @@ def test_pingpong_plan_and_header():
     assert "no split_k, no swap_ab" in supported(dict(cfg, bm=128, swap_ab=True))
     assert "use bm=64" in supported(dict(cfg, bm=128, bk=128, a_dtype="e4m3", b_dtype="e4m3", promote=True))
     assert supported(dict(cfg, epilogue=True)).startswith("pingpong=True with epilogue=True")
+    # the shared-memory epilogue: an even number of tiles, half per warpgroup; with BM = 128 each
+    # MN block (64 rows) is stored by its own boxes
+    assert "use an even epilogue_stages" in supported(dict(cfg, epilogue=True, epilogue_stages=3))
+    epi = dict(cfg, bm=128, epilogue=True, epilogue_n=64, epilogue_stages=2)
+    assert supported(epi) is None
+    e = codegen.kernel_row(epi)["epilogue"]
+    coop_e = codegen.kernel_row(dict(epi, pingpong=False))["epilogue"]
+    assert coop_e["tma_box"] == [64, 128] and e["tma_box"] == [64, 64]
+    assert [o["coords"] for o in e["tma_box_offsets"]] == [[0, 0], [0, 64]]
+    # the second block's rows start 64 rows of 128 bytes into the tile, as the tile's layout says
+    assert [o["smem_offset"] for o in e["tma_box_offsets"]] == [0, 64 * 128]
+    assert e["slots"] == {"tiles_per_consumer": 1, "box_rows": 64}
+    assert codegen.launch_meta(codegen.kernel_row(epi))["boxes"][2] == [64, 64]
     assert supported(dict(cfg, bn=256)) is None   # 384 threads: 168 registers hold BN/2 = 128
 
 
@@ -778,6 +795,7 @@ NO_SPILL = [
     dict(bm=64, bn=256, bk=64, stages=4, pingpong=True, split_k=4),
     dict(bm=128, bn=16, bk=128, stages=3, swap_ab=True, split_k=4),
     dict(bm=128, bn=128, bk=64, stages=6, pingpong=True),       # two MN blocks' accumulators
+    dict(bm=128, bn=128, bk=64, stages=4, pingpong=True, epilogue=True, epilogue_n=64, epilogue_stages=2),
 ]
 
 

@@ -48,6 +48,13 @@ pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("hopper_gpu")]
     (dict(bm=64, bn=128, bk=64, stages=6, pingpong=True, a_major="MN", b_major="MN", cluster_m=2), (777, 300, 136)),
     (dict(bm=64, bn=128, bk=64, stages=6, pingpong=True, split_k=4), (256, 256, 8192)),
     (dict(bm=64, bn=16, bk=128, stages=6, pingpong=True, swap_ab=True, split_k=2), (9, 4096, 4096)),
+    # ping-pong with the shared-memory epilogue: each warpgroup's own tiles, 64-row boxes per MN block
+    (dict(bm=128, bn=128, bk=64, stages=4, pingpong=True, epilogue=True, epilogue_n=64, epilogue_stages=2),
+     (777, 1500, 1000)),
+    (dict(bm=64, bn=256, bk=64, stages=3, pingpong=True, epilogue=True, epilogue_stages=2, cluster_m=2),
+     (1000, 1000, 520)),
+    (dict(bm=128, bn=128, bk=128, stages=3, pingpong=True, epilogue=True, epilogue_n=32, epilogue_stages=4,
+          a_dtype="e4m3", b_dtype="e4m3", out_dtype="f32"), (4096, 2048, 1024)),
 ])
 def test_kernel_product(cfg, shape):
     from fastswz.cuda.runtime import check
