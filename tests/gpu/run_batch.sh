@@ -11,7 +11,7 @@
 # cublaskernels (SUBSET=globs: cuBLAS's kernels, grids and times beside fastswz's, torch.profiler),
 # probe (tests/gpu/gemm/probe.py: per-problem plan grids beside cuBLAS; make the cases first; PROBE_CASES=file),
 # flush (probe.py flush: both libraries under three L2 flushes), ncupair (NCU_PROBLEMS='MxNxK:dtype ...':
-# Nsight Compute on fastswz's default plan and cuBLAS, tests/gpu/gemm/ncu_pair.py), ncuplans (NCU_CASES=file:
+# Nsight Compute on fastswz's default plan and cuBLAS, tests/gpu/gemm/ncu_pair.py), sanitizepp (compute-sanitizer on ping-pong with the epilogue tile, more tiles than CTAs), ncuplans (NCU_CASES=file:
 # Nsight Compute on named plans, tests/gpu/gemm/ncu_plans.py),
 # collect-plans / collect-schedules / collect-raster / collect-pitch / collect-fewtiles (tests/gpu/tune/collect.py: every candidate on a corpus sample).
 # Each section has its own time limit and writes one log (and at most one JSON) under $OUT.
@@ -78,6 +78,11 @@ for s in "$@"; do
                --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_active.avg,gpc__cycles_elapsed.max \
                python3 tests/gpu/gemm/ncu_pair.py ${NCU_PROBLEMS:?NCU_PROBLEMS=MxNxK:dtype ...} > "$out/ncu_pair.csv" 2> "$out/ncu_pair.err"
              echo "ncupair: exit $?"; grep -c . "$out/ncu_pair.csv"; grep "ncu_pair:" "$out/ncu_pair.csv" | head -12; tail -3 "$out/ncu_pair.err" ;;
+    sanitizepp) SAN_SHAPE=1500,1100,256 OUT=/tmp/sanpp timeout 400 bash tests/gpu/gemm/sanitize.sh \
+               "bm=64,bn=64,bk=64,stages=3,pingpong=1,epilogue=1,epilogue_stages=2,cluster_m=2" \
+               "bm=128,bn=64,bk=128,stages=4,pingpong=1,epilogue=1,epilogue_n=32,epilogue_stages=2,a_dtype=e4m3,b_dtype=e4m3,out_dtype=e4m3,activation=gelu,bias=bf16,amax=1" \
+               > "$out/sanitize_pp.txt" 2>&1
+             echo "sanitizepp: exit $?"; cp /tmp/sanpp/sanitizer.txt "$out/sanitizer_pp.txt" 2>/dev/null; tail -12 "$out/sanitize_pp.txt" ;;
     ncuplans) timeout 400 python3 tests/gpu/gemm/ncu_plans.py ${NCU_CASES:+--cases $NCU_CASES} > "$out/ncu_plans.txt" 2>&1
              echo "ncuplans: exit $?"; tail -12 "$out/ncu_plans.txt" ;;
     *) echo "unknown section $s" ;;

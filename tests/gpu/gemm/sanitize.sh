@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # compute-sanitizer (memcheck, racecheck, synccheck) on a sample of plans, small ragged shapes.
-# Usage: bash tests/gpu/gemm/sanitize.sh [key=value,... ...]
+# Usage: [SAN_SHAPE=M,N,K] bash tests/gpu/gemm/sanitize.sh [key=value,... ...]   (shape: 200,136,192)
 # memcheck leaves out host API errors (cuda-bindings probes driver entry points the driver lacks:
 # cuGetProcAddress_v2 returns CUDA_ERROR_INVALID_VALUE, seen 34 times per process). Each case runs fastswz.cuda.runtime.check (integer inputs, exact) under the tool; exit 0 only
 # when every tool reports 0 errors and every check passes. Logs: $OUT/sanitizer.txt
@@ -20,17 +20,18 @@ plans=("$@")
   "bm=128,bn=128,bk=64,stages=4,a_major=MN,b_major=MN,epilogue=1,epilogue_n=32,cluster_m=2")
 for cfg in "${plans[@]}"; do
   for tool in memcheck racecheck synccheck; do
-    python3 - "$cfg" >/tmp/case.py <<'PY'
+    python3 - "$cfg" "${SAN_SHAPE:-200,136,192}" >/tmp/case.py <<'PY'
 import sys
 kv = dict(x.split("=") for x in sys.argv[1].split(","))
 cfg = {k: (int(v) if v.isdigit() else v) for k, v in kv.items()}
 cfg["epilogue"] = bool(cfg.get("epilogue", 0))
+shape = sys.argv[2]
 print(f"""
 import sys
 sys.path.insert(0, "src")
 from fastswz.cuda import compile_gemm
 from fastswz.cuda.runtime import check
-r = check(compile_gemm({cfg!r}), 200, 136, 192, ints=True)
+r = check(compile_gemm({cfg!r}), {shape}, ints=True)
 print("check", r)
 sys.exit(0 if r["ok"] and r["unwritten"] == 0 else 1)
 """)
