@@ -403,8 +403,9 @@ def _gemm_parser(sub):
                    help="K splits per output tile, partial sums reduced in split order (registers "
                         "store D); default: the plan's, 1")
     g.add_argument("--pingpong", action=argparse.BooleanOptionalAction, default=None,
-                   help="two consumer warpgroups on alternate tiles (--bm 64, or 128 with --bn <= 128; "
-                        "registers store D); "
+                   help="two consumer warpgroups on alternate tiles (--bm 64, or 128 with --bn <= 128); "
+                        "registers store D, or with --epilogue and an even --epilogue-stages each "
+                        "warpgroup through its own half of the epilogue tiles; "
                         "default: the plan's (cooperative)")
     f = g.add_argument_group("fused epilogue and scales",
                              "D = act(alpha * acc * scales + beta * C + bias); fp8 D: times "
