@@ -686,11 +686,7 @@ class GemmPlans:
                                                  for s in range(c["epilogue_stages"])],
                                "layout": elayout,
                                "tma_box": box,
-                               "tma_box_offsets": [
-                                   {"smem_offset": (cj * rows + ro) * span,
-                                    "coords": [cj * box[0], ro]}
-                                   for cj in range(cols // box[0])
-                                   for ro in range(0, rows, box[1])],
+                               "tma_box_offsets": _epilogue_box_offsets(rows, cols, box, span),
                                "tma_swizzle": sw, "tma_swizzle_enum": TMA_SWIZZLE[sw][0],
                                "access": epilogue_access(c["epilogue_dtype"]),
                                **{k: None if v < 0 else v for k, v in
@@ -848,6 +844,14 @@ def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP):
     return out
 
 
+def _epilogue_box_offsets(rows, cols, box, span):
+    """The TMA boxes (``box``: inner elements x rows) that cover a rows x cols epilogue tile
+    stored as column slabs of ``span`` bytes (rows inside a slab): each box's byte offset in the
+    tile and its coordinates (column, row) relative to the tile's corner, slab by slab."""
+    return [{"smem_offset": (cj * rows + ro) * span, "coords": [cj * box[0], ro]}
+            for cj in range(cols // box[0]) for ro in range(0, rows, box[1])]
+
+
 def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
     """A plan row (:meth:`GemmPlans.row`, or :func:`with_cluster`'s) whose kernel section swaps
     the operands' roles and splits K.
@@ -914,12 +918,10 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
                 raise PlanError(f"pingpong with an epilogue tile: epilogue_stages={e['stages']} must be "
                                 f"even (each consumer warpgroup stores through its own half of the "
                                 f"tiles); use epilogue_stages=2")
-            inner, span = e["tma_box"][0], SwizzleMode(e["swizzle"]).byte_width
-            rows = min(e["rows"], 64)
-            e["tma_box"] = [inner, rows]
-            e["tma_box_offsets"] = [{"smem_offset": (cj * e["rows"] + ro) * span, "coords": [cj * inner, ro]}
-                                    for cj in range(e["cols"] // inner) for ro in range(0, e["rows"], rows)]
-            e["slots"] = {"tiles_per_consumer": e["stages"] // 2, "box_rows": rows}
+            e["tma_box"] = [e["tma_box"][0], min(e["rows"], 64)]
+            e["tma_box_offsets"] = _epilogue_box_offsets(e["rows"], e["cols"], e["tma_box"],
+                                                         SwizzleMode(e["swizzle"]).byte_width)
+            e["slots"] = {"tiles_per_consumer": e["stages"] // 2, "box_rows": e["tma_box"][1]}
     if split_k == 1:
         return out
     regs, wgs = k["accumulator"]["registers"], out["warpgroups"]   # MN blocks of A (BM / 64)
