@@ -45,23 +45,19 @@ STALL_METRICS = [f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio"
 
 
 def _top_sass(text, name, top=25):
-    """The instructions with the most warp-stall samples in ncu's SASS page (CSV)."""
-    lines = [ln for ln in text.splitlines() if ln.startswith('"')]
-    if len(lines) < 2:
+    """The instructions with the most warp-stall samples in ncu's SASS page (CSV: a kernel-name
+    row, then a header row starting "Address", then one row per instruction)."""
+    rows = list(csv.reader(io.StringIO("\n".join(ln for ln in text.splitlines() if ln.startswith('"')))))
+    head = next((i for i, r in enumerate(rows) if r and r[0] == "Address"), None)
+    if head is None:
         print(f"{name}: no SASS page ({text[-300:]})")
         return
-    rows = list(csv.reader(io.StringIO("\n".join(lines))))
-    hdr = rows[0]
-    try:
-        src = hdr.index("Source")
-        col = next(i for i, h in enumerate(hdr) if h.startswith("Warp Stall Sampling (All"))
-    except (ValueError, StopIteration):
-        print(f"{name}: SASS page columns {hdr[:12]}")
-        return
+    hdr = rows[head]
+    src, col = hdr.index("Source"), hdr.index("Warp Stall Sampling (All Samples)")
     data = []
-    for r in rows[1:]:
+    for r in rows[head + 1:]:
         try:
-            data.append((float(r[col].replace(",", "")), r[0], r[src]))
+            data.append((float(r[col].replace(",", "") or 0), r[0], r[src]))
         except (ValueError, IndexError):
             pass
     total = sum(d[0] for d in data) or 1.0
@@ -102,9 +98,7 @@ def main():
             name = "".join(ch if ch.isalnum() else "_" for ch in c["name"])
             open(os.path.join(args.sass, name + ".csv"), "w").write(q.stdout)
             _top_sass(q.stdout, c["name"])
-        cmd = ["ncu", "--clock-control", args.clock, "--csv", "--page", "raw", "-k", "regex:fastswz", "--launch-skip", "2", "--launch-count", "1",
-               "--metrics", ",".join(METRICS + STALL_METRICS),
-               ] + case
+        cmd = common + ["--csv", "--page", "raw", "--metrics", ",".join(METRICS + STALL_METRICS)] + case
         p = subprocess.run(cmd, capture_output=True, text=True)
         lines = [ln for ln in p.stdout.splitlines() if ln.startswith('"')]
         if len(lines) < 3:   # a metric this ncu lacks fails the whole run: once more with the basic ones
