@@ -132,7 +132,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     const int thread = threadIdx.x % 128;
     // The thread that issues the TMA stores of D: the first consumer thread, or with ping-pong
     // consumers each warpgroup's first (sm90/epilogue.cuh)
-    const bool leader = K::kConsumerTiles == 2 ? thread == 0 : threadIdx.x == K::kFirstConsumerWarpgroup * 128;
+    const bool leader = Epilogue::kOwnTiles ? thread == 0 : threadIdx.x == K::kFirstConsumerWarpgroup * 128;
     // A stage is free again when the consumers of every CTA it was multicast to are done.
     auto release = [&](uint32_t bar) {
       mbar_arrive(bar);
