@@ -12,7 +12,8 @@
 # probe (tests/gpu/gemm/probe.py: per-problem plan grids beside cuBLAS; make the cases first; PROBE_CASES=file),
 # flush (probe.py flush: both libraries under three L2 flushes), ncupair (NCU_PROBLEMS='MxNxK:dtype ...':
 # Nsight Compute on fastswz's default plan and cuBLAS, tests/gpu/gemm/ncu_pair.py), sanitizepp (compute-sanitizer on ping-pong with the epilogue tile, more tiles than CTAs), ncuplans (NCU_CASES=file:
-# Nsight Compute on named plans, tests/gpu/gemm/ncu_plans.py),
+# Nsight Compute on named plans, tests/gpu/gemm/ncu_plans.py; NCU_ARGS='--clock none --sass DIR'),
+# trace (TRACE_CASES=file, TRACE_CTAS=N: the consumer loop's phases per unit, tests/gpu/gemm/trace.py),
 # collect-plans / collect-schedules / collect-raster / collect-pitch / collect-fewtiles (tests/gpu/tune/collect.py: every candidate on a corpus sample).
 # Each section has its own time limit and writes one log (and at most one JSON) under $OUT.
 set -u
@@ -83,8 +84,11 @@ for s in "$@"; do
                "bm=128,bn=64,bk=128,stages=4,pingpong=1,epilogue=1,epilogue_n=32,epilogue_stages=2,a_dtype=e4m3,b_dtype=e4m3,out_dtype=e4m3,activation=gelu,bias=bf16,amax=1" \
                > "$out/sanitize_pp.txt" 2>&1
              echo "sanitizepp: exit $?"; cp /tmp/sanpp/sanitizer.txt "$out/sanitizer_pp.txt" 2>/dev/null; tail -12 "$out/sanitize_pp.txt" ;;
-    ncuplans) timeout 400 python3 tests/gpu/gemm/ncu_plans.py ${NCU_CASES:+--cases $NCU_CASES} > "$out/ncu_plans.txt" 2>&1
+    ncuplans) timeout 400 python3 tests/gpu/gemm/ncu_plans.py ${NCU_CASES:+--cases $NCU_CASES} ${NCU_ARGS:-} > "$out/ncu_plans.txt" 2>&1
              echo "ncuplans: exit $?"; tail -12 "$out/ncu_plans.txt" ;;
+    trace) timeout 300 python3 tests/gpu/gemm/trace.py --cases ${TRACE_CASES:-tests/gpu/gemm/trace_fused.json} --ctas ${TRACE_CTAS:-8} \
+             > "$out/trace-$(basename ${TRACE_CASES:-trace_fused}).txt" 2>&1
+             echo "trace: exit $?"; grep -v "^   CTA" "$out"/trace-*.txt | tail -30 ;;
     *) echo "unknown section $s" ;;
   esac
   echo "== $s took $(( $(date +%s) - t )) s"

@@ -157,8 +157,13 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     bool first = true;
 #endif
     WorkUnit u;
+#if FSW_TRACE
+    int traced = 0;   // this warpgroup's units so far
+#endif
+    FSW_TRACE_AT(wi, 0, kTraceStartNs);
     while (tiles.next(u, stage, phase)) {
       int prev = -1;
+      FSW_TRACE_AT(wi, traced, kTraceUnitStart);
 #if FSW_PROMOTE
 #pragma unroll
       for (int r = 0; r < P::accumulator::kRegisters; ++r) total[r] = 0.f;
@@ -168,8 +173,10 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       for (int b = 0; b < kBlocks; ++b)   // the tile's epilogue operands, under the main loop
         epilogue.ops.prefetch(u.tm, u.tn, w + b, thread, p);
       tiles.begin_mainloop();   // ping-pong: the other consumer warpgroup is past its waits
+      FSW_TRACE_AT(wi, traced, kTraceOrdered);
       for (int kt = u.k_begin; kt < u.k_end; ++kt) {
         mbar_wait(base + K::kFullBarrierOffsets[stage], phase);
+        if (kt == u.k_begin) FSW_TRACE_AT(wi, traced, kTraceFirstFull);
 #if FSW_DEBUG_DUMP
         if (fsw_dump_out && wi == 0 && first && kt - u.k_begin < P::kStages && blockIdx.x < FSW_DEBUG_DUMP) {
           constexpr uint32_t bytes = P::a::kStageBytes + P::b::kStageBytes;
@@ -214,7 +221,9 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
       }
       tiles.end_mainloop();
+      FSW_TRACE_AT(wi, traced, kTraceLoopEnd);
       wgmma_wait<0>();   // a unit has at least one k-tile (schedulers skip empty ones)
+      FSW_TRACE_AT(wi, traced, kTraceMmaDone);
       if (prev >= 0 && thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);   // (promote released each)
 #if FSW_DEBUG_DUMP
       first = false;
@@ -227,7 +236,9 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         tiles.store(acc[b], u, epilogue, &tma_d, base, w + b, thread, leader, p);
       });
 #endif
+      FSW_TRACE_AT(wi, traced++, kTraceStored);
     }
+    FSW_TRACE_AT(wi, 0, kTraceEndNs);
     tiles.finish();
     epilogue.finish(leader);
     epilogue.ops.finish(p);   // amax: one atomic per warp
