@@ -575,23 +575,36 @@ class _FakeLauncher:
         self.calls.append((stream, a, b, d, m, n, k, lda, ldb, ldd, bytes(params), grid))
 
 
-@pytest.mark.parametrize("swap,splits,pingpong", [(True, 1, False), (False, 4, False), (True, 3, False),
-                                                 (False, 2, True)])
-def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, monkeypatch):
+@pytest.mark.parametrize("swap,splits,pingpong,bn", [(True, 1, False, 16), (False, 4, False, 16), (True, 3, False, 16),
+                                                    (False, 2, True, 16), (False, 8, False, 128)])
+def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, bn, monkeypatch):
     """GemmKernel.launch keeps the caller's meaning: a swapped kernel gets B as its A with M and N
-    exchanged; a split-K kernel gets the workspace in FswParams, then the reduction is launched
-    on the same stream over the kernel's output tiles with the consumer threads."""
+    exchanged; a split-K kernel gets the workspace in FswParams, and then either the reduction is
+    launched on the same stream over the kernel's output tiles with the consumer threads
+    (``reduce: kernel``) or, ``last_cta``, nothing more: the kernel gets zeroed semaphores, one per
+    output tile, kept per (GPU, stream), zeroed once in stream order."""
     from fastswz.cuda import _driver, runtime
 
     bm = 64 if pingpong else 128
-    kern = runtime.GemmKernel(dict(bm=bm, bn=16, bk=64, stages=4, swap_ab=swap, split_k=splits,
+    kern = runtime.GemmKernel(dict(bm=bm, bn=bn, bk=64, stages=4, swap_ab=swap, split_k=splits,
                                    pingpong=pingpong), b"", "k")
+    reduce = kern.plan["kernel"]["scheduler"]["workspace"]["reduce"] if splits > 1 else None
+    # 4 KiB (bn 16) or 64 KiB (bn 128) of partials per split of a 128-row tile: the last split
+    # reads back the others' unless they pass LAST_CTA_REDUCE_BYTES
+    unit = bm * bn * 4
+    assert reduce == (None if splits == 1 else
+                      "last_cta" if (splits - 1) * unit <= fastswz.plan.LAST_CTA_REDUCE_BYTES and bn <= 128 else "kernel")
+    assert kern._last_cta == (reduce == "last_cta")
     lau = _FakeLauncher()
     kern._launchers[0] = lau
     kern._modules[0] = (None, None, 0xF00D if splits > 1 else None)
-    plain = []
+    plain, driver_calls = [], []
     monkeypatch.setattr(_driver, "launch_plain", lambda *a: plain.append(a))
     monkeypatch.setattr(runtime, "_device", lambda o: {"ctx_int": 7})
+    monkeypatch.setattr(runtime, "_capturing", lambda stream: False)
+    monkeypatch.setattr(runtime, "_call_on", lambda device, what, fn, *args:
+                        driver_calls.append((what,) + args) or (0x7000 if what == "cuMemAlloc" else None))
+    monkeypatch.setattr(runtime._Free, "__del__", lambda self: None)
     m, n, k = 5, 1000, 4096
     kern.launch(0xA00, 0xB00, 0xD00, m, n, k, 4096, 4096, 1000, stream=99, grid=132, device=0,
                 workspace=0x1000 if splits > 1 else None)
@@ -608,11 +621,20 @@ def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, monkeypa
     names = [f for f, _, _ in codegen.PARAM_FIELDS]
     rest = dict(zip(names[5:], fields[5:]))
     assert rest["workspace"] == (0x1000 if splits > 1 else 0)
-    assert rest["alpha"] == 1.0 and all(v == 0 for f, v in rest.items() if f not in ("workspace", "alpha"))
+    out_tiles = -(-km // bm) * -(-kn // bn)
+    if reduce == "last_cta":
+        # one buffer for (GPU 0, stream 99): at least one u32 per output tile, zeroed on the stream
+        assert rest["semaphores"] == 0x7000
+        (alloc, nbytes), (memset, ptr, value, count, st) = driver_calls
+        assert (alloc, memset, ptr, value, st) == ("cuMemAlloc", "cuMemsetD32Async", 0x7000, 0, 99)
+        assert count >= out_tiles and nbytes == 4 * count
+    else:
+        assert rest["semaphores"] == 0 and driver_calls == []
+    assert rest["alpha"] == 1.0 and all(v == 0 for f, v in rest.items()
+                                        if f not in ("workspace", "semaphores", "alpha"))
     # the timing loop's prepared launch (GemmKernel.bound): the same launches, its own workspace
     monkeypatch.setattr(runtime, "current_device", lambda: 0)
     monkeypatch.setattr(runtime, "_alloc", lambda nbytes: 0x5000)
-    monkeypatch.setattr(runtime._Free, "__del__", lambda self: None)
     lau.calls.clear()
     plain_before = list(plain)
     runtime.GemmKernel._prepare(kern, 0xA00, 0xB00, 0xD00, m, n, k, 4096, 4096, 1000, stream=99, grid=132)()
@@ -620,22 +642,50 @@ def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, monkeypa
     assert (a2, b2, km2, kn2) == (a, b, km, kn)
     fields2 = dict(zip(names, codegen.params_struct().unpack(params2)))
     assert fields2["workspace"] == (0x5000 if splits > 1 else 0)
-    assert len(plain) == len(plain_before) + (splits > 1)
+    assert len(plain) == len(plain_before) + (reduce == "kernel")
+    if reduce == "last_cta":
+        assert fields2["semaphores"] == 0x7000 and len(driver_calls) == 2   # the stream's buffer, again
     if splits == 1:
         assert plain == [] and kern.workspace_bytes(m, n, k) == 0
-    else:
+    elif reduce == "kernel":
         (func, ctx, tiles, threads, smem, st, p2, what, dependent) = plain[0]
         assert dependent is True   # a programmatic dependent launch (griddepcontrol.wait)
         assert plain[1][:6] == plain[0][:6] and bytes(plain[1][6]) == params2   # the prepared one
         assert (func, ctx, st, smem, bytes(p2)) == (0xF00D, 7, 99, 0, params)
-        # one CTA per (output tile, register pair), 128 threads per MN block of A (ping-pong: 1
-        # block, 384-thread GEMM); a 16-column tile holds 8 registers per thread: 4 pairs
-        out_tiles = -(-km // bm) * -(-kn // 16)
-        assert tiles == out_tiles * 4 and threads == 128 * (bm // 64)
-        assert kern.plan["kernel"]["accumulator"]["registers"] == 8
-        assert kern.plan["kernel"]["threads"] == 384
-        assert kern.workspace_bytes(m, n, k) == out_tiles * splits * bm * 16 * 4
+        # one CTA per (output tile, register pair), 128 threads per MN block of A
+        regs = kern.plan["kernel"]["accumulator"]["registers"]
+        assert tiles == out_tiles * regs // 2 and threads == 128 * (bm // 64)
+        assert kern.workspace_bytes(m, n, k) == out_tiles * splits * bm * bn * 4
         assert "split-K" in what
+    else:
+        assert plain == [] and kern.workspace_bytes(m, n, k) == out_tiles * splits * bm * bn * 4
+        if pingpong:
+            assert kern.plan["kernel"]["threads"] == 384
+
+
+def test_last_cta_semaphores_in_a_captured_graph_are_the_launchs_own(monkeypatch):
+    """A last_cta split-K launch into a stream that is capturing a CUDA graph gets semaphores of
+    its own, zeroed by a memset node before the kernel and freed after it in stream order, so a
+    replay starts from zero and the stream's eager buffer is not baked into the graph."""
+    from fastswz.cuda import runtime
+
+    kern = runtime.GemmKernel(dict(bm=128, bn=16, bk=64, stages=4, swap_ab=True, split_k=4), b"", "k")
+    assert kern._last_cta
+    lau = _FakeLauncher()
+    kern._launchers[0] = lau
+    kern._modules[0] = (None, None, None)
+    calls = []
+    monkeypatch.setattr(runtime, "_capturing", lambda stream: True)
+    monkeypatch.setattr(runtime, "alloc_async", lambda nbytes, stream, dev: calls.append(("alloc", nbytes, stream)) or 0x9000)
+    monkeypatch.setattr(runtime, "free_async", lambda ptr, stream, dev: calls.append(("free", ptr, stream)))
+    monkeypatch.setattr(runtime, "_call_on", lambda device, what, fn, *args: calls.append((what,) + args))
+    kern.launch(0xA00, 0xB00, 0xD00, 8, 4096, 4096, 4096, 4096, 4096, stream=5, grid=132, device=0,
+                workspace=0x1000)
+    tiles = -(-4096 // 128)   # the kernel's frame: M = the caller's N
+    assert calls[0] == ("alloc", 4 * tiles, 5) and calls[1] == ("cuMemsetD32Async", 0x9000, 0, tiles, 5)
+    assert calls[2] == ("free", 0x9000, 5) and kern._sems == {}
+    fields = dict(zip([f for f, _, _ in codegen.PARAM_FIELDS], codegen.params_struct().unpack(lau.calls[0][10])))
+    assert fields["semaphores"] == 0x9000
 
 
 def test_choose_plan_picks_schedules(monkeypatch):

@@ -245,7 +245,9 @@ def _kernel_header(data):
         lines += [f"    constexpr unsigned long long kTileFloats = {ws['tile_floats']}ull;  "
                   f"// f32 workspace per output tile (tile t at t kTileFloats)",
                   f"    constexpr int kReduceCtasPerTile = {ws['reduce_ctas_per_tile']};  "
-                  f"// the reduction's CTAs per output tile: one accumulator register pair each"]
+                  f"// the reduction kernel's CTAs per output tile: one accumulator register pair each",
+                  f"    constexpr bool kReduceLastCta = {'true' if ws.get('reduce') == 'last_cta' else 'false'};  "
+                  f"// the tile's last split reduces it (u32 semaphores); else the reduction kernel"]
         lines += _c_layout_fn("workspace_offset", ws["layout"], ("thread", "reg", "warpgroup", "split"),
                               f"float offset in a tile's workspace block: {ws['layout']}")
     lines.append("  }  // namespace scheduler")

@@ -62,7 +62,8 @@ from .tile import OperandTile
 
 __all__ = ["plan_gemm", "GemmPlans", "PLAN_ERRORS", "plan_reason", "SMEM_OPTIN", "TMA_SWIZZLE",
            "PLAN_FIELDS", "EPILOGUE_BANK_FIELDS", "EPILOGUE_SWIZZLES", "epilogue_access",
-           "TILE_GROUP", "wgmma_accumulator_layout", "with_cluster", "with_schedule"]
+           "TILE_GROUP", "wgmma_accumulator_layout", "with_cluster", "with_schedule",
+           "LAST_CTA_REDUCE_BYTES"]
 
 #: Default tile order of the persistent kernel section: tiles are visited in groups of this many
 #: rows of output tiles along M (each group walked column by column), so the CTAs resident at
@@ -852,6 +853,14 @@ def _epilogue_box_offsets(rows, cols, box, span):
             for cj in range(cols // box[0]) for ro in range(0, rows, box[1])]
 
 
+#: A split-K plan reduces in the GEMM kernel itself (``workspace.reduce == "last_cta"``) when the
+#: other splits' partial sums of one output tile, which its last split reads back, are at most
+#: this many bytes: up to 5 splits of a 128 x 128 tile (64 KiB each), any split count of a
+#: swapped 64 x 16 decode tile (4 KiB each). Above it the reduction kernel spreads each tile over
+#: many CTAs.
+LAST_CTA_REDUCE_BYTES = 256 * 1024
+
+
 def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
     """A plan row (:meth:`GemmPlans.row`, or :func:`with_cluster`'s) whose kernel section swaps
     the operands' roles and splits K.
@@ -865,8 +874,15 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
     ``split_k=S > 1``: work units are (output tile, split); split ``s`` of a tile's ``KT``
     k-tiles runs k-tiles ``[floor(s KT / S), floor((s + 1) KT / S))`` and stores its f32
     partial sums to a workspace instead of D (a split with no k-tile, when KT < S, is skipped);
-    a second kernel adds the nonempty splits' partials of each element in split order 0, 1, ...,
-    S - 1 (a fixed order: results are bit-identical run to run) and stores D. Workspace layout
+    the nonempty splits' partials of each element are added in split order 0, 1, ..., S - 1 (a
+    fixed order: results are bit-identical run to run) and D stored, by one of two reductions
+    (``workspace.reduce``). ``"last_cta"`` when the other splits' partials of a tile are at most
+    :data:`LAST_CTA_REDUCE_BYTES` and the accumulator at most 64 registers per thread: each split
+    counts itself in on the tile's u32 semaphore (an acquire-release atomic add, after all its
+    partials are written) and the split that arrives last reads the partials back and stores D
+    in the same kernel (the semaphores are zero before a launch and left zero). Else
+    ``"kernel"``: a second kernel reduces every tile, ``reduce_ctas_per_tile`` CTAs per tile, one
+    accumulator register pair each. Workspace layout
     (f32, ``kernel.scheduler.workspace``): per output tile ``t = tm * tiles_n + tn`` a block of
     ``S * BM * BN`` floats; inside it the CuTe layout ``(thread, register, warpgroup, split)``
     of the consumers' accumulators (warpgroup: A's MN block), thread fastest, so each warp's
@@ -885,6 +901,8 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
     >>> s = r["kernel"]["scheduler"]
     >>> s["kind"], s["splits"], s["workspace"]["layout"], s["workspace"]["tile_bytes"]
     ('split_k', 4, '(128,32,2,4):(1,128,4096,8192)', 131072)
+    >>> s["workspace"]["reduce"], s["workspace"]["semaphores"]["count"]
+    ('last_cta', 'tiles_m * tiles_n')
     """
     import copy
 
@@ -926,6 +944,12 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
         return out
     regs, wgs = k["accumulator"]["registers"], out["warpgroups"]   # MN blocks of A (BM / 64)
     unit = 128 * regs * wgs
+    # The last split to finish reduces the tile itself when the other splits' partials are few
+    # bytes for one CTA to read back (decode tiles, a few splits), saving the second kernel's
+    # launch and pass; many large partials go to the reduction kernel, which spreads a tile
+    # over kReduceCtasPerTile CTAs. (With 128 accumulator registers, BN 256, the read-back
+    # spilled in ptxas, NVRTC 13.0: those keep the reduction kernel.)
+    last_cta = (split_k - 1) * 4 * unit <= LAST_CTA_REDUCE_BYTES and regs <= 64
     k["scheduler"] = {
         "kind": "split_k", "splits": split_k,
         "k_tiles": "split s of KT: [floor(s KT / S), floor((s + 1) KT / S)); empty ones skipped",
@@ -934,7 +958,10 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
                       "unit_floats": unit, "tile_floats": unit * split_k,
                       "tile_bytes": 4 * unit * split_k,
                       "bytes": "tiles_m * tiles_n * tile_bytes",
-                      "reduce": "split order 0..S-1, one CTA of the consumer threads per "
-                                "(tile, register pair)",
-                      "reduce_ctas_per_tile": regs // 2}}
+                      "reduce": "last_cta" if last_cta else "kernel",
+                      "reduce_order": "split order 0..S-1 (nonempty splits)",
+                      "reduce_ctas_per_tile": regs // 2,
+                      "semaphores": ({"dtype": "u32", "count": "tiles_m * tiles_n",
+                                      "rule": "zero before the first launch; a tile's last split "
+                                              "sets it back to zero"} if last_cta else None)}}
     return out

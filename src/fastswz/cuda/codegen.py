@@ -641,6 +641,7 @@ PARAM_FIELDS = (
     ("n", "int", "i"),
     ("k", "int", "i"),
     ("workspace", "void*", "Q"),    # split-K: the f32 partial sums (kernel.scheduler.workspace); else 0
+    ("semaphores", "unsigned int*", "Q"),   # split-K, reduce "last_cta": one u32 per output tile, 0 between launches
     # the fused epilogue and the scales (issue 28; unused fields are 0)
     ("alpha", "float", "f"),        # D = act(alpha * acc * scales + beta * C + bias)
     ("beta", "float", "f"),
@@ -666,7 +667,7 @@ def params_struct():
 
     >>> s = params_struct()
     >>> s.size, s.size == len(params_packer()(0x7f0000000000, 4096, 1, 2, 3))
-    (136, True)
+    (144, True)
     """
     import struct
 
@@ -700,7 +701,10 @@ def launch_meta(row, out_dtype="bf16") -> dict:
             "boxes": boxes, "swizzles": swizzles, "epilogue": bool(e),
             "majors": [row["a"]["major"], row["b"]["major"]],
             # the kernel's operands (with swap_ab its A is the caller's B) and D
-            "dtypes": [row["a"]["dtype"], row["b"]["dtype"], _lookup_dtype(out_dtype).name]}
+            "dtypes": [row["a"]["dtype"], row["b"]["dtype"], _lookup_dtype(out_dtype).name],
+            # split-K: who adds the partials ("last_cta": the GEMM kernel; "kernel": a second one)
+            "reduce": (row["kernel"].get("scheduler") or {}).get("workspace", None) and
+                      row["kernel"]["scheduler"]["workspace"]["reduce"]}
 
 
 def params_packer():

@@ -264,6 +264,13 @@ class GemmKernel:
         self._swap = self.config["swap_ab"]     # the kernel's A is the caller's B
         self._plain = not self.config["swap_ab"] and self.config["split_k"] == 1
         self._splits = self.config["split_k"]   # > 1: partials to a workspace, then the reduction
+        # split-K whose last split reduces each tile (kernel.scheduler.workspace.reduce): the
+        # kernel needs zeroed u32 semaphores, one per output tile, which it leaves zero
+        reduce = self.meta.get("reduce") if "reduce" in self.meta else (
+            (self.plan["kernel"].get("scheduler") or {}).get("workspace") or {}).get("reduce")
+        self._last_cta = self._splits > 1 and reduce == "last_cta"
+        self._sems = {}         # (device, stream) -> (_Free, count): the semaphores of eager launches
+        self._sems_retired = []   # replaced ones: launches queued earlier may still use them
 
     @property
     def plan(self):
@@ -277,6 +284,31 @@ class GemmKernel:
         ``kernel.scheduler.workspace.reduce_ctas_per_tile``."""
         per_tile = self.plan["kernel"]["scheduler"]["workspace"]["reduce_ctas_per_tile"]
         return math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"]) * per_tile
+
+    def _semaphores(self, ordinal, stream, m, n):
+        """``(pointer, owned)``: zeroed u32 semaphores for a ``last_cta`` split-K launch on the
+        kernel's M x N (one per output tile) on ``stream``. Eager launches share one buffer per
+        (GPU, stream), zeroed once in stream order: the kernel leaves it zero, and launches on
+        one stream run one after another (on different streams they get different buffers). A
+        launch into a CUDA graph being captured gets its own (``owned``: the caller frees it in
+        stream order after the launch), zeroed by a memset node before the kernel, so each replay
+        starts from zero."""
+        drv = driver()
+        count = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"])
+        if stream and _capturing(stream):
+            ptr = alloc_async(4 * count, stream, ordinal)
+            _call_on(ordinal, "cuMemsetD32Async", drv.cuMemsetD32Async, ptr, 0, count, stream)
+            return ptr, True
+        key = (ordinal, stream)
+        hit = self._sems.get(key)
+        if hit is None or hit[1] < count:
+            size = max(count, 256)
+            buf = _Free(int(_call_on(ordinal, "cuMemAlloc", drv.cuMemAlloc, 4 * size)))
+            _call_on(ordinal, "cuMemsetD32Async", drv.cuMemsetD32Async, buf.ptr, 0, size, stream)
+            if hit is not None:
+                self._sems_retired.append(hit[0])
+            hit = self._sems[key] = (buf, size)
+        return hit[0].ptr, False
 
     def __repr__(self):
         c = self.config
@@ -440,9 +472,11 @@ class GemmKernel:
 
         A split-K kernel (``split_k`` > 1) writes partial sums to ``workspace``, a device
         pointer to :meth:`workspace_bytes` bytes that nothing else touches until the stream has
-        run the launch, then launches its reduction kernel on the same stream. Without one it
-        allocates stream-ordered memory (``cuMemAllocAsync``) and frees it after the launch in
-        stream order."""
+        run the launch, then launches its reduction kernel on the same stream, or, when the plan's
+        ``kernel.scheduler.workspace.reduce`` is ``"last_cta"``, each tile's last split reduces
+        it in the same kernel (one launch; the kernel's zeroed semaphores are kept per GPU and
+        stream, :meth:`_semaphores`). Without a workspace it allocates stream-ordered memory
+        (``cuMemAllocAsync``) and frees it after the launch in stream order."""
         if device is None:
             hit = self._by_ctx.get(_current_context())
             if hit is not None and self._plain and not fields:   # the hot path: one C call
@@ -485,6 +519,13 @@ class GemmKernel:
         if not ws:
             raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
                                     "bytes of device memory")
+        if self._last_cta:   # the GEMM kernel reduces: no second launch
+            sem, owned = self._semaphores(ordinal, stream, m, n)
+            params = self._pack(d_ptr, ldd, m, n, k, workspace=ws, semaphores=sem, **fields)
+            lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
+            if owned:
+                free_async(sem, stream, ordinal)
+            return
         params = self._pack(d_ptr, ldd, m, n, k, workspace=ws, **fields)
         lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
         red = self._load(ordinal)[2]
@@ -512,6 +553,21 @@ class GemmKernel:
             return run
         from . import _driver
 
+        if self._last_cta:   # the GEMM kernel reduces (zeroed semaphores per stream): one launch
+            sems = self._semaphores
+
+            def run_last_cta(a_ptr, b_ptr, d_ptr, stream, workspace=0):
+                if not workspace:
+                    raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
+                                            "bytes of device memory")
+                if swap:
+                    a_ptr, b_ptr = b_ptr, a_ptr
+                sem, owned = sems(ordinal, stream, m, n)
+                lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd,
+                        pack(d_ptr, ldd, m, n, k, workspace=workspace, semaphores=sem), g)
+                if owned:
+                    free_async(sem, stream, ordinal)
+            return run_last_cta
         red, ctx = int(self._load(ordinal)[2]), _device(ordinal)["ctx_int"]
         ctas = self._reduce_grid(m, n)
         threads, plain = 128 * self.plan["warpgroups"], _driver.launch_plain
@@ -930,6 +986,13 @@ def free_async(ptr, stream, device):
     """Return :func:`alloc_async` memory in stream order (cuMemFreeAsync)."""
     drv = driver()
     _call_on(device, "cuMemFreeAsync", drv.cuMemFreeAsync, ptr, stream)
+
+
+def _capturing(stream):
+    """Whether ``stream`` (a CUstream handle as an int, not 0) is capturing a CUDA graph."""
+    drv = driver()
+    status = _check(drv.cuStreamIsCapturing(stream), "cuStreamIsCapturing")
+    return status != drv.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE
 
 
 def _alloc(nbytes):

@@ -37,8 +37,8 @@ def trace(cfg, m, n, k, ctas):
     drv = rt.driver()
     words = ctas * 2 * UNITS * EVENTS
     buf = rt._alloc(words * 8)
-    kern._function()
-    g, _ = rt._check(drv.cuModuleGetGlobal(kern._module, b"fsw_trace_out"), "cuModuleGetGlobal")
+    kern._function()   # loads the module
+    g, _ = rt._check(drv.cuModuleGetGlobal(kern._load(rt.current_device())[0], b"fsw_trace_out"), "cuModuleGetGlobal")
     runs = []
     for _ in range(3):   # the last of three launches (the first two warm up)
         rt._check(drv.cuMemsetD8(buf, 0, words * 8), "memset")

@@ -87,6 +87,28 @@ __device__ __forceinline__ void named_sync(uint32_t id, uint32_t threads) {
 __device__ __forceinline__ void named_arrive(uint32_t id, uint32_t threads) {   // barrier 9.7.13.1
   asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
+// bar.red.or over named barrier id: every participating thread gets the OR of their predicates
+// (barrier 9.7.13.1; like bar.sync it orders the threads' memory accesses at CTA scope).
+__device__ __forceinline__ bool named_sync_or(uint32_t id, uint32_t threads, bool pred) {
+  uint32_t out;
+  asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nbar.red.or.pred q, %2, %3, p;\nselp.u32 %0, 1, 0, q;\n}"
+               : "=r"(out) : "r"((uint32_t)pred), "r"(id), "r"(threads) : "memory");
+  return out != 0;
+}
+// An acquire-release add at GPU scope (atom 9.7.13.5, the memory consistency model's release and
+// acquire patterns): the writes before it (this CTA's, ordered by a barrier) are visible to the
+// thread whose add comes later, and that thread sees every earlier adder's writes.
+__device__ __forceinline__ uint32_t atom_add_acq_rel_gpu(unsigned int* p, uint32_t v) {
+  uint32_t old;
+  asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+}
+// A global load cached in L2 only (ld.global.cg): data other CTAs wrote during this kernel.
+__device__ __forceinline__ float ld_cg(const float* p) {
+  float v;
+  asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  return v;
+}
 __device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }

@@ -60,8 +60,9 @@ struct PersistentScheduler {
 // runs neighbouring tiles of one split. Split s of KT k-tiles runs [s KT / S, (s + 1) KT / S);
 // when KT < S some of those are empty, and those units are skipped (the reduction skips them too:
 // no zero-filled partials, and no branch around the accumulators, which cost spills).
-// A unit's f32 partial sums go to the plan's workspace (store_partial); the reduction kernel
-// (splitk.cuh) adds them in split order. With a cluster both CTAs walk the same units.
+// A unit's f32 partial sums go to the plan's workspace (store); they are added in split order
+// by the tile's last split itself (scheduler::kReduceLastCta) or by the reduction kernel
+// (splitk.cuh). With a cluster both CTAs walk the same units.
 #if FSW_SPLIT_K
 struct SplitKScheduler {
   static constexpr bool kPartials = true;
@@ -95,15 +96,51 @@ struct SplitKScheduler {
     return (int)((long long)s * k_tiles / scheduler::kSplits);
   }
   // Consumer warpgroup w's accumulators of unit u -> the unit's block of the workspace (a tile
-  // row past M, a cluster's padding, stores nothing); the epilogue is the reduction's.
-  __device__ __forceinline__ void store(float (&acc)[P::accumulator::kRegisters], const WorkUnit& u, Epilogue&,
-                                        const TmaDescriptor*, uint32_t, int w, int thread, bool,
+  // row past M, a cluster's padding, stores nothing). With kReduceLastCta the split that
+  // completes the tile then reduces it: every consumer thread of the unit (the epilogue's
+  // barrier: all consumer warpgroups, or with ping-pong this one) has written its partials
+  // when the leader adds one to the tile's semaphore (acquire-release, GPU scope); the adder
+  // that sees count - 1 is last (it sets the semaphore back to 0 for the next launch: no other
+  // split of this launch touches it again) and its threads, after the barrier that tells them,
+  // read every split's partials from L2 and add them in split order, as the reduction kernel
+  // does; the epilogue stores D.
+  __device__ __forceinline__ void store(float (&acc)[P::accumulator::kRegisters], const WorkUnit& u, Epilogue& epilogue,
+                                        const TmaDescriptor* tma_d, uint32_t base, int w, int thread, bool leader,
                                         const FswParams& p) const {
     if (u.tm >= rows_m) return;
-    float* ws = static_cast<float*>(p.workspace) + (unsigned long long)(u.tm * tiles_n + u.tn) * scheduler::kTileFloats;
+    const int tile = u.tm * tiles_n + u.tn;
+    float* ws = static_cast<float*>(p.workspace) + (unsigned long long)tile * scheduler::kTileFloats;
 #pragma unroll
     for (int r = 0; r < P::accumulator::kRegisters; ++r)
       ws[scheduler::workspace_offset(thread, r, w, u.split)] = acc[r];
+    if constexpr (scheduler::kReduceLastCta) {
+      named_sync(epilogue.barrier, epilogue.threads);
+      const uint32_t splits = k_tiles < scheduler::kSplits ? k_tiles : scheduler::kSplits;   // nonempty ones
+      bool last = false;
+      if (leader) {
+        last = atom_add_acq_rel_gpu(p.semaphores + tile, 1u) == splits - 1;
+        if (last) p.semaphores[tile] = 0u;
+      }
+      if (!named_sync_or(epilogue.barrier, epilogue.threads, last)) return;
+      // The sum goes into acc (no second array of registers); this split's own partials are
+      // read back too (this thread's own writes, from L2).
+      // kBatch loads in flight at a time: all of a 128-register accumulator's would spill.
+      constexpr int kBatch = P::accumulator::kRegisters < 16 ? P::accumulator::kRegisters : 16;
+      bool first = true;
+      for (int s = 0; s < scheduler::kSplits; ++s) {
+        if (split_begin(s + 1, k_tiles) == split_begin(s, k_tiles)) continue;   // empty: skipped
+#pragma unroll
+        for (int r0 = 0; r0 < P::accumulator::kRegisters; r0 += kBatch) {
+          float v[kBatch];
+#pragma unroll
+          for (int i = 0; i < kBatch; ++i) v[i] = ld_cg(ws + scheduler::workspace_offset(thread, r0 + i, w, s));
+#pragma unroll
+          for (int i = 0; i < kBatch; ++i) acc[r0 + i] = first ? v[i] : acc[r0 + i] + v[i];
+        }
+        first = false;
+      }
+      epilogue.store(acc, tma_d, base, w, thread, leader, u.tm, u.tn, p);
+    }
   }
 };
 
