@@ -1031,3 +1031,45 @@ def test_launch_passes_epilogue_fields_on_the_plain_path(monkeypatch):
     names = [f for f, _, _ in codegen.PARAM_FIELDS]
     first, second = (dict(zip(names, codegen.params_struct().unpack(c[10]))) for c in lau.calls)
     assert first["alpha"] == 2.0 and second["alpha"] == 1.0
+
+
+def test_fused_column_operands_are_staged_in_shared_memory_after_the_plan(monkeypatch):
+    """The fused epilogue's column operands (bias, rowwise scale_b) get an f32 region after the
+    plan's buffers (16-byte aligned), one slot per ping-pong warpgroup; the launch asks for it;
+    the header names it; plans with none, and plans it would push past the opt-in limit, have none
+    (those keep the epilogue's global loads)."""
+    from fastswz.cuda.codegen import BASE_ALIGN_SLACK, fusion_header, kernel_row, launch_meta
+
+    cases = [(dict(bm=128, bn=256, bk=64, stages=3, epilogue=True, bias="bf16", activation="gelu"), ["bias"], 1),
+             (dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, epilogue_stages=2, pingpong=True,
+                   bias="f32"), ["bias"], 2),
+             (dict(bm=128, bn=192, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3", scale="row",
+                   bias="bf16"), ["bias", "scale_b"], 1),
+             (dict(bm=128, bn=64, bk=64, stages=4, scale="row", a_dtype="e4m3", b_dtype="e4m3"), ["scale_b"], 1)]
+    for cfg, arrays, slots in cases:
+        row = kernel_row(cfg)
+        col = row["fusion"]["col_operands"]
+        assert col["arrays"] == arrays and col["slots"] == slots and col["cols"] == cfg["bn"]
+        assert col["offset"] % 16 == 0 and 0 <= col["offset"] - row["smem_bytes"] < 16
+        assert col["slot_bytes"] == 4 * cfg["bn"] * len(arrays) and col["bytes"] == slots * col["slot_bytes"]
+        assert launch_meta(row)["smem_bytes"] == col["offset"] + col["bytes"]
+        h = fusion_header(cfg)
+        assert "constexpr bool kColSmem = true;" in h
+        assert f"constexpr unsigned int kColOffset = {col['offset']}u;" in h
+        assert f"constexpr unsigned int kColSlotBytes = {col['slot_bytes']}u;" in h
+        assert f"kColScaleB = {4 * cfg['bn'] if 'bias' in arrays and 'scale_b' in arrays else 0}u;" in h
+    for cfg in (dict(bm=128, bn=128, bk=64, stages=4, activation="gelu"),            # no column operand
+                dict(bm=128, bn=16, bk=64, stages=4, swap_ab=True, split_k=2)):      # not fused at all
+        row = kernel_row(cfg)
+        assert row["fusion"]["col_operands"] is None
+        assert launch_meta(row)["smem_bytes"] == row["smem_bytes"]
+        assert "constexpr bool kColSmem = false;" in fusion_header(cfg)
+    # a plan that fits the opt-in limit with its base slack but not with the region keeps the
+    # global loads (no sm90 plan of the grid lands in that 1 KiB window today: a lower limit)
+    cfg = dict(bm=128, bn=256, bk=64, stages=3, bias="bf16")
+    need = -(-kernel_row(cfg)["smem_bytes"] // 16) * 16
+    limits = {"sm90": need + BASE_ALIGN_SLACK + 4 * 256 - 16}
+    monkeypatch.setattr(codegen, "SMEM_OPTIN", limits)
+    assert kernel_row(cfg)["fusion"]["col_operands"] is None and "kColSmem = false" in fusion_header(cfg)
+    limits["sm90"] += 16
+    assert kernel_row(cfg)["fusion"]["col_operands"]["offset"] == need

@@ -148,6 +148,11 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     Epilogue epilogue;
     epilogue.init(K::kConsumerSlots[wi]);
     epilogue.ops.init(p);
+    // the unit's column operands in shared memory (fusion.col_operands): this warpgroup's slot,
+    // staged by the threads that store the unit (cooperative: all consumer threads)
+    epilogue.ops.col_smem = base + F::kColOffset + K::kConsumerSlots[wi] * F::kColSlotBytes;
+    const int stage_index = Epilogue::kOwnTiles ? thread : wi * 128 + thread;
+    const int stage_count = Epilogue::kOwnTiles ? 128 : K::kConsumerWarpgroups * 128;
 #if FSW_PROMOTE
     float total[P::accumulator::kRegisters];   // the promoted f32 sum of the k-tiles (block scales, or promote)
     BlockScales scales;
@@ -169,6 +174,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       for (int r = 0; r < P::accumulator::kRegisters; ++r) total[r] = 0.f;
       scales.load(p, u.tm, u.tn, w, thread, u.k_begin);
 #endif
+      epilogue.ops.stage(u.tn, stage_index, stage_count, epilogue.barrier, epilogue.threads, p);
 #pragma unroll
       for (int b = 0; b < kBlocks; ++b)   // the tile's epilogue operands, under the main loop
         epilogue.ops.prefetch(u.tm, u.tn, w + b, thread, p);

@@ -92,6 +92,7 @@ struct Epilogue {
       }
     }
 #else
+    if constexpr (F::kColSmem) named_sync(barrier, threads);   // the unit's staged column operands
     static_for<0, P::accumulator::kRegisters / 2>([&](auto i) {
       constexpr int r = 2 * decltype(i)::value;
       if (r % F::kChunkRegisters == 0) ops.chunk(r / F::kChunkRegisters, tm, tn, w, thread, p);

@@ -90,6 +90,7 @@ __device__ __forceinline__ void fsw_prefetch_l2(const void* p) {
 struct EpilogueOps {
   float alpha, beta, scale, out_scale;   // scale: the per-tensor scales' product (else 1)
   unsigned int amax;                     // this thread's max |D| so far, as f32 bits
+  uint32_t col_smem;                     // F::kColSmem: this warpgroup's slot of column operands
 #if FSW_SCALE == 2
   float row_scale[F::kRowSlots];         // rowwise: scale_a of each row this thread holds, this tile
   float col_scale[2][2 * F::kChunkSlots];   // rowwise: scale_b of the chunk's columns [this, next]
@@ -115,16 +116,43 @@ struct EpilogueOps {
 #endif
   }
 
+  // Before a unit's main loop (F::kColSmem): its BN columns of bias and scale_b as f32 into
+  // the slot at col_smem, 0 past N, by the consumer threads that store the unit (`index` of
+  // `count`). The slot's previous values were last read before the epilogue's final barrier (the
+  // epilogue tile's; the register epilogue has none, so one here), and the epilogue reads these
+  // after a barrier of its own.
+  __device__ __forceinline__ void stage(int tn, int index, int count, uint32_t barrier, uint32_t threads,
+                                        const FswParams& p) {
+#if FSW_FUSED && !FSW_HOST_EMULATION
+    if constexpr (F::kColSmem) {
+#if !FSW_EPILOGUE_TILE
+      named_sync(barrier, threads);
+#endif
+      for (int i = index; i < P::kBN; i += count) {
+        const int n = tn * P::kBN + i;
+#if FSW_BIAS
+        const float b = n < p.n ? fsw_to_f32<FSW_BIAS_KIND>(__ldg(static_cast<const FSW_BIAS_T*>(p.bias) + n)) : 0.f;
+        asm volatile("st.shared.f32 [%0], %1;" ::"r"(col_smem + 4 * i), "f"(b) : "memory");
+#endif
+#if FSW_SCALE == 2
+        const float sb = n < p.n ? __ldg(p.scale_b + n * p.sb_sn) : 0.f;
+        asm volatile("st.shared.f32 [%0], %1;" ::"r"(col_smem + F::kColScaleB + 4 * i), "f"(sb) : "memory");
+#endif
+      }
+    }
+#endif
+  }
+
   // When warpgroup w starts the tile (tm, tn), before its main loop: the epilogue's operands of
   // the tile into the caches, so the epilogue's loads of them do not wait on DRAM or L2. Column
-  // operands (bias, scale_b) and this thread's rows' scale_a go to L1; C, read once, to L2 (this
-  // warpgroup's 64 rows, a 128-byte line per prefetch).
+  // operands (bias, scale_b; unless staged in shared memory) and this thread's rows' scale_a go
+  // to L1; C, read once, to L2 (this warpgroup's 64 rows, a 128-byte line per prefetch).
   __device__ __forceinline__ void prefetch(int tm, int tn, int w, int thread, const FswParams& p) {
 #if FSW_FUSED
 #pragma unroll
     for (int i = thread; i < P::kBN; i += 128) {
       const int n = tn * P::kBN + i;
-      if (n < p.n) {
+      if (!F::kColSmem && n < p.n) {
 #if FSW_SCALE == 2
         fsw_prefetch_l1(p.scale_b + n * p.sb_sn);
 #endif
@@ -172,8 +200,22 @@ struct EpilogueOps {
 #if FSW_FUSED
 #pragma unroll
     for (int s = 0; s < F::kChunkSlots; ++s) {
-      const int n = tn * P::kBN + P::accumulator::col(thread, F::kColSlotRegister[q * F::kChunkSlots + s]);
+      const int c = P::accumulator::col(thread, F::kColSlotRegister[q * F::kChunkSlots + s]);   // even
+      const int n = tn * P::kBN + c;
       const bool in0 = n < p.n, in1 = n + 1 < p.n;
+#if !FSW_HOST_EMULATION
+      if constexpr (F::kColSmem) {   // staged before the main loop: two shared loads per pair
+#if FSW_SCALE == 2
+        asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(col_scale[b][2 * s]), "=f"(col_scale[b][2 * s + 1])
+                     : "r"(col_smem + F::kColScaleB + 4 * c));
+#endif
+#if FSW_BIAS
+        asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(col_bias[b][2 * s]), "=f"(col_bias[b][2 * s + 1])
+                     : "r"(col_smem + 4 * c));
+#endif
+        continue;
+      }
+#endif
 #if FSW_SCALE == 2
       col_scale[b][2 * s] = in0 ? __ldg(p.scale_b + n * p.sb_sn) : 0.f;
       col_scale[b][2 * s + 1] = in1 ? __ldg(p.scale_b + (n + 1) * p.sb_sn) : 0.f;
