@@ -576,7 +576,8 @@ class _FakeLauncher:
 
 
 @pytest.mark.parametrize("swap,splits,pingpong,bn", [(True, 1, False, 16), (False, 4, False, 16), (True, 3, False, 16),
-                                                    (False, 2, True, 16), (False, 8, False, 128)])
+                                                    (False, 2, True, 16), (False, 8, False, 128),
+                                                    (True, 16, False, 16)])
 def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, bn, monkeypatch):
     """GemmKernel.launch keeps the caller's meaning: a swapped kernel gets B as its A with M and N
     exchanged; a split-K kernel gets the workspace in FswParams, and then either the reduction is
@@ -589,11 +590,10 @@ def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, bn, monk
     kern = runtime.GemmKernel(dict(bm=bm, bn=bn, bk=64, stages=4, swap_ab=swap, split_k=splits,
                                    pingpong=pingpong), b"", "k")
     reduce = kern.plan["kernel"]["scheduler"]["workspace"]["reduce"] if splits > 1 else None
-    # 4 KiB (bn 16) or 64 KiB (bn 128) of partials per split of a 128-row tile: the last split
-    # reads back the others' unless they pass LAST_CTA_REDUCE_BYTES
-    unit = bm * bn * 4
+    # the last split reads every split's partials back at once: accumulator registers (bn / 2)
+    # x splits at most LAST_CTA_REDUCE_REGISTERS
     assert reduce == (None if splits == 1 else
-                      "last_cta" if (splits - 1) * unit <= fastswz.plan.LAST_CTA_REDUCE_BYTES and bn <= 128 else "kernel")
+                      "last_cta" if bn // 2 * splits <= fastswz.plan.LAST_CTA_REDUCE_REGISTERS else "kernel")
     assert kern._last_cta == (reduce == "last_cta")
     lau = _FakeLauncher()
     kern._launchers[0] = lau

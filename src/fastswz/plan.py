@@ -63,7 +63,7 @@ from .tile import OperandTile
 __all__ = ["plan_gemm", "GemmPlans", "PLAN_ERRORS", "plan_reason", "SMEM_OPTIN", "TMA_SWIZZLE",
            "PLAN_FIELDS", "EPILOGUE_BANK_FIELDS", "EPILOGUE_SWIZZLES", "epilogue_access",
            "TILE_GROUP", "wgmma_accumulator_layout", "with_cluster", "with_schedule",
-           "LAST_CTA_REDUCE_BYTES"]
+           "LAST_CTA_REDUCE_REGISTERS"]
 
 #: Default tile order of the persistent kernel section: tiles are visited in groups of this many
 #: rows of output tiles along M (each group walked column by column), so the CTAs resident at
@@ -853,12 +853,15 @@ def _epilogue_box_offsets(rows, cols, box, span):
             for cj in range(cols // box[0]) for ro in range(0, rows, box[1])]
 
 
-#: A split-K plan reduces in the GEMM kernel itself (``workspace.reduce == "last_cta"``) when the
-#: other splits' partial sums of one output tile, which its last split reads back, are at most
-#: this many bytes: up to 5 splits of a 128 x 128 tile (64 KiB each), any split count of a
-#: swapped 64 x 16 decode tile (4 KiB each). Above it the reduction kernel spreads each tile over
-#: many CTAs.
-LAST_CTA_REDUCE_BYTES = 256 * 1024
+#: A split-K plan reduces in the GEMM kernel itself (``workspace.reduce == "last_cta"``) when each
+#: consumer thread's partials of all splits, which the tile's last split reads back in one round
+#: trip to L2, are at most this many registers (accumulator registers x splits): the swapped decode
+#: tiles (64 or 128 x 8-32, 4-16 registers) with a few splits. On an H100 the in-kernel reduction
+#: (its atomic, one L2 round trip, the stores: about 2.4 thousand cycles) took as long as the
+#: reduction kernel behind a programmatic dependent launch (decode problems, within 0.5 us either
+#: way, ``tests/gpu/gemm/trace.py``) and saves its launch; larger tiles keep the reduction kernel,
+#: which spreads a tile over many CTAs.
+LAST_CTA_REDUCE_REGISTERS = 64
 
 
 def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
@@ -876,8 +879,8 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
     partial sums to a workspace instead of D (a split with no k-tile, when KT < S, is skipped);
     the nonempty splits' partials of each element are added in split order 0, 1, ..., S - 1 (a
     fixed order: results are bit-identical run to run) and D stored, by one of two reductions
-    (``workspace.reduce``). ``"last_cta"`` when the other splits' partials of a tile are at most
-    :data:`LAST_CTA_REDUCE_BYTES` and the accumulator at most 64 registers per thread: each split
+    (``workspace.reduce``). ``"last_cta"`` when the accumulator registers x S are at most
+    :data:`LAST_CTA_REDUCE_REGISTERS`: each split
     counts itself in on the tile's u32 semaphore (an acquire-release atomic add, after all its
     partials are written) and the split that arrives last reads the partials back and stores D
     in the same kernel (the semaphores are zero before a launch and left zero). Else
@@ -901,7 +904,10 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
     >>> s = r["kernel"]["scheduler"]
     >>> s["kind"], s["splits"], s["workspace"]["layout"], s["workspace"]["tile_bytes"]
     ('split_k', 4, '(128,32,2,4):(1,128,4096,8192)', 131072)
-    >>> s["workspace"]["reduce"], s["workspace"]["semaphores"]["count"]
+    >>> s["workspace"]["reduce"]
+    'kernel'
+    >>> w = with_schedule(plan_gemm(bm=64, bn=16, bk=64, stages=4).row(0), split_k=4)["kernel"]["scheduler"]
+    >>> w["workspace"]["reduce"], w["workspace"]["semaphores"]["count"]
     ('last_cta', 'tiles_m * tiles_n')
     """
     import copy
@@ -944,12 +950,10 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
         return out
     regs, wgs = k["accumulator"]["registers"], out["warpgroups"]   # MN blocks of A (BM / 64)
     unit = 128 * regs * wgs
-    # The last split to finish reduces the tile itself when the other splits' partials are few
-    # bytes for one CTA to read back (decode tiles, a few splits), saving the second kernel's
-    # launch and pass; many large partials go to the reduction kernel, which spreads a tile
-    # over kReduceCtasPerTile CTAs. (With 128 accumulator registers, BN 256, the read-back
-    # spilled in ptxas, NVRTC 13.0: those keep the reduction kernel.)
-    last_cta = (split_k - 1) * 4 * unit <= LAST_CTA_REDUCE_BYTES and regs <= 64
+    # The last split to finish reduces the tile itself when its threads can read every split's
+    # partials back at once (decode tiles, a few splits), saving the second kernel's launch;
+    # larger ones go to the reduction kernel, which spreads a tile over kReduceCtasPerTile CTAs.
+    last_cta = regs * split_k <= LAST_CTA_REDUCE_REGISTERS
     k["scheduler"] = {
         "kind": "split_k", "splits": split_k,
         "k_tiles": "split s of KT: [floor(s KT / S), floor((s + 1) KT / S)); empty ones skipped",

@@ -122,21 +122,25 @@ struct SplitKScheduler {
         if (last) p.semaphores[tile] = 0u;
       }
       if (!named_sync_or(epilogue.barrier, epilogue.threads, last)) return;
-      // The sum goes into acc (no second array of registers); this split's own partials are
-      // read back too (this thread's own writes, from L2).
-      // kBatch loads in flight at a time: all of a 128-register accumulator's would spill.
-      constexpr int kBatch = P::accumulator::kRegisters < 16 ? P::accumulator::kRegisters : 16;
+      // The sum goes into acc; this split's own partials are read back too (this thread's own
+      // writes, from L2).
+      // Every split's partials in flight at once (one L2 round trip; the plan keeps kR x kSplits
+      // at most 64), then the adds in split order; an empty split (no k-tile) wrote nothing.
+      constexpr int kR = P::accumulator::kRegisters;
+      static_assert(!scheduler::kReduceLastCta || kR * scheduler::kSplits <= 64, "the plan's last_cta rule: kR x kSplits <= 64");
+      float v[scheduler::kSplits][kR];
+#pragma unroll
+      for (int s = 0; s < scheduler::kSplits; ++s)
+#pragma unroll
+        for (int r = 0; r < kR; ++r)
+          v[s][r] = split_begin(s + 1, k_tiles) != split_begin(s, k_tiles)
+                        ? ld_cg(ws + scheduler::workspace_offset(thread, r, w, s)) : 0.f;
       bool first = true;
+#pragma unroll
       for (int s = 0; s < scheduler::kSplits; ++s) {
-        if (split_begin(s + 1, k_tiles) == split_begin(s, k_tiles)) continue;   // empty: skipped
+        if (split_begin(s + 1, k_tiles) == split_begin(s, k_tiles)) continue;
 #pragma unroll
-        for (int r0 = 0; r0 < P::accumulator::kRegisters; r0 += kBatch) {
-          float v[kBatch];
-#pragma unroll
-          for (int i = 0; i < kBatch; ++i) v[i] = ld_cg(ws + scheduler::workspace_offset(thread, r0 + i, w, s));
-#pragma unroll
-          for (int i = 0; i < kBatch; ++i) acc[r0 + i] = first ? v[i] : acc[r0 + i] + v[i];
-        }
+        for (int r = 0; r < kR; ++r) acc[r] = first ? v[s][r] : acc[r] + v[s][r];
         first = false;
       }
       epilogue.store(acc, tma_d, base, w, thread, leader, u.tm, u.tn, p);
