@@ -67,23 +67,17 @@ struct Epilogue {
     for (int j = 0; j < P::epilogue::kSubtiles; ++j) {
       const uint32_t epi = base + P::epilogue::kStageOffsets[ebuf];
       if (++ebuf == first + kTiles) ebuf = first;
-      // The block's math first, in registers (the fused epilogue's chains side by side, and
-      // under the wait for the tile the block goes through), then its shared stores.
-#pragma unroll
-      for (int i = 0; i < P::accumulator::kSubtileRegisters; i += 2) {
-        const int r = j * P::accumulator::kSubtileRegisters + i;
-        if (r % F::kChunkRegisters == 0) ops.chunk(r / F::kChunkRegisters, tm, tn, w, thread, p);
-        const uint32_t m = 64 * w + P::accumulator::row(thread, r);
-        ops.apply(acc[r], acc[r + 1], r, tm * P::kBM + m, n0 + P::accumulator::col(thread, r), p);
-      }
       if (leader) bulk_wait_read<kTiles - 1>();
       named_sync(barrier, threads);
 #pragma unroll
       for (int i = 0; i < P::accumulator::kSubtileRegisters; i += 2) {
         const int r = j * P::accumulator::kSubtileRegisters + i;
+        if (r % F::kChunkRegisters == 0) ops.chunk(r / F::kChunkRegisters, tm, tn, w, thread, p);
         const uint32_t m = 64 * w + P::accumulator::row(thread, r);
         const uint32_t n = P::accumulator::col(thread, r) - j * P::epilogue::kCols;
-        fsw_store_shared_pair(epi + P::epilogue::offset(m, n), acc[r], acc[r + 1]);
+        float x0 = acc[r], x1 = acc[r + 1];
+        ops.apply(x0, x1, r, tm * P::kBM + m, n0 + P::accumulator::col(thread, r), p);
+        fsw_store_shared_pair(epi + P::epilogue::offset(m, n), x0, x1);
       }
       fence_async_shared();
       named_sync(barrier, threads);
