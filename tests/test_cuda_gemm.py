@@ -1073,3 +1073,20 @@ def test_fused_column_operands_are_staged_in_shared_memory_after_the_plan(monkey
     assert kernel_row(cfg)["fusion"]["col_operands"] is None and "kColSmem = false" in fusion_header(cfg)
     limits["sm90"] += 16
     assert kernel_row(cfg)["fusion"]["col_operands"]["offset"] == need
+
+
+@pytest.mark.parametrize("bn,splits", [(16, 4), (128, 8)])   # last_cta, then the reduction kernel
+def test_prepared_split_launch_without_a_workspace_is_refused(bn, splits, monkeypatch):
+    """GemmKernel.bound's split-K callables (both reductions) refuse workspace=0 before launching."""
+    from fastswz.cuda import runtime
+    from fastswz.cuda.errors import GemmArgumentError
+
+    kern = runtime.GemmKernel(dict(bm=128, bn=bn, bk=64, stages=4, split_k=splits), b"", "k")
+    lau = _FakeLauncher()
+    kern._launchers[0] = lau
+    kern._modules[0] = (None, None, 0xF00D)
+    monkeypatch.setattr(runtime, "_device", lambda o: {"ctx_int": 7})
+    run = kern.bound(64, 512, 4096, 4096, 4096, 512, device=0, grid=8)
+    with pytest.raises(GemmArgumentError, match="workspace=0"):
+        run(0xA00, 0xB00, 0xD00, 5, 0)
+    assert lau.calls == []

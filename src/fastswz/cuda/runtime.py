@@ -553,15 +553,17 @@ class GemmKernel:
             return run
         from . import _driver
 
+        def operands(a_ptr, b_ptr, workspace):   # the kernel's A and B; a split-K launch needs a workspace
+            if not workspace:
+                raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
+                                        "bytes of device memory")
+            return (b_ptr, a_ptr) if swap else (a_ptr, b_ptr)
+
         if self._last_cta:   # the GEMM kernel reduces (zeroed semaphores per stream): one launch
             sems = self._semaphores
 
             def run_last_cta(a_ptr, b_ptr, d_ptr, stream, workspace=0):
-                if not workspace:
-                    raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
-                                            "bytes of device memory")
-                if swap:
-                    a_ptr, b_ptr = b_ptr, a_ptr
+                a_ptr, b_ptr = operands(a_ptr, b_ptr, workspace)
                 sem, owned = sems(ordinal, stream, m, n)
                 lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd,
                         pack(d_ptr, ldd, m, n, k, workspace=workspace, semaphores=sem), g)
@@ -573,11 +575,7 @@ class GemmKernel:
         threads, plain = 128 * self.plan["warpgroups"], _driver.launch_plain
 
         def run_split(a_ptr, b_ptr, d_ptr, stream, workspace=0):
-            if not workspace:
-                raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
-                                        "bytes of device memory")
-            if swap:
-                a_ptr, b_ptr = b_ptr, a_ptr
+            a_ptr, b_ptr = operands(a_ptr, b_ptr, workspace)
             params = pack(d_ptr, ldd, m, n, k, workspace=workspace)
             lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
             plain(red, ctx, ctas, threads, 0, stream, params, "the split-K reduction kernel", True)
