@@ -1090,3 +1090,30 @@ def test_prepared_split_launch_without_a_workspace_is_refused(bn, splits, monkey
     with pytest.raises(GemmArgumentError, match="workspace=0"):
         run(0xA00, 0xB00, 0xD00, 5, 0)
     assert lau.calls == []
+
+
+def test_sass_issue_replays_one_warp_in_order():
+    """tests/gpu/gemm/sass_issue.py's replay: from the last final-wgmma wait on, one instruction per
+    cycle, a dependent instruction waiting for its producer's latency (MUFU 20, shared loads 30,
+    the rest 5), predicated instructions and stores reading their operands, branches skipped."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).parent / "gpu" / "gemm" / "sass_issue.py"
+    spec = importlib.util.spec_from_file_location("sass_issue", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    ins = ["FFMA R1, R2, R3, R4",                   # before the wait: not replayed
+           "WARPGROUP.DEPBAR.LE gsb0, 0x0",         # issues at 0
+           "MUFU.EX2 R5, R6",                       # at 1: R5 ready at 21
+           "FADD R7, R8, 1",                        # at 2: R7 ready at 7
+           "FMUL R9, R5, R7",                       # waits 18 for R5: at 21, R9 ready at 26
+           "BRA 0x100",                             # skipped
+           "@P0 FADD R10, R9, R9",                  # waits 4 for R9: at 26
+           "LDS.64 R12, [R11]",                     # at 27: R12 ready at 57
+           "STS [R13], R12",                        # waits 29 for R12: at 57
+           "EXIT",
+           "FADD R1, R1, R1"]                       # after EXIT: not replayed
+    n, t, waits = mod.replay(ins)
+    assert n == 7 and t == 58   # the cycle after the last issue
+    assert waits == {"MUFU.EX2": 18, "FMUL": 4, "LDS.64": 29}
