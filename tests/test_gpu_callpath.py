@@ -127,6 +127,36 @@ def test_cuda_graph_capture_and_replay():
         assert _err(out, a, b) < 1e-2 and _err(d, a, b) < 1e-2
 
 
+def test_cuda_graph_capture_of_a_split_k_decode_call():
+    """A decode call whose plan splits K and reduces in the kernel (swap-AB, ``last_cta``) replays
+    right from a CUDA graph: the captured launch has its own semaphores, zeroed by a memset node,
+    and replays twice with new inputs, beside eager calls on another stream."""
+    _gpu()
+    import fastswz.cuda as fc
+
+    a, b = _rand(8, 4096), _rand(4096, 4096)
+    kern = fc.choose_plan(8, 4096, 4096, "bf16", "bf16")
+    plan = fc.compile_gemm(kern).plan["kernel"]["scheduler"]
+    if plan["kind"] != "split_k" or plan["workspace"]["reduce"] != "last_cta":
+        pytest.skip(f"the default plan of 8 x 4096 x 4096 no longer reduces in the kernel: {plan['kind']}")
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):   # warm up outside the capture
+        fc.gemm(a, b)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        d = fc.gemm(a, b)
+    for _ in range(2):
+        a.copy_(_rand(8, 4096))
+        b.copy_(_rand(4096, 4096))
+        _poison(d)
+        g.replay()
+        e = fc.gemm(a, b)   # eager, on the current stream, after the replay
+        torch.cuda.synchronize()
+        assert _err(d, a, b) < 1e-2 and _err(e, a, b) < 1e-2
+
+
 # inductor itself calls torch.jit.script_method, deprecated in torch 2.11: not this test's concern
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_custom_op_compiles_and_captures():
