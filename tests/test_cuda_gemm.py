@@ -16,6 +16,7 @@ import importlib.util
 import re
 import shutil
 import subprocess
+import types
 from importlib import resources
 
 import numpy as np
@@ -602,6 +603,8 @@ def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, bn, monk
     monkeypatch.setattr(_driver, "launch_plain", lambda *a: plain.append(a))
     monkeypatch.setattr(runtime, "_device", lambda o: {"ctx_int": 7})
     monkeypatch.setattr(runtime, "_capturing", lambda stream: False)
+    # no driver needed (CI installs without the cuda extra): _call_on gets these as its fn
+    monkeypatch.setattr(runtime, "driver", lambda: types.SimpleNamespace(cuMemAlloc=None, cuMemsetD32Async=None))
     monkeypatch.setattr(runtime, "_call_on", lambda device, what, fn, *args:
                         driver_calls.append((what,) + args) or (0x7000 if what == "cuMemAlloc" else None))
     monkeypatch.setattr(runtime._Free, "__del__", lambda self: None)
@@ -676,6 +679,7 @@ def test_last_cta_semaphores_in_a_captured_graph_are_the_launchs_own(monkeypatch
     kern._modules[0] = (None, None, None)
     calls = []
     monkeypatch.setattr(runtime, "_capturing", lambda stream: True)
+    monkeypatch.setattr(runtime, "driver", lambda: types.SimpleNamespace(cuMemAlloc=None, cuMemsetD32Async=None))
     monkeypatch.setattr(runtime, "alloc_async", lambda nbytes, stream, dev: calls.append(("alloc", nbytes, stream)) or 0x9000)
     monkeypatch.setattr(runtime, "free_async", lambda ptr, stream, dev: calls.append(("free", ptr, stream)))
     monkeypatch.setattr(runtime, "_call_on", lambda device, what, fn, *args: calls.append((what,) + args))
