@@ -16,6 +16,7 @@ import importlib.util
 import re
 import shutil
 import subprocess
+import sys
 import types
 from importlib import resources
 
@@ -1106,7 +1107,9 @@ def test_sass_issue_replays_one_warp_in_order():
     path = pathlib.Path(__file__).parent / "gpu" / "gemm" / "sass_issue.py"
     spec = importlib.util.spec_from_file_location("sass_issue", path)
     mod = importlib.util.module_from_spec(spec)
+    before = list(sys.path)
     spec.loader.exec_module(mod)
+    assert sys.path == before   # importing it leaves sys.path alone (subprocess tests inherit it)
     ins = ["FFMA R1, R2, R3, R4",                   # before the wait: not replayed
            "WARPGROUP.DEPBAR.LE gsb0, 0x0",         # issues at 0
            "MUFU.EX2 R5, R6",                       # at 1: R5 ready at 21

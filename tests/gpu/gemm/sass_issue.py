@@ -30,7 +30,6 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "src"))
 
 LATENCY_DEFAULT = 5
 LATENCY = {"MUFU": 20, "LDS": 30, "LDG": 300, "LDC": 20, "S2R": 20, "R2UR": 3}
@@ -95,6 +94,7 @@ def replay(ins):
 
 
 def main(argv):
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "src"))   # the checkout's fastswz
     if not argv:
         print(__doc__)
         return 2
