@@ -1124,3 +1124,18 @@ def test_sass_issue_replays_one_warp_in_order():
     n, t, waits = mod.replay(ins)
     assert n == 7 and t == 58   # the cycle after the last issue
     assert waits == {"MUFU.EX2": 18, "FMUL": 4, "LDS.64": 29}
+
+
+def test_split_k_reduction_mode_comes_from_the_meta_or_the_plan():
+    """GemmKernel reads the split-K reduction from the launch metadata cached beside a cubin, and
+    from the plan when the metadata predates the field."""
+    from fastswz.cuda import runtime
+    from fastswz.cuda.codegen import kernel_row, launch_meta
+
+    for cfg, want in ((dict(bm=128, bn=16, bk=64, stages=4, swap_ab=True, split_k=4), True),
+                      (dict(bm=128, bn=128, bk=64, stages=4, split_k=4), False),
+                      (dict(bm=128, bn=128, bk=64, stages=4), False)):
+        meta = launch_meta(kernel_row(cfg))
+        assert runtime.GemmKernel(cfg, b"", "k", meta)._last_cta is want
+        old = {k: v for k, v in meta.items() if k != "reduce"}
+        assert runtime.GemmKernel(cfg, b"", "k", old)._last_cta is want

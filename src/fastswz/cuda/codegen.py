@@ -727,6 +727,7 @@ def launch_meta(row, out_dtype="bf16") -> dict:
     boxes.append(list(e["tma_box"]) if e else [1, 1])
     swizzles.append(("none", "32B", "64B", "128B").index(e["swizzle"]) if e else 0)
     col = (row.get("fusion") or {}).get("col_operands")
+    ws = (row["kernel"].get("scheduler") or {}).get("workspace")
     return {"threads": int(row["kernel"]["threads"]),
             "smem_bytes": int(col["offset"] + col["bytes"] if col else row["smem_bytes"]),
             "boxes": boxes, "swizzles": swizzles, "epilogue": bool(e),
@@ -734,8 +735,7 @@ def launch_meta(row, out_dtype="bf16") -> dict:
             # the kernel's operands (with swap_ab its A is the caller's B) and D
             "dtypes": [row["a"]["dtype"], row["b"]["dtype"], _lookup_dtype(out_dtype).name],
             # split-K: who adds the partials ("last_cta": the GEMM kernel; "kernel": a second one)
-            "reduce": (row["kernel"].get("scheduler") or {}).get("workspace", None) and
-                      row["kernel"]["scheduler"]["workspace"]["reduce"]}
+            "reduce": ws["reduce"] if ws else None}
 
 
 def params_packer():

@@ -266,9 +266,10 @@ class GemmKernel:
         self._splits = self.config["split_k"]   # > 1: partials to a workspace, then the reduction
         # split-K whose last split reduces each tile (kernel.scheduler.workspace.reduce): the
         # kernel needs zeroed u32 semaphores, one per output tile, which it leaves zero
-        reduce = self.meta.get("reduce") if "reduce" in self.meta else (
-            (self.plan["kernel"].get("scheduler") or {}).get("workspace") or {}).get("reduce")
-        self._last_cta = self._splits > 1 and reduce == "last_cta"
+        # (a cached meta written before launch_meta had "reduce": the plan's own)
+        reduce = self.meta["reduce"] if "reduce" in self.meta else codegen.launch_meta(
+            self.plan, self.config["out_dtype"])["reduce"]
+        self._last_cta = reduce == "last_cta"
         self._sems = {}         # (device, stream) -> (_Free, count): the semaphores of eager launches
         self._sems_retired = []   # replaced ones: launches queued earlier may still use them
 
