@@ -596,17 +596,20 @@ def _row_slots(bn):
     return {"slot": pattern, "first": [pattern.index(s) for s in range(max(pattern) + 1)]}
 
 
-def fusion_header(config) -> str:
+def fusion_header(config, row=None) -> str:
     """``fastswz_fusion.h``: the fused epilogue of a configuration as macros and constants
-    (``sm90/epilogue_ops.cuh`` and the mainloop's block-scale promotion read them).
+    (``sm90/epilogue_ops.cuh`` and the mainloop's block-scale promotion read them). ``row``:
+    the configuration's :func:`kernel_row`, where the caller has it (:func:`kernel_sources`).
 
     >>> h = fusion_header(normalize_config(activation="relu", out_dtype="e4m3", amax=True))
     >>> [ln.split("//")[0].strip() for ln in h.splitlines() if ln.startswith("#define FSW_A")]
     ['#define FSW_ACT 1', '#define FSW_AMAX 1']
     """
     c = normalize_config(config)
-    f = fusion_row(c)
-    col = kernel_row(c)["fusion"]["col_operands"] if (c["bias"] or c["scale"] == "row") else None
+    if row is None and (c["bias"] or c["scale"] == "row"):   # where the column operands sit
+        row = kernel_row(c)
+    f = row["fusion"] if row is not None else fusion_row(c)
+    col = f.get("col_operands")
     ctype = {"bf16": "unsigned short", "f16": "unsigned short", "f32": "float", None: "unsigned short"}
     slots, cols = f["row_slots"], f["col_slots"]
     fused = (c["activation"] != "identity" or c["bias"] or c["residual"] or c["scale"] not in ("none", "block")
@@ -791,7 +794,7 @@ def kernel_sources(config) -> dict:
     row = kernel_row(c)
     return {"fastswz_plan.h": emit_header(row, name="fastswz_plan"),
             "fastswz_mma.h": mma_header(row, c["out_dtype"]),
-            "fastswz_fusion.h": fusion_header(c),
+            "fastswz_fusion.h": fusion_header(c, row),
             **{name: _kernel_text(name) for name in KERNEL_FILES}}
 
 

@@ -280,11 +280,14 @@ class GemmKernel:
             self._plan = codegen.kernel_row(self.config)
         return self._plan
 
+    def _kernel_tiles(self, m, n):
+        """Output tiles of the kernel's own M x N (swapped already)."""
+        return math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"])
+
     def _reduce_grid(self, m, n):
         """The split-K reduction's CTAs for the kernel's M x N: per output tile the plan's
         ``kernel.scheduler.workspace.reduce_ctas_per_tile``."""
-        per_tile = self.plan["kernel"]["scheduler"]["workspace"]["reduce_ctas_per_tile"]
-        return math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"]) * per_tile
+        return self._kernel_tiles(m, n) * self.plan["kernel"]["scheduler"]["workspace"]["reduce_ctas_per_tile"]
 
     def _semaphores(self, ordinal, stream, m, n):
         """``(pointer, owned)``: zeroed u32 semaphores for a ``last_cta`` split-K launch on the
@@ -295,7 +298,7 @@ class GemmKernel:
         stream order after the launch), zeroed by a memset node before the kernel, so each replay
         starts from zero."""
         drv = driver()
-        count = math.ceil(m / self.config["bm"]) * math.ceil(n / self.config["bn"])
+        count = self._kernel_tiles(m, n)
         if stream and _capturing(stream):
             ptr = alloc_async(4 * count, stream, ordinal)
             _call_on(ordinal, "cuMemsetD32Async", drv.cuMemsetD32Async, ptr, 0, count, stream)
@@ -554,29 +557,24 @@ class GemmKernel:
             return run
         from . import _driver
 
-        def operands(a_ptr, b_ptr, workspace):   # the kernel's A and B; a split-K launch needs a workspace
-            if not workspace:
-                raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
-                                        "bytes of device memory")
-            return (b_ptr, a_ptr) if swap else (a_ptr, b_ptr)
-
-        if self._last_cta:   # the GEMM kernel reduces (zeroed semaphores per stream): one launch
-            sems = self._semaphores
+        if self._last_cta:   # one launch, the semaphores per stream: launch's own path
+            split = self._split_run
 
             def run_last_cta(a_ptr, b_ptr, d_ptr, stream, workspace=0):
-                a_ptr, b_ptr = operands(a_ptr, b_ptr, workspace)
-                sem, owned = sems(ordinal, stream, m, n)
-                lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd,
-                        pack(d_ptr, ldd, m, n, k, workspace=workspace, semaphores=sem), g)
-                if owned:
-                    free_async(sem, stream, ordinal)
+                if swap:
+                    a_ptr, b_ptr = b_ptr, a_ptr
+                split(lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, workspace, g, {})
             return run_last_cta
         red, ctx = int(self._load(ordinal)[2]), _device(ordinal)["ctx_int"]
         ctas = self._reduce_grid(m, n)
         threads, plain = 128 * self.plan["warpgroups"], _driver.launch_plain
 
         def run_split(a_ptr, b_ptr, d_ptr, stream, workspace=0):
-            a_ptr, b_ptr = operands(a_ptr, b_ptr, workspace)
+            if not workspace:
+                raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
+                                        "bytes of device memory")
+            if swap:
+                a_ptr, b_ptr = b_ptr, a_ptr
             params = pack(d_ptr, ldd, m, n, k, workspace=workspace)
             lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
             plain(red, ctx, ctas, threads, 0, stream, params, "the split-K reduction kernel", True)
