@@ -387,7 +387,7 @@ def test_missing_nvrtc_names_the_failed_import(monkeypatch):
 
 @pytest.mark.parametrize("m,n,k,dt,out", [(4096, 14336, 4096, "bf16", "bf16"), (8192, 8192, 8192, "e4m3", "bf16"),
                                           (300, 257, 65, "f16", "f16"), (4096, 4096, 4096, "tf32", "f32"),
-                                          (64, 8192, 512, "bf16", "bf16")])
+                                          (640, 8192, 512, "bf16", "bf16")])
 def test_choose_plan_takes_the_epilogue_tile_where_it_fits(m, n, k, dt, out):
     from fastswz.cuda import EPILOGUE_MIN_STAGES, choose_plan
 
@@ -450,6 +450,44 @@ def test_choose_plan_deep_64_row_tiles(m, n, k, dt, a_major):
     assert c["epilogue"] == (split == 1)
     if c["epilogue"]:
         assert c["epilogue_n"] == (64 if bn > 64 and bn % 64 == 0 else 0)
+    assert c["stages"] == DEEP_TILE_MAX_STAGES or supported(dict(c, stages=c["stages"] + 1)) is not None
+
+
+@pytest.mark.parametrize("m,n,k,dt,a_major", [
+    (64, 32768, 512, "e4m3", "K"), (32, 32768, 512, "bf16", "K"), (64, 24576, 1536, "bf16", "K"),
+    (17, 8193, 100, "f16", "K"), (48, 20000, 3000, "e4m3", "K"), (64, 10240, 8192, "bf16", "K"),
+    # outside the rule: M 16 or 65, K above DEEP_TILE_MAX_K, MN-major, few tiles, a split, tf32
+    (16, 32768, 512, "bf16", "K"), (65, 32768, 512, "bf16", "K"), (64, 10240, 16384, "e4m3", "K"),
+    (64, 32768, 512, "bf16", "MN"), (64, 4608, 3584, "e4m3", "K"), (32, 4096, 8192, "bf16", "K"),
+    (64, 32768, 512, "tf32", "K")])
+def test_choose_plan_wide_n_64_row_tiles(m, n, k, dt, a_major):
+    # WIDE_N_MIN_TILES' rule, derived here from its statement: in its domain (and where no split
+    # rule splits) an unswapped 64 x BN plan through 2 epilogue tiles of 64-column blocks, BN the
+    # one of WIDE_N_BN whose tiles fill the last wave best (the narrowest among equals), the
+    # deepest ring that runs; outside it never that plan unless the model ranks it first
+    from fastswz.cuda import (DEEP_TILE_MAX_K, DEEP_TILE_MAX_STAGES, SPLIT_K_SWAP_M, SWAP_AB_MAX_M,
+                              WIDE_N_BN, WIDE_N_MIN_TILES, choose_plan)
+    from fastswz.tune import DEFAULT_SMS
+
+    c = choose_plan(m, n, k, dt, dt, a_major=a_major, b_major=a_major)
+    assert supported(c) is None
+    domain = (SPLIT_K_SWAP_M < m <= SWAP_AB_MAX_M and k <= DEEP_TILE_MAX_K and a_major == "K"
+              and codegen.dtype_bits(dt) in (8, 16) and -(-n // 128) >= WIDE_N_MIN_TILES)
+
+    def fill(w):
+        t = -(-n // w)
+        return t / (-(-t // DEFAULT_SMS["sm90"]) * DEFAULT_SMS["sm90"])
+
+    best = max(fill(w) for w in WIDE_N_BN)
+    bn = min(w for w in WIDE_N_BN if fill(w) == best)
+    want = (64, bn, 1024 // codegen.dtype_bits(dt), True, 64, 2, False, 1)
+    got = (c["bm"], c["bn"], c["bk"], c["epilogue"], c["epilogue_n"], c["epilogue_stages"], c["swap_ab"],
+           c["split_k"])
+    if not domain or c["split_k"] > 1:
+        assert got != want or c == choose_plan(m, n, k, dt, dt, a_major=a_major, b_major=a_major,
+                                                schedules=False)
+        return
+    assert got == want
     assert c["stages"] == DEEP_TILE_MAX_STAGES or supported(dict(c, stages=c["stages"] + 1)) is not None
 
 

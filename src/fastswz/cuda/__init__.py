@@ -183,6 +183,23 @@ DEEP_TILE_MAX_M = 256
 DEEP_TILE_MAX_K = 8192
 #: The tile widths :data:`DEEP_TILE_MAX_M`'s rule picks from.
 DEEP_TILE_BN = (64, 96, 128, 160, 192, 256)
+#: Problems with ``SPLIT_K_SWAP_M < M <= SWAP_AB_MAX_M`` and ``K <= DEEP_TILE_MAX_K`` (8- and
+#: 16-bit inputs, both operands K-major) whose D has at least ``WIDE_N_MIN_TILES`` 128-column
+#: tiles, and that no split rule splits, run unswapped on 64-row tiles storing D through the
+#: shared-memory epilogue tile (:data:`EPILOGUE_BLOCK_N`-column blocks through 2 tiles, the
+#: deepest ring that fits), BN the one of :data:`WIDE_N_BN` whose tiles fill the last wave of the
+#: SMs best (the narrowest among equals). The swapped plan stores D^T from registers, 2-byte
+#: stores scattered over M rows, which short K leaves exposed. Measured on an H100
+#: (``tests/gpu/gemm/probe.py`` set v5, docs/conformance/2026-11-27-eighth-session/run3-probe-v5-h100;
+#: 13 plans on each of 16 problems, M 16-64, N 10240-32768, K 512-8192, bf16 and e4m3, beside
+#: cuBLAS): 64 x 32768 x 512 took 22.0 us swapped (bf16; e4m3 15.7) and 17.9 us (12.4) on the
+#: 64 x 128 tile through 2 epilogue tiles, against cuBLAS's 17.6 us (12.1); with K 4096-8192 the
+#: unswapped plans were 1-3% faster; at M = 16 the two were within 5% either way (swapped kept).
+#: With fewer tiles (qwen2.5-7b's N = 3584-4608 at M = 32-64: 28-36 tiles) the swapped plan's
+#: narrower tiles fill more SMs; they keep it.
+WIDE_N_MIN_TILES = 64
+#: The tile widths :data:`WIDE_N_MIN_TILES`' rule picks from.
+WIDE_N_BN = (128, 192, 256)
 
 
 #: choose_plan takes the model's best plan whose k-tile is at least this many bytes (BK x the
@@ -415,6 +432,9 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
         split = _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if split is not None:
             return split
+        wide = _wide_n_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
+        if wide is not None:
+            return wide
     swap = m <= SWAP_AB_MAX_M and n > m
     km, kn, (ta, ma), (tb, mb) = schedule_frame(m, n, a_dtype, b_dtype, a_major, b_major, swap)
 
@@ -486,6 +506,25 @@ def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
 
 #: The deepest stage ring :func:`_deep_tile_plan` tries (64 x 64 tiles of 128-byte k-tiles fit 14).
 DEEP_TILE_MAX_STAGES = 16
+
+
+def _wide_n_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
+    """The unswapped 64-row plan of :data:`WIDE_N_MIN_TILES`' rule, or None where it does not
+    apply (the caller goes on to the swapped plan)."""
+    bits = dtype_bits(a_dtype)
+    if not (SPLIT_K_SWAP_M < m <= SWAP_AB_MAX_M and k <= DEEP_TILE_MAX_K and bits in (8, 16)
+            and dtype_bits(b_dtype) == bits and str(a_major).upper() == "K" == str(b_major).upper()
+            and -(-n // 128) >= WIDE_N_MIN_TILES):
+        return None
+    bn = max(WIDE_N_BN, key=lambda w: (_tuned.wave_fill({"bm": 64, "bn": w}, m, n), -w))
+    base = {"bm": 64, "bn": bn, "bk": 8 * FULL_WIDTH_BK // bits, "epilogue": True,
+            "epilogue_n": EPILOGUE_BLOCK_N, "epilogue_stages": 2}
+    for stages in range(DEEP_TILE_MAX_STAGES, EPILOGUE_MIN_STAGES - 1, -1):
+        c = normalize_config(dict(base, stages=stages), a_dtype=a_dtype, b_dtype=b_dtype,
+                             a_major=a_major, b_major=b_major, out_dtype=out_dtype)
+        if supported(c) is None:
+            return c
+    return None
 
 
 def _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):

@@ -192,8 +192,39 @@ def candidates(m, n, k, dt):
 
 
 #: The candidate sets ``make --set`` draws: (the problems, the plans of each).
+def problems_v5():
+    """The swap-AB question at 16 < M <= 64 with wide N: the swapped plan stores D^T from
+    registers; short K (DeepSeek-V3's kv_b, K 512, and q_b, K 1536) leaves that store exposed."""
+    out = []
+    for dt in ("bf16", "e4m3"):
+        for m in (16, 32, 64):
+            out += [(m, 32768, 512, dt), (m, 24576, 1536, dt)]
+        out += [(64, 10240, 8192, dt), (32, 28672, 4096, dt)]
+    return out
+
+
+def candidates_v5(m, n, k, dt):
+    """The default; unswapped 64 x BN with the shared-memory epilogue tile (64-column blocks, the
+    deepest ring that fits) and with register stores; the swapped BM x 16-64 tiles."""
+    from fastswz.cuda import choose_plan
+
+    base = choose_plan(m, n, k, dt, dt)
+    bk = 128 if dt in ("e4m3", "e5m2") else 64
+    out = [dict(base)]
+    for bn in (128, 192, 256):
+        for epi in ({"epilogue": True, "epilogue_n": 64, "epilogue_stages": 1},
+                    {"epilogue": True, "epilogue_n": 64, "epilogue_stages": 2}, {"epilogue": False}):
+            out.append(_fit({"a_dtype": dt, "b_dtype": dt, "bm": 64, "bn": bn, "bk": bk, **epi}))
+    sn = -(-m // 8) * 8
+    for bm in (128, 192, 256):
+        out.append(_fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": max(16, sn), "bk": bk,
+                         "swap_ab": True, "epilogue": False}))
+    return [c for c in out if c is not None]
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v2": (lambda: PROBLEMS_V2, candidates_v2),
-        "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4)}
+        "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
+        "v5": (problems_v5, candidates_v5)}
 
 
 def cmd_make(args):
