@@ -423,10 +423,10 @@ def test_choose_plan_takes_the_epilogue_tile_where_it_fits(m, n, k, dt, out):
     (512, 4096, 4096, "bf16", "K"), (128, 4096, 4096, "bf16", "MN"), (256, 256, 65536, "bf16", "K"),
     (128, 28672, 4096, "e4m3", "K"), (64, 4096, 4096, "e4m3", "K"), (128, 4096, 4096, "tf32", "K")])
 def test_choose_plan_deep_64_row_tiles(m, n, k, dt, a_major):
-    # DEEP_TILE_MAX_M's rule, derived here from its statement: in its domain, the model's 64-row
-    # plan; else the narrowest BN of DEEP_TILE_BN whose 64-row tiles fit one wave, 128-byte
-    # k-tiles, K split as split_k_splits says when that is at most 2, the most stages that run
-    # beside the epilogue tile (one pass) or from registers (a split)
+    # DEEP_TILE_MAX_M's rule, derived here from its statement: in its domain the narrowest BN of
+    # DEEP_TILE_BN whose 64-row tiles fit one wave, 128-byte k-tiles, K split as split_k_splits
+    # says when that is at most 2, the most stages up to DEEP_TILE_MAX_STAGES that run beside the
+    # epilogue tile (one pass) or from registers (a split)
     from fastswz.cuda import (DEEP_TILE_BN, DEEP_TILE_MAX_M, DEEP_TILE_MAX_STAGES,
                               DEEP_TILE_MAX_K, choose_plan, split_k_splits)
     from fastswz.tune import DEFAULT_SMS
@@ -435,10 +435,6 @@ def test_choose_plan_deep_64_row_tiles(m, n, k, dt, a_major):
     assert supported(c) is None
     domain = (64 < m <= DEEP_TILE_MAX_M and k <= DEEP_TILE_MAX_K and a_major == "K"
               and codegen.dtype_bits(dt) in (8, 16))
-    model = choose_plan(m, n, k, dt, dt, a_major=a_major, schedules=False)
-    if domain and model["bm"] == 64:
-        assert c == model
-        return
     rows = -(-m // 64)
     bn = next((w for w in DEEP_TILE_BN if rows * -(-n // w) <= DEFAULT_SMS["sm90"]), None)
     bk = 1024 // codegen.dtype_bits(dt)

@@ -164,11 +164,14 @@ SPLIT_K_TILE = (128, 128)
 #: without a split).
 SPLIT_K_SWAP_M = 16
 #: Problems with ``64 < M <= DEEP_TILE_MAX_M`` and ``K <= DEEP_TILE_MAX_K`` (8- and 16-bit inputs,
-#: both operands K-major) run on 64-row tiles in one pass: the model's own plan where it has
-#: 64-row tiles; else BN the narrowest of :data:`DEEP_TILE_BN` whose tiles fit in one wave of the
-#: SMs, the deepest stage ring that fits beside the shared-memory epilogue tile, and K split (at
+#: both operands K-major) run on 64-row tiles in one pass: BN the narrowest of
+#: :data:`DEEP_TILE_BN` whose tiles fit in one wave of the SMs, the deepest stage ring up to
+#: :data:`DEEP_TILE_MAX_STAGES` that fits beside the shared-memory epilogue tile, and K split (at
 #: most 2 ways, storing from registers) only when those tiles fill at most :data:`SPLIT_K_FILL` of
-#: the SMs. The 128-row split-K plans chosen before for most of these problems left half the SMs'
+#: the SMs. (Until 2026-11-27 the model's own plan was taken where it had 64-row tiles: on an H100,
+#: probe set v6 below, it was 2-13% slower than this rule's plan on 10 of 14 problems and at most
+#: 1.6% faster on the others; 128 x 4608 x 3584 bf16 ran 21.5 us on its 64 x 80 x 128 3-stage
+#: plan and 19.1 us on this rule's 64 x 96 x 64 with 8 stages, cuBLAS 17.2 us.) The 128-row split-K plans chosen before for most of these problems left half the SMs'
 #: load bandwidth unused and paid a reduction (cuBLAS's kernels on these shapes are 64-row tiles
 #: with 5-16 stages and no split: ``tests/gpu/gemm/cublas_kernels.py``). Measured
 #: (``tests/gpu/gemm/probe.py``, docs/conformance/h100-2026-11-27-deep-tiles) on the 64 corpus
@@ -188,7 +191,8 @@ DEEP_TILE_BN = (64, 96, 128, 160, 192, 256)
 #: tiles, and that no split rule splits, run unswapped on 64-row tiles storing D through the
 #: shared-memory epilogue tile (:data:`EPILOGUE_BLOCK_N`-column blocks through 2 tiles, the
 #: deepest ring that fits), BN the one of :data:`WIDE_N_BN` whose tiles fill the last wave of the
-#: SMs best (the narrowest among equals). The swapped plan stores D^T from registers, 2-byte
+#: SMs best (the narrowest among equals), at most :data:`DEEP_TILE_MAX_STAGES` stages. The
+#: swapped plan stores D^T from registers, 2-byte
 #: stores scattered over M rows, which short K leaves exposed. Measured on an H100
 #: (``tests/gpu/gemm/probe.py`` set v5, docs/conformance/2026-11-27-eighth-session/run3-probe-v5-h100;
 #: 13 plans on each of 16 problems, M 16-64, N 10240-32768, K 512-8192, bf16 and e4m3, beside
@@ -474,9 +478,6 @@ def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     if not (64 < m <= DEEP_TILE_MAX_M and k <= DEEP_TILE_MAX_K and bits in (8, 16)
             and str(a_major).upper() == "K" == str(b_major).upper() and dtype_bits(b_dtype) == bits):
         return None
-    model = choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, None, False)
-    if model["bm"] == 64:
-        return model
     sms = DEFAULT_SMS["sm90"]
     rows = -(-m // 64)
     bn = next((w for w in DEEP_TILE_BN if rows * -(-n // w) <= sms), None)
@@ -504,8 +505,12 @@ def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     return None
 
 
-#: The deepest stage ring :func:`_deep_tile_plan` tries (64 x 64 tiles of 128-byte k-tiles fit 14).
-DEEP_TILE_MAX_STAGES = 16
+#: The deepest stage ring the 64-row rules (:data:`DEEP_TILE_MAX_M`, :data:`WIDE_N_MIN_TILES`)
+#: take. Measured on an H100 (``tests/gpu/gemm/probe.py`` set v6, 38 plans on each of 14 problems,
+#: M 96-256; docs/conformance/2026-11-27-eighth-session/run4-probe-v6-h100): 8 stages were as fast
+#: as the deepest ring that fits (9-16) or faster (128 x 4608 x 3584 bf16 on 64 x 80 tiles: 18.7
+#: against 19.1 us with 11), 5-6 stages up to 13% slower.
+DEEP_TILE_MAX_STAGES = 8
 
 
 def _wide_n_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):

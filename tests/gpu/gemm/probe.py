@@ -222,9 +222,41 @@ def candidates_v5(m, n, k, dt):
     return [c for c in out if c is not None]
 
 
+def problems_v6():
+    """The 64-row rule at M = 128 (DEEP_TILE_MAX_M): the corpus layers where the model's own
+    64-row plan ran under 0.9x cuBLAS in the H100 corpus run of 2026-11-27 (run 7), and two
+    neighbours."""
+    out = []
+    for dt in ("bf16", "e4m3"):
+        out += [(128, 4608, 3584, dt), (128, 3584, 3584, dt), (128, 4096, 4096, dt),
+                (128, 6144, 4096, dt), (128, 2112, 7168, dt), (128, 2112, 5120, dt)]
+    return out + [(256, 4096, 4096, "bf16"), (96, 12288, 4096, "e4m3")]
+
+
+def candidates_v6(m, n, k, dt):
+    """The default; 64 x BN (BN 32-128) with the epilogue tile, the whole tile or 64-column blocks
+    through 1 or 2 tiles, at the deepest ring, 8 stages and 5 stages."""
+    from fastswz.cuda import choose_plan
+    from fastswz.cuda.codegen import normalize_config
+
+    out = [dict(choose_plan(m, n, k, dt, dt))]
+    bk = 128 if dt in ("e4m3", "e5m2") else 64
+    for bn in (32, 48, 64, 80, 96, 128):
+        epis = [(0, 1)] + ([(64, 1), (64, 2)] if bn == 128 else [(0, 2)])
+        for en, es in epis:
+            c = {"a_dtype": dt, "b_dtype": dt, "bm": 64, "bn": bn, "bk": bk, "epilogue": True,
+                 "epilogue_n": en, "epilogue_stages": es}
+            deep = _fit(c)
+            out.append(deep)
+            for st in (8, 5):
+                if deep is not None and st < deep["stages"]:
+                    out.append(dict(deep, stages=st))
+    return [normalize_config(c) for c in out if c is not None]
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
-        "v5": (problems_v5, candidates_v5)}
+        "v5": (problems_v5, candidates_v5), "v6": (problems_v6, candidates_v6)}
 
 
 def cmd_make(args):
