@@ -427,8 +427,8 @@ def test_choose_plan_deep_64_row_tiles(m, n, k, dt, a_major):
     # DEEP_TILE_BN whose 64-row tiles fit one wave, 128-byte k-tiles, K split as split_k_splits
     # says when that is at most 2, the most stages up to DEEP_TILE_MAX_STAGES that run beside the
     # epilogue tile (one pass) or from registers (a split)
-    from fastswz.cuda import (DEEP_TILE_BN, DEEP_TILE_MAX_M, DEEP_TILE_MAX_STAGES,
-                              DEEP_TILE_MAX_K, choose_plan, split_k_splits)
+    from fastswz.cuda import (DEEP_TILE_BN, DEEP_TILE_MAX_M, DEEP_TILE_MAX_STAGES, DEEP_TILE_MAX_K,
+                              DEEP_TILE_SPLIT_MIN_KTILES, choose_plan, split_k_splits)
     from fastswz.tune import DEFAULT_SMS
 
     c = choose_plan(m, n, k, dt, dt, a_major=a_major)
@@ -438,7 +438,7 @@ def test_choose_plan_deep_64_row_tiles(m, n, k, dt, a_major):
     rows = -(-m // 64)
     bn = next((w for w in DEEP_TILE_BN if rows * -(-n // w) <= DEFAULT_SMS["sm90"]), None)
     bk = 1024 // codegen.dtype_bits(dt)
-    split = split_k_splits(rows * -(-n // bn), -(-k // bk)) if bn else None
+    split = split_k_splits(rows * -(-n // bn), -(-k // bk), min_ktiles=DEEP_TILE_SPLIT_MIN_KTILES) if bn else None
     if not (domain and bn is not None and split <= 2):
         assert not (c["bm"] == 64 and c["stages"] >= 9 and m > 64), c   # no deep 64-row plan
         return
@@ -451,8 +451,9 @@ def test_choose_plan_deep_64_row_tiles(m, n, k, dt, a_major):
 
 @pytest.mark.parametrize("m,n,k,dt,a_major", [
     (64, 32768, 512, "e4m3", "K"), (32, 32768, 512, "bf16", "K"), (64, 24576, 1536, "bf16", "K"),
-    (17, 8193, 100, "f16", "K"), (48, 20000, 3000, "e4m3", "K"), (64, 10240, 8192, "bf16", "K"),
-    # outside the rule: M 16 or 65, K above DEEP_TILE_MAX_K, MN-major, few tiles, a split, tf32
+    (17, 8193, 100, "f16", "K"), (48, 20000, 3000, "e4m3", "K"), (64, 10240, 5120, "bf16", "K"),
+    # outside the rule: M 16 or 65, K above WIDE_N_MAX_K, MN-major, few tiles, a split, tf32
+    (64, 36864, 7168, "bf16", "K"),
     (16, 32768, 512, "bf16", "K"), (65, 32768, 512, "bf16", "K"), (64, 10240, 16384, "e4m3", "K"),
     (64, 32768, 512, "bf16", "MN"), (64, 4608, 3584, "e4m3", "K"), (32, 4096, 8192, "bf16", "K"),
     (64, 32768, 512, "tf32", "K")])
@@ -461,13 +462,13 @@ def test_choose_plan_wide_n_64_row_tiles(m, n, k, dt, a_major):
     # rule splits) an unswapped 64 x BN plan through 2 epilogue tiles of 64-column blocks, BN the
     # one of WIDE_N_BN whose tiles fill the last wave best (the narrowest among equals), the
     # deepest ring that runs; outside it never that plan unless the model ranks it first
-    from fastswz.cuda import (DEEP_TILE_MAX_K, DEEP_TILE_MAX_STAGES, SPLIT_K_SWAP_M, SWAP_AB_MAX_M,
-                              WIDE_N_BN, WIDE_N_MIN_TILES, choose_plan)
+    from fastswz.cuda import (DEEP_TILE_MAX_STAGES, SPLIT_K_SWAP_M, SWAP_AB_MAX_M, WIDE_N_BN,
+                              WIDE_N_MAX_K, WIDE_N_MIN_TILES, choose_plan)
     from fastswz.tune import DEFAULT_SMS
 
     c = choose_plan(m, n, k, dt, dt, a_major=a_major, b_major=a_major)
     assert supported(c) is None
-    domain = (SPLIT_K_SWAP_M < m <= SWAP_AB_MAX_M and k <= DEEP_TILE_MAX_K and a_major == "K"
+    domain = (SPLIT_K_SWAP_M < m <= SWAP_AB_MAX_M and k <= WIDE_N_MAX_K and a_major == "K"
               and codegen.dtype_bits(dt) in (8, 16) and -(-n // 128) >= WIDE_N_MIN_TILES)
 
     def fill(w):
@@ -727,16 +728,41 @@ def test_last_cta_semaphores_in_a_captured_graph_are_the_launchs_own(monkeypatch
     assert fields["semaphores"] == 0x9000
 
 
+@pytest.mark.parametrize("m,n,k,dt", [
+    (1, 2112, 5120, "e4m3"), (8, 2112, 7168, "e4m3"), (16, 4096, 4096, "e4m3"), (8, 3584, 3584, "bf16"),
+    (3, 100, 9000, "f16"), (1, 4096, 14336, "bf16"), (16, 3584, 18944, "e4m3"),
+    # no split: the model's swapped plan
+    (8, 3584, 3584, "e4m3"), (1, 6144, 4096, "bf16")])
+def test_choose_plan_swapped_split_tile(m, n, k, dt):
+    # SPLIT_K_SWAP_MIN_KTILES' rule, derived here from its statement: a swapped plan that splits
+    # runs on exactly the SPLIT_K_TILE tile capped by the problem (its N rounded up to 64 rows,
+    # its M to 8 columns), 256-byte k-tiles, the deepest ring up to DEEP_TILE_MAX_STAGES, and
+    # split_k_splits(tiles, k-tiles, SPLIT_K_SWAP_MIN_KTILES) splits
+    from fastswz.cuda import (DEEP_TILE_MAX_STAGES, SPLIT_K_SWAP_MIN_KTILES, SPLIT_K_TILE, choose_plan,
+                              split_k_splits)
+
+    c = choose_plan(m, n, k, dt, dt)
+    assert supported(c) is None and c["swap_ab"]
+    if c["split_k"] == 1:
+        return
+    bm, bn = min(SPLIT_K_TILE[0], -(-n // 64) * 64), min(SPLIT_K_TILE[1], -(-m // 8) * 8)
+    bk = 2048 // codegen.dtype_bits(dt)
+    assert (c["bm"], c["bn"], c["bk"], c["epilogue"]) == (bm, bn, bk, False)
+    assert c["stages"] == DEEP_TILE_MAX_STAGES or supported(dict(c, stages=c["stages"] + 1)) is not None
+    assert c["split_k"] == split_k_splits(-(-n // bm) * -(-m // bn), -(-k // bk),
+                                          min_ktiles=SPLIT_K_SWAP_MIN_KTILES)
+
+
 def test_choose_plan_picks_schedules(monkeypatch):
     """Pinned shapes (issue 27): decode swaps A and B and splits K, a small output with a long K
     splits K on a 128 x 128 tile, 4096^3 keeps the plan it had before the schedule rules."""
     from fastswz import cuda
-    from fastswz.cuda import SPLIT_K_MIN_KTILES, choose_plan
+    from fastswz.cuda import SPLIT_K_SWAP_MIN_KTILES, choose_plan
 
     c = choose_plan(1, 4096, 4096)
     assert c["swap_ab"] and not c["epilogue"] and c["split_k"] > 1 and c["bm"] == 128 and c["bn"] >= 8
     tiles = 4096 // c["bm"]
-    assert tiles * c["split_k"] <= 132 and -(-4096 // c["bk"]) // c["split_k"] >= SPLIT_K_MIN_KTILES
+    assert tiles * c["split_k"] <= 132 and -(-4096 // c["bk"]) // c["split_k"] >= SPLIT_K_SWAP_MIN_KTILES
     c = choose_plan(256, 256, 65536)
     assert (c["bm"], c["bn"], c["swap_ab"], c["epilogue"]) == (128, 128, False, False)
     assert c["split_k"] == 32 and supported(c) is None

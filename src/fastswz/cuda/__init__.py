@@ -146,6 +146,17 @@ SPLIT_K_FILL = 0.5
 SPLIT_K_MIN_KTILES = 8
 #: ... and each split of an unswapped one at least this many (:data:`SPLIT_K_SWAP_M`'s rule).
 SPLIT_K_MIN_KTILES_MN = 16
+#: A swapped plan that splits (8- and 16-bit, K-major operands) runs on exactly the
+#: :data:`SPLIT_K_TILE` tile capped by the problem (BM 128, or the problem's N rounded up to 64;
+#: BN the problem's M rounded up to 8), 256-byte k-tiles, the deepest ring up to
+#: :data:`DEEP_TILE_MAX_STAGES`, and as many splits as fill the SMs with at least this many k-tiles
+#: each (the decision to split stays :data:`SPLIT_K_MIN_KTILES`'). Measured on an H100
+#: (``tests/gpu/gemm/probe.py`` set v7, 21 decode layers, M 1-16, beside cuBLAS;
+#: docs/conformance/2026-11-27-eighth-session/run6-probe-v7-h100): the model's tile had been
+#: 128 x 16 with 3 stages and 2-3 splits; 8 x 2112 x 5120 e4m3 took 13.5 us on it, 11.2-11.7 us on
+#: 128 x 8 with 6 stages and 4-6 splits (cuBLAS 10.0 us), 8 x 2112 x 7168 14.5 and 12.9-13.3 us,
+#: 8 x 3584 x 3584 bf16 16.9 and 15.8-16.3 us; 1 x 4096 x 4096 e4m3 13.9 and 12.9 us (4 splits).
+SPLIT_K_SWAP_MIN_KTILES = 4
 #: The most splits choose_plan picks (the workspace holds splits x M x N f32 partial sums and the
 #: reduction reads all of them).
 SPLIT_K_MAX = 32
@@ -186,7 +197,12 @@ DEEP_TILE_MAX_M = 256
 DEEP_TILE_MAX_K = 8192
 #: The tile widths :data:`DEEP_TILE_MAX_M`'s rule picks from.
 DEEP_TILE_BN = (64, 96, 128, 160, 192, 256)
-#: Problems with ``SPLIT_K_SWAP_M < M <= SWAP_AB_MAX_M`` and ``K <= DEEP_TILE_MAX_K`` (8- and
+#: :data:`DEEP_TILE_MAX_M`'s rule splits K only with at least this many (128-byte) k-tiles per
+#: split. In the H100 corpus run of 2026-11-27 (run 5), with 8 (:data:`SPLIT_K_MIN_KTILES`), the
+#: split 64 x 64 plan of 128 x 2112 x K was 7-14% faster than one pass for bf16 (K 5120, 7168:
+#: 40-56 k-tiles per split) and 1-9% slower for e4m3 (20-28).
+DEEP_TILE_SPLIT_MIN_KTILES = 32
+#: Problems with ``SPLIT_K_SWAP_M < M <= SWAP_AB_MAX_M`` and ``K <= WIDE_N_MAX_K`` (8- and
 #: 16-bit inputs, both operands K-major) whose D has at least ``WIDE_N_MIN_TILES`` 128-column
 #: tiles, and that no split rule splits, run unswapped on 64-row tiles storing D through the
 #: shared-memory epilogue tile (:data:`EPILOGUE_BLOCK_N`-column blocks through 2 tiles, the
@@ -204,6 +220,10 @@ DEEP_TILE_BN = (64, 96, 128, 160, 192, 256)
 WIDE_N_MIN_TILES = 64
 #: The tile widths :data:`WIDE_N_MIN_TILES`' rule picks from.
 WIDE_N_BN = (128, 192, 256)
+#: The longest K of :data:`WIDE_N_MIN_TILES`' rule: in the H100 corpus run that first had the rule
+#: (2026-11-27, run 5) the unswapped plan was 3-8% slower than the swapped one at K = 7168
+#: (deepseek-v3 gate_up, M 32 and 64), -2% to +2% at K = 8192 and up to 7% faster at K <= 5120.
+WIDE_N_MAX_K = 5120
 
 
 #: choose_plan takes the model's best plan whose k-tile is at least this many bytes (BK x the
@@ -460,6 +480,18 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     if splits(first) > 1:
         want_m = min(SPLIT_K_TILE[0], -(-km // 64) * 64)
         want_n = min(SPLIT_K_TILE[1], -(-kn // 8) * 8)
+        if swap and dtype_bits(ta) == dtype_bits(tb) and dtype_bits(ta) in (8, 16) \
+                and str(ma).upper() == "K" == str(mb).upper():
+            # SPLIT_K_SWAP_MIN_KTILES' rule: exactly that tile, 256-byte k-tiles, a deep ring
+            base = {"bm": want_m, "bn": want_n, "bk": 2048 // dtype_bits(ta), "epilogue": False}
+            for stages in range(DEEP_TILE_MAX_STAGES, 1, -1):
+                c = config(dict(base, stages=stages, swizzle_a="128B", swizzle_b="128B"))
+                if supported(c) is None:
+                    tiles = -(-km // c["bm"]) * -(-kn // c["bn"])
+                    s = split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=SPLIT_K_SWAP_MIN_KTILES)
+                    if s > 1 and supported(dict(c, split_k=s)) is None:
+                        return dict(c, split_k=s)
+                    break
         every = tune(km, kn, k, ta, tb, ma, mb, top=1 << 20)
         for c in map(config, every):
             if c["bm"] >= want_m and c["bn"] >= want_n and supported(c) is None:
@@ -485,7 +517,7 @@ def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
         return None
     bk = 8 * FULL_WIDTH_BK // bits
     tiles = rows * -(-n // bn)
-    split = split_k_splits(tiles, -(-k // bk))
+    split = split_k_splits(tiles, -(-k // bk), min_ktiles=DEEP_TILE_SPLIT_MIN_KTILES)
     if split > 2:   # long K on few tiles: SPLIT_K_SWAP_M's rule splits wider tiles further
         return None
     base = {"bm": 64, "bn": bn, "bk": bk, "split_k": split}
@@ -517,7 +549,7 @@ def _wide_n_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     """The unswapped 64-row plan of :data:`WIDE_N_MIN_TILES`' rule, or None where it does not
     apply (the caller goes on to the swapped plan)."""
     bits = dtype_bits(a_dtype)
-    if not (SPLIT_K_SWAP_M < m <= SWAP_AB_MAX_M and k <= DEEP_TILE_MAX_K and bits in (8, 16)
+    if not (SPLIT_K_SWAP_M < m <= SWAP_AB_MAX_M and k <= WIDE_N_MAX_K and bits in (8, 16)
             and dtype_bits(b_dtype) == bits and str(a_major).upper() == "K" == str(b_major).upper()
             and -(-n // 128) >= WIDE_N_MIN_TILES):
         return None

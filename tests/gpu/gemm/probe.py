@@ -254,9 +254,37 @@ def candidates_v6(m, n, k, dt):
     return [normalize_config(c) for c in out if c is not None]
 
 
+def problems_v7():
+    """Decode (M 1-16) layers of 2-6 k N x 3.5-7 k K where the H100 corpus run of 2026-11-27
+    (run 5) had fastswz at 0.74-0.9x cuBLAS: how many K splits, on which swapped tile."""
+    out = []
+    for m in (1, 8, 16):
+        out += [(m, n, k, "e4m3") for n, k in ((2112, 5120), (2112, 7168), (4096, 4096), (3584, 3584),
+                                               (4608, 3584), (6144, 4096))]
+    return out + [(1, 3584, 3584, "bf16"), (8, 3584, 3584, "bf16"), (8, 4096, 4096, "bf16")]
+
+
+def candidates_v7(m, n, k, dt):
+    """The default; swapped 64 and 128 x BN (BN = M rounded up to 8) with 256-byte k-tiles at the
+    deepest ring (at most 12 stages), K split 1-8 ways while the units fit one wave."""
+    from fastswz.cuda import choose_plan
+
+    out = [dict(choose_plan(m, n, k, dt, dt))]
+    bn, bk = max(8, -(-m // 8) * 8), (256 if dt in ("e4m3", "e5m2") else 128)
+    for bm in (64, 128):
+        tiles = -(-n // bm)
+        c = _fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": bn, "bk": bk, "swap_ab": True,
+                  "epilogue": False}, max_stages=12)
+        for split in (1, 2, 3, 4, 6, 8):
+            if c is not None and tiles * split <= 132 and -(-k // bk) >= 2 * split:
+                out.append(dict(c, split_k=split))
+    return out
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
-        "v5": (problems_v5, candidates_v5), "v6": (problems_v6, candidates_v6)}
+        "v5": (problems_v5, candidates_v5), "v6": (problems_v6, candidates_v6),
+        "v7": (problems_v7, candidates_v7)}
 
 
 def cmd_make(args):
