@@ -281,10 +281,40 @@ def candidates_v7(m, n, k, dt):
     return out
 
 
+def problems_v8():
+    """M 32-64 on few output tiles (N 2112-6144, K 3584-7168), where the unswapped split rule
+    (SPLIT_K_SWAP_M) stores partials for a second kernel: swapped splits instead?"""
+    return [(m, n, k, dt) for dt in ("bf16", "e4m3") for m in (32, 64)
+            for n, k in ((3584, 3584), (4096, 4096), (2112, 5120), (2112, 7168))]
+
+
+def candidates_v8(m, n, k, dt):
+    """The default; swapped BM 64/128 x BN = M with 256-byte k-tiles, the deepest ring up to 8
+    stages, split 1-8; unswapped 64 x 64 and 64 x 128 (128-byte k-tiles, as the unswapped split
+    rule), split 2-6."""
+    from fastswz.cuda import choose_plan
+
+    out = [dict(choose_plan(m, n, k, dt, dt))]
+    bk = 256 if dt in ("e4m3", "e5m2") else 128
+    for bm in (64, 128):
+        c = _fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": m, "bk": bk, "swap_ab": True,
+                  "epilogue": False}, max_stages=8)
+        for split in (1, 2, 3, 4, 6, 8):
+            if c is not None and -(-n // bm) * split <= 132:
+                out.append(dict(c, split_k=split))
+    for bn in (64, 128):
+        c = _fit({"a_dtype": dt, "b_dtype": dt, "bm": 64, "bn": bn, "bk": bk // 2, "epilogue": False},
+                 max_stages=8)
+        for split in (2, 3, 4, 6):
+            if c is not None and -(-n // bn) * split <= 132:
+                out.append(dict(c, split_k=split))
+    return out
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
         "v5": (problems_v5, candidates_v5), "v6": (problems_v6, candidates_v6),
-        "v7": (problems_v7, candidates_v7)}
+        "v7": (problems_v7, candidates_v7), "v8": (problems_v8, candidates_v8)}
 
 
 def cmd_make(args):
