@@ -753,6 +753,30 @@ def test_choose_plan_swapped_split_tile(m, n, k, dt):
                                           min_ktiles=SPLIT_K_SWAP_MIN_KTILES)
 
 
+@pytest.mark.parametrize("m,n,k,dt", [
+    (32, 3584, 3584, "bf16"), (64, 4096, 4096, "e4m3"), (40, 6144, 4096, "bf16"), (17, 5000, 2048, "f16"),
+    # outside: N 2112 (33 tiles), K above SWAP_DEEP_MAX_K, no unswapped split (e4m3, 28 k-tiles)
+    (32, 2112, 4096, "bf16"), (64, 3584, 18944, "bf16"), (32, 3584, 3584, "e4m3")])
+def test_choose_plan_swap_deep_instead_of_the_unswapped_split(m, n, k, dt):
+    # SWAP_DEEP_MAX_K's rule, derived here from its statement: where the unswapped split rule
+    # splits (the plan with SPLIT_K_SWAP_M's rule alone), a swapped one-pass 64 x (M rounded up to
+    # 8) plan with 256-byte k-tiles and the deepest ring up to DEEP_TILE_MAX_STAGES takes its place
+    # when K <= SWAP_DEEP_MAX_K and N has SWAP_DEEP_MIN_TILES 64-row tiles
+    from fastswz import cuda
+    from fastswz.cuda import (DEEP_TILE_MAX_STAGES, SWAP_DEEP_MAX_K, SWAP_DEEP_MIN_TILES, choose_plan)
+
+    c = choose_plan(m, n, k, dt, dt)
+    assert supported(c) is None
+    split = cuda._split_mn_plan(m, n, k, dt, dt, "K", "K", c["out_dtype"])
+    if split is None or k > SWAP_DEEP_MAX_K or -(-n // 64) < SWAP_DEEP_MIN_TILES:
+        assert not (c["swap_ab"] and c["bm"] == 64 and c["bk"] * codegen.dtype_bits(dt) == 2048
+                    and c["split_k"] == 1 and c["bn"] == -(-m // 8) * 8 and split is not None)
+        return
+    assert (c["bm"], c["bn"], c["bk"], c["swap_ab"], c["split_k"], c["epilogue"]) == \
+        (64, -(-m // 8) * 8, 2048 // codegen.dtype_bits(dt), True, 1, False)
+    assert c["stages"] == DEEP_TILE_MAX_STAGES or supported(dict(c, stages=c["stages"] + 1)) is not None
+
+
 def test_choose_plan_picks_schedules(monkeypatch):
     """Pinned shapes (issue 27): decode swaps A and B and splits K, a small output with a long K
     splits K on a 128 x 128 tile, 4096^3 keeps the plan it had before the schedule rules."""

@@ -197,6 +197,18 @@ DEEP_TILE_MAX_M = 256
 DEEP_TILE_MAX_K = 8192
 #: The tile widths :data:`DEEP_TILE_MAX_M`'s rule picks from.
 DEEP_TILE_BN = (64, 96, 128, 160, 192, 256)
+#: Where :data:`SPLIT_K_SWAP_M`'s rule would split K unswapped (16 < M <= 64), problems with
+#: ``K <= SWAP_DEEP_MAX_K`` (8- and 16-bit inputs, both operands K-major) and at least
+#: :data:`SWAP_DEEP_MIN_TILES` 64-row tiles of N run swapped in one pass instead: 64 x (M rounded
+#: up to 8) tiles, 256-byte k-tiles, the deepest ring up to :data:`DEEP_TILE_MAX_STAGES`. Measured
+#: on an H100 (``tests/gpu/gemm/probe.py`` set v8, 16 problems, M 32-64, N 2112-4096, 11-17 plans
+#: each; docs/conformance/2026-11-27-eighth-session/run7-corpus-tests-probe-v8-h100): at N 3584 and
+#: 4096 this plan was the fastest of all timed on the 6 problems the rule covers (bf16 and e4m3,
+#: 5-13% faster than the unswapped split: 32 x 4096 x 4096 bf16 21.7 -> 19.5 us, cuBLAS 17.4); at
+#: N 2112 (33 tiles) the splits stay.
+SWAP_DEEP_MAX_K = 4096
+#: The fewest 64-row tiles of N for :data:`SWAP_DEEP_MAX_K`'s rule.
+SWAP_DEEP_MIN_TILES = 48
 #: :data:`DEEP_TILE_MAX_M`'s rule splits K only with at least this many (128-byte) k-tiles per
 #: split. In the H100 corpus run of 2026-11-27 (run 5), with 8 (:data:`SPLIT_K_MIN_KTILES`), the
 #: split 64 x 64 plan of 128 x 2112 x K was 7-14% faster than one pass for bf16 (K 5120, 7168:
@@ -455,7 +467,7 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     if m > SPLIT_K_SWAP_M:   # an unswapped split on a BM x 128 tile (SPLIT_K_SWAP_M's note)
         split = _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if split is not None:
-            return split
+            return _swap_deep_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype) or split
         wide = _wide_n_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if wide is not None:
             return wide
@@ -500,6 +512,22 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
                     return dict(c, split_k=s)
                 break
     return first if swap else None
+
+
+def _swap_deep_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
+    """The swapped one-pass plan of :data:`SWAP_DEEP_MAX_K`'s rule, or None where it does not
+    apply (the caller keeps the unswapped split)."""
+    bits = dtype_bits(a_dtype)
+    if not (m <= SWAP_AB_MAX_M and k <= SWAP_DEEP_MAX_K and bits in (8, 16) and dtype_bits(b_dtype) == bits
+            and str(a_major).upper() == "K" == str(b_major).upper() and -(-n // 64) >= SWAP_DEEP_MIN_TILES):
+        return None
+    base = {"bm": 64, "bn": -(-m // 8) * 8, "bk": 2048 // bits, "epilogue": False,
+            "swizzle_a": "128B", "swizzle_b": "128B"}
+    for stages in range(DEEP_TILE_MAX_STAGES, 1, -1):
+        c = schedule_config(dict(base, stages=stages), a_dtype, b_dtype, a_major, b_major, out_dtype, True)
+        if supported(c) is None:
+            return c
+    return None
 
 
 def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
