@@ -734,8 +734,8 @@ def test_last_cta_semaphores_in_a_captured_graph_are_the_launchs_own(monkeypatch
     # no split: the model's swapped plan
     (8, 3584, 3584, "e4m3"), (1, 6144, 4096, "bf16")])
 def test_choose_plan_swapped_split_tile(m, n, k, dt):
-    # SPLIT_K_SWAP_MIN_KTILES' rule, derived here from its statement: a swapped plan that splits
-    # runs on exactly the SPLIT_K_TILE tile capped by the problem (its N rounded up to 64 rows,
+    # SPLIT_K_SWAP_MIN_KTILES' rule, derived here from its statement: a swapped 8-bit plan that
+    # splits runs on exactly the SPLIT_K_TILE tile capped by the problem (its N rounded up to 64 rows,
     # its M to 8 columns), 256-byte k-tiles, the deepest ring up to DEEP_TILE_MAX_STAGES, and
     # split_k_splits(tiles, k-tiles, SPLIT_K_SWAP_MIN_KTILES) splits
     from fastswz.cuda import (DEEP_TILE_MAX_STAGES, SPLIT_K_SWAP_MIN_KTILES, SPLIT_K_TILE, choose_plan,
@@ -746,6 +746,9 @@ def test_choose_plan_swapped_split_tile(m, n, k, dt):
     if c["split_k"] == 1:
         return
     bm, bn = min(SPLIT_K_TILE[0], -(-n // 64) * 64), min(SPLIT_K_TILE[1], -(-m // 8) * 8)
+    if codegen.dtype_bits(dt) != 8:   # 16-bit: the model's tile of at least bm x bn, as before
+        assert c["bm"] >= bm and c["bn"] >= bn
+        return
     bk = 2048 // codegen.dtype_bits(dt)
     assert (c["bm"], c["bn"], c["bk"], c["epilogue"]) == (bm, bn, bk, False)
     assert c["stages"] == DEEP_TILE_MAX_STAGES or supported(dict(c, stages=c["stages"] + 1)) is not None
@@ -781,12 +784,12 @@ def test_choose_plan_picks_schedules(monkeypatch):
     """Pinned shapes (issue 27): decode swaps A and B and splits K, a small output with a long K
     splits K on a 128 x 128 tile, 4096^3 keeps the plan it had before the schedule rules."""
     from fastswz import cuda
-    from fastswz.cuda import SPLIT_K_SWAP_MIN_KTILES, choose_plan
+    from fastswz.cuda import SPLIT_K_MIN_KTILES, choose_plan
 
     c = choose_plan(1, 4096, 4096)
     assert c["swap_ab"] and not c["epilogue"] and c["split_k"] > 1 and c["bm"] == 128 and c["bn"] >= 8
     tiles = 4096 // c["bm"]
-    assert tiles * c["split_k"] <= 132 and -(-4096 // c["bk"]) // c["split_k"] >= SPLIT_K_SWAP_MIN_KTILES
+    assert tiles * c["split_k"] <= 132 and -(-4096 // c["bk"]) // c["split_k"] >= SPLIT_K_MIN_KTILES
     c = choose_plan(256, 256, 65536)
     assert (c["bm"], c["bn"], c["swap_ab"], c["epilogue"]) == (128, 128, False, False)
     assert c["split_k"] == 32 and supported(c) is None

@@ -146,7 +146,7 @@ SPLIT_K_FILL = 0.5
 SPLIT_K_MIN_KTILES = 8
 #: ... and each split of an unswapped one at least this many (:data:`SPLIT_K_SWAP_M`'s rule).
 SPLIT_K_MIN_KTILES_MN = 16
-#: A swapped plan that splits (8- and 16-bit, K-major operands) runs on exactly the
+#: A swapped plan that splits (8-bit, K-major operands) runs on exactly the
 #: :data:`SPLIT_K_TILE` tile capped by the problem (BM 128, or the problem's N rounded up to 64;
 #: BN the problem's M rounded up to 8), 256-byte k-tiles, the deepest ring up to
 #: :data:`DEEP_TILE_MAX_STAGES`, and as many splits as fill the SMs with at least this many k-tiles
@@ -155,7 +155,11 @@ SPLIT_K_MIN_KTILES_MN = 16
 #: docs/conformance/2026-11-27-eighth-session/run6-probe-v7-h100): the model's tile had been
 #: 128 x 16 with 3 stages and 2-3 splits; 8 x 2112 x 5120 e4m3 took 13.5 us on it, 11.2-11.7 us on
 #: 128 x 8 with 6 stages and 4-6 splits (cuBLAS 10.0 us), 8 x 2112 x 7168 14.5 and 12.9-13.3 us,
-#: 8 x 3584 x 3584 bf16 16.9 and 15.8-16.3 us; 1 x 4096 x 4096 e4m3 13.9 and 12.9 us (4 splits).
+#: 1 x 4096 x 4096 e4m3 13.9 and 12.9 us (4 splits). In the corpus run that followed (run 7/8)
+#: the e4m3 decode layers it covers ran up to 19% faster, but the bf16 ones 2-7% slower at M = 16
+#: (128 x 16 x 128 with 6 stages against 3) and -3% to +5% at M = 1-8, though v7 had timed
+#: 8 x 3584 x 3584 bf16 at 16.9 us on the model's tile and 15.8-16.3 us on this one: bf16 keeps
+#: the model's tile and :data:`SPLIT_K_MIN_KTILES`.
 SPLIT_K_SWAP_MIN_KTILES = 4
 #: The most splits choose_plan picks (the workspace holds splits x M x N f32 partial sums and the
 #: reduction reads all of them).
@@ -492,8 +496,7 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     if splits(first) > 1:
         want_m = min(SPLIT_K_TILE[0], -(-km // 64) * 64)
         want_n = min(SPLIT_K_TILE[1], -(-kn // 8) * 8)
-        if swap and dtype_bits(ta) == dtype_bits(tb) and dtype_bits(ta) in (8, 16) \
-                and str(ma).upper() == "K" == str(mb).upper():
+        if swap and dtype_bits(ta) == dtype_bits(tb) == 8 and str(ma).upper() == "K" == str(mb).upper():
             # SPLIT_K_SWAP_MIN_KTILES' rule: exactly that tile, 256-byte k-tiles, a deep ring
             base = {"bm": want_m, "bn": want_n, "bk": 2048 // dtype_bits(ta), "epilogue": False}
             for stages in range(DEEP_TILE_MAX_STAGES, 1, -1):
