@@ -389,7 +389,8 @@ def _gemm_parser(sub):
     g.add_argument("--epilogue", action=argparse.BooleanOptionalAction, default=None,
                    help="store D through the plan's swizzled smem epilogue tile and TMA (--epilogue) "
                         "or from registers (--no-epilogue); default: a given plan stores from "
-                        "registers, a chosen one uses the tile where it fits beside >= 3 stages")
+                        "registers; a chosen one is choose_plan's: the tile where it fits beside >= 3 "
+                        "stages, registers for swap-AB and split-K plans")
     g.add_argument("--epilogue-n", type=_int, default=None,
                    help="columns of the epilogue tile (with --epilogue; default: the plan's, BN): "
                         "D leaves in BN / N column blocks, so a smaller tile leaves room for a stage")
