@@ -179,23 +179,24 @@ SPLIT_K_TILE = (128, 128)
 #: without a split).
 SPLIT_K_SWAP_M = 16
 #: Problems with ``64 < M <= DEEP_TILE_MAX_M`` and ``K <= DEEP_TILE_MAX_K`` (8- and 16-bit inputs,
-#: both operands K-major) run on 64-row tiles in one pass: BN the narrowest of
-#: :data:`DEEP_TILE_BN` whose tiles fit in one wave of the SMs, the deepest stage ring up to
-#: :data:`DEEP_TILE_MAX_STAGES` that fits beside the shared-memory epilogue tile, and K split (at
-#: most 2 ways, storing from registers) only when those tiles fill at most :data:`SPLIT_K_FILL` of
-#: the SMs. (Until 2026-11-27 the model's own plan was taken where it had 64-row tiles: on an H100,
-#: probe set v6 below, it was 2-13% slower than this rule's plan on 10 of 14 problems and at most
-#: 1.6% faster on the others; 128 x 4608 x 3584 bf16 ran 21.5 us on its 64 x 80 x 128 3-stage
-#: plan and 19.1 us on this rule's 64 x 96 x 64 with 8 stages, cuBLAS 17.2 us.) The 128-row split-K plans chosen before for most of these problems left half the SMs'
-#: load bandwidth unused and paid a reduction (cuBLAS's kernels on these shapes are 64-row tiles
-#: with 5-16 stages and no split: ``tests/gpu/gemm/cublas_kernels.py``). Measured
-#: (``tests/gpu/gemm/probe.py``, docs/conformance/h100-2026-11-27-deep-tiles) on the 64 corpus
-#: problems with 64 < M <= 256, 2-5 plans each, against the fastest of them (geometric mean of
-#: time ratios, L2 flushed by a read): on an H100 this rule 1.7% slower (at most 11%), the rules
-#: before it 5.0% (at most 42%); on an H200 1.3% and 4.1%. For longer K the 128-row split-K plans
-#: stay: on the H200 they were 6-34% faster than the deep 64-row plan (on the H100 0-10% slower); with M
-#: 512 the 128-row plans were as fast or faster on the H100, and with 2 waves of 64-row tiles or
-#: more (128 x 28672 x 4096) the model's 128-row plan was 5-8% faster than any 64-row one.
+#: both operands K-major) run on 64-row tiles in one pass: BN the narrowest of :data:`DEEP_TILE_BN`
+#: whose tiles fit in one wave of the SMs, the deepest stage ring up to :data:`DEEP_TILE_MAX_STAGES`
+#: that fits beside the shared-memory epilogue tile, and K split (at most 2 ways, storing from
+#: registers) only when those tiles fill at most :data:`SPLIT_K_FILL` of the SMs. (Until 2026-11-27
+#: the model's own plan was taken where it had 64-row tiles: on an H100, probe set v6 below, it was
+#: 2-13% slower than this rule's plan on 10 of 14 problems and at most 1.6% faster on the others;
+#: 128 x 4608 x 3584 bf16 ran 21.5 us on its 64 x 80 x 128 3-stage plan and 19.1 us on this rule's
+#: 64 x 96 x 64 with 8 stages, cuBLAS 17.2 us.) The 128-row split-K plans chosen before for most of
+#: these problems left half the SMs' load bandwidth unused and paid a reduction (cuBLAS's kernels on
+#: these shapes are 64-row tiles with 5-16 stages and no split:
+#: ``tests/gpu/gemm/cublas_kernels.py``). Measured (``tests/gpu/gemm/probe.py``,
+#: docs/conformance/h100-2026-11-27-deep-tiles) on the 64 corpus problems with 64 < M <= 256, 2-5
+#: plans each, against the fastest of them (geometric mean of time ratios, L2 flushed by a read): on
+#: an H100 this rule 1.7% slower (at most 11%), the rules before it 5.0% (at most 42%); on an H200
+#: 1.3% and 4.1%. For longer K the 128-row split-K plans stay: on the H200 they were 6-34% faster
+#: than the deep 64-row plan (on the H100 0-10% slower); with M 512 the 128-row plans were as fast
+#: or faster on the H100, and with 2 waves of 64-row tiles or more (128 x 28672 x 4096) the model's
+#: 128-row plan was 5-8% faster than any 64-row one.
 DEEP_TILE_MAX_M = 256
 #: The longest K of :data:`DEEP_TILE_MAX_M`'s rule.
 DEEP_TILE_MAX_K = 8192
@@ -218,21 +219,20 @@ SWAP_DEEP_MIN_TILES = 48
 #: split 64 x 64 plan of 128 x 2112 x K was 7-14% faster than one pass for bf16 (K 5120, 7168:
 #: 40-56 k-tiles per split) and 1-9% slower for e4m3 (20-28).
 DEEP_TILE_SPLIT_MIN_KTILES = 32
-#: Problems with ``SPLIT_K_SWAP_M < M <= SWAP_AB_MAX_M`` and ``K <= WIDE_N_MAX_K`` (8- and
-#: 16-bit inputs, both operands K-major) whose D has at least ``WIDE_N_MIN_TILES`` 128-column
-#: tiles, and that no split rule splits, run unswapped on 64-row tiles storing D through the
-#: shared-memory epilogue tile (:data:`EPILOGUE_BLOCK_N`-column blocks through 2 tiles, the
-#: deepest ring that fits), BN the one of :data:`WIDE_N_BN` whose tiles fill the last wave of the
-#: SMs best (the narrowest among equals), at most :data:`DEEP_TILE_MAX_STAGES` stages. The
-#: swapped plan stores D^T from registers, 2-byte
-#: stores scattered over M rows, which short K leaves exposed. Measured on an H100
-#: (``tests/gpu/gemm/probe.py`` set v5, docs/conformance/2026-11-27-eighth-session/run3-probe-v5-h100;
-#: 13 plans on each of 16 problems, M 16-64, N 10240-32768, K 512-8192, bf16 and e4m3, beside
-#: cuBLAS): 64 x 32768 x 512 took 22.0 us swapped (bf16; e4m3 15.7) and 17.9 us (12.4) on the
-#: 64 x 128 tile through 2 epilogue tiles, against cuBLAS's 17.6 us (12.1); with K 4096-8192 the
-#: unswapped plans were 1-3% faster; at M = 16 the two were within 5% either way (swapped kept).
-#: With fewer tiles (qwen2.5-7b's N = 3584-4608 at M = 32-64: 28-36 tiles) the swapped plan's
-#: narrower tiles fill more SMs; they keep it.
+#: Problems with ``SPLIT_K_SWAP_M < M <= SWAP_AB_MAX_M`` and ``K <= WIDE_N_MAX_K`` (8- and 16-bit
+#: inputs, both operands K-major) whose D has at least ``WIDE_N_MIN_TILES`` 128-column tiles, and
+#: that no split rule splits, run unswapped on 64-row tiles storing D through the shared-memory
+#: epilogue tile (:data:`EPILOGUE_BLOCK_N`-column blocks through 2 tiles, the deepest ring that
+#: fits), BN the one of :data:`WIDE_N_BN` whose tiles fill the last wave of the SMs best (the
+#: narrowest among equals), at most :data:`DEEP_TILE_MAX_STAGES` stages. The swapped plan stores D^T
+#: from registers, 2-byte stores scattered over M rows, which short K leaves exposed. Measured on an
+#: H100 (``tests/gpu/gemm/probe.py`` set v5,
+#: docs/conformance/2026-11-27-eighth-session/run3-probe-v5-h100; 13 plans on each of 16 problems, M
+#: 16-64, N 10240-32768, K 512-8192, bf16 and e4m3, beside cuBLAS): 64 x 32768 x 512 took 22.0 us
+#: swapped (bf16; e4m3 15.7) and 17.9 us (12.4) on the 64 x 128 tile through 2 epilogue tiles,
+#: against cuBLAS's 17.6 us (12.1); with K 4096-8192 the unswapped plans were 1-3% faster; at M = 16
+#: the two were within 5% either way (swapped kept). With fewer tiles (qwen2.5-7b's N = 3584-4608 at
+#: M = 32-64: 28-36 tiles) the swapped plan's narrower tiles fill more SMs; they keep it.
 WIDE_N_MIN_TILES = 64
 #: The tile widths :data:`WIDE_N_MIN_TILES`' rule picks from.
 WIDE_N_BN = (128, 192, 256)
@@ -496,7 +496,8 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     if splits(first) > 1:
         want_m = min(SPLIT_K_TILE[0], -(-km // 64) * 64)
         want_n = min(SPLIT_K_TILE[1], -(-kn // 8) * 8)
-        if swap and dtype_bits(ta) == dtype_bits(tb) == 8 and str(ma).upper() == "K" == str(mb).upper():
+        if swap and dtype_bits(ta) == dtype_bits(tb) == 8 and str(ma).upper() == "K" == \
+                str(mb).upper():
             # SPLIT_K_SWAP_MIN_KTILES' rule: exactly that tile, 256-byte k-tiles, a deep ring
             base = {"bm": want_m, "bn": want_n, "bk": 2048 // dtype_bits(ta), "epilogue": False}
             for stages in range(DEEP_TILE_MAX_STAGES, 1, -1):
@@ -521,13 +522,15 @@ def _swap_deep_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     """The swapped one-pass plan of :data:`SWAP_DEEP_MAX_K`'s rule, or None where it does not
     apply (the caller keeps the unswapped split)."""
     bits = dtype_bits(a_dtype)
-    if not (m <= SWAP_AB_MAX_M and k <= SWAP_DEEP_MAX_K and bits in (8, 16) and dtype_bits(b_dtype) == bits
-            and str(a_major).upper() == "K" == str(b_major).upper() and -(-n // 64) >= SWAP_DEEP_MIN_TILES):
+    if not (m <= SWAP_AB_MAX_M and k <= SWAP_DEEP_MAX_K and bits in (8, 16)
+            and dtype_bits(b_dtype) == bits and str(a_major).upper() == "K" == str(b_major).upper()
+            and -(-n // 64) >= SWAP_DEEP_MIN_TILES):
         return None
     base = {"bm": 64, "bn": -(-m // 8) * 8, "bk": 2048 // bits, "epilogue": False,
             "swizzle_a": "128B", "swizzle_b": "128B"}
     for stages in range(DEEP_TILE_MAX_STAGES, 1, -1):
-        c = schedule_config(dict(base, stages=stages), a_dtype, b_dtype, a_major, b_major, out_dtype, True)
+        c = schedule_config(dict(base, stages=stages), a_dtype, b_dtype, a_major, b_major,
+                            out_dtype, True)
         if supported(c) is None:
             return c
     return None
