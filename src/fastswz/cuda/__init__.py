@@ -499,15 +499,14 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
         if swap and dtype_bits(ta) == dtype_bits(tb) == 8 and str(ma).upper() == "K" == \
                 str(mb).upper():
             # SPLIT_K_SWAP_MIN_KTILES' rule: exactly that tile, 256-byte k-tiles, a deep ring
-            base = {"bm": want_m, "bn": want_n, "bk": 2048 // dtype_bits(ta), "epilogue": False}
-            for stages in range(DEEP_TILE_MAX_STAGES, 1, -1):
-                c = config(dict(base, stages=stages, swizzle_a="128B", swizzle_b="128B"))
-                if supported(c) is None:
-                    tiles = -(-km // c["bm"]) * -(-kn // c["bn"])
-                    s = split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=SPLIT_K_SWAP_MIN_KTILES)
-                    if s > 1 and supported(dict(c, split_k=s)) is None:
-                        return dict(c, split_k=s)
-                    break
+            base = {"bm": want_m, "bn": want_n, "bk": 2048 // dtype_bits(ta), "epilogue": False,
+                    "swizzle_a": "128B", "swizzle_b": "128B"}
+            c = _deepest_ring(lambda stages: config(dict(base, stages=stages)))
+            if c is not None:
+                tiles = -(-km // c["bm"]) * -(-kn // c["bn"])
+                s = split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=SPLIT_K_SWAP_MIN_KTILES)
+                if s > 1 and supported(dict(c, split_k=s)) is None:
+                    return dict(c, split_k=s)
         every = tune(km, kn, k, ta, tb, ma, mb, top=1 << 20)
         for c in map(config, every):
             if c["bm"] >= want_m and c["bn"] >= want_n and supported(c) is None:
@@ -528,9 +527,15 @@ def _swap_deep_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
         return None
     base = {"bm": 64, "bn": -(-m // 8) * 8, "bk": 2048 // bits, "epilogue": False,
             "swizzle_a": "128B", "swizzle_b": "128B"}
-    for stages in range(DEEP_TILE_MAX_STAGES, 1, -1):
-        c = schedule_config(dict(base, stages=stages), a_dtype, b_dtype, a_major, b_major,
-                            out_dtype, True)
+    return _deepest_ring(lambda stages: schedule_config(dict(base, stages=stages), a_dtype, b_dtype,
+                                                        a_major, b_major, out_dtype, True))
+
+
+def _deepest_ring(make, least=2):
+    """``make(stages)`` at the most stages, at most :data:`DEEP_TILE_MAX_STAGES` and at least
+    ``least``, that the kernel family runs; None where none does."""
+    for stages in range(DEEP_TILE_MAX_STAGES, least - 1, -1):
+        c = make(stages)
         if supported(c) is None:
             return c
     return None
@@ -562,12 +567,11 @@ def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     for extra in (tile, {"epilogue": False}):
         if extra is None:
             continue
-        for stages in range(DEEP_TILE_MAX_STAGES, EPILOGUE_MIN_STAGES - 1, -1):
-            c = normalize_config(dict(base, stages=stages, **extra), a_dtype=a_dtype,
-                                 b_dtype=b_dtype, a_major=a_major, b_major=b_major,
-                                 out_dtype=out_dtype)
-            if supported(c) is None:
-                return c
+        c = _deepest_ring(lambda stages: normalize_config(
+            dict(base, stages=stages, **extra), a_dtype=a_dtype, b_dtype=b_dtype,
+            a_major=a_major, b_major=b_major, out_dtype=out_dtype), EPILOGUE_MIN_STAGES)
+        if c is not None:
+            return c
     return None
 
 
@@ -590,12 +594,9 @@ def _wide_n_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     bn = max(WIDE_N_BN, key=lambda w: (_tuned.wave_fill({"bm": 64, "bn": w}, m, n), -w))
     base = {"bm": 64, "bn": bn, "bk": 8 * FULL_WIDTH_BK // bits, "epilogue": True,
             "epilogue_n": EPILOGUE_BLOCK_N, "epilogue_stages": 2}
-    for stages in range(DEEP_TILE_MAX_STAGES, EPILOGUE_MIN_STAGES - 1, -1):
-        c = normalize_config(dict(base, stages=stages), a_dtype=a_dtype, b_dtype=b_dtype,
-                             a_major=a_major, b_major=b_major, out_dtype=out_dtype)
-        if supported(c) is None:
-            return c
-    return None
+    return _deepest_ring(lambda stages: normalize_config(
+        dict(base, stages=stages), a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major,
+        b_major=b_major, out_dtype=out_dtype), EPILOGUE_MIN_STAGES)
 
 
 def _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
