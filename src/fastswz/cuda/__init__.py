@@ -496,8 +496,7 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     if splits(first) > 1:
         want_m = min(SPLIT_K_TILE[0], -(-km // 64) * 64)
         want_n = min(SPLIT_K_TILE[1], -(-kn // 8) * 8)
-        if swap and dtype_bits(ta) == dtype_bits(tb) == 8 and str(ma).upper() == "K" == \
-                str(mb).upper():
+        if swap and _k_major_bits(ta, tb, ma, mb) == 8:
             # SPLIT_K_SWAP_MIN_KTILES' rule: exactly that tile, 256-byte k-tiles, a deep ring
             base = {"bm": want_m, "bn": want_n, "bk": 2048 // dtype_bits(ta), "epilogue": False,
                     "swizzle_a": "128B", "swizzle_b": "128B"}
@@ -520,15 +519,22 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
 def _swap_deep_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     """The swapped one-pass plan of :data:`SWAP_DEEP_MAX_K`'s rule, or None where it does not
     apply (the caller keeps the unswapped split)."""
-    bits = dtype_bits(a_dtype)
+    bits = _k_major_bits(a_dtype, b_dtype, a_major, b_major)
     if not (m <= SWAP_AB_MAX_M and k <= SWAP_DEEP_MAX_K and bits in (8, 16)
-            and dtype_bits(b_dtype) == bits and str(a_major).upper() == "K" == str(b_major).upper()
             and -(-n // 64) >= SWAP_DEEP_MIN_TILES):
         return None
     base = {"bm": 64, "bn": -(-m // 8) * 8, "bk": 2048 // bits, "epilogue": False,
             "swizzle_a": "128B", "swizzle_b": "128B"}
     return _deepest_ring(lambda stages: schedule_config(dict(base, stages=stages), a_dtype, b_dtype,
                                                         a_major, b_major, out_dtype, True))
+
+
+def _k_major_bits(a_dtype, b_dtype, a_major, b_major):
+    """The operands' element width in bits where both are K-major and of one width (the domain
+    of the 64-row and swapped rules, with 8 or 16), else 0."""
+    bits = dtype_bits(a_dtype)
+    same = dtype_bits(b_dtype) == bits and str(a_major).upper() == "K" == str(b_major).upper()
+    return bits if same else 0
 
 
 def _deepest_ring(make, least=2):
@@ -545,9 +551,8 @@ def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     """The 64-row plan of :data:`DEEP_TILE_MAX_M`'s rule, or None where it does not apply."""
     from ..tune import DEFAULT_SMS
 
-    bits = dtype_bits(a_dtype)
-    if not (64 < m <= DEEP_TILE_MAX_M and k <= DEEP_TILE_MAX_K and bits in (8, 16)
-            and str(a_major).upper() == "K" == str(b_major).upper() and dtype_bits(b_dtype) == bits):
+    bits = _k_major_bits(a_dtype, b_dtype, a_major, b_major)
+    if not (64 < m <= DEEP_TILE_MAX_M and k <= DEEP_TILE_MAX_K and bits in (8, 16)):
         return None
     sms = DEFAULT_SMS["sm90"]
     rows = -(-m // 64)
@@ -586,9 +591,8 @@ DEEP_TILE_MAX_STAGES = 8
 def _wide_n_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     """The unswapped 64-row plan of :data:`WIDE_N_MIN_TILES`' rule, or None where it does not
     apply (the caller goes on to the swapped plan)."""
-    bits = dtype_bits(a_dtype)
+    bits = _k_major_bits(a_dtype, b_dtype, a_major, b_major)
     if not (SPLIT_K_SWAP_M < m <= SWAP_AB_MAX_M and k <= WIDE_N_MAX_K and bits in (8, 16)
-            and dtype_bits(b_dtype) == bits and str(a_major).upper() == "K" == str(b_major).upper()
             and -(-n // 128) >= WIDE_N_MIN_TILES):
         return None
     bn = max(WIDE_N_BN, key=lambda w: (_tuned.wave_fill({"bm": 64, "bn": w}, m, n), -w))
