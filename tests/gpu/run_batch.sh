@@ -11,7 +11,8 @@
 # cublaskernels (SUBSET=globs: cuBLAS's kernels, grids and times beside fastswz's, torch.profiler),
 # probe (tests/gpu/gemm/probe.py: per-problem plan grids beside cuBLAS; make the cases first; PROBE_CASES=file),
 # flush (probe.py flush: both libraries under three L2 flushes), ncupair (NCU_PROBLEMS='MxNxK:dtype ...':
-# Nsight Compute on fastswz's default plan and cuBLAS, tests/gpu/gemm/ncu_pair.py), sanitizepp (compute-sanitizer on ping-pong with the epilogue tile, more tiles than CTAs), ncuplans (NCU_CASES=file:
+# Nsight Compute on fastswz's default plan and cuBLAS, tests/gpu/gemm/ncu_pair.py), ncucauses (Nsight Compute on every problem
+# of a corpus run under NCU_BELOW (0.9x), tests/gpu/gemm/ncu_causes.py; NCU_CORPUS=corpus.json.gz), sanitizepp (compute-sanitizer on ping-pong with the epilogue tile, more tiles than CTAs), ncuplans (NCU_CASES=file:
 # Nsight Compute on named plans, tests/gpu/gemm/ncu_plans.py; NCU_ARGS='--clock none --sass DIR'),
 # trace (TRACE_CASES=file, TRACE_CTAS=N: the consumer loop's phases per unit, tests/gpu/gemm/trace.py),
 # collect-plans / collect-schedules / collect-raster / collect-pitch / collect-fewtiles (tests/gpu/tune/collect.py: every candidate on a corpus sample).
@@ -79,6 +80,13 @@ for s in "$@"; do
                --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_active.avg,gpc__cycles_elapsed.max \
                python3 tests/gpu/gemm/ncu_pair.py ${NCU_PROBLEMS:?NCU_PROBLEMS=MxNxK:dtype ...} > "$out/ncu_pair.csv" 2> "$out/ncu_pair.err"
              echo "ncupair: exit $?"; grep -c . "$out/ncu_pair.csv"; grep "ncu_pair:" "$out/ncu_pair.csv" | head -12; tail -3 "$out/ncu_pair.err" ;;
+    ncucauses) python3 tests/gpu/gemm/ncu_causes.py select ${NCU_CORPUS:-docs/conformance/2026-11-27-eighth-session/run9-corpus-h100/corpus.json.gz} \
+               --below ${NCU_BELOW:-0.9} > "$out/ncu_problems.txt"
+             timeout 560 python3 tests/gpu/gemm/ncu_causes.py run "$out/ncu_problems.txt" --out "$out/ncu_causes" \
+               --deadline ${NCU_DEADLINE:-400} > "$out/ncu_causes.txt" 2>&1; echo "ncucauses: exit $?"; tail -10 "$out/ncu_causes.txt"
+             python3 tests/gpu/gemm/ncu_causes.py table "$out/ncu_causes" --corpus ${NCU_CORPUS:-docs/conformance/2026-11-27-eighth-session/run9-corpus-h100/corpus.json.gz} \
+               > "$out/ncu_causes_table.md" 2>&1; tail -3 "$out/ncu_causes_table.md"
+             tar czf "$out/ncu_causes.tgz" -C "$out" ncu_causes && rm -rf "$out/ncu_causes" ;;   # one file: the device returns few
     sanitizepp) SAN_SHAPE=1500,1100,256 OUT=/tmp/sanpp timeout 400 bash tests/gpu/gemm/sanitize.sh \
                "bm=64,bn=64,bk=64,stages=3,pingpong=1,epilogue=1,epilogue_stages=2,cluster_m=2" \
                "bm=128,bn=64,bk=128,stages=4,pingpong=1,epilogue=1,epilogue_n=32,epilogue_stages=2,a_dtype=e4m3,b_dtype=e4m3,out_dtype=e4m3,activation=gelu,bias=bf16,amax=1" \
