@@ -612,10 +612,13 @@ class _FakeLauncher:
         self.calls.append((stream, a, b, d, m, n, k, lda, ldb, ldd, bytes(params), grid))
 
 
-@pytest.mark.parametrize("swap,splits,pingpong,bn", [(True, 1, False, 16), (False, 4, False, 16), (True, 3, False, 16),
-                                                    (False, 2, True, 16), (False, 8, False, 128),
-                                                    (True, 16, False, 16)])
-def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, bn, monkeypatch):
+@pytest.mark.parametrize("swap,splits,pingpong,bn,who", [(True, 1, False, 16, "auto"), (False, 4, False, 16, "auto"),
+                                                        (True, 3, False, 16, "auto"), (False, 2, True, 16, "auto"),
+                                                        (False, 8, False, 128, "auto"), (True, 16, False, 16, "auto"),
+                                                        (False, 8, False, 128, "last_cta"),
+                                                        (False, 2, True, 64, "last_cta"),
+                                                        (True, 3, False, 16, "kernel")])
+def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, bn, who, monkeypatch):
     """GemmKernel.launch keeps the caller's meaning: a swapped kernel gets B as its A with M and N
     exchanged; a split-K kernel gets the workspace in FswParams, and then either the reduction is
     launched on the same stream over the kernel's output tiles with the consumer threads
@@ -625,12 +628,12 @@ def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, bn, monk
 
     bm = 64 if pingpong else 128
     kern = runtime.GemmKernel(dict(bm=bm, bn=bn, bk=64, stages=4, swap_ab=swap, split_k=splits,
-                                   pingpong=pingpong), b"", "k")
+                                   pingpong=pingpong, split_reduce=who), b"", "k")
     reduce = kern.plan["kernel"]["scheduler"]["workspace"]["reduce"] if splits > 1 else None
-    # the last split reads every split's partials back at once: accumulator registers (bn / 2)
-    # x splits at most LAST_CTA_REDUCE_REGISTERS
-    assert reduce == (None if splits == 1 else
-                      "last_cta" if bn // 2 * splits <= fastswz.plan.LAST_CTA_REDUCE_REGISTERS else "kernel")
+    # by the rule (split_reduce="auto"): the last split when the accumulator registers (bn / 2)
+    # x splits are at most LAST_CTA_REDUCE_REGISTERS; else as split_reduce says
+    rule = "last_cta" if bn // 2 * splits <= fastswz.plan.LAST_CTA_REDUCE_REGISTERS else "kernel"
+    assert reduce == (None if splits == 1 else rule if who == "auto" else who)
     assert kern._last_cta == (reduce == "last_cta")
     lau = _FakeLauncher()
     kern._launchers[0] = lau
@@ -1226,3 +1229,26 @@ def test_split_k_reduction_mode_comes_from_the_meta_or_the_plan():
         assert runtime.GemmKernel(cfg, b"", "k", meta)._last_cta is want
         old = {k: v for k, v in meta.items() if k != "reduce"}
         assert runtime.GemmKernel(cfg, b"", "k", old)._last_cta is want
+
+
+def test_split_reduce_is_a_plan_input():
+    """split_reduce names who adds split-K's partials, in the configuration, the plan JSON and the
+    emitted header (kReduceLastCta); a wrong value or a last_cta split beyond what the last
+    split reads back is refused with the rule."""
+    base = dict(bm=64, bn=128, bk=128, stages=6, a_dtype="e4m3", b_dtype="e4m3", split_k=2, epilogue=False)
+    for who, want in (("auto", "kernel"), ("last_cta", "last_cta"), ("kernel", "kernel")):
+        c = fastswz.cuda.normalize_config(base, split_reduce=who)
+        assert c["split_reduce"] == who and fastswz.cuda.supported(c) is None
+        row = codegen.kernel_row(c)
+        ws = row["kernel"]["scheduler"]["workspace"]
+        assert ws["reduce"] == want
+        assert (ws["semaphores"] is not None) == (want == "last_cta")
+        header = codegen.kernel_sources(c)["fastswz_plan.h"]
+        assert f"kReduceLastCta = {'true' if want == 'last_cta' else 'false'};" in header
+    with pytest.raises(fastswz.PlanError, match="split_reduce='sometimes' must be one of auto, last_cta, kernel"):
+        fastswz.cuda.normalize_config(base, split_reduce="sometimes")
+    why = fastswz.cuda.supported(fastswz.cuda.normalize_config(base, split_k=65, split_reduce="last_cta"))
+    assert why is not None and "at most 64 splits" in why
+    assert fastswz.cuda.supported(fastswz.cuda.normalize_config(base, split_k=64, split_reduce="last_cta")) is None
+    with pytest.raises(fastswz.PlanError, match="reduce='elsewhere'"):
+        fastswz.plan.with_schedule(fastswz.plan_gemm().row(0), split_k=2, reduce="elsewhere")

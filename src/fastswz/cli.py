@@ -403,6 +403,9 @@ def _gemm_parser(sub):
     g.add_argument("--split-k", type=_int, default=None,
                    help="K splits per output tile, partial sums reduced in split order (registers "
                         "store D); default: the plan's, 1")
+    g.add_argument("--split-reduce", default=None, choices=("auto", "last_cta", "kernel"),
+                   help="who adds split-K's partial sums: the tile's last split in the GEMM kernel "
+                        "(last_cta), a second kernel (kernel), or by the plan's rule (auto, the default)")
     g.add_argument("--pingpong", action=argparse.BooleanOptionalAction, default=None,
                    help="two consumer warpgroups on alternate tiles (--bm 64, or 128 with --bn <= 128); "
                         "registers store D, or with --epilogue and an even --epilogue-stages each "
@@ -461,7 +464,7 @@ def _gemm(args):
                "swizzle_a": args.swizzle_a, "swizzle_b": args.swizzle_b}
         chosen = "given"
     extra = {k: getattr(args, k) for k in ("tile_group", "cluster_m", "epilogue_n", "epilogue_stages",
-                                           "swap_ab", "split_k", "pingpong")
+                                           "swap_ab", "split_k", "pingpong", "split_reduce")
              if getattr(args, k) is not None}
     cfg = fc.normalize_config(cfg, a_dtype=a_dt, b_dtype=b_dt, a_major=args.a_major,
                               b_major=args.b_major, out_dtype=out_dt,

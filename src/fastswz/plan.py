@@ -63,7 +63,7 @@ from .tile import OperandTile
 __all__ = ["plan_gemm", "GemmPlans", "PLAN_ERRORS", "plan_reason", "SMEM_OPTIN", "TMA_SWIZZLE",
            "PLAN_FIELDS", "EPILOGUE_BANK_FIELDS", "EPILOGUE_SWIZZLES", "epilogue_access",
            "TILE_GROUP", "wgmma_accumulator_layout", "with_cluster", "with_schedule",
-           "LAST_CTA_REDUCE_REGISTERS"]
+           "LAST_CTA_REDUCE_REGISTERS", "LAST_CTA_MAX_SPLITS", "SPLIT_REDUCE"]
 
 #: Default tile order of the persistent kernel section: tiles are visited in groups of this many
 #: rows of output tiles along M (each group walked column by column), so the CTAs resident at
@@ -862,9 +862,16 @@ def _epilogue_box_offsets(rows, cols, box, span):
 #: way, ``tests/gpu/gemm/trace.py``) and saves its launch; larger tiles keep the reduction kernel,
 #: which spreads a tile over many CTAs.
 LAST_CTA_REDUCE_REGISTERS = 64
+#: The most splits a ``"last_cta"`` reduction takes: the last split reads a chunk of registers of
+#: every split per L2 round trip, at most 64 loads at once (sm90/scheduler.cuh).
+LAST_CTA_MAX_SPLITS = 64
+#: Who adds split-K's partial sums (``with_schedule(reduce=)``, the kernel configuration's
+#: ``split_reduce``): by :data:`LAST_CTA_REDUCE_REGISTERS`' rule, the tile's last split, or a
+#: second kernel.
+SPLIT_REDUCE = ("auto", "last_cta", "kernel")
 
 
-def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
+def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto"):
     """A plan row (:meth:`GemmPlans.row`, or :func:`with_cluster`'s) whose kernel section swaps
     the operands' roles and splits K.
 
@@ -879,12 +886,13 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
     partial sums to a workspace instead of D (a split with no k-tile, when KT < S, is skipped);
     the nonempty splits' partials of each element are added in split order 0, 1, ..., S - 1 (a
     fixed order: results are bit-identical run to run) and D stored, by one of two reductions
-    (``workspace.reduce``). ``"last_cta"`` when the accumulator registers x S are at most
-    :data:`LAST_CTA_REDUCE_REGISTERS`: each split
+    (``workspace.reduce``; ``reduce="auto"`` picks ``"last_cta"`` when the accumulator registers x
+    S are at most :data:`LAST_CTA_REDUCE_REGISTERS`, else ``"kernel"``). ``"last_cta"`` (S <=
+    :data:`LAST_CTA_MAX_SPLITS`): each split
     counts itself in on the tile's u32 semaphore (an acquire-release atomic add, after all its
-    partials are written) and the split that arrives last reads the partials back and stores D
-    in the same kernel (the semaphores are zero before a launch and left zero). Else
-    ``"kernel"``: a second kernel reduces every tile, ``reduce_ctas_per_tile`` CTAs per tile, one
+    partials are written) and the split that arrives last reads the partials back, a chunk of
+    registers of every split at a time, and stores D in the same kernel (the semaphores are zero
+    before a launch and left zero). ``"kernel"``: a second kernel reduces every tile, ``reduce_ctas_per_tile`` CTAs per tile, one
     accumulator register pair each. Workspace layout
     (f32, ``kernel.scheduler.workspace``): per output tile ``t = tm * tiles_n + tn`` a block of
     ``S * BM * BN`` floats; inside it the CuTe layout ``(thread, register, warpgroup, split)``
@@ -909,12 +917,22 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
     >>> w = with_schedule(plan_gemm(bm=64, bn=16, bk=64, stages=4).row(0), split_k=4)["kernel"]["scheduler"]
     >>> w["workspace"]["reduce"], w["workspace"]["semaphores"]["count"]
     ('last_cta', 'tiles_m * tiles_n')
+    >>> r = with_schedule(plan_gemm(bm=128, bn=64, bk=64, stages=4).row(0), split_k=4, reduce="last_cta")
+    >>> r["kernel"]["scheduler"]["workspace"]["reduce"]
+    'last_cta'
     """
     import copy
 
     split_k = as_int("split_k", split_k)
     if split_k < 1:
         raise PlanError(f"split_k={split_k} must be >= 1 (K splits per output tile; 1: no split)")
+    if reduce not in SPLIT_REDUCE:
+        raise PlanError(f"reduce={reduce!r} must be one of {', '.join(map(repr, SPLIT_REDUCE))} (who adds "
+                        f"split-K's partial sums: the tile's last split, a second kernel, or by the rule)")
+    if reduce == "last_cta" and split_k > LAST_CTA_MAX_SPLITS:
+        raise PlanError(f"reduce='last_cta' with split_k={split_k}: the last split reads back at most "
+                        f"{LAST_CTA_MAX_SPLITS} splits' partials per round trip; use reduce='kernel' or "
+                        f"split_k <= {LAST_CTA_MAX_SPLITS}")
     if not row.get("kernel"):
         raise PlanError("the row has no kernel section: schedules apply to legal sm90 plans")
     out = copy.deepcopy(row)
@@ -953,7 +971,7 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False):
     # The last split to finish reduces the tile itself when its threads can read every split's
     # partials back at once (decode tiles, a few splits), saving the second kernel's launch;
     # larger ones go to the reduction kernel, which spreads a tile over kReduceCtasPerTile CTAs.
-    last_cta = regs * split_k <= LAST_CTA_REDUCE_REGISTERS
+    last_cta = (regs * split_k <= LAST_CTA_REDUCE_REGISTERS) if reduce == "auto" else reduce == "last_cta"
     k["scheduler"] = {
         "kind": "split_k", "splits": split_k,
         "k_tiles": "split s of KT: [floor(s KT / S), floor((s + 1) KT / S)); empty ones skipped",

@@ -17,7 +17,8 @@ from importlib import resources
 from ..dtypes import DTYPES, dtype as _lookup_dtype
 from ..emit import emit_header
 from ..errors import FastswzTypeError, PlanError
-from ..plan import R_BUDGET, SMEM_OPTIN, TILE_GROUP, plan_gemm, plan_reason, with_cluster, with_schedule
+from ..plan import (LAST_CTA_MAX_SPLITS, R_BUDGET, SMEM_OPTIN, SPLIT_REDUCE, TILE_GROUP, plan_gemm, plan_reason,
+                    with_cluster, with_schedule)
 
 __all__ = ["GEMM_KEYS", "OUT_DTYPES", "MAX_SPLIT_K", "REDUCE_KERNEL_NAME", "normalize_config",
            "supported", "plan_for", "kernel_row", "mma_header",
@@ -50,13 +51,16 @@ BLOCK_SCALE_K = 128
 #: while the next block is written to the other). ``swap_ab``: compute D^T = B^T A^T (the
 #: kernel's A is the caller's B; ``bm`` spans N and ``bn`` spans M, so a small M can be the
 #: wgmma's N; dtypes, majors and swizzles keep naming the caller's A and B). ``split_k``: K
-#: splits per output tile (1: none), partial sums in a workspace reduced in split order.
+#: splits per output tile (1: none), partial sums in a workspace reduced in split order;
+#: ``split_reduce``: who adds them (``"auto"``: :data:`fastswz.plan.LAST_CTA_REDUCE_REGISTERS`'
+#: rule; ``"last_cta"``: the tile's last split, in the GEMM kernel; ``"kernel"``: a second kernel).
 #: ``pingpong``: two consumer warpgroups on alternate output tiles (BM = 64 or 128: one or two
 #: MN blocks each), so one's epilogue
 #: overlaps the other's wgmma.
 GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages",
              "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group",
              "cluster_m", "epilogue_n", "epilogue_stages", "swap_ab", "split_k", "pingpong",
+             "split_reduce",
              # the fused epilogue and the scales (issue 28): D = act(alpha acc s + beta C + bias)
              "activation", "bias", "residual", "scale", "amax", "promote")
 #: The configuration keys of the fused epilogue, with their "nothing fused" values. ``promote``:
@@ -68,7 +72,7 @@ _DEFAULTS = {"arch": "sm90", "a_dtype": "bf16", "b_dtype": "bf16", "a_major": "K
              "bm": 128, "bn": 256, "bk": 64, "stages": 4, "swizzle_a": "auto", "swizzle_b": "auto",
              "cta_group": 1, "out_dtype": "bf16", "epilogue": False, "tile_group": TILE_GROUP, "cluster_m": 1,
              "epilogue_n": 0, "epilogue_stages": 1, "swap_ab": False, "split_k": 1, "pingpong": False,
-             **FUSION_DEFAULTS}
+             "split_reduce": "auto", **FUSION_DEFAULTS}
 # wgmma input kinds the kernel family runs (PTX 9.7.15.5.2): f16/bf16 with both majors;
 # tf32 and fp8 K-major only (imm-trans exists for .f16/.bf16 alone).
 _INPUTS = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
@@ -148,6 +152,10 @@ def normalize_config(config=None, **overrides) -> dict:
         raise FastswzTypeError(f"pingpong={c['pingpong']!r} must be True or False (two consumer "
                                f"warpgroups on alternate tiles)")
     c["pingpong"] = bool(c["pingpong"])
+    if c["split_reduce"] not in SPLIT_REDUCE:
+        raise PlanError(f"split_reduce={c['split_reduce']!r} must be one of {', '.join(SPLIT_REDUCE)} (who "
+                        f"adds split-K's partial sums: by the rule, the tile's last split, or a second "
+                        f"kernel)")
     _normalize_fusion(c)
     if not 1 <= c["tile_group"] <= 1 << 16:
         raise PlanError(f"tile_group={c['tile_group']} must be in 1..65536 (tile rows per group of "
@@ -251,6 +259,10 @@ def _supported(c):
     if c["split_k"] < 1 or c["split_k"] > MAX_SPLIT_K:
         return (f"split_k={c['split_k']} must be in 1..{MAX_SPLIT_K} (K splits per output tile; "
                 f"1: no split)")
+    if c["split_reduce"] == "last_cta" and c["split_k"] > LAST_CTA_MAX_SPLITS:
+        return (f"split_reduce='last_cta' with split_k={c['split_k']}: the last split reads back at most "
+                f"{LAST_CTA_MAX_SPLITS} splits' partials per round trip; use split_reduce='kernel' or "
+                f"split_k <= {LAST_CTA_MAX_SPLITS}")
     if c["split_k"] > 1 and c["epilogue"]:
         return (f"split_k={c['split_k']} with epilogue=True: the split-K reduction stores D from "
                 f"registers; use epilogue=False")
@@ -446,7 +458,7 @@ def kernel_row(config) -> dict:
     (:func:`fastswz.plan.with_schedule`)."""
     c = normalize_config(config)
     row = with_schedule(with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"]),
-                        c["swap_ab"], c["split_k"], c["pingpong"])
+                        c["swap_ab"], c["split_k"], c["pingpong"], c["split_reduce"])
     row["fusion"] = fusion_row(c)
     row["fusion"]["col_operands"] = _col_operands(c, row["smem_bytes"])
     return row

@@ -75,6 +75,7 @@ def random_grid(n, seed):
             ok = not cfg["epilogue"] and supported(dict(cfg, swap_ab=swap, split_k=splits)) is None
             cfg["swap_ab"], cfg["split_k"] = (swap, splits) if ok else (False, 1)
             cfg["pingpong"] = pp and supported(dict(cfg, pingpong=True)) is None
+            cfg["split_reduce"] = "auto"
             out.append(cfg)
     return out
 
@@ -195,10 +196,18 @@ GRID = [
     ("bf16", "bf16", "MN", "MN", 64, 128, 64, 6, "f32", False, "auto", "auto", 8, 1, 0, 1, False, 4, True),
     ("e4m3", "e4m3", "K", "K", 64, 128, 128, 5, "bf16", False, "auto", "auto", 8, 2, 0, 1, False, 1, True),
     ("bf16", "bf16", "K", "K", 64, 16, 128, 6, "bf16", False, "auto", "auto", 8, 1, 0, 1, True, 2, True),
+    # who reduces split-K (split_reduce): the last split on tiles whose rule says "kernel" (one and
+    # two consumer warpgroups, a cluster, ping-pong), and the kernel on a tile whose rule says
+    # "last_cta"
+    ("e4m3", "e4m3", "K", "K", 64, 128, 128, 6, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 2, False, "last_cta"),
+    ("bf16", "bf16", "K", "K", 128, 128, 64, 4, "f32", False, "auto", "auto", 8, 1, 0, 1, False, 5, False, "last_cta"),
+    ("bf16", "bf16", "MN", "K", 128, 64, 64, 4, "bf16", False, "auto", "auto", 8, 2, 0, 1, False, 3, False, "last_cta"),
+    ("bf16", "bf16", "K", "K", 64, 64, 64, 4, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 7, True, "last_cta"),
+    ("e4m3", "e4m3", "K", "K", 128, 16, 256, 6, "bf16", False, "auto", "auto", 8, 1, 0, 1, True, 4, False, "kernel"),
 ]
 KEYS = ("a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages", "out_dtype",
         "epilogue", "swizzle_a", "swizzle_b", "tile_group", "cluster_m", "epilogue_n", "epilogue_stages",
-        "swap_ab", "split_k", "pingpong")
+        "swap_ab", "split_k", "pingpong", "split_reduce")
 SHAPES = [(1000, 1000, 1000), (129, 257, 65), (64, 8192, 512), (256, 256, 256), (777, 1500, 2048),
           (2048, 2048, 2048)]
 #: Extra shapes of the schedules: small M for swap-AB (the decode row 1 x 4096 x 4096 among

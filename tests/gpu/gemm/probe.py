@@ -311,10 +311,54 @@ def candidates_v8(m, n, k, dt):
     return out
 
 
+def problems_v9():
+    """The corpus problems whose default plan splits K and reduces in a second kernel (the
+    reduction-kernel rule, LAST_CTA_REDUCE_REGISTERS): M 32-1024, N 256-8192, K 5120-65536, both
+    types (Nsight Compute, ncu_causes.py: on 64 x 2112 x 5120 e4m3 the GEMM kernel alone took
+    cuBLAS's time and the reduction kernel 4.2 us more)."""
+    from fastswz.corpus import load_corpus
+    from fastswz.cuda import choose_plan
+
+    out = []
+    for p in load_corpus():
+        if p.a_major != "K" or p.b_major != "K":
+            continue
+        c = choose_plan(p.m, p.n, p.k, p.a_dtype, p.b_dtype, "K", "K", p.out_dtype)
+        if c["split_k"] > 1 and _reduce_of(c) == "kernel":
+            out.append((p.m, p.n, p.k, p.a_dtype))
+    return sorted(set(out), key=lambda t: (t[3], t[0] * t[1] * t[2]))
+
+
+def _reduce_of(c):
+    from fastswz.cuda.codegen import kernel_row
+
+    return kernel_row(c)["kernel"]["scheduler"]["workspace"]["reduce"]
+
+
+def candidates_v9(m, n, k, dt):
+    """The default plan as it is (its split reduced by the second kernel) and the same plan with
+    the tile's last split reducing (split_reduce="last_cta"); for the few-tile problems (<= 34
+    output tiles) also the last split at 2-6 splits and 8 stages."""
+    from fastswz.cuda import choose_plan
+
+    base = dict(choose_plan(m, n, k, dt, dt))
+    out = [base, dict(base, split_reduce="last_cta")]
+    tiles = -(-m // base["bm"]) * -(-n // base["bn"])
+    if tiles <= 34:
+        deep = _fit(dict(base, split_reduce="last_cta"), max_stages=8)
+        for split in (2, 3, 4, 6):
+            for c in (dict(base, split_reduce="last_cta"), deep):
+                if c is not None and tiles * split <= 132:
+                    out.append(dict(c, split_k=split))
+    uniq = {json.dumps(c, sort_keys=True): c for c in out}
+    return list(uniq.values())
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
         "v5": (problems_v5, candidates_v5), "v6": (problems_v6, candidates_v6),
-        "v7": (problems_v7, candidates_v7), "v8": (problems_v8, candidates_v8)}
+        "v7": (problems_v7, candidates_v7), "v8": (problems_v8, candidates_v8),
+        "v9": (problems_v9, candidates_v9)}
 
 
 def cmd_make(args):

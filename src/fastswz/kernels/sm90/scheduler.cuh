@@ -64,6 +64,16 @@ struct PersistentScheduler {
 // by the tile's last split itself (scheduler::kReduceLastCta) or by the reduction kernel
 // (splitk.cuh). With a cluster both CTAs walk the same units.
 #if FSW_SPLIT_K
+// Registers per chunk of the last split's read-back (kC): the largest power of two dividing the
+// accumulator registers with kC x splits <= `loads` (at least 1, so a plan of 64 splits reads
+// one register of each per round trip). The loads sit beside the accumulators: 64 with one
+// consumer warpgroup (240 registers a thread), 32 with more (168); seen in ptxas's report
+// (NVRTC 13.0): 128 x 128 x 64, 32 splits spilled 352 bytes at 64 loads, 64 bytes at 32.
+constexpr int reduce_chunk(int regs, int splits, int loads) {
+  int c = 1;
+  while (c * 2 <= regs && regs % (c * 2) == 0 && c * 2 * splits <= loads) c *= 2;
+  return c;
+}
 struct SplitKScheduler {
   static constexpr bool kPartials = true;
   int rows_m, tiles_m, tiles_n, num_tiles, num_units, unit, step, k_tiles;
@@ -123,25 +133,35 @@ struct SplitKScheduler {
       }
       if (!named_sync_or(epilogue.barrier, epilogue.threads, last)) return;
       // The sum goes into acc; this split's own partials are read back too (this thread's own
-      // writes, from L2).
-      // Every split's partials in flight at once (one L2 round trip; the plan keeps kR x kSplits
-      // at most 64), then the adds in split order; an empty split (no k-tile) wrote nothing.
+      // writes, from L2). A chunk of kC registers of every split is in flight at once (one L2
+      // round trip per chunk; reduce_chunk bounds the loads beside the accumulators), then the
+      // chunk's adds run in split order; an empty split (no k-tile) wrote nothing.
       constexpr int kR = P::accumulator::kRegisters;
-      static_assert(!scheduler::kReduceLastCta || kR * scheduler::kSplits <= 64, "the plan's last_cta rule: kR x kSplits <= 64");
-      float v[scheduler::kSplits][kR];
+      constexpr int kC = reduce_chunk(kR, scheduler::kSplits, K::kConsumerWarpgroups > 1 ? 32 : 64);
+      static_assert(kR % kC == 0 && scheduler::kSplits <= 64, "a last_cta plan has at most 64 splits (plan.LAST_CTA_MAX_SPLITS)");
+      unsigned long long live = 0;   // bit s: split s has a k-tile (computed once, not per chunk)
 #pragma unroll
       for (int s = 0; s < scheduler::kSplits; ++s)
+        live |= (unsigned long long)(split_begin(s + 1, k_tiles) != split_begin(s, k_tiles)) << s;
+      const float* wt = ws + scheduler::workspace_offset(thread, 0, w, 0);   // + compile-time offsets
 #pragma unroll
-        for (int r = 0; r < kR; ++r)
-          v[s][r] = split_begin(s + 1, k_tiles) != split_begin(s, k_tiles)
-                        ? ld_cg(ws + scheduler::workspace_offset(thread, r, w, s)) : 0.f;
-      bool first = true;
+      for (int c0 = 0; c0 < kR; c0 += kC) {
+        float v[scheduler::kSplits][kC];
 #pragma unroll
-      for (int s = 0; s < scheduler::kSplits; ++s) {
-        if (split_begin(s + 1, k_tiles) == split_begin(s, k_tiles)) continue;
+        for (int s = 0; s < scheduler::kSplits; ++s)
 #pragma unroll
-        for (int r = 0; r < kR; ++r) acc[r] = first ? v[s][r] : acc[r] + v[s][r];
-        first = false;
+          for (int r = 0; r < kC; ++r)
+            v[s][r] = (live >> s) & 1u ? ld_cg(wt + (scheduler::workspace_offset(0, c0 + r, 0, s) -
+                                                       scheduler::workspace_offset(0, 0, 0, 0)))
+                                         : 0.f;
+        bool first = true;
+#pragma unroll
+        for (int s = 0; s < scheduler::kSplits; ++s) {
+          if (!((live >> s) & 1u)) continue;
+#pragma unroll
+          for (int r = 0; r < kC; ++r) acc[c0 + r] = first ? v[s][r] : acc[c0 + r] + v[s][r];
+          first = false;
+        }
       }
       epilogue.store(acc, tma_d, base, w, thread, leader, u.tm, u.tn, p);
     }
