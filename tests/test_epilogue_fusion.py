@@ -620,3 +620,52 @@ def test_gemm_hands_the_epilogue_to_the_launch(monkeypatch):
             scale_a=_Cai((), "<f4", 7 << 30), scale_b=_Cai((), "<f4", 8 << 30))
     cfg, _, kw = seen[-1]
     assert (cfg["promote"], cfg["scale"], cfg["bn"]) == (True, "tensor", 128)
+
+
+@pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
+@pytest.mark.parametrize("act,fast,bound", [("gelu", 1, 2.0 ** -21), ("gelu", 0, 2.0 ** -22),
+                                            ("gelu_tanh", 1, 2.0 ** -19), ("silu", 1, 2.0 ** -19)])
+def test_activation_error_on_the_host(tmp_path, act, fast, bound):
+    """The kernel's activation (fsw_act in sm90/epilogue_ops.cuh), compiled for the host, on 2^20
+    points of [-30, 30] plus both tails: its distance from the float64 definition (x Phi(x) by
+    math.erfc; tanh and sigmoid forms), as a share of |x|, under the bound its comment states.
+    FSW_FAST_ACT 1 (outputs narrower than f32) is the approximation: the host runs its SFU
+    instructions as exp2f and 1 / x, which are at least as exact as ex2.approx and rcp.approx."""
+    from importlib import resources
+
+    c_cfg = codegen.normalize_config(bm=128, bn=64, activation=act, out_dtype="bf16" if fast else "f32")
+    row = codegen.kernel_row(c_cfg)
+    (tmp_path / "fastswz_plan.h").write_text(fastswz.emit_header(row, name="fastswz_plan"))
+    fusion = codegen.fusion_header(c_cfg)
+    assert f"#define FSW_FAST_ACT {fast}" in fusion
+    (tmp_path / "fastswz_fusion.h").write_text(fusion)
+    ops = resources.files("fastswz").joinpath("kernels", "sm90", "epilogue_ops.cuh").read_text()
+    (tmp_path / "epilogue_ops.cuh").write_text(ops)
+    x = np.concatenate([np.linspace(-30, 30, 1 << 20), -np.logspace(-9, 1.5, 4096), np.logspace(-9, 1.5, 4096),
+                        [0.0]]).astype(np.float32)
+    (tmp_path / "x.bin").write_bytes(x.tobytes())
+    src = [_SHIM, '#include "fastswz_plan.h"\nnamespace P = fastswz_plan;\n', codegen._params_c(), "\n",
+           '#include "epilogue_ops.cuh"\n', f"""
+int main() {{
+  FILE* f = fopen("{tmp_path / 'x.bin'}", "rb");
+  FILE* o = fopen("{tmp_path / 'y.bin'}", "wb");
+  float v;
+  while (fread(&v, 4, 1, f) == 1) {{ float y = fsw_act(v); fwrite(&y, 4, 1, o); }}
+  fclose(f); fclose(o);
+}}
+"""]
+    (tmp_path / "act.cpp").write_text("".join(src))
+    subprocess.run([CXX, "-std=c++17", "-O1", "-ffp-contract=on", "-I", str(tmp_path), str(tmp_path / "act.cpp"), "-o",
+                    str(tmp_path / "act")], check=True, capture_output=True, text=True)
+    subprocess.run([str(tmp_path / "act")], check=True)
+    y = np.frombuffer((tmp_path / "y.bin").read_bytes(), dtype=np.float32).astype(np.float64)
+    xd = x.astype(np.float64)
+    if act == "gelu":
+        want = 0.5 * xd * np.array([math.erfc(-v / math.sqrt(2)) for v in xd])
+    elif act == "gelu_tanh":
+        want = 0.5 * xd * (1 + np.tanh(math.sqrt(2 / math.pi) * (xd + 0.044715 * xd ** 3)))
+    else:
+        want = xd / (1 + np.exp(-xd))
+    err = np.abs(y - want) / np.maximum(np.abs(xd), 2.0 ** -126)
+    assert err.max() <= bound, (float(err.max()), float(x[np.argmax(err)]))
+    assert y[-1] == 0.0

@@ -543,17 +543,21 @@ def fusion_row(config) -> dict:
 #: operands or ping-pong's two MN blocks, 8
 #: (ptxas, 128 x 256 plans: rowwise + f32 bias + SiLU spills 44 bytes at 16, 32 at 8, 44 at 4;
 #: 24 with one buffer of 16, before the two buffers; residual + bias + rowwise + GELU none at 8).
+#: amax takes 8 too: with GELU by erfc's approximation (FSW_FAST_ERF) bias + GELU + amax spilled
+#: 32-96 bytes at 16, 8-40 at 8 (ptxas, NVRTC 13.0), and on an H100 (4096 x 14336 x 4096 e4m3, bf16
+#: out; tests/gpu/gemm/ab_defines.py, docs/conformance/2026-11-27-ninth-session) took 408 us at 16
+#: and 395 us at 8, in two runs.
 EPILOGUE_CHUNK_REGISTERS = 16
 EPILOGUE_CHUNK_REGISTERS_TIGHT = 8
 
 
 def _chunk_registers(c):
     """Registers per fused-epilogue chunk: :data:`EPILOGUE_CHUNK_REGISTERS` (with a residual,
-    both a bias and rowwise scales, or ping-pong with two MN blocks per warpgroup
+    both a bias and rowwise scales, amax, or ping-pong with two MN blocks per warpgroup
     :data:`EPILOGUE_CHUNK_REGISTERS_TIGHT`), or fewer so that a
     chunk never spans two epilogue column blocks (kSubtileRegisters = columns / 2 per thread)."""
     cols = (c["epilogue_n"] or c["bn"]) if c["epilogue"] else c["bn"]
-    tight = c["residual"] or (c["bias"] and c["scale"] == "row") or (c["pingpong"] and c["bm"] == 128)
+    tight = c["residual"] or (c["bias"] and c["scale"] == "row") or (c["pingpong"] and c["bm"] == 128) or c["amax"]
     most = EPILOGUE_CHUNK_REGISTERS_TIGHT if tight else EPILOGUE_CHUNK_REGISTERS
     return math.gcd(most, max(2, cols // 2))
 
@@ -632,7 +636,7 @@ def fusion_header(config, row=None) -> str:
         "#pragma once",
         f"#define FSW_FUSED {int(bool(fused))}   // 0: D = acc, the epilogue hook is a no-op",
         f"#define FSW_ACT {ACTIVATIONS.index(c['activation'])}   // {', '.join(f'{i} {a}' for i, a in enumerate(ACTIVATIONS))}",
-        f"#define FSW_FAST_ACT {int(c['out_dtype'] != 'f32')}   // GELU-tanh and SiLU on the SFU (outputs narrower than f32)",
+        f"#define FSW_FAST_ACT {int(c['out_dtype'] != 'f32')}   // GELU by erfc's approximation, GELU-tanh and SiLU on the SFU (outputs narrower than f32)",
         f"#define FSW_BIAS {int(c['bias'] is not None)}",
         f"#define FSW_BIAS_KIND {EPILOGUE_IN_DTYPES.index(c['bias'] or 'bf16')}   // 0 bf16, 1 f16, 2 f32",
         f"typedef {ctype[c['bias']]} FSW_BIAS_T;",

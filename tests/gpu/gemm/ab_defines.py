@@ -2,8 +2,8 @@
 """Default plans compiled with and without a set of defines: exact check on small integers, then
 alternating timings (GemmKernel.time, A B A B), per problem (a GPU A/B of a kernel variant).
     FASTSWZ_CACHE=.fswcache PYTHONPATH=src python3 tests/gpu/gemm/ab_defines.py 'DEFINES-JSON' MxNxK:dtype[:FUSION-JSON] ...
-(FUSION-JSON: the fused epilogue and scales, as default_config's fusion=, e.g. {"scale": "block"};
-its plan is gemm()'s default for them.)
+(FUSION-JSON: the fused epilogue and scales, as default_config's fusion=, e.g. {"scale": "block"},
+and "out_dtype" (bf16 when absent); its plan is gemm()'s default for them.)
 PRECOMPILE=1 compiles both variants of every problem's plan into the cache and exits.
 """
 import json, os, sys
@@ -17,7 +17,8 @@ for spec in sys.argv[2:]:
     shape, dt, *fusion = spec.split(":", 2)
     m, n, k = (int(x) for x in shape.split("x"))
     fusion = json.loads(fusion[0]) if fusion else {}
-    probs.append((m, n, k, dt, default_config(m, n, k, dt, dt, out_dtype="bf16", fusion=fusion)))
+    out = fusion.pop("out_dtype", "bf16")
+    probs.append((m, n, k, dt, default_config(m, n, k, dt, dt, out_dtype=out, fusion=fusion)))
 if os.environ.get("PRECOMPILE"):
     for *_, c in probs:
         for d in (None, defs):

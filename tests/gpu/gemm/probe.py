@@ -354,11 +354,40 @@ def candidates_v9(m, n, k, dt):
     return list(uniq.values())
 
 
+def problems_v10():
+    """M 32-64 split problems of the corpus under 0.9x (Nsight Compute: the GEMM kernel alone at
+    cuBLAS's time, the reduction after it): plans that need no split?"""
+    return [(m, n, k, dt) for dt in ("e4m3", "bf16") for m in (32, 64)
+            for n, k in ((2112, 5120), (2112, 7168), (4096, 14336), (5120, 12288))]
+
+
+def candidates_v10(m, n, k, dt):
+    """The default; unswapped 64 x 32/64 one-pass with the deepest ring up to 16 stages (cuBLAS's
+    kernel here: 64 x 32, 16 stages, no split); swapped BM 64/128 x M with a 2-CTA cluster, the
+    deepest ring up to 8, split 1-4."""
+    from fastswz.cuda import choose_plan
+
+    out = [dict(choose_plan(m, n, k, dt, dt))]
+    e = dt in ("e4m3", "e5m2")
+    for bn in (32, 64):
+        for bk in ((128, 256) if e else (64, 128)):
+            c = _fit({"a_dtype": dt, "b_dtype": dt, "bm": 64, "bn": bn, "bk": bk, "epilogue": False})
+            if c is not None:
+                out.append(c)
+    for bm in (64, 128):
+        c = _fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": m, "bk": 256 if e else 128, "swap_ab": True,
+                  "epilogue": False, "cluster_m": 2}, max_stages=8)
+        for split in (1, 2, 3, 4):
+            if c is not None and -(-n // bm) * split <= 132:
+                out.append(dict(c, split_k=split))
+    return out
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
         "v5": (problems_v5, candidates_v5), "v6": (problems_v6, candidates_v6),
         "v7": (problems_v7, candidates_v7), "v8": (problems_v8, candidates_v8),
-        "v9": (problems_v9, candidates_v9)}
+        "v9": (problems_v9, candidates_v9), "v10": (problems_v10, candidates_v10)}
 
 
 def cmd_make(args):

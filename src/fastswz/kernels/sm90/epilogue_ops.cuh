@@ -48,15 +48,33 @@ __device__ __forceinline__ float fsw_rcp(float x) {
 }
 
 // The activation in f32. With FSW_FAST_ACT 0 (an f32 output) as torch evaluates it (erff,
-// tanhf, expf); with FSW_FAST_ACT 1 (bf16, f16 and fp8 outputs) GELU-tanh and SiLU as
+// tanhf, expf); with FSW_FAST_ACT 1 (bf16, f16 and fp8 outputs) GELU (erf) by erfc's rational
+// approximation below, and GELU-tanh and SiLU as
 // x * sigmoid(t) = x / (1 + 2^(-t log2 e)) on the SFU: 0.5 x (1 + tanh(u)) = x sigmoid(2u), with
 // about 2^-19 of x of f32 error (mostly t's rounding, which moves 2^-t by |t| ln 2 2^-24 of
 // itself, |t| up to about 30 before the sigmoid is 0 or 1 in f32), far below half an output ulp
 // (2^-9 of D for bf16), where the precise forms cost about 20 instructions more per element (the
 // fused epilogue runs while the tensor cores wait). Inf and NaN come out as torch's: -inf gives NaN, +inf gives inf.
+#ifndef FSW_FAST_ERF   // (a define of its own: tests/gpu/gemm/ab_defines.py times erff against it)
+#define FSW_FAST_ERF FSW_FAST_ACT
+#endif
 __device__ __forceinline__ float fsw_act(float x) {
 #if FSW_ACT == 1
   return x < 0.f ? 0.f : x;   // (torch.relu keeps NaN: no fmaxf here)
+#elif FSW_ACT == 2 && FSW_FAST_ERF
+  // x Phi(x) with Phi(-|x|) = erfc(|x| / sqrt 2) / 2 by Abramowitz & Stegun 7.1.26: erfc(z) =
+  // t (a1 + a2 t + ... + a5 t^4) e^(-z^2), t = 1 / (1 + p z), |error| <= 1.5e-7 (here p / sqrt 2,
+  // a_i / 2 and log2(e) / 2 fold the 1/sqrt 2 and the 1/2 in). About 14 instructions and no
+  // branch, where erff runs two polynomial paths (both when a warp's elements straddle |z| = 1).
+  // Its f32 error is at most 2^-21.6 |x| (tests/test_epilogue_fusion.py measures it against
+  // math.erfc), torch's own f32 formula's 2^-23 |x|: both far below half an output ulp.
+  const float t = fsw_rcp(fmaf(0.2316418882663604f, fabsf(x), 1.f));
+  float q = fmaf(0.5307027145f, t, -0.7265760135f);
+  q = fmaf(q, t, 0.7107068705f);
+  q = fmaf(q, t, -0.142248368f);
+  q = fmaf(q, t, 0.127414796f);
+  const float e = q * t * fsw_ex2(x * -0.7213475204444817f * x);   // Phi(-|x|)
+  return x * (x < 0.f ? e : 1.f - e);
 #elif FSW_ACT == 2
   return 0.5f * x * (1.f + erff(x * 0.7071067811865476f));                  // x Phi(x)
 #elif FSW_ACT == 3 && FSW_FAST_ACT
