@@ -182,7 +182,8 @@ def cmd_table(args):
     tensor_names = []
     mpath = os.path.join(args.dir, "metrics.txt")
     if os.path.exists(mpath):
-        tensor_names = [ln.strip() for ln in open(mpath) if ln.startswith("sm__pipe_tensor")]
+        with open(mpath) as f:
+            tensor_names = [ln.strip() for ln in f if ln.startswith("sm__pipe_tensor")]
     names = {}
     if args.corpus:
         for r in _load(args.corpus)["rows"]:
