@@ -143,7 +143,8 @@ struct SplitKScheduler {
 #pragma unroll
       for (int s = 0; s < scheduler::kSplits; ++s)
         live |= (unsigned long long)(split_begin(s + 1, k_tiles) != split_begin(s, k_tiles)) << s;
-      const float* wt = ws + scheduler::workspace_offset(thread, 0, w, 0);   // + compile-time offsets
+      // the layout is linear: offset(thread, r, w, s) = offset(thread, 0, w, 0) + offset(0, r, 0, s)
+      const float* wt = ws + scheduler::workspace_offset(thread, 0, w, 0);
 #pragma unroll
       for (int c0 = 0; c0 < kR; c0 += kC) {
         float v[scheduler::kSplits][kC];
@@ -151,9 +152,7 @@ struct SplitKScheduler {
         for (int s = 0; s < scheduler::kSplits; ++s)
 #pragma unroll
           for (int r = 0; r < kC; ++r)
-            v[s][r] = (live >> s) & 1u ? ld_cg(wt + (scheduler::workspace_offset(0, c0 + r, 0, s) -
-                                                       scheduler::workspace_offset(0, 0, 0, 0)))
-                                         : 0.f;
+            v[s][r] = (live >> s) & 1u ? ld_cg(wt + scheduler::workspace_offset(0, c0 + r, 0, s)) : 0.f;
         bool first = true;
 #pragma unroll
         for (int s = 0; s < scheduler::kSplits; ++s) {
