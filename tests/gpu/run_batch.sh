@@ -11,8 +11,7 @@
 # cublaskernels (SUBSET=globs: cuBLAS's kernels, grids and times beside fastswz's, torch.profiler),
 # probe (tests/gpu/gemm/probe.py: per-problem plan grids beside cuBLAS; make the cases first; PROBE_CASES=file),
 # flush (probe.py flush: both libraries under three L2 flushes), ncupair (NCU_PROBLEMS='MxNxK:dtype ...':
-# Nsight Compute on fastswz's default plan and cuBLAS, tests/gpu/gemm/ncu_pair.py), sanitizecl (compute-sanitizer on the
-# split-K cluster reduction), ncucauses (Nsight Compute on every problem
+# Nsight Compute on fastswz's default plan and cuBLAS, tests/gpu/gemm/ncu_pair.py), ncucauses (Nsight Compute on every problem
 # of a corpus run under NCU_BELOW (0.9x), tests/gpu/gemm/ncu_causes.py; NCU_CORPUS=corpus.json.gz), sanitizepp (compute-sanitizer on ping-pong with the epilogue tile, more tiles than CTAs), ncuplans (NCU_CASES=file:
 # Nsight Compute on named plans, tests/gpu/gemm/ncu_plans.py; NCU_ARGS='--clock none --sass DIR'),
 # trace (TRACE_CASES=file, TRACE_CTAS=N: the consumer loop's phases per unit, tests/gpu/gemm/trace.py),
@@ -88,10 +87,6 @@ for s in "$@"; do
              python3 tests/gpu/gemm/ncu_causes.py table "$out/ncu_causes" --corpus ${NCU_CORPUS:-docs/conformance/2026-11-27-eighth-session/run9-corpus-h100/corpus.json.gz} \
                > "$out/ncu_causes_table.md" 2>&1; tail -3 "$out/ncu_causes_table.md"
              tar czf "$out/ncu_causes.tgz" -C "$out" ncu_causes && rm -rf "$out/ncu_causes" ;;   # one file: the device returns few
-    sanitizecl) SAN_SHAPE=300,136,2048 OUT=/tmp/sancl timeout 400 bash tests/gpu/gemm/sanitize.sh \
-               "bm=64,bn=128,bk=64,stages=4,split_k=4,split_reduce=cluster" \
-               "bm=128,bn=128,bk=64,stages=3,split_k=2,split_reduce=cluster" > "$out/sanitize_cluster.txt" 2>&1
-             echo "sanitizecl: exit $?"; tail -8 "$out/sanitize_cluster.txt" ;;
     sanitizepp) SAN_SHAPE=1500,1100,256 OUT=/tmp/sanpp timeout 400 bash tests/gpu/gemm/sanitize.sh \
                "bm=64,bn=64,bk=64,stages=3,pingpong=1,epilogue=1,epilogue_stages=2,cluster_m=2" \
                "bm=128,bn=64,bk=128,stages=4,pingpong=1,epilogue=1,epilogue_n=32,epilogue_stages=2,a_dtype=e4m3,b_dtype=e4m3,out_dtype=e4m3,activation=gelu,bias=bf16,amax=1" \
