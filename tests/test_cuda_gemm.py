@@ -617,16 +617,13 @@ class _FakeLauncher:
                                                         (False, 8, False, 128, "auto"), (True, 16, False, 16, "auto"),
                                                         (False, 8, False, 128, "last_cta"),
                                                         (False, 2, True, 64, "last_cta"),
-                                                        (True, 3, False, 16, "kernel"),
-                                                        (False, 4, False, 128, "cluster"),
-                                                        (True, 3, False, 16, "cluster")])
+                                                        (True, 3, False, 16, "kernel")])
 def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, bn, who, monkeypatch):
     """GemmKernel.launch keeps the caller's meaning: a swapped kernel gets B as its A with M and N
     exchanged; a split-K kernel gets the workspace in FswParams, and then either the reduction is
     launched on the same stream over the kernel's output tiles with the consumer threads
     (``reduce: kernel``) or, ``last_cta``, nothing more: the kernel gets zeroed semaphores, one per
-    output tile, kept per (GPU, stream), zeroed once in stream order; ``cluster``: one launch, no
-    workspace and no semaphores (the partials stay in the cluster's shared memory)."""
+    output tile, kept per (GPU, stream), zeroed once in stream order."""
     from fastswz.cuda import _driver, runtime
 
     bm = 64 if pingpong else 128
@@ -638,7 +635,6 @@ def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, bn, who,
     rule = "last_cta" if bn // 2 * splits <= fastswz.plan.LAST_CTA_REDUCE_REGISTERS else "kernel"
     assert reduce == (None if splits == 1 else rule if who == "auto" else who)
     assert kern._last_cta == (reduce == "last_cta")
-    assert kern._cluster_reduce == (reduce == "cluster") and kern._ws == (reduce in ("kernel", "last_cta"))
     lau = _FakeLauncher()
     kern._launchers[0] = lau
     kern._modules[0] = (None, None, 0xF00D if splits > 1 else None)
@@ -666,7 +662,7 @@ def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, bn, who,
     assert fields[:5] in ((0, 0, 0, 0, 0), (0xD00, 1000, km, kn, k))
     names = [f for f, _, _ in codegen.PARAM_FIELDS]
     rest = dict(zip(names[5:], fields[5:]))
-    assert rest["workspace"] == (0x1000 if kern._ws else 0)
+    assert rest["workspace"] == (0x1000 if splits > 1 else 0)
     out_tiles = -(-km // bm) * -(-kn // bn)
     if reduce == "last_cta":
         # one buffer for (GPU 0, stream 99): at least one u32 per output tile, zeroed on the stream
@@ -687,11 +683,11 @@ def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, bn, who,
     (_, a2, b2, _, km2, kn2, _, _, _, _, params2, _), = lau.calls
     assert (a2, b2, km2, kn2) == (a, b, km, kn)
     fields2 = dict(zip(names, codegen.params_struct().unpack(params2)))
-    assert fields2["workspace"] == (0x5000 if kern._ws else 0)
+    assert fields2["workspace"] == (0x5000 if splits > 1 else 0)
     assert len(plain) == len(plain_before) + (reduce == "kernel")
     if reduce == "last_cta":
         assert fields2["semaphores"] == 0x7000 and len(driver_calls) == 2   # the stream's buffer, again
-    if splits == 1 or reduce == "cluster":
+    if splits == 1:
         assert plain == [] and kern.workspace_bytes(m, n, k) == 0
     elif reduce == "kernel":
         (func, ctx, tiles, threads, smem, st, p2, what, dependent) = plain[0]
@@ -1249,81 +1245,10 @@ def test_split_reduce_is_a_plan_input():
         assert (ws["semaphores"] is not None) == (want == "last_cta")
         header = codegen.kernel_sources(c)["fastswz_plan.h"]
         assert f"kReduceLastCta = {'true' if want == 'last_cta' else 'false'};" in header
-    with pytest.raises(fastswz.PlanError, match="split_reduce='sometimes' must be one of auto, last_cta, kernel, cluster"):
+    with pytest.raises(fastswz.PlanError, match="split_reduce='sometimes' must be one of auto, last_cta, kernel"):
         fastswz.cuda.normalize_config(base, split_reduce="sometimes")
     why = fastswz.cuda.supported(fastswz.cuda.normalize_config(base, split_k=65, split_reduce="last_cta"))
     assert why is not None and "at most 64 splits" in why
     assert fastswz.cuda.supported(fastswz.cuda.normalize_config(base, split_k=64, split_reduce="last_cta")) is None
     with pytest.raises(fastswz.PlanError, match="reduce='elsewhere'"):
         fastswz.plan.with_schedule(fastswz.plan_gemm().row(0), split_k=2, reduce="elsewhere")
-
-
-def test_cluster_reduce_is_a_plan_input():
-    """split_reduce="cluster": the tile's splits are one cluster's CTAs. The plan row carries the
-    cluster size, where each CTA's partials and the two hand-over mbarriers sit (after the plan's
-    buffers, which grow by them), and the partials' layout, a bijection of (thread, register,
-    warpgroup) onto the tile's floats with four registers of a thread in 16 bytes; the header
-    carries the same numbers and evaluates the same layout; the launch metadata names the cluster.
-    Plans it cannot run are refused with the rule."""
-    from unittest import mock
-
-    from fastswz import parse
-    from fastswz.cuda import runtime
-
-    for bm, bn, splits in ((64, 128, 2), (128, 128, 4), (128, 16, 8), (192, 64, 3)):
-        c = fastswz.cuda.normalize_config(dict(bm=bm, bn=bn, bk=64, stages=4, split_k=splits,
-                                               split_reduce="cluster", epilogue=False))
-        assert fastswz.cuda.supported(c) is None
-        plain = codegen.kernel_row(dict(c, split_k=1))
-        row = codegen.kernel_row(c)
-        ws = row["kernel"]["scheduler"]["workspace"]
-        cl = ws["cluster"]
-        assert ws["reduce"] == "cluster" and ws["bytes"] == ws["tile_bytes"] == 0 and ws["semaphores"] is None
-        assert cl["size"] == splits and row["kernel"]["cluster"] == [1, 1]
-        assert cl["partials"] >= plain["smem_bytes"] and cl["partials"] % 128 == 0
-        assert cl["partials_bytes"] == 4 * bm * bn
-        assert cl["ready_barrier"] == cl["partials"] + cl["partials_bytes"] and cl["free_barrier"] == cl["ready_barrier"] + 8
-        assert row["smem_bytes"] == cl["free_barrier"] + 8
-        assert (cl["ready_arrivals"], cl["free_arrivals"]) == (splits - 1, 1)
-        regs, wgs = bn // 2, bm // 64
-        lay = parse(cl["partials_layout"])
-        offs = np.array([[[lay((t, r, w)) for w in range(wgs)] for r in range(regs)] for t in range(128)])
-        assert sorted(offs.ravel().tolist()) == list(range(bm * bn))
-        assert (offs[:, 1::4] == offs[:, 0::4] + 1).all() and (offs[:, 0::4] % 4 == 0).all()
-        # a warp's four-register vectors are 512 contiguous bytes
-        assert sorted(offs[:32, 0, 0].tolist()) == list(range(0, 128, 4))
-        header = codegen.kernel_sources(c)["fastswz_plan.h"]
-        assert "kReduceCluster = true;" in header
-        for name, key in (("kPartialsOffset", "partials"), ("kReadyBarrierOffset", "ready_barrier"),
-                          ("kFreeBarrierOffset", "free_barrier"), ("kReadyArrivals", "ready_arrivals")):
-            assert f"{name} = {cl[key]}u;" in header
-        assert "#define FSW_REDUCE_CLUSTER 1" in codegen.kernel_sources(c)["fastswz_mma.h"]
-        meta = codegen.launch_meta(row)
-        assert (meta["reduce"], meta["cluster"], meta["smem_bytes"]) == ("cluster", splits, row["smem_bytes"])
-        # the grid: whole clusters, one per output tile at most, as many as fit at once
-        kern = runtime.GemmKernel(c, b"", "k", meta)
-        kern.__dict__[("clusters", 0)] = 11   # what cuOccupancyMaxActiveClusters would say
-        rows, cols = kern._tiles(1000, 1000)
-        with mock.patch.object(runtime, "_device", lambda o: {"info": {"sms": 132}}):
-            assert kern.grid(1000, 1000, 0) == splits * min(rows * cols, 11)
-            assert kern.grid(64, bn, 0) == splits   # one tile: one cluster
-    base = dict(bm=64, bn=128, bk=64, stages=4, split_k=4, split_reduce="cluster", epilogue=False)
-    for extra, text in ((dict(split_k=9), "at most 8 (the portable cluster size)"),
-                        (dict(cluster_m=2), "cannot also share B by multicast"),
-                        (dict(pingpong=True), "one tile's partials over at a time"),
-                        (dict(stages=9), "for the tile's f32 partials")):
-        why = fastswz.cuda.supported(fastswz.cuda.normalize_config(dict(base, **extra)))
-        assert why is not None and text in why, (extra, why)
-    assert "#define FSW_REDUCE_CLUSTER 0" in codegen.kernel_sources(dict(base, split_reduce="kernel"))["fastswz_mma.h"]
-    with pytest.raises(fastswz.PlanError, match="reduce='cluster' with split_k=9"):
-        fastswz.plan.with_schedule(fastswz.plan_gemm(bm=64, bn=128).row(0), split_k=9, reduce="cluster")
-    # nothing to reduce without a split: the plan is the persistent one
-    one = fastswz.plan.with_schedule(fastswz.plan_gemm(bm=64, bn=128).row(0), split_k=1, reduce="cluster")
-    assert one["kernel"]["scheduler"]["kind"] == "persistent"
-    with pytest.raises(fastswz.PlanError, match="cannot also share B"):
-        fastswz.plan.with_schedule(fastswz.plan.with_cluster(fastswz.plan_gemm(bm=128, bn=128, bk=64, stages=3).row(0), 2),
-                                   split_k=2, reduce="cluster")
-    with pytest.raises(fastswz.PlanError, match="pingpong=True"):
-        fastswz.plan.with_schedule(fastswz.plan_gemm(bm=64, bn=128, bk=64, stages=3).row(0), split_k=2,
-                                   pingpong=True, reduce="cluster")
-

@@ -403,11 +403,9 @@ def _gemm_parser(sub):
     g.add_argument("--split-k", type=_int, default=None,
                    help="K splits per output tile, partial sums reduced in split order (registers "
                         "store D); default: the plan's, 1")
-    g.add_argument("--split-reduce", default=None, choices=("auto", "last_cta", "kernel", "cluster"),
+    g.add_argument("--split-reduce", default=None, choices=("auto", "last_cta", "kernel"),
                    help="who adds split-K's partial sums: the tile's last split in the GEMM kernel "
-                        "(last_cta), a second kernel (kernel), rank 0 of a cluster of the tile's "
-                        "splits through distributed shared memory (cluster: --split-k <= 8), or by "
-                        "the plan's rule (auto, the default)")
+                        "(last_cta), a second kernel (kernel), or by the plan's rule (auto, the default)")
     g.add_argument("--pingpong", action=argparse.BooleanOptionalAction, default=None,
                    help="two consumer warpgroups on alternate tiles (--bm 64, or 128 with --bn <= 128); "
                         "registers store D, or with --epilogue and an even --epilogue-stages each "

@@ -241,21 +241,7 @@ def _kernel_header(data):
     lines += [f"  namespace scheduler {{  // {s['kind']} (plan.row()['kernel']['scheduler'])",
               f"    constexpr int kSplitK = {1 if s['kind'] == 'split_k' else 0};",
               f"    constexpr int kSplits = {s['splits']};  // K splits per output tile"]
-    cl = (ws or {}).get("cluster")
-    lines.append(f"    constexpr bool kReduceCluster = {'true' if cl else 'false'};  "
-                 f"// a tile's splits are one cluster's CTAs; rank 0 adds the others' partials")
-    if cl:
-        lines += [f"    constexpr uint32_t kPartialsOffset = {cl['partials']}u;  "
-                  f"// this CTA's f32 partials ({cl['partials_bytes']} bytes)",
-                  f"    constexpr uint32_t kReadyBarrierOffset = {cl['ready_barrier']}u;  "
-                  f"// rank 0's: {cl['ready_arrivals']} arrivals (ranks 1..S-1) per tile",
-                  f"    constexpr uint32_t kReadyArrivals = {cl['ready_arrivals']}u;",
-                  f"    constexpr uint32_t kFreeBarrierOffset = {cl['free_barrier']}u;  "
-                  f"// ranks 1..S-1: rank 0 has read this CTA's partials",
-                  f"    constexpr uint32_t kFreeArrivals = {cl['free_arrivals']}u;"]
-        lines += _c_layout_fn("partials_offset", cl["partials_layout"], ("thread", "reg", "warpgroup"),
-                              f"float offset in a CTA's partials: {cl['partials_layout']}")
-    elif ws:
+    if ws:
         lines += [f"    constexpr unsigned long long kTileFloats = {ws['tile_floats']}ull;  "
                   f"// f32 workspace per output tile (tile t at t kTileFloats)",
                   f"    constexpr int kReduceCtasPerTile = {ws['reduce_ctas_per_tile']};  "

@@ -63,7 +63,7 @@ from .tile import OperandTile
 __all__ = ["plan_gemm", "GemmPlans", "PLAN_ERRORS", "plan_reason", "SMEM_OPTIN", "TMA_SWIZZLE",
            "PLAN_FIELDS", "EPILOGUE_BANK_FIELDS", "EPILOGUE_SWIZZLES", "epilogue_access",
            "TILE_GROUP", "wgmma_accumulator_layout", "with_cluster", "with_schedule",
-           "LAST_CTA_REDUCE_REGISTERS", "LAST_CTA_MAX_SPLITS", "CLUSTER_MAX_SPLITS", "SPLIT_REDUCE"]
+           "LAST_CTA_REDUCE_REGISTERS", "LAST_CTA_MAX_SPLITS", "SPLIT_REDUCE"]
 
 #: Default tile order of the persistent kernel section: tiles are visited in groups of this many
 #: rows of output tiles along M (each group walked column by column), so the CTAs resident at
@@ -865,14 +865,10 @@ LAST_CTA_REDUCE_REGISTERS = 64
 #: The most splits a ``"last_cta"`` reduction takes: the last split reads a chunk of registers of
 #: every split per L2 round trip, at most 64 loads at once (sm90/scheduler.cuh).
 LAST_CTA_MAX_SPLITS = 64
-#: The most splits a ``"cluster"`` reduction takes: a tile's splits are the CTAs of one cluster,
-#: and 8 is the portable cluster size (CUDA programming guide, "Thread Block Clusters").
-CLUSTER_MAX_SPLITS = 8
 #: Who adds split-K's partial sums (``with_schedule(reduce=)``, the kernel configuration's
-#: ``split_reduce``): by :data:`LAST_CTA_REDUCE_REGISTERS`' rule, the tile's last split, a
-#: second kernel, or the first CTA of a cluster of the tile's splits through distributed shared
-#: memory.
-SPLIT_REDUCE = ("auto", "last_cta", "kernel", "cluster")
+#: ``split_reduce``): by :data:`LAST_CTA_REDUCE_REGISTERS`' rule, the tile's last split, or a
+#: second kernel.
+SPLIT_REDUCE = ("auto", "last_cta", "kernel")
 
 
 def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto"):
@@ -897,15 +893,7 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto"):
     partials are written) and the split that arrives last reads the partials back, a chunk of
     registers of every split at a time, and stores D in the same kernel (the semaphores are zero
     before a launch and left zero). ``"kernel"``: a second kernel reduces every tile, ``reduce_ctas_per_tile`` CTAs per tile, one
-    accumulator register pair each. ``"cluster"`` (S <= :data:`CLUSTER_MAX_SPLITS`, no
-    multicast cluster, cooperative consumers): the S splits of a tile run together as the S CTAs
-    of one cluster (CTA rank s computes split s), which walks the tiles in the grouped order;
-    each CTA of rank s > 0 writes its partials to its own shared memory
-    (``workspace.cluster.partials``, layout ``partials_layout``) and arrives on rank 0's
-    ``ready`` mbarrier; rank 0 reads them through distributed shared memory (``mapa``,
-    ``ld.shared::cluster``), adds them in split order to its own and stores D, then arrives on
-    each peer's ``free`` mbarrier, which the peer waits on before it writes its next tile's
-    partials. No global workspace and no second kernel (``bytes`` 0). Global workspace layout
+    accumulator register pair each. Workspace layout
     (f32, ``kernel.scheduler.workspace``): per output tile ``t = tm * tiles_n + tn`` a block of
     ``S * BM * BN`` floats; inside it the CuTe layout ``(thread, register, warpgroup, split)``
     of the consumers' accumulators (warpgroup: A's MN block), thread fastest, so each warp's
@@ -932,10 +920,6 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto"):
     >>> r = with_schedule(plan_gemm(bm=128, bn=64, bk=64, stages=4).row(0), split_k=4, reduce="last_cta")
     >>> r["kernel"]["scheduler"]["workspace"]["reduce"]
     'last_cta'
-    >>> r = with_schedule(plan_gemm(bm=64, bn=128, bk=64, stages=4).row(0), split_k=4, reduce="cluster")
-    >>> w = r["kernel"]["scheduler"]["workspace"]
-    >>> w["reduce"], w["bytes"], r["kernel"]["cluster"], w["cluster"]["partials_layout"]
-    ('cluster', 0, [1, 1], '(128,(4,16),1):(4,(1,512),8192)')
     """
     import copy
 
@@ -944,16 +928,11 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto"):
         raise PlanError(f"split_k={split_k} must be >= 1 (K splits per output tile; 1: no split)")
     if reduce not in SPLIT_REDUCE:
         raise PlanError(f"reduce={reduce!r} must be one of {', '.join(map(repr, SPLIT_REDUCE))} (who adds "
-                        f"split-K's partial sums: the tile's last split, a second kernel, the "
-                        f"cluster of a tile's splits, or by the rule)")
+                        f"split-K's partial sums: the tile's last split, a second kernel, or by the rule)")
     if reduce == "last_cta" and split_k > LAST_CTA_MAX_SPLITS:
         raise PlanError(f"reduce='last_cta' with split_k={split_k}: the last split reads back at most "
                         f"{LAST_CTA_MAX_SPLITS} splits' partials per round trip; use reduce='kernel' or "
                         f"split_k <= {LAST_CTA_MAX_SPLITS}")
-    if reduce == "cluster" and split_k > CLUSTER_MAX_SPLITS:
-        raise PlanError(f"reduce='cluster' with split_k={split_k}: a tile's splits are the CTAs of one "
-                        f"cluster, at most {CLUSTER_MAX_SPLITS} (the portable cluster size); use "
-                        f"reduce='kernel' or split_k <= {CLUSTER_MAX_SPLITS}")
     if not row.get("kernel"):
         raise PlanError("the row has no kernel section: schedules apply to legal sm90 plans")
     out = copy.deepcopy(row)
@@ -989,8 +968,6 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto"):
         return out
     regs, wgs = k["accumulator"]["registers"], out["warpgroups"]   # MN blocks of A (BM / 64)
     unit = 128 * regs * wgs
-    if reduce == "cluster":
-        return _cluster_reduce(out, split_k, regs, wgs, unit, pingpong)
     # The last split to finish reduces the tile itself when its threads can read every split's
     # partials back at once (decode tiles, a few splits), saving the second kernel's launch;
     # larger ones go to the reduction kernel, which spreads a tile over kReduceCtasPerTile CTAs.
@@ -1010,41 +987,3 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto"):
                                       "rule": "zero before the first launch; a tile's last split "
                                               "sets it back to zero"} if last_cta else None)}}
     return out
-
-
-def _cluster_reduce(out, split_k, regs, wgs, unit, pingpong):
-    """``with_schedule``'s ``reduce="cluster"`` section: the splits of a tile are the CTAs of one
-    cluster of ``split_k``; each CTA's f32 partials sit in its own shared memory after the plan's
-    buffers, with the two mbarriers of the hand-over after them (``row["smem_bytes"]`` grows by
-    both)."""
-    k = out["kernel"]
-    if k["cluster"] != [1, 1]:
-        raise PlanError(f"reduce='cluster' with a cluster of {k['cluster'][0]} CTAs along M: the "
-                        f"cluster is the tile's {split_k} splits, it cannot also share B by multicast; "
-                        f"use cluster_m=1 or reduce='kernel'")
-    if pingpong:
-        raise PlanError("reduce='cluster' with pingpong=True: a CTA hands one tile's partials over at "
-                        "a time (cooperative consumers); use pingpong=False or reduce='kernel'")
-    # (thread, register, warpgroup) -> float: four registers of a thread in 16 bytes, a warp's
-    # 512 bytes contiguous, so each vector store and remote load moves whole 128-byte lines
-    layout = f"(128,(4,{regs // 4}),{wgs}):(4,(1,512),{128 * regs})"
-    partials = -(-int(out["smem_bytes"]) // 128) * 128
-    nbytes = 4 * unit
-    ready = partials + nbytes
-    k["scheduler"] = {
-        "kind": "split_k", "splits": split_k,
-        "k_tiles": "split s of KT: [floor(s KT / S), floor((s + 1) KT / S)); empty ones skipped",
-        "workspace": {"dtype": "f32", "order": "none: the partials stay in shared memory",
-                      "layout": None, "unit_floats": unit, "tile_floats": 0, "tile_bytes": 0,
-                      "bytes": 0, "reduce": "cluster",
-                      "reduce_order": "split order 0..S-1 (nonempty splits)",
-                      "reduce_ctas_per_tile": None, "semaphores": None,
-                      "cluster": {"size": split_k, "rank": "split",
-                                  "tile_order": "cluster c of C takes tiles c, c + C, ... (grouped order)",
-                                  "partials": partials, "partials_bytes": nbytes,
-                                  "partials_layout": layout,
-                                  "ready_barrier": ready, "ready_arrivals": split_k - 1,
-                                  "free_barrier": ready + 8, "free_arrivals": 1}}}
-    out["smem_bytes"] = ready + 16
-    return out
-

@@ -1004,8 +1004,7 @@ def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream, extras=None):
             pd, ldd_k = D.ptr, ldd
         else:
             pd, ldd_k = staged.buffer(m, n, ed, lines=True)
-        nbytes = kern.workspace_bytes(m, n, k)   # 0 without one (no split, or the cluster reduction)
-        ws = staged.workspace(nbytes) if nbytes else None
+        ws = staged.workspace(kern.workspace_bytes(m, n, k)) if kern.config["split_k"] > 1 else None
         kern.launch(pa, pb, pd, m, n, k, lda_k, ldb_k, ldd_k, stream=handle, device=device, workspace=ws,
                     **fields)
         if not d_ok:

@@ -17,7 +17,7 @@ from importlib import resources
 from ..dtypes import DTYPES, dtype as _lookup_dtype
 from ..emit import emit_header
 from ..errors import FastswzTypeError, PlanError
-from ..plan import (CLUSTER_MAX_SPLITS, LAST_CTA_MAX_SPLITS, R_BUDGET, SMEM_OPTIN, SPLIT_REDUCE, TILE_GROUP, plan_gemm, plan_reason,
+from ..plan import (LAST_CTA_MAX_SPLITS, R_BUDGET, SMEM_OPTIN, SPLIT_REDUCE, TILE_GROUP, plan_gemm, plan_reason,
                     with_cluster, with_schedule)
 
 __all__ = ["GEMM_KEYS", "OUT_DTYPES", "MAX_SPLIT_K", "REDUCE_KERNEL_NAME", "normalize_config",
@@ -154,8 +154,8 @@ def normalize_config(config=None, **overrides) -> dict:
     c["pingpong"] = bool(c["pingpong"])
     if c["split_reduce"] not in SPLIT_REDUCE:
         raise PlanError(f"split_reduce={c['split_reduce']!r} must be one of {', '.join(SPLIT_REDUCE)} (who "
-                        f"adds split-K's partial sums: by the rule, the tile's last split, a second "
-                        f"kernel, or the cluster of a tile's splits)")
+                        f"adds split-K's partial sums: by the rule, the tile's last split, or a second "
+                        f"kernel)")
     _normalize_fusion(c)
     if not 1 <= c["tile_group"] <= 1 << 16:
         raise PlanError(f"tile_group={c['tile_group']} must be in 1..65536 (tile rows per group of "
@@ -263,17 +263,6 @@ def _supported(c):
         return (f"split_reduce='last_cta' with split_k={c['split_k']}: the last split reads back at most "
                 f"{LAST_CTA_MAX_SPLITS} splits' partials per round trip; use split_reduce='kernel' or "
                 f"split_k <= {LAST_CTA_MAX_SPLITS}")
-    if c["split_reduce"] == "cluster" and c["split_k"] > 1:
-        if c["split_k"] > CLUSTER_MAX_SPLITS:
-            return (f"split_reduce='cluster' with split_k={c['split_k']}: a tile's splits are the CTAs "
-                    f"of one cluster, at most {CLUSTER_MAX_SPLITS} (the portable cluster size); use "
-                    f"split_reduce='kernel' or split_k <= {CLUSTER_MAX_SPLITS}")
-        if c["cluster_m"] != 1:
-            return (f"split_reduce='cluster' with cluster_m={c['cluster_m']}: the cluster is the tile's "
-                    f"splits, it cannot also share B by multicast; use cluster_m=1")
-        if c["pingpong"]:
-            return ("split_reduce='cluster' with pingpong=True: a CTA hands one tile's partials over "
-                    "at a time (cooperative consumers); use pingpong=False")
     if c["split_k"] > 1 and c["epilogue"]:
         return (f"split_k={c['split_k']} with epilogue=True: the split-K reduction stores D from "
                 f"registers; use epilogue=False")
@@ -319,14 +308,6 @@ def _supported(c):
                 f"the opt-in limit; use fewer stages, a smaller tile or epilogue_n")
     if r:
         return plan_reason(r)
-    if c["split_reduce"] == "cluster" and c["split_k"] > 1:
-        # each CTA's f32 partials (BM x BN) and two mbarriers after the plan's buffers
-        # (plan._cluster_reduce)
-        total = -(-need // 128) * 128 + 4 * c["bm"] * c["bn"] + 16
-        if total + BASE_ALIGN_SLACK > SMEM_OPTIN["sm90"]:
-            return (f"split_reduce='cluster': {need} bytes of shared memory + {4 * c['bm'] * c['bn']} for "
-                    f"the tile's f32 partials + {BASE_ALIGN_SLACK} for the base alignment > "
-                    f"{SMEM_OPTIN['sm90']}, the opt-in limit; use fewer stages or split_reduce='kernel'")
     # Registers: ptxas compiles the whole kernel under the entry cap 65536 / threads (setmaxnreg
     # moves registers at run time, not at compile time). A consumer thread holds BN/2 f32
     # accumulators plus addressing: ptxas asked for exactly BN/2 + 26 on every plan it refused
@@ -405,7 +386,6 @@ def mma_header(row, out_dtype) -> str:
         "#pragma once",
         f"#define FSW_EPILOGUE_TILE {1 if row.get('epilogue') else 0}",
         f"#define FSW_SPLIT_K {1 if row['kernel']['scheduler']['kind'] == 'split_k' else 0}",
-        f"#define FSW_REDUCE_CLUSTER {1 if _reduce(row) == 'cluster' else 0}",
         "// The kernel's last parameter (fastswz.cuda.codegen.PARAM_FIELDS, packed by params_struct)",
         _params_c(),
         f"typedef {ctype} FSW_OUT_T;",
@@ -747,12 +727,6 @@ def params_struct():
 PARAM_CORE = ("d", "ldd", "m", "n", "k")
 
 
-def _reduce(row):
-    """Who adds the row's split-K partials (``kernel.scheduler.workspace.reduce``), or None."""
-    ws = (row["kernel"].get("scheduler") or {}).get("workspace")
-    return ws["reduce"] if ws else None
-
-
 def launch_meta(row, out_dtype="bf16") -> dict:
     """What a launch needs of a kernel's plan row (threads, shared memory, the TMA boxes and
     swizzles): stored beside a cached cubin, so loading one needs no plan.
@@ -779,12 +753,8 @@ def launch_meta(row, out_dtype="bf16") -> dict:
             "majors": [row["a"]["major"], row["b"]["major"]],
             # the kernel's operands (with swap_ab its A is the caller's B) and D
             "dtypes": [row["a"]["dtype"], row["b"]["dtype"], _lookup_dtype(out_dtype).name],
-            # split-K: who adds the partials ("last_cta": the GEMM kernel; "kernel": a second one;
-            # "cluster": rank 0 of each cluster of a tile's splits)
-            "reduce": ws["reduce"] if ws else None,
-            # CTAs per launched cluster along x (the multicast pair, or a tile's splits)
-            "cluster": int(ws["cluster"]["size"]) if ws and ws.get("cluster") else
-            int(row["kernel"]["cluster"][0] * row["kernel"]["cluster"][1])}
+            # split-K: who adds the partials ("last_cta": the GEMM kernel; "kernel": a second one)
+            "reduce": ws["reduce"] if ws else None}
 
 
 def params_packer():

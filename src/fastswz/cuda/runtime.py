@@ -270,11 +270,6 @@ class GemmKernel:
         reduce = self.meta["reduce"] if "reduce" in self.meta else codegen.launch_meta(
             self.plan, self.config["out_dtype"])["reduce"]
         self._last_cta = reduce == "last_cta"
-        # "cluster": rank 0 of each cluster of a tile's splits reduces through distributed shared
-        # memory: one launch, no workspace
-        self._cluster_reduce = reduce == "cluster"
-        self._ws = self._splits > 1 and not self._cluster_reduce   # a global workspace
-        self._launch_cluster = self._splits if self._cluster_reduce else self.config["cluster_m"]
         self._sems = {}         # (device, stream) -> (_Free, count): the semaphores of eager launches
         self._sems_retired = []   # replaced ones: launches queued earlier may still use them
 
@@ -369,7 +364,7 @@ class GemmKernel:
                         f, drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                         self.smem_bytes), "cuFuncSetAttribute")
                     red = (_check(drv.cuModuleGetFunction(mod, codegen.REDUCE_KERNEL_NAME.encode()),
-                                  "cuModuleGetFunction") if self._ws else None)
+                                  "cuModuleGetFunction") if self._splits > 1 else None)
                 finally:
                     if int(prev) != state["ctx_int"]:
                         drv.cuCtxSetCurrent(prev)
@@ -389,7 +384,7 @@ class GemmKernel:
             # the kernel's operands (swap_ab: its A is the caller's B), from the launch metadata
             dtypes = [_driver.TMA_DATA_TYPE[t] for t in m["dtypes"]]
             sizes = [_lookup_dtype(t).bits // 8 for t in m["dtypes"]]
-            cm = self._launch_cluster
+            cm = c["cluster_m"]
             limit = _device(ordinal)["info"]["sms"] if cm == 1 else self._clusters(ordinal)
             lau = _driver.Launcher(int(f), _device(ordinal)["ctx_int"], m["threads"],
                                    self.smem_bytes, cm, dtypes, sizes, m["boxes"],
@@ -408,9 +403,8 @@ class GemmKernel:
     def workspace_bytes(self, m, n, k):
         """Bytes of device workspace a launch on the caller's M x N x K problem needs: 0
         without split-K, else one block of the plan's ``kernel.scheduler.workspace.tile_bytes``
-        per output tile (f32 partial sums of every split; layout in the plan). The cluster reduction
-        keeps the partials in shared memory: 0."""
-        if not self._ws:
+        per output tile (f32 partial sums of every split; layout in the plan)."""
+        if self._splits == 1:
             return 0
         rows, cols = self._tiles(m, n)
         return rows * cols * self.plan["kernel"]["scheduler"]["workspace"]["tile_bytes"]
@@ -427,9 +421,7 @@ class GemmKernel:
         sms = _device(ordinal)["info"]["sms"]
         rows, cols = self._tiles(m, n)
         groups = math.ceil(rows / cm) * cols * self._splits
-        if self._cluster_reduce:   # a cluster of the tile's splits per tile
-            g = self._splits * max(1, min(rows * cols, self._clusters(ordinal)))
-        elif cm == 1:
+        if cm == 1:
             g = max(1, min(groups, sms))
         else:
             g = cm * max(1, min(groups, self._clusters(ordinal)))
@@ -440,7 +432,7 @@ class GemmKernel:
 
     def _clusters(self, ordinal):
         """How many of this kernel's clusters fit on GPU ``ordinal`` at once."""
-        cm = self._launch_cluster
+        cm = self.config["cluster_m"]
         sms = _device(ordinal)["info"]["sms"]
         key = ("clusters", ordinal)
         if key not in self.__dict__:
@@ -504,12 +496,12 @@ class GemmKernel:
             return
         g = grid or self._grids.get((ordinal, m, n)) or self.grid(m, n, ordinal)
         stream = int(stream)
-        if self._ws:
+        if self._splits > 1:
             own = workspace is None
             ws = alloc_async(self.workspace_bytes(m, n, k), stream, ordinal) if own else int(workspace)
         if self._swap:   # D^T = B^T A^T: the kernel's A is the caller's B, its M the caller's N
             a_ptr, b_ptr, m, n, lda, ldb = b_ptr, a_ptr, n, m, ldb, lda
-        if not self._ws:   # one launch (split-K by clusters too), grid from Python
+        if self._splits == 1:
             lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd,
                     self._pack(d_ptr, ldd, m, n, k, **fields) if fields else self._params0, g)
             return
@@ -557,7 +549,7 @@ class GemmKernel:
         pack, swap, params0 = self._pack, self._swap, self._params0
         if swap:   # as launch: the kernel's A is the caller's B, its M the caller's N
             m, n, lda, ldb = n, m, ldb, lda
-        if not self._ws:
+        if self._splits == 1:
             def run(a_ptr, b_ptr, d_ptr, stream, workspace=0):
                 if swap:
                     a_ptr, b_ptr = b_ptr, a_ptr
@@ -595,7 +587,7 @@ class GemmKernel:
         stream = int(stream)
         if self._swap or self._splits > 1:
             run = self.bound(m, n, k, lda, ldb, ldd, ordinal, grid)
-            keep = _Free(_alloc(self.workspace_bytes(m, n, k)) if self._ws else 0)
+            keep = _Free(_alloc(self.workspace_bytes(m, n, k)) if self._splits > 1 else 0)
 
             if not fields:
                 def go_scheduled():   # one or two C launches, no Python between them

@@ -51,12 +51,6 @@ namespace scheduler = fastswz_plan::scheduler;
 // ran; at 640 threads the entry cap (96) already holds a BN <= 128 accumulator.
 #define FSW_SETMAXNREG -1  // -1: by the number of consumer warpgroups
 #endif
-// CTAs per launched cluster: a tile's splits with the cluster reduction, else the multicast pair
-#if FSW_REDUCE_CLUSTER
-constexpr int kLaunchCluster = scheduler::kSplits;
-#else
-constexpr int kLaunchCluster = cluster::kSize;
-#endif
 constexpr bool kSetMaxNReg = FSW_SETMAXNREG == 1 || (FSW_SETMAXNREG < 0 && K::kConsumerWarpgroups < 4);
 constexpr int kKSteps = P::kMmaPerKTile / P::kWarpgroups;      // wgmma per warpgroup per k-tile
 constexpr int kProducerRegs = 40;
@@ -80,14 +74,10 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       mbar_init(base + K::kFullBarrierOffsets[s], K::kFullArrivals);
       mbar_init(base + K::kEmptyBarrierOffsets[s], K::kEmptyArrivals);
     }
-#if FSW_REDUCE_CLUSTER
-    mbar_init(base + scheduler::kReadyBarrierOffset, scheduler::kReadyArrivals);
-    mbar_init(base + scheduler::kFreeBarrierOffset, scheduler::kFreeArrivals);
-#endif
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     fence_async_shared();
   }
-  if (kLaunchCluster > 1) cluster_sync();   // the peers' barriers exist before any multicast or arrival
+  if (cluster::kSize > 1) cluster_sync();   // the peer's barriers exist before any multicast
   else __syncthreads();
 #if FSW_SPLIT_K
   // The split-K reduction may be launched now (it waits for this grid's end itself:
@@ -259,7 +249,6 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     epilogue.finish(leader);
     epilogue.ops.finish(p);   // amax: one atomic per warp
   }
-  // No CTA leaves while a peer may still multicast into it, arrive on its barriers or read its
-  // partials.
-  if (kLaunchCluster > 1) cluster_sync();
+  // No CTA leaves while its peer may still multicast into it or arrive on its barriers.
+  if (cluster::kSize > 1) cluster_sync();
 }

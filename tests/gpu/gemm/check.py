@@ -115,13 +115,6 @@ def check_one(cfg, m, n, k, gen, log):
             same = bool(torch.equal(out.view(torch.uint8), again.view(torch.uint8)))
             res["deterministic" if ints else "deterministic_random"] = same
             ok &= same
-        if cfg.get("split_reduce") == "cluster":   # the same sums in the same order as the kernel's
-            other = torch.full((m, n), float("nan"), device="cuda", dtype=TD[cfg["out_dtype"]])
-            gemm(a, b, out=other, plan=dict(cfg, split_reduce="kernel"))
-            torch.cuda.synchronize()
-            same = bool(torch.equal(out.view(torch.uint8), other.view(torch.uint8)))
-            res["same_as_kernel_reduce" if ints else "same_as_kernel_reduce_random"] = same
-            ok &= same
         ref = a.double() @ b.double()
         if ints:
             want = ref.to(TD[cfg["out_dtype"]])
@@ -211,14 +204,6 @@ GRID = [
     ("bf16", "bf16", "MN", "K", 128, 64, 64, 4, "bf16", False, "auto", "auto", 8, 2, 0, 1, False, 3, False, "last_cta"),
     ("bf16", "bf16", "K", "K", 64, 64, 64, 4, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 7, True, "last_cta"),
     ("e4m3", "e4m3", "K", "K", 128, 16, 256, 6, "bf16", False, "auto", "auto", 8, 1, 0, 1, True, 4, False, "kernel"),
-    # the cluster reduction (a tile's splits are one cluster's CTAs; rank 0 adds through
-    # distributed shared memory): one and two consumer warpgroups, 2-8 splits, swapped, MN-major
-    ("e4m3", "e4m3", "K", "K", 64, 128, 128, 6, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 2, False, "cluster"),
-    ("bf16", "bf16", "K", "K", 128, 128, 64, 4, "f32", False, "auto", "auto", 8, 1, 0, 1, False, 4, False, "cluster"),
-    ("bf16", "bf16", "MN", "K", 64, 128, 64, 6, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 8, False, "cluster"),
-    ("e4m3", "e4m3", "K", "K", 128, 16, 256, 6, "bf16", False, "auto", "auto", 8, 1, 0, 1, True, 4, False, "cluster"),
-    ("tf32", "tf32", "K", "K", 64, 64, 32, 4, "f32", False, "auto", "auto", 4, 1, 0, 1, False, 3, False, "cluster"),
-    ("bf16", "bf16", "K", "K", 64, 256, 64, 4, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 5, False, "cluster"),
 ]
 KEYS = ("a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages", "out_dtype",
         "epilogue", "swizzle_a", "swizzle_b", "tile_group", "cluster_m", "epilogue_n", "epilogue_stages",
@@ -417,8 +402,6 @@ def main():
         from fastswz.cuda import compile_many
         cfgs = (random_grid(args.grid, args.seed) if args.grid
                 else [dict(zip(KEYS, g)) for g in GRID if supported(dict(zip(KEYS, g))) is None])
-        # the cluster reduction's rows are compared with the reduction kernel's bits
-        cfgs += [dict(c, split_reduce="kernel") for c in cfgs if c.get("split_reduce") == "cluster"]
         if not args.grid:   # and the benchmark's candidates (bench --configs FILE: those)
             cands = json.load(open(args.configs)) if args.configs else BENCH_CONFIGS
             cfgs += [dict(c, a_dtype=dt, b_dtype=dt) for dt, cs in cands.items() for c in cs]

@@ -383,35 +383,11 @@ def candidates_v10(m, n, k, dt):
     return out
 
 
-def candidates_v11(m, n, k, dt):
-    """The default plan (its split reduced by the second kernel); the same plan with the cluster
-    reduction (split_reduce="cluster": a tile's splits are one cluster's CTAs, rank 0 adds the
-    partials through distributed shared memory), at its stages or the most that fit beside the
-    partials; and the cluster reduction at 2-8 splits (at most 132 CTAs)."""
-    from fastswz.cuda import choose_plan
-    from fastswz.cuda.codegen import supported
-
-    base = dict(choose_plan(m, n, k, dt, dt))
-    out = [base]
-    tiles = -(-m // base["bm"]) * -(-n // base["bn"])
-    for split in sorted({base["split_k"], 2, 3, 4, 6, 8}):
-        c = dict(base, split_reduce="cluster", split_k=split)
-        if split > 8 or tiles * split > 132:
-            continue
-        if supported(c) is not None:
-            c = _fit(c, max_stages=base["stages"])
-        if c is not None:
-            out.append(c)
-    uniq = {json.dumps(c, sort_keys=True): c for c in out}
-    return list(uniq.values())
-
-
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
         "v5": (problems_v5, candidates_v5), "v6": (problems_v6, candidates_v6),
         "v7": (problems_v7, candidates_v7), "v8": (problems_v8, candidates_v8),
-        "v9": (problems_v9, candidates_v9), "v10": (problems_v10, candidates_v10),
-        "v11": (problems_v9, candidates_v11)}
+        "v9": (problems_v9, candidates_v9), "v10": (problems_v10, candidates_v10)}
 
 
 def cmd_make(args):

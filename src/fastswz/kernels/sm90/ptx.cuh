@@ -72,36 +72,6 @@ __device__ __forceinline__ void mbar_arrive_peer(uint32_t bar, uint32_t peer) {
   // H100 (8192^3 bf16: 480 against 677 TFLOP/s).
   asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
 }
-// Distributed shared memory (PTX ISA: mapa 9.7.9.21, ld/st .shared::cluster 9.7.9.8-9.7.9.9,
-// mbarrier 9.7.13.15 with .release/.acquire at cluster scope): the address of `addr` (this CTA's
-// shared window) in the CTA of cluster rank `peer`.
-__device__ __forceinline__ uint32_t cluster_map(uint32_t addr, uint32_t peer) {
-  uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(peer));
-  return remote;
-}
-// An arrival on the mbarrier at `bar` of CTA `peer` that releases at cluster scope: this thread's
-// earlier accesses (and those ordered before them by a CTA barrier) are visible to, or done
-// before, whoever acquires the phase it completes.
-__device__ __forceinline__ void mbar_arrive_cluster_release(uint32_t bar, uint32_t peer) {
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(cluster_map(bar, peer)) : "memory");
-}
-// mbar_wait with acquire at cluster scope: the phase's remote arrivals released at that scope.
-__device__ __forceinline__ void mbar_wait_cluster(uint32_t bar, uint32_t parity) {
-  uint32_t done;
-  do {
-    asm volatile(
-        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-        : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-  } while (!done);
-}
-__device__ __forceinline__ void fence_acq_rel_cluster() { asm volatile("fence.acq_rel.cluster;" ::: "memory"); }
-__device__ __forceinline__ void st_shared_v4(uint32_t addr, float a, float b, float c, float d) {
-  asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
-}
-__device__ __forceinline__ void ld_cluster_v4(uint32_t addr, float& a, float& b, float& c, float& d) {
-  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(a), "=f"(b), "=f"(c), "=f"(d) : "r"(addr) : "memory");
-}
 __device__ __forceinline__ void tma_store(const TmaDescriptor* map, uint32_t src, int c0, int c1) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
                ::"l"(map), "r"(c0), "r"(c1), "r"(src) : "memory");

@@ -74,106 +74,6 @@ constexpr int reduce_chunk(int regs, int splits, int loads) {
   while (c * 2 <= regs && regs % (c * 2) == 0 && c * 2 * splits <= loads) c *= 2;
   return c;
 }
-#if FSW_REDUCE_CLUSTER
-// Split-K with the cluster reduction (plan.row()["kernel"]["scheduler"]["workspace"]["reduce"]
-// == "cluster"): the kSplits CTAs of a cluster take the same output tiles, tile c, c + C, ... of
-// the grouped order for cluster c of C, and CTA rank s computes split s of each. A CTA of rank
-// s > 0 writes its partials to its own shared memory (scheduler::partials_offset) and arrives on
-// rank 0's ready barrier; rank 0 reads them through distributed shared memory, adds them in split
-// order to its own (as the reduction kernel does: the same sums, bit for bit) and stores D, after
-// arriving on each peer's free barrier, which that peer waits on before it writes the partials of
-// its next tile. Arrivals release and waits acquire at cluster scope (the memory consistency
-// model's release and acquire patterns across the CTAs). No CTA leaves before the others: the
-// kernel ends on a cluster barrier.
-struct ClusterSplitScheduler {
-  static constexpr bool kPartials = true;
-  int tiles_m, tiles_n, num_tiles, tile, step, k_tiles, split;
-  mutable int done;   // units this CTA has handed over or reduced: the barriers' phase
-  __device__ __forceinline__ ClusterSplitScheduler(int M, int N, int k_tiles_, uint32_t) {
-    tiles_m = (M + P::kBM - 1) / P::kBM;
-    tiles_n = (N + P::kBN - 1) / P::kBN;
-    num_tiles = tiles_m * tiles_n;
-    tile = blockIdx.x / scheduler::kSplits;
-    step = gridDim.x / scheduler::kSplits;
-    split = (int)cluster_rank();
-    k_tiles = k_tiles_;
-    done = 0;
-  }
-  // Every CTA of the cluster walks every tile, so that the hand-over pairs up; a split with no
-  // k-tile (KT < S) computes nothing and its partials are not read.
-  __device__ __forceinline__ bool next(WorkUnit& u) {
-    if (tile >= num_tiles) return false;
-    grouped_tile(tile, tiles_m, tiles_n, 0, u.tm, u.tn);
-    u.split = split;
-    u.k_begin = split_begin(split, k_tiles);
-    u.k_end = split_begin(split + 1, k_tiles);
-    tile += step;
-    return true;
-  }
-  static __device__ __forceinline__ int split_begin(int s, int k_tiles) {
-    return (int)((long long)s * k_tiles / scheduler::kSplits);
-  }
-  __device__ __forceinline__ void store(float (&acc)[P::accumulator::kRegisters], const WorkUnit& u, Epilogue& epilogue,
-                                        const TmaDescriptor* tma_d, uint32_t base, int w, int thread, bool leader,
-                                        const FswParams& p) const {
-    constexpr int kR = P::accumulator::kRegisters;
-    constexpr uint32_t kFloatBytes = sizeof(float);
-    static_assert(kR % 4 == 0, "partials move as 16-byte vectors of four registers");
-    const int unit = done++;
-    const uint32_t mine = base + scheduler::kPartialsOffset + kFloatBytes * scheduler::partials_offset(thread, 0, w);
-    if (split != 0) {
-      // wait until rank 0 has read this CTA's previous partials, then hand these over
-      if (unit > 0) mbar_wait_cluster(base + scheduler::kFreeBarrierOffset, (uint32_t)(unit - 1) & 1u);
-#pragma unroll
-      for (int r = 0; r < kR; r += 4)
-        st_shared_v4(mine + kFloatBytes * scheduler::partials_offset(0, r, 0), acc[r], acc[r + 1], acc[r + 2], acc[r + 3]);
-      named_sync(epilogue.barrier, epilogue.threads);
-      if (leader) {
-        fence_acq_rel_cluster();
-        mbar_arrive_cluster_release(base + scheduler::kReadyBarrierOffset, 0u);
-      }
-      return;
-    }
-    mbar_wait_cluster(base + scheduler::kReadyBarrierOffset, (uint32_t)unit & 1u);
-    uint32_t live = 0;   // bit s: split s has a k-tile
-#pragma unroll
-    for (int s = 0; s < scheduler::kSplits; ++s)
-      live |= (uint32_t)(split_begin(s + 1, k_tiles) != split_begin(s, k_tiles)) << s;
-    // A chunk of kC registers of every peer in flight at once (one DSMEM round trip per chunk),
-    // then its adds in split order; bounded beside the accumulators as the last_cta read-back is.
-    constexpr int kC0 = reduce_chunk(kR, scheduler::kSplits - 1, K::kConsumerWarpgroups > 1 ? 32 : 64);
-    constexpr int kC = kC0 < 4 ? 4 : kC0;
-    uint32_t peer_base[scheduler::kSplits];
-#pragma unroll
-    for (int s = 1; s < scheduler::kSplits; ++s) peer_base[s] = cluster_map(mine, (uint32_t)s);
-#pragma unroll
-    for (int c0 = 0; c0 < kR; c0 += kC) {
-      float v[scheduler::kSplits][kC];
-#pragma unroll
-      for (int s = 1; s < scheduler::kSplits; ++s)
-#pragma unroll
-        for (int r = 0; r < kC; r += 4)   // (an empty split's are read and not added)
-          ld_cluster_v4(peer_base[s] + kFloatBytes * scheduler::partials_offset(0, c0 + r, 0), v[s][r], v[s][r + 1],
-                        v[s][r + 2], v[s][r + 3]);
-      bool first = !(live & 1u);   // split 0's sums are acc itself when it had a k-tile
-#pragma unroll
-      for (int s = 1; s < scheduler::kSplits; ++s) {
-        if (!((live >> s) & 1u)) continue;
-#pragma unroll
-        for (int r = 0; r < kC; ++r) acc[c0 + r] = first ? v[s][r] : acc[c0 + r] + v[s][r];
-        first = false;
-      }
-    }
-    // every consumer thread of rank 0 has read the peers' partials: they may write the next ones
-    named_sync(epilogue.barrier, epilogue.threads);
-    if (leader)
-      for (int s = 1; s < scheduler::kSplits; ++s)
-        mbar_arrive_cluster_release(base + scheduler::kFreeBarrierOffset, (uint32_t)s);
-    epilogue.store(acc, tma_d, base, w, thread, leader, u.tm, u.tn, p);
-  }
-};
-typedef ClusterSplitScheduler Scheduler;
-#else
 struct SplitKScheduler {
   static constexpr bool kPartials = true;
   int rows_m, tiles_m, tiles_n, num_tiles, num_units, unit, step, k_tiles;
@@ -268,7 +168,6 @@ struct SplitKScheduler {
 };
 
 typedef SplitKScheduler Scheduler;   // the plan's scheduler (scheduler::kSplitK)
-#endif
 #else
 typedef PersistentScheduler Scheduler;
 #endif
