@@ -110,6 +110,72 @@ def test_header_functions_equal_the_maps(cfg, tmp_path):
     assert len(set(zip(rc[:, 0], rc[:, 1]))) == 64 * bn
 
 
+#: Plans whose stage tables differ in shape: one and two MN blocks, MN-major operands (whose
+#: k-steps are not one increment apart), fp8 k-tiles of two swizzle atoms, tf32, a 2-CTA
+#: cluster, swapped and split.
+TABLE_PLANS = [dict(bm=128, bn=256, bk=64, stages=4), dict(bm=64, bn=16, bk=256, stages=5, a_dtype="e4m3",
+                                                          b_dtype="e4m3", swap_ab=True),
+               dict(bm=128, bn=128, bk=64, stages=4, a_major="MN", b_major="MN"),
+               dict(bm=192, bn=128, bk=128, stages=3, a_dtype="e4m3", b_dtype="e4m3"),
+               dict(bm=128, bn=64, bk=32, stages=6, a_dtype="tf32", b_dtype="tf32", out_dtype="f32"),
+               dict(bm=128, bn=256, bk=64, stages=3, cluster_m=2, epilogue=True, epilogue_n=64),
+               dict(bm=64, bn=128, bk=64, stages=6, split_k=3, swizzle_a="64B", swizzle_b="32B")]
+
+
+@pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
+@pytest.mark.parametrize("cfg", TABLE_PLANS, ids=_ids)
+@pytest.mark.parametrize("affine", [1, 0])
+def test_stage_table_functions_read_the_tables(cfg, affine, tmp_path):
+    """The header's stage_offset, descriptor, full_barrier and empty_barrier (what the kernel
+    indexes at run time) give every entry of their tables, both as affine forms from
+    immediates (FASTSWZ_AFFINE_TABLES=1, the default) and as table reads (0); and the kernel's
+    plans do take the affine forms (no descriptor table is read in the main loop)."""
+    c = codegen.normalize_config(cfg)
+    row = codegen.kernel_row(c)
+    hdr = codegen.kernel_sources(c)["fastswz_plan.h"]
+    (tmp_path / "p.h").write_text(hdr)
+    st, blocks, ksteps = row["stages"], row["warpgroups"], row["mma_per_k_tile"] // row["warpgroups"]
+    bblocks = len(row["b"]["descriptors"][0])
+    body = [f"for (unsigned s = 0; s < {st}; ++s) {{",
+            '  printf("%u %u %u %u %u %u %u %u\\n", fastswz_plan::a::stage_offset(s), fastswz_plan::a::kStageOffsets[s],'
+            " fastswz_plan::b::stage_offset(s), fastswz_plan::b::kStageOffsets[s],"
+            " fastswz_plan::kernel::full_barrier(s), fastswz_plan::kernel::kFullBarrierOffsets[s],"
+            " fastswz_plan::kernel::empty_barrier(s), fastswz_plan::kernel::kEmptyBarrierOffsets[s]);"]
+    for op, nb in (("a", blocks), ("b", bblocks)):
+        for b in range(nb):
+            for k in range(ksteps):
+                body.append(f'  printf("%llu %llu\\n", (unsigned long long)fastswz_plan::{op}::descriptor(s, {b}, {k}),'
+                            f" (unsigned long long)fastswz_plan::{op}::kDescriptors[s][{b}][{k}]);")
+    body.append("}")
+    (tmp_path / "m.cpp").write_text('#include "p.h"\n#include <cstdio>\nint main(){\n' + "\n".join(body) + "\n}\n")
+    subprocess.run([CXX, "-std=c++17", "-O1", f"-DFASTSWZ_AFFINE_TABLES={affine}", str(tmp_path / "m.cpp"),
+                    "-o", str(tmp_path / "m")], check=True, capture_output=True)
+    out = subprocess.run([str(tmp_path / "m")], check=True, capture_output=True, text=True).stdout.split("\n")
+    pairs = [list(map(int, ln.split())) for ln in out if ln.strip()]
+    assert len(pairs) == st * (1 + (blocks + bblocks) * ksteps)
+    for p in pairs:
+        assert p[0::2] == p[1::2], p
+    # the kernel's plans: every run-time-indexed stage table has an affine form
+    for fn in ("stage_offset", "descriptor", "full_barrier", "empty_barrier"):
+        i = hdr.index(f" {fn}(")
+        assert "#if FASTSWZ_AFFINE_TABLES" in hdr[i:hdr.index("}", i)], fn
+
+
+def test_affine_detection_checks_every_entry():
+    """emit._affine finds base and coefficients only when every entry fits them; _affine_but_last
+    lets the last index be arbitrary (a compile-time constant at the call site)."""
+    from fastswz.emit import _affine, _affine_but_last
+
+    t = [[[100 + 16 * s + 4 * b + k for k in range(3)] for b in range(2)] for s in range(4)]
+    assert _affine(t) == (100, [16, 4, 1])
+    t[3][1][2] += 1
+    assert _affine(t) is None and _affine_but_last(t) is None
+    u = [[[7 * s + (0, 2, 4, 64)[k] for k in range(4)] for b in range(1)] for s in range(3)]
+    assert _affine(u) is None and _affine_but_last(u) == [7, 0]
+    assert _affine(["0x10", "0x18", "0x20"]) == (16, [8])
+    assert _affine([5]) == (5, [0])
+
+
 @pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
 def test_descriptor_rebase_is_the_plan_at_the_new_base(tmp_path):
     # The kernel adds descriptor_rebase(base) to the header's descriptors (built for kSmemBase).

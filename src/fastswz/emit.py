@@ -133,6 +133,76 @@ def _c_array(ctype, name, values, per_line=4):
     return f"    FASTSWZ_TABLE {ctype} {name}{shape} = {fmt(values, 0)};"
 
 
+def _affine(values):
+    """``(base, coefficients)`` when the nested list of integers (or hex strings) is exactly
+    ``base + sum_d coefficient_d * i_d`` at every index ``(i_0, i_1, ...)``, else None."""
+    import numpy as np
+
+    a = np.array(values, dtype=object)
+    a = np.vectorize(lambda v: int(v, 16) if isinstance(v, str) else int(v), otypes=[object])(a)
+    base = int(a[(0,) * a.ndim])
+    coef = []
+    for d in range(a.ndim):
+        idx = [0] * a.ndim
+        if a.shape[d] > 1:
+            idx[d] = 1
+            coef.append(int(a[tuple(idx)]) - base)
+        else:
+            coef.append(0)
+    want = np.full(a.shape, base, dtype=object)
+    for d, c in enumerate(coef):
+        shape = [1] * a.ndim
+        shape[d] = a.shape[d]
+        want = want + np.arange(a.shape[d], dtype=object).reshape(shape) * c
+    return (base, coef) if (want == a).all() else None
+
+
+def _affine_but_last(values):
+    """``coefficients`` of the leading indices when ``values[i_0]...[i_n]`` is exactly
+    ``values[0]...[0][i_n] + sum_{d < n} coefficient_d * i_d`` (affine in all but the last
+    index, which a kernel passes as a compile-time constant), else None."""
+    import numpy as np
+
+    a = np.array(values, dtype=object)
+    a = np.vectorize(lambda v: int(v, 16) if isinstance(v, str) else int(v), otypes=[object])(a)
+    if a.ndim < 2:
+        return None
+    first = a[(0,) * (a.ndim - 1)]   # the last index's entries at leading index 0
+    rest = _affine(a - first)        # must not depend on the last index
+    if rest is None or rest[0] != 0 or rest[1][-1] != 0:
+        return None
+    return rest[1][:-1]
+
+
+def _c_table_fn(ctype, fn, table, values, args, comment):
+    """A device function reading ``table[args...]``: with FASTSWZ_AFFINE_TABLES (the default),
+    when every entry is affine in the indices (:func:`_affine`), the affine form with the
+    plan's numbers as immediates, so a kernel indexing it at run time loads nothing (a table in
+    the constant bank costs a constant-cache load per read, and a miss after the L2 is flushed)."""
+    bits = 64 if ctype == "uint64_t" else 32
+    suffix = "ull" if bits == 64 else "u"
+    sig = f"    FASTSWZ_DFN {ctype} {fn}({', '.join('uint32_t ' + a for a in args)}) {{"
+    look = f"{table}" + "".join(f"[{a}]" for a in args)
+    aff = _affine(values)
+    part = _affine_but_last(values) if aff is None else None
+    if part is not None:
+        first = f"{table}" + "[0]" * (len(args) - 1) + f"[{args[-1]}]"
+        terms = [first] + [f"({ctype}){a} * 0x{c % (1 << bits):x}{suffix}" for a, c in zip(args, part) if c]
+        return [f"    // {comment}: {table}[{']['.join(args)}] = {' + '.join(terms)} (every entry "
+                f"checked; {args[-1]} is a compile-time constant where the kernel calls it)",
+                sig, "#if FASTSWZ_AFFINE_TABLES", f"      return {' + '.join(terms)};", "#else",
+                f"      return {look};", "#endif", "    }"]
+    if aff is None:
+        return [f"    // {comment}: not affine in ({', '.join(args)}), read from the table",
+                sig, f"      return {look};", "    }"]
+    base, coef = aff
+    terms = [f"0x{base % (1 << bits):x}{suffix}"] + [
+        f"({ctype}){a} * 0x{c % (1 << bits):x}{suffix}" for a, c in zip(args, coef) if c]
+    return [f"    // {comment}: {table}[{']['.join(args)}] = {' + '.join(terms)} (every entry checked)",
+            sig, "#if FASTSWZ_AFFINE_TABLES", f"      return {' + '.join(terms)};", "#else",
+            f"      return {look};", "#endif", "    }"]
+
+
 def _operand_header(op, d):
     lines = [f"  namespace {op} {{",
              f"    // {d['dtype']} {d['major']}-major {d['swizzle']}, {d['mn']} x {d['k']}, order "
@@ -157,6 +227,11 @@ def _operand_header(op, d):
              f"    constexpr int kTmaCopiesPerStage = {d['tma_copies_per_stage']};",
              _c_array("uint32_t", "kTmaBoxSmemOffsets", [o["smem_offset"] for o in d["tma_box_offsets"]], 8),
              _c_array("uint32_t", "kTmaBoxCoords", [o["coords"] for o in d["tma_box_offsets"]])]
+    lines += _c_table_fn("uint32_t", "stage_offset", "kStageOffsets", d["stage_offsets"], ("stage",),
+                         "byte offset of a stage's buffer")
+    if d["descriptors"] is not None:
+        lines += _c_table_fn("uint64_t", "descriptor", "kDescriptors", d["descriptors"], ("stage", "block", "kstep"),
+                             "the wgmma descriptor of (stage, MN block, k-step)")
     if "addresses" in d:
         lines.append("    // byte address of element (mn, k) in stage 0")
         lines.append(_c_array("uint32_t", "kAddresses", d["addresses"], 8))
@@ -217,6 +292,10 @@ def _kernel_header(data):
              f"    constexpr int kFirstConsumerWarpgroup = {k['consumer_warpgroups'][0]};",
              _c_array("uint32_t", "kFullBarrierOffsets", b["full"], 8),
              _c_array("uint32_t", "kEmptyBarrierOffsets", b["empty"], 8),
+             *_c_table_fn("uint32_t", "full_barrier", "kFullBarrierOffsets", b["full"], ("stage",),
+                          "a stage's full barrier"),
+             *_c_table_fn("uint32_t", "empty_barrier", "kEmptyBarrierOffsets", b["empty"], ("stage",),
+                          "a stage's empty barrier"),
              f"    constexpr uint32_t kFullArrivals = {b['full_arrivals']}u;",
              f"    constexpr uint32_t kEmptyArrivals = {b['empty_arrivals']}u;",
              f"    constexpr uint32_t kTxBytes = {b['tx_bytes']}u;  // expect_tx per stage",
@@ -320,6 +399,19 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
             "#define FASTSWZ_TABLE __device__ constexpr",
             "#else",
             "#define FASTSWZ_TABLE constexpr",
+            "#endif",
+            "#endif",
+            "// Run-time-indexed tables are read through functions (stage_offset, descriptor,",
+            "// full_barrier, ...) that compute an affine table from immediates unless",
+            "// FASTSWZ_AFFINE_TABLES is 0.",
+            "#ifndef FASTSWZ_AFFINE_TABLES",
+            "#define FASTSWZ_AFFINE_TABLES 1",
+            "#endif",
+            "#ifndef FASTSWZ_DFN",
+            "#if defined(__CUDACC__)",
+            "#define FASTSWZ_DFN __device__ __forceinline__",
+            "#else",
+            "#define FASTSWZ_DFN inline",
             "#endif",
             "#endif",
             "#ifndef FASTSWZ_FN",

@@ -28,6 +28,9 @@
 // one LDC instead of a global load. Measured on an H100 (tests/gpu/gemm/ab_defines.py, the same
 // cubin otherwise, results identical): 2.5-19% faster on the 12 default plans timed, most on
 // short main loops (1024^3 bf16 11.8 -> 9.9 us, 512 x 4096 x 14336 bf16 104 -> 89 us).
+// The run-time-indexed ones are read through the header's functions (stage_offset, descriptor,
+// full_barrier, empty_barrier), which compute an affine table from the plan's numbers as
+// immediates (FASTSWZ_AFFINE_TABLES, emit.py checks every entry).
 #ifndef FASTSWZ_TABLE
 #define FASTSWZ_TABLE __constant__ constexpr
 #endif
@@ -71,8 +74,8 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < P::kStages; ++s) {
-      mbar_init(base + K::kFullBarrierOffsets[s], K::kFullArrivals);
-      mbar_init(base + K::kEmptyBarrierOffsets[s], K::kEmptyArrivals);
+      mbar_init(base + K::full_barrier(s), K::kFullArrivals);
+      mbar_init(base + K::empty_barrier(s), K::kEmptyArrivals);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     fence_async_shared();
@@ -98,12 +101,12 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       while (tiles.next(u)) {
         const int tm = u.tm, tn = u.tn;
         for (int kt = u.k_begin; kt < u.k_end; ++kt) {
-          const uint32_t full = base + K::kFullBarrierOffsets[stage];
-          mbar_wait(base + K::kEmptyBarrierOffsets[stage], phase ^ 1u);
+          const uint32_t full = base + K::full_barrier(stage);
+          mbar_wait(base + K::empty_barrier(stage), phase ^ 1u);
           mbar_expect_tx(full, K::kTxBytes);
 #pragma unroll
           for (int c = 0; c < P::a::kTmaCopiesPerStage; ++c) {
-            const uint32_t dst = base + P::a::kStageOffsets[stage] + P::a::kTmaBoxSmemOffsets[c];
+            const uint32_t dst = base + P::a::stage_offset(stage) + P::a::kTmaBoxSmemOffsets[c];
             if (P::a::kMajorK)
               tma_load(&tma_a, dst, full, kt * P::kBK + P::a::kTmaBoxCoords[c][0], tm * P::kBM + P::a::kTmaBoxCoords[c][1]);
             else
@@ -111,7 +114,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
           }
 #pragma unroll
           for (int c = 0; c < cluster::kBCopies; ++c) {   // this CTA's share of B
-            const uint32_t dst = base + P::b::kStageOffsets[stage] + cluster::kBBoxSmemOffsets[rank][c];
+            const uint32_t dst = base + P::b::stage_offset(stage) + cluster::kBBoxSmemOffsets[rank][c];
             const int c0 = P::b::kMajorK ? kt * P::kBK + cluster::kBBoxCoords[rank][c][0]
                                          : tn * P::kBN + cluster::kBBoxCoords[rank][c][0];
             const int c1 = P::b::kMajorK ? tn * P::kBN + cluster::kBBoxCoords[rank][c][1]
@@ -181,7 +184,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       tiles.begin_mainloop();   // ping-pong: the other consumer warpgroup is past its waits
       FSW_TRACE_AT(wi, traced, kTraceOrdered);
       for (int kt = u.k_begin; kt < u.k_end; ++kt) {
-        mbar_wait(base + K::kFullBarrierOffsets[stage], phase);
+        mbar_wait(base + K::full_barrier(stage), phase);
         if (kt == u.k_begin) FSW_TRACE_AT(wi, traced, kTraceFirstFull);
 #if FSW_DEBUG_DUMP
         if (fsw_dump_out && wi == 0 && first && kt - u.k_begin < P::kStages && blockIdx.x < FSW_DEBUG_DUMP) {
@@ -189,8 +192,8 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
           for (int copy = 0; copy < 2; ++copy) {
             unsigned char* o = fsw_dump_out + ((size_t)(blockIdx.x * P::kStages + kt) * 2 + copy) * bytes;
             for (uint32_t i = thread; i < bytes; i += 128) {
-              const uint32_t a = i < P::a::kStageBytes ? base + P::a::kStageOffsets[stage] + i
-                                                       : base + P::b::kStageOffsets[stage] + i - P::a::kStageBytes;
+              const uint32_t a = i < P::a::kStageBytes ? base + P::a::stage_offset(stage) + i
+                                                       : base + P::b::stage_offset(stage) + i - P::a::kStageBytes;
               uint32_t v;
               asm volatile("ld.shared.u8 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
               o[i] = (unsigned char)v;
@@ -208,8 +211,8 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
           // indexed at run time, in local memory
           static_for<0, kBlocks>([&](auto bb) {
             constexpr int b = decltype(bb)::value;
-            fsw_mma(acc[b], P::a::kDescriptors[stage][w + b][ks] + desc_shift,
-                    P::b::kDescriptors[stage][0][ks] + desc_shift,
+            fsw_mma(acc[b], P::a::descriptor(stage, w + b, ks) + desc_shift,
+                    P::b::descriptor(stage, 0, ks) + desc_shift,
                     FSW_PROMOTE ? (ks != 0) : ((kt != u.k_begin) | (ks != 0)));
           });
         }
@@ -217,11 +220,11 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #if FSW_PROMOTE
         scales.advance(p, u.tm, u.tn, w, thread, kt, k_tiles);   // kt's scales; kt + 1's in flight
         wgmma_wait<0>();   // this k-tile's partial sums are in acc, its stage may be refilled
-        if (thread == 0) release(base + K::kEmptyBarrierOffsets[stage]);
+        if (thread == 0) release(base + K::empty_barrier(stage));
         scales.promote(total, acc[0]);
 #else
         wgmma_wait<1>();   // the previous k-tile's wgmma are done: its stage may be refilled
-        if (prev >= 0 && thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);
+        if (prev >= 0 && thread == 0) release(base + K::empty_barrier(prev));
         prev = stage;
 #endif
         if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
@@ -230,7 +233,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       FSW_TRACE_AT(wi, traced, kTraceLoopEnd);
       wgmma_wait<0>();   // a unit has at least one k-tile (schedulers skip empty ones)
       FSW_TRACE_AT(wi, traced, kTraceMmaDone);
-      if (prev >= 0 && thread == 0) release(base + K::kEmptyBarrierOffsets[prev]);   // (promote released each)
+      if (prev >= 0 && thread == 0) release(base + K::empty_barrier(prev));   // (promote released each)
 #if FSW_DEBUG_DUMP
       first = false;
 #endif
