@@ -183,6 +183,8 @@ def _c_table_fn(ctype, fn, table, values, args, comment):
     suffix = "ull" if bits == 64 else "u"
     sig = f"    FASTSWZ_DFN {ctype} {fn}({', '.join('uint32_t ' + a for a in args)}) {{"
     look = f"{table}" + "".join(f"[{a}]" for a in args)
+    if bits == 64:
+        return _c_table_fn64(fn, table, values, args, comment, sig, look)
     aff = _affine(values)
     part = _affine_but_last(values) if aff is None else None
     if part is not None:
@@ -200,6 +202,39 @@ def _c_table_fn(ctype, fn, table, values, args, comment):
         f"({ctype}){a} * 0x{c % (1 << bits):x}{suffix}" for a, c in zip(args, coef) if c]
     return [f"    // {comment}: {table}[{']['.join(args)}] = {' + '.join(terms)} (every entry checked)",
             sig, "#if FASTSWZ_AFFINE_TABLES", f"      return {' + '.join(terms)};", "#else",
+            f"      return {look};", "#endif", "    }"]
+
+
+def _c_table_fn64(fn, table, values, args, comment, sig, look):
+    """_c_table_fn for 64-bit entries (descriptors): affine in the low 32 bits with one high
+    word for every entry, joined by ``join64``. Seen with NVRTC 13.0's ptxas: ``table[0][0][k] +
+    stage * 0x400ull`` (a 64-bit constant added to a product) lost the constant's high word in
+    the SASS (the wgmma descriptors' LBO/SBO/swizzle fields), so the kernel computes only the low
+    word and moves the high one in whole."""
+    import numpy as np
+
+    a = np.vectorize(lambda v: int(v, 16) if isinstance(v, str) else int(v),
+                     otypes=[object])(np.array(values, dtype=object))
+    his = {int(v) >> 32 for v in a.ravel()}
+    lo = np.vectorize(lambda v: int(v) & 0xFFFFFFFF, otypes=[object])(a)
+    if len(his) != 1 or any(int(v) >> 32 != next(iter(his)) for v in a.ravel()):
+        return [f"    // {comment}: the high words differ, read from the table", sig, f"      return {look};", "    }"]
+    hi = next(iter(his))
+    aff = _affine(lo.tolist())
+    if aff is not None:
+        base, coef = aff
+        terms = [f"0x{base:x}u"] + [f"{x} * 0x{c % (1 << 32):x}u" for x, c in zip(args, coef) if c]
+    else:
+        part = _affine_but_last(lo.tolist())
+        if part is None:
+            return [f"    // {comment}: not affine in ({', '.join(args)}), read from the table",
+                    sig, f"      return {look};", "    }"]
+        terms = [f"(uint32_t){table}" + "[0]" * (len(args) - 1) + f"[{args[-1]}]"] + [
+            f"{x} * 0x{c % (1 << 32):x}u" for x, c in zip(args, part) if c]
+    # every entry's low word is the affine sum without wrapping past 32 bits
+    expr = " + ".join(terms)
+    return [f"    // {comment}: {table}[{']['.join(args)}] = 0x{hi:x} : ({expr}) (every entry checked)",
+            sig, "#if FASTSWZ_AFFINE_TABLES", f"      return join64({expr}, 0x{hi:x}u);", "#else",
             f"      return {look};", "#endif", "    }"]
 
 
@@ -441,7 +476,17 @@ def emit_header(obj, name=None, addresses=False, command=None, start=0, inst_mn=
                            ("barrier_offset", "kBarrierOffset"), ("mma_per_k_tile", "kMmaPerKTile"),
                            ("cta_group", "kCtaGroup")):
             out.append(f"  constexpr int {cname} = {data[key]};")
-        out += ["  // What to add to a kDescriptors entry when the buffer sits at shared address `base`",
+        out += ["  // A 64-bit value from its 32-bit halves (the descriptor functions' high words).",
+                "  FASTSWZ_DFN uint64_t join64(uint32_t lo, uint32_t hi) {",
+                "#if defined(__CUDA_ARCH__)",
+                "    uint64_t v;",
+                '    asm("mov.b64 %0, {%1, %2};" : "=l"(v) : "r"(lo), "r"(hi));',
+                "    return v;",
+                "#else",
+                "    return (uint64_t)hi << 32 | lo;",
+                "#endif",
+                "  }",
+                "  // What to add to a kDescriptors entry when the buffer sits at shared address `base`",
                 "  // instead of kSmemBase: descriptors hold matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4",
                 "  // (PTX 9.7.15.5.1.2.2). The mask matters: in a CTA of cluster rank r > 0 a shared",
                 "  // address carries r from bit 24 up (seen on an H100), which unmasked would spill into LBO.",
