@@ -72,19 +72,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
   const uint32_t rank = cluster::kSize > 1 ? cluster_rank() : 0u;
   const int k_tiles = (p.k + P::kBK - 1) / P::kBK;
 
-#ifndef FSW_EARLY_PREFETCH
-#define FSW_EARLY_PREFETCH 1
-#endif
   if (threadIdx.x == 0) {
-    // The tensor maps' first use waits for their 128 bytes from memory (after an L2 flush, from
-    // DRAM): ask for them before the barriers are set up and the CTA synchronizes, and for D's
-    // map too, whose first TMA store comes at the end of a tile (PTX ISA prefetch.tensormap,
-    // 9.7.9.15).
-    if (FSW_EARLY_PREFETCH) {
-      asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_a) : "memory");
-      asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_b) : "memory");
-      if (FSW_EPILOGUE_TILE) asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_d) : "memory");
-    }
     for (int s = 0; s < P::kStages; ++s) {
       mbar_init(base + K::full_barrier(s), K::kFullArrivals);
       mbar_init(base + K::empty_barrier(s), K::kEmptyArrivals);
@@ -104,10 +92,8 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
   if (wg == K::kProducerWarpgroup) {
     if (kSetMaxNReg) reg_dealloc<kProducerRegs>();
     if (threadIdx.x % 128 == 0) {
-      if (!FSW_EARLY_PREFETCH) {
-        asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_a) : "memory");
-        asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_b) : "memory");
-      }
+      asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_a) : "memory");
+      asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_b) : "memory");
       int stage = 0;
       uint32_t phase = 0;
       Scheduler tiles(p.m, p.n, k_tiles, rank);
