@@ -348,9 +348,9 @@ def _operands(torch, m, n, k):
             "blk_a": torch.rand(kb, m, device="cuda") + 0.5, "blk_b": torch.rand(nb, kb, device="cuda") + 0.5}
 
 
-def _time_kernel(torch, kern, ops, m, n, k, reps, flush):
-    """(median, min, max) ms of one fastswz kernel on ``ops``, launched on torch's current stream
-    with the fields its configuration reads, timed exactly as torch's kernels are."""
+def _prepared(torch, kern, ops, m, n, k):
+    """One fastswz kernel's launch on ``ops`` as a no-argument callable (torch's current stream,
+    the fields its configuration reads)."""
     c = kern.config
     kb = -(-k // 128)
     f = {}
@@ -368,14 +368,31 @@ def _time_kernel(torch, kern, ops, m, n, k, reps, flush):
     if c["out_dtype"] == "e4m3":
         f["out_scale"] = ops["half"].data_ptr()
     d = ops[c["out_dtype"]]
-    go = kern._prepare(ops["a"].data_ptr(), ops["b"].data_ptr(), d.data_ptr(), m, n, k, k, k, n,
-                       stream=torch.cuda.current_stream().cuda_stream, **f)
-    return _time_torch(torch, go, reps, flush, spread=True)
+    return kern._prepare(ops["a"].data_ptr(), ops["b"].data_ptr(), d.data_ptr(), m, n, k, k, k, n,
+                         stream=torch.cuda.current_stream().cuda_stream, **f)
+
+
+def _time_kernel(torch, kern, ops, m, n, k, reps, flush):
+    """(median, min, max) ms of one fastswz kernel on ``ops``, launched on torch's current stream
+    with the fields its configuration reads, timed exactly as torch's kernels are."""
+    return _time_torch(torch, _prepared(torch, kern, ops, m, n, k), reps, flush, spread=True)
 
 
 def _torch_times(torch, m, n, k, reps, flush):
     """Milliseconds of torch's e4m3 GEMM (per tensor, rowwise) and of the unfused sequence the
     fused epilogue replaces (_scaled_mm to bf16, then bias, GELU, amax, the saturated fp8 cast)."""
+    fns = _torch_fns(torch, m, n, k)
+    t = {}
+    for name, fn in fns.items():
+        try:
+            t[name] = _time_torch(torch, fn, reps, flush)
+        except RuntimeError:   # rowwise needs a recent torch and cuBLAS
+            pass
+    return t
+
+
+def _torch_fns(torch, m, n, k):
+    """torch's calls that _torch_times times, by name."""
     e4 = torch.float8_e4m3fn
     a = torch.randn(m, k, device="cuda").to(e4)
     b = torch.randn(n, k, device="cuda").to(e4).t()
@@ -400,14 +417,9 @@ def _torch_times(torch, m, n, k, reps, flush):
     def rowwise_fast():
         return torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16, use_fast_accum=True)
 
-    t = {"torch _scaled_mm e4m3->bf16": _time_torch(torch, plain, reps, flush),
-         "torch _scaled_mm + bias, gelu, amax, fp8 cast": _time_torch(torch, seq, reps, flush)}
-    try:
-        t["torch _scaled_mm rowwise e4m3->bf16"] = _time_torch(torch, rowwise, reps, flush)
-        t["torch _scaled_mm rowwise e4m3->bf16 use_fast_accum"] = _time_torch(torch, rowwise_fast, reps, flush)
-    except RuntimeError as e:
-        print("torch rowwise _scaled_mm refused:", str(e)[:200])
-    return t
+    return {"torch _scaled_mm e4m3->bf16": plain, "torch _scaled_mm + bias, gelu, amax, fp8 cast": seq,
+            "torch _scaled_mm rowwise e4m3->bf16": rowwise,
+            "torch _scaled_mm rowwise e4m3->bf16 use_fast_accum": rowwise_fast}
 
 
 def bench(args):
@@ -486,36 +498,58 @@ def bench(args):
                   indent=1, default=str)
 
 
-#: (name, plan kind) of the paired timing: the plain GEMM's fastest plan and the fused epilogues'
-#: defaults, timed in turn (A B C A B C ...) so that each ratio compares kernels at the same clock
-#: and power state; the table above times each plan once, in a fixed order, and on an H100 the
-#: same default plan took 0.097 ms timed last of 4096^3 and 0.115 ms timed first, right after the
-#: heavy 8192^3 shape (BENCHMARKS.md, "Tenth session").
-PAIRED = ("plain e4m3->bf16", "target bias+gelu->e4m3 (default)", "fused bias+gelu->e4m3+amax (default)")
+#: The paired timing's fastswz kernels: the plain GEMM's fastest plan, the fused epilogues' and
+#: rowwise's defaults; and torch's calls (_torch_fns). All are timed in turn (A B C ... A B C ...)
+#: so that each ratio compares kernels at the same clock and power state: the table above times
+#: each plan once, in a fixed order (torch's after every fastswz plan), and on an H100 the same
+#: default plan took 0.097 ms timed last of 4096^3 and 0.115 ms timed first, right after the heavy
+#: 8192^3 shape (BENCHMARKS.md, "Tenth session").
+PAIRED = ("plain e4m3->bf16", "target bias+gelu->e4m3 (default)", "fused bias+gelu->e4m3+amax (default)",
+          "rowwise e4m3->bf16 (default)")
 
 
 def _paired(torch, args, flush, by_shape, rounds=4):
     from fastswz.cuda import compile_gemm
 
     out = []
-    print(f"\npaired (the plain GEMM's fastest plan and the fused defaults timed in turn, {rounds} rounds, "
-          f"the rounds' upper median):")
+    print(f"\npaired (fastswz's plans and torch's calls timed in turn, {rounds} rounds, the rounds' upper "
+          f"median):")
     for (m, n, k) in BENCH_SHAPES:
         r = by_shape[(m, n, k)]
         plain = min((v for name, v in r.items() if name.startswith("plain e4m3->bf16")), key=lambda v: v["median_ms"])
-        kerns = [compile_gemm(plain["config"])] + [compile_gemm(r[name]["config"]) for name in PAIRED[1:]]
         ops = _operands(torch, m, n, k)
-        t = [[] for _ in kerns]
+        calls = {PAIRED[0]: _prepared(torch, compile_gemm(plain["config"]), ops, m, n, k)}
+        calls.update({name: _prepared(torch, compile_gemm(r[name]["config"]), ops, m, n, k) for name in PAIRED[1:]})
+        calls.update(_torch_fns(torch, m, n, k))
+        t = {name: [] for name in calls}
         for _ in range(rounds):
-            for i, kern in enumerate(kerns):
-                t[i].append(_time_kernel(torch, kern, ops, m, n, k, args.reps, flush)[0])
-        med = [float(sorted(x)[len(x) // 2]) for x in t]
-        row = {"shape": [m, n, k], "plain_config": plain["config"], "ms": dict(zip(PAIRED, med)),
-               "target_over_plain": med[0] / med[1], "fused_over_plain": med[0] / med[2]}
+            for name, fn in calls.items():
+                try:
+                    t[name].append(_time_torch(torch, fn, args.reps, flush))
+                except RuntimeError:   # rowwise _scaled_mm needs a recent torch and cuBLAS
+                    pass
+        med = {name: float(sorted(x)[len(x) // 2]) for name, x in t.items() if x}
+        p = med[PAIRED[0]]
+        row = {"shape": [m, n, k], "plain_config": plain["config"], "ms": med,
+               "target_over_plain": p / med[PAIRED[1]], "fused_over_plain": p / med[PAIRED[2]]}
+        line = (f"{m}x{n}x{k}: plain {p * 1e3:.1f} us, bias+GELU+e4m3 {med[PAIRED[1]] * 1e3:.1f} us "
+                f"({100 * row['target_over_plain']:.1f}% of the plain GEMM's speed), + amax "
+                f"{med[PAIRED[2]] * 1e3:.1f} us ({100 * row['fused_over_plain']:.1f}%)")
+        seq = med.get("torch _scaled_mm + bias, gelu, amax, fp8 cast")
+        if seq:
+            row["fused_speedup_over_torch_ops"] = seq / med[PAIRED[2]]
+            line += f", {row['fused_speedup_over_torch_ops']:.2f}x faster than _scaled_mm + torch ops"
+        for key, label in (("torch _scaled_mm rowwise e4m3->bf16", "rowwise_over_scaled_mm"),
+                           ("torch _scaled_mm rowwise e4m3->bf16 use_fast_accum", "rowwise_over_fast_accum")):
+            if key in med:
+                row[label] = med[key] / med[PAIRED[3]]
+        if "rowwise_over_scaled_mm" in row:
+            line += (f"; rowwise {med[PAIRED[3]] * 1e3:.1f} us = {100 * row['rowwise_over_scaled_mm']:.1f}% of "
+                     f"_scaled_mm rowwise's speed"
+                     + (f", {100 * row['rowwise_over_fast_accum']:.1f}% with use_fast_accum"
+                        if "rowwise_over_fast_accum" in row else ""))
         out.append(row)
-        print(f"{m}x{n}x{k}: plain {med[0] * 1e3:.1f} us, bias+GELU+e4m3 {med[1] * 1e3:.1f} us "
-              f"({100 * row['target_over_plain']:.1f}% of the plain GEMM's speed), + amax {med[2] * 1e3:.1f} us "
-              f"({100 * row['fused_over_plain']:.1f}%)", flush=True)
+        print(line, flush=True)
         del ops
         torch.cuda.empty_cache()
     return out
