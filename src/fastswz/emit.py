@@ -133,13 +133,21 @@ def _c_array(ctype, name, values, per_line=4):
     return f"    FASTSWZ_TABLE {ctype} {name}{shape} = {fmt(values, 0)};"
 
 
+def _ints(values):
+    """A nested list of integers or hex strings as an ndarray of Python ints (exact: 64-bit
+    descriptors and their sums do not wrap)."""
+    import numpy as np
+
+    return np.vectorize(lambda v: int(v, 16) if isinstance(v, str) else int(v),
+                        otypes=[object])(np.array(values, dtype=object))
+
+
 def _affine(values):
     """``(base, coefficients)`` when the nested list of integers (or hex strings) is exactly
     ``base + sum_d coefficient_d * i_d`` at every index ``(i_0, i_1, ...)``, else None."""
     import numpy as np
 
-    a = np.array(values, dtype=object)
-    a = np.vectorize(lambda v: int(v, 16) if isinstance(v, str) else int(v), otypes=[object])(a)
+    a = _ints(values)
     base = int(a[(0,) * a.ndim])
     coef = []
     for d in range(a.ndim):
@@ -161,10 +169,7 @@ def _affine_but_last(values):
     """``coefficients`` of the leading indices when ``values[i_0]...[i_n]`` is exactly
     ``values[0]...[0][i_n] + sum_{d < n} coefficient_d * i_d`` (affine in all but the last
     index, which a kernel passes as a compile-time constant), else None."""
-    import numpy as np
-
-    a = np.array(values, dtype=object)
-    a = np.vectorize(lambda v: int(v, 16) if isinstance(v, str) else int(v), otypes=[object])(a)
+    a = _ints(values)
     if a.ndim < 2:
         return None
     first = a[(0,) * (a.ndim - 1)]   # the last index's entries at leading index 0
@@ -176,65 +181,45 @@ def _affine_but_last(values):
 
 def _c_table_fn(ctype, fn, table, values, args, comment):
     """A device function reading ``table[args...]``: with FASTSWZ_AFFINE_TABLES (the default),
-    when every entry is affine in the indices (:func:`_affine`), the affine form with the
-    plan's numbers as immediates, so a kernel indexing it at run time loads nothing (a table in
-    the constant bank costs a constant-cache load per read, and a miss after the L2 is flushed)."""
-    bits = 64 if ctype == "uint64_t" else 32
-    suffix = "ull" if bits == 64 else "u"
+    when every entry is affine in the indices (:func:`_affine`), or in all but the last, which
+    the kernel passes as a compile-time constant (:func:`_affine_but_last`), the affine form with
+    the plan's numbers as immediates, so a kernel indexing it at run time loads nothing (a table
+    in the constant bank costs a constant-cache load per read, and a miss after the L2 is
+    flushed).
+
+    64-bit entries (descriptors) must share one high word: the function computes the low word
+    and joins the high one (``join64``). Seen with NVRTC 13.0's ptxas: ``table[0][0][k] + stage *
+    0x400ull`` (a 64-bit constant added to a product) lost the constant's high word in the SASS
+    (the wgmma descriptors' LBO/SBO/swizzle fields)."""
     sig = f"    FASTSWZ_DFN {ctype} {fn}({', '.join('uint32_t ' + a for a in args)}) {{"
     look = f"{table}" + "".join(f"[{a}]" for a in args)
-    if bits == 64:
-        return _c_table_fn64(fn, table, values, args, comment, sig, look)
-    aff = _affine(values)
-    part = _affine_but_last(values) if aff is None else None
-    if part is not None:
-        first = f"{table}" + "[0]" * (len(args) - 1) + f"[{args[-1]}]"
-        terms = [first] + [f"({ctype}){a} * 0x{c % (1 << bits):x}{suffix}" for a, c in zip(args, part) if c]
-        return [f"    // {comment}: {table}[{']['.join(args)}] = {' + '.join(terms)} (every entry "
-                f"checked; {args[-1]} is a compile-time constant where the kernel calls it)",
-                sig, "#if FASTSWZ_AFFINE_TABLES", f"      return {' + '.join(terms)};", "#else",
-                f"      return {look};", "#endif", "    }"]
-    if aff is None:
+    a = _ints(values)
+    if ctype == "uint64_t":
+        his = {int(v) >> 32 for v in a.ravel()}
+        if len(his) != 1:
+            return [f"    // {comment}: the high words differ, read from the table", sig, f"      return {look};", "    }"]
+        hi = his.pop()
+        a = a % (1 << 32)   # the low words; the affine sums below stay in 32 bits
+        cast, first_cast, wrap = "", "(uint32_t)", lambda e: f"join64({e}, 0x{hi:x}u)"
+        about = lambda e: f"0x{hi:x} : ({e})"
+    else:
+        cast, first_cast, wrap, about = f"({ctype})", "", lambda e: e, lambda e: e
+    aff = _affine(a)
+    part = _affine_but_last(a) if aff is None else None
+    if aff is None and part is None:
         return [f"    // {comment}: not affine in ({', '.join(args)}), read from the table",
                 sig, f"      return {look};", "    }"]
-    base, coef = aff
-    terms = [f"0x{base % (1 << bits):x}{suffix}"] + [
-        f"({ctype}){a} * 0x{c % (1 << bits):x}{suffix}" for a, c in zip(args, coef) if c]
-    return [f"    // {comment}: {table}[{']['.join(args)}] = {' + '.join(terms)} (every entry checked)",
-            sig, "#if FASTSWZ_AFFINE_TABLES", f"      return {' + '.join(terms)};", "#else",
-            f"      return {look};", "#endif", "    }"]
-
-
-def _c_table_fn64(fn, table, values, args, comment, sig, look):
-    """_c_table_fn for 64-bit entries (descriptors): affine in the low 32 bits with one high
-    word for every entry, joined by ``join64``. Seen with NVRTC 13.0's ptxas: ``table[0][0][k] +
-    stage * 0x400ull`` (a 64-bit constant added to a product) lost the constant's high word in
-    the SASS (the wgmma descriptors' LBO/SBO/swizzle fields), so the kernel computes only the low
-    word and moves the high one in whole."""
-    import numpy as np
-
-    a = np.vectorize(lambda v: int(v, 16) if isinstance(v, str) else int(v),
-                     otypes=[object])(np.array(values, dtype=object))
-    his = {int(v) >> 32 for v in a.ravel()}
-    lo = np.vectorize(lambda v: int(v) & 0xFFFFFFFF, otypes=[object])(a)
-    if len(his) != 1 or any(int(v) >> 32 != next(iter(his)) for v in a.ravel()):
-        return [f"    // {comment}: the high words differ, read from the table", sig, f"      return {look};", "    }"]
-    hi = next(iter(his))
-    aff = _affine(lo.tolist())
     if aff is not None:
-        base, coef = aff
-        terms = [f"0x{base:x}u"] + [f"{x} * 0x{c % (1 << 32):x}u" for x, c in zip(args, coef) if c]
+        terms = [f"0x{aff[0] % (1 << 32):x}u"]
+        coef, note = aff[1], " (every entry checked)"
     else:
-        part = _affine_but_last(lo.tolist())
-        if part is None:
-            return [f"    // {comment}: not affine in ({', '.join(args)}), read from the table",
-                    sig, f"      return {look};", "    }"]
-        terms = [f"(uint32_t){table}" + "[0]" * (len(args) - 1) + f"[{args[-1]}]"] + [
-            f"{x} * 0x{c % (1 << 32):x}u" for x, c in zip(args, part) if c]
-    # every entry's low word is the affine sum without wrapping past 32 bits
+        terms = [f"{first_cast}{table}" + "[0]" * (len(args) - 1) + f"[{args[-1]}]"]
+        coef, note = part, (" (every entry checked; "
+                            f"{args[-1]} is a compile-time constant where the kernel calls it)")
+    terms += [f"{cast}{x} * 0x{c % (1 << 32):x}u" for x, c in zip(args, coef) if c]
     expr = " + ".join(terms)
-    return [f"    // {comment}: {table}[{']['.join(args)}] = 0x{hi:x} : ({expr}) (every entry checked)",
-            sig, "#if FASTSWZ_AFFINE_TABLES", f"      return join64({expr}, 0x{hi:x}u);", "#else",
+    return [f"    // {comment}: {table}[{']['.join(args)}] = {about(expr)}{note}",
+            sig, "#if FASTSWZ_AFFINE_TABLES", f"      return {wrap(expr)};", "#else",
             f"      return {look};", "#endif", "    }"]
 
 
