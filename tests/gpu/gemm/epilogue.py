@@ -386,8 +386,8 @@ def _torch_times(torch, m, n, k, reps, flush):
     for name, fn in fns.items():
         try:
             t[name] = _time_torch(torch, fn, reps, flush)
-        except RuntimeError:   # rowwise needs a recent torch and cuBLAS
-            pass
+        except RuntimeError as e:   # rowwise needs a recent torch and cuBLAS
+            print(f"torch refused {name}:", str(e)[:200])
     return t
 
 
@@ -458,26 +458,22 @@ def bench(args):
             print(f"{name:46s} {m}x{n}x{k}: {row['tflops']:7.1f} TFLOP/s (median {ms:.4f} ms)", flush=True)
     print("\nsummary (ratios of medians, same process; best = the fastest plan of that kind):")
 
-    def best(r, prefix):
-        rows_ = [v for name, v in r.items() if name.startswith(prefix)]
-        return min(rows_, key=lambda v: v["median_ms"]) if rows_ else None
-
     for shape, r in by_shape.items():
         s = "x".join(map(str, shape))
-        plain = best(r, "plain e4m3->bf16")
-        fused, fused_d = best(r, "fused"), r.get("fused bias+gelu->e4m3+amax (default)")
+        plain = _best(r, "plain e4m3->bf16")
+        fused, fused_d = _best(r, "fused"), r.get("fused bias+gelu->e4m3+amax (default)")
         if fused and plain:
             q = r.get("torch _scaled_mm + bias, gelu, amax, fp8 cast")
             print(f"{s}: fused bias+GELU+e4m3+amax best {fused['tflops']:.0f} TFLOP/s = "
                   f"{100 * fused['tflops'] / plain['tflops']:.1f}% of the best plain GEMM ({plain['tflops']:.0f}); "
                   f"default plan {100 * fused_d['tflops'] / plain['tflops']:.1f}%"
                   + (f"; {q['median_ms'] / fused['median_ms']:.2f}x faster than _scaled_mm + torch ops" if q else ""))
-        tg, tg_d = best(r, "target"), r.get("target bias+gelu->e4m3 (default)")
+        tg, tg_d = _best(r, "target"), r.get("target bias+gelu->e4m3 (default)")
         if tg and plain:
             print(f"{s}: bias+GELU+e4m3 (no amax) best {tg['tflops']:.0f} TFLOP/s = "
                   f"{100 * tg['tflops'] / plain['tflops']:.1f}% of the best plain GEMM; default plan "
                   f"{100 * tg_d['tflops'] / plain['tflops']:.1f}%")
-        rw, tr = best(r, "rowwise"), r.get("torch _scaled_mm rowwise e4m3->bf16")
+        rw, tr = _best(r, "rowwise"), r.get("torch _scaled_mm rowwise e4m3->bf16")
         tf = r.get("torch _scaled_mm rowwise e4m3->bf16 use_fast_accum")
         if rw and tr:
             pr = r["promoted rowwise e4m3->bf16 (default)"]
@@ -486,7 +482,7 @@ def bench(args):
                   + (f", {100 * rw['tflops'] / tf['tflops']:.1f}% of it with use_fast_accum ({tf['tflops']:.0f})" if tf else "")
                   + f"; default plan {100 * r['rowwise e4m3->bf16 (default)']['tflops'] / tr['tflops']:.1f}%; "
                   f"promoted (use_fast_accum=False) {pr['tflops']:.0f} = {100 * pr['tflops'] / tr['tflops']:.1f}%")
-        b = best(r, "block")
+        b = _best(r, "block")
         if b:
             u, d = r["same plan, unscaled"], r["plain e4m3->bf16"]
             print(f"{s}: block-scaled best {b['tflops']:.0f} TFLOP/s ({b['config']['bm']}x{b['config']['bn']}, "
@@ -496,6 +492,12 @@ def bench(args):
     with open(os.path.join(args.out, "epilogue-bench.json"), "w") as f:
         json.dump({"device": device_info(), "torch": torch.__version__, "rows": rows, "paired": paired}, f,
                   indent=1, default=str)
+
+
+def _best(r, prefix):
+    """The fastest of a shape's rows ``r`` (name -> row) whose names start with ``prefix``, or None."""
+    rows_ = [v for name, v in r.items() if name.startswith(prefix)]
+    return min(rows_, key=lambda v: v["median_ms"]) if rows_ else None
 
 
 #: The paired timing's fastswz kernels: the plain GEMM's fastest plan, the fused epilogues' and
@@ -516,7 +518,7 @@ def _paired(torch, args, flush, by_shape, rounds=4):
           f"median):")
     for (m, n, k) in BENCH_SHAPES:
         r = by_shape[(m, n, k)]
-        plain = min((v for name, v in r.items() if name.startswith("plain e4m3->bf16")), key=lambda v: v["median_ms"])
+        plain = _best(r, "plain e4m3->bf16")
         ops = _operands(torch, m, n, k)
         calls = {PAIRED[0]: _prepared(torch, compile_gemm(plain["config"]), ops, m, n, k)}
         calls.update({name: _prepared(torch, compile_gemm(r[name]["config"]), ops, m, n, k) for name in PAIRED[1:]})
