@@ -54,6 +54,12 @@ namespace scheduler = fastswz_plan::scheduler;
 // ran; at 640 threads the entry cap (96) already holds a BN <= 128 accumulator.
 #define FSW_SETMAXNREG -1  // -1: by the number of consumer warpgroups
 #endif
+#ifndef FSW_LATE_STAGE
+// The fused epilogue's column operands (bias, rowwise scale_b) reach shared memory after the
+// unit's first k-tile of wgmma is issued (sm90/epilogue_ops.cuh, stage_load / stage_store); 0:
+// before the main loop.
+#define FSW_LATE_STAGE 1
+#endif
 constexpr bool kSetMaxNReg = FSW_SETMAXNREG == 1 || (FSW_SETMAXNREG < 0 && K::kConsumerWarpgroups < 4);
 constexpr int kKSteps = P::kMmaPerKTile / P::kWarpgroups;      // wgmma per warpgroup per k-tile
 constexpr int kProducerRegs = 40;
@@ -155,7 +161,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     // staged by the threads that store the unit (cooperative: all consumer threads)
     epilogue.ops.col_smem = base + F::kColOffset + K::kConsumerSlots[wi] * F::kColSlotBytes;
     const int stage_index = Epilogue::kOwnTiles ? thread : wi * 128 + thread;
-    const int stage_count = Epilogue::kOwnTiles ? 128 : K::kConsumerWarpgroups * 128;
+    constexpr int kStageCount = Epilogue::kOwnTiles ? 128 : K::kConsumerWarpgroups * 128;
 #if FSW_PROMOTE
     float total[P::accumulator::kRegisters];   // the promoted f32 sum of the k-tiles (block scales, or promote)
     BlockScales scales;
@@ -177,7 +183,9 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       for (int r = 0; r < P::accumulator::kRegisters; ++r) total[r] = 0.f;
       scales.load(p, u.tm, u.tn, w, thread, u.k_begin);
 #endif
-      epilogue.ops.stage(u.tn, stage_index, stage_count, epilogue.barrier, epilogue.threads, p);
+      EpilogueOps::Staged<kStageCount> staged;
+      epilogue.ops.stage_load(staged, u.tn, stage_index, p);
+      if (!FSW_LATE_STAGE) epilogue.ops.stage_store(staged, stage_index, epilogue.barrier, epilogue.threads);
 #pragma unroll
       for (int b = 0; b < kBlocks; ++b)   // the tile's epilogue operands, under the main loop
         epilogue.ops.prefetch(u.tm, u.tn, w + b, thread, p);
@@ -217,6 +225,8 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
           });
         }
         wgmma_commit();
+        // the unit's column operands to shared memory, their loads waited on under this k-tile's wgmma
+        if (FSW_LATE_STAGE && kt == u.k_begin) epilogue.ops.stage_store(staged, stage_index, epilogue.barrier, epilogue.threads);
 #if FSW_PROMOTE
         scales.advance(p, u.tm, u.tn, w, thread, kt, k_tiles);   // kt's scales; kt + 1's in flight
         wgmma_wait<0>();   // this k-tile's partial sums are in acc, its stage may be refilled

@@ -156,28 +156,70 @@ struct EpilogueOps {
 #endif
   }
 
-  // Before a unit's main loop (F::kColSmem): its BN columns of bias and scale_b as f32 into
-  // the slot at col_smem, 0 past N, by the consumer threads that store the unit (`index` of
-  // `count`). The slot's previous values were last read before the epilogue's final barrier (the
-  // epilogue tile's; the register epilogue has none, so one here), and the epilogue reads these
-  // after a barrier of its own.
-  __device__ __forceinline__ void stage(int tn, int index, int count, uint32_t barrier, uint32_t threads,
-                                        const FswParams& p) {
+  // A unit's BN columns of bias and scale_b as f32 into the slot at col_smem (F::kColSmem), 0
+  // past N, by the consumer threads that store the unit (`index` of `count`, a compile-time
+  // count), in two halves: stage_load() before the unit's main loop issues the global loads into
+  // registers, stage_store() writes them to shared memory once the unit's first k-tile of wgmma
+  // is issued, so the loads' L2 latency passes under the tensor cores' work instead of in front
+  // of it (FSW_LATE_STAGE 0: both halves before the main loop, as before). The slot's previous
+  // values were last read before the epilogue's final barrier (the epilogue tile's; the register
+  // epilogue has none, so one here), and the epilogue reads these after a barrier of its own.
+  // The loaded values stay raw bits in registers (bias: bf16 or f16 bits, or f32), converted to
+  // f32 by the asm statement that stores them: a conversion in C++ would be loop-invariant code
+  // the compiler hoists in front of the main loop, and with it the wait for the loads.
+  template <int Count> struct Staged {
+    static constexpr int kPer = (P::kBN + Count - 1) / Count;
+    uint32_t bias[kPer];
+    float scale_b[kPer];
+  };
+  template <int Count>
+  __device__ __forceinline__ void stage_load(Staged<Count>& st, int tn, int index, const FswParams& p) {
+#if FSW_FUSED && !FSW_HOST_EMULATION
+    if constexpr (F::kColSmem) {
+#pragma unroll
+      for (int j = 0; j < Staged<Count>::kPer; ++j) {
+        const int i = index + j * Count, n = tn * P::kBN + i;
+        const bool in = i < P::kBN && n < p.n;
+#if FSW_BIAS
+        st.bias[j] = 0u;   // 0 bits: +0 in every bias type
+        if (in) {
+          const FSW_BIAS_T* b = static_cast<const FSW_BIAS_T*>(p.bias) + n;
+          if constexpr (FSW_BIAS_KIND == 2) st.bias[j] = __float_as_uint(__ldg(reinterpret_cast<const float*>(b)));
+          else st.bias[j] = __ldg(reinterpret_cast<const unsigned short*>(b));
+        }
+#endif
+#if FSW_SCALE == 2
+        st.scale_b[j] = in ? __ldg(p.scale_b + n * p.sb_sn) : 0.f;
+#endif
+      }
+    }
+#endif
+  }
+  template <int Count>
+  __device__ __forceinline__ void stage_store(const Staged<Count>& st, int index, uint32_t barrier, uint32_t threads) {
 #if FSW_FUSED && !FSW_HOST_EMULATION
     if constexpr (F::kColSmem) {
 #if !FSW_EPILOGUE_TILE
       named_sync(barrier, threads);
 #endif
-      for (int i = index; i < P::kBN; i += count) {
-        const int n = tn * P::kBN + i;
+#pragma unroll
+      for (int j = 0; j < Staged<Count>::kPer; ++j) {
+        const int i = index + j * Count;
+        if (i < P::kBN) {
 #if FSW_BIAS
-        const float b = n < p.n ? fsw_to_f32<FSW_BIAS_KIND>(__ldg(static_cast<const FSW_BIAS_T*>(p.bias) + n)) : 0.f;
-        asm volatile("st.shared.f32 [%0], %1;" ::"r"(col_smem + 4 * i), "f"(b) : "memory");
+          const uint32_t a = col_smem + 4 * i;
+          if constexpr (FSW_BIAS_KIND == 0)   // bf16: the f32 with the same high half
+            asm volatile("{ .reg .b32 t; shl.b32 t, %1, 16; st.shared.b32 [%0], t; }" ::"r"(a), "r"(st.bias[j]) : "memory");
+          else if constexpr (FSW_BIAS_KIND == 1)
+            asm volatile("{ .reg .b16 h; .reg .f32 f; cvt.u16.u32 h, %1; cvt.f32.f16 f, h; st.shared.f32 [%0], f; }"
+                         ::"r"(a), "r"(st.bias[j]) : "memory");
+          else
+            asm volatile("st.shared.b32 [%0], %1;" ::"r"(a), "r"(st.bias[j]) : "memory");
 #endif
 #if FSW_SCALE == 2
-        const float sb = n < p.n ? __ldg(p.scale_b + n * p.sb_sn) : 0.f;
-        asm volatile("st.shared.f32 [%0], %1;" ::"r"(col_smem + F::kColScaleB + 4 * i), "f"(sb) : "memory");
+          asm volatile("st.shared.f32 [%0], %1;" ::"r"(col_smem + F::kColScaleB + 4 * i), "f"(st.scale_b[j]) : "memory");
 #endif
+        }
       }
     }
 #endif
