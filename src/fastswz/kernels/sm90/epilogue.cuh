@@ -91,6 +91,7 @@ struct Epilogue {
         bulk_commit();
       }
     }
+    ops.tile_done(tm, w, thread, p);
 #else
     if constexpr (F::kColSmem) named_sync(barrier, threads);   // the unit's staged column operands
     static_for<0, P::accumulator::kRegisters / 2>([&](auto i) {
@@ -98,6 +99,7 @@ struct Epilogue {
       if (r % F::kChunkRegisters == 0) ops.chunk(r / F::kChunkRegisters, tm, tn, w, thread, p);
       store_pair(acc[r], acc[r + 1], r, w, thread, tm, tn, p);
     });
+    ops.tile_done(tm, w, thread, p);
 #endif
   }
 

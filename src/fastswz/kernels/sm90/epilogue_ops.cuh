@@ -4,7 +4,7 @@
 //   v = alpha * acc * scales + beta * C[m][n] + bias[n]   (beta * C skipped when beta == 0, as
 //       torch.addmm ignores C then; scales: per tensor or per row of A and column of B)
 //   D = act(v)                                            (identity, relu, gelu, gelu_tanh, silu)
-//   amax = max(amax, |D|)                                 (NaN wins: its bits exceed Inf's)
+//   amax = max(amax, |D|)                                 (NaN wins: max.NaN, and its bits exceed Inf's)
 //   fp8 D: D * out_scale, then fsw_store_* rounds and saturates (cvt.rn.satfinite)
 // Every switch is a macro of fastswz_fusion.h, generated from the configuration; with nothing
 // fused (FSW_FUSED 0) apply() multiplies by alpha only. PTX: redux.sync 9.7.13.11, atom 9.7.13.5.
@@ -47,6 +47,18 @@ __device__ __forceinline__ float fsw_rcp(float x) {
 #endif
 }
 
+// max(a, b) with NaN winning (max.NaN.f32, PTX ISA 9.7.3.11, sm_80): the running amax of a row
+// slot; the caller passes |x|, which ptxas folds into the instruction's operand.
+__device__ __forceinline__ float fsw_max_nan(float a, float b) {
+#ifdef FSW_HOST_EMULATION
+  return (a != a || b != b) ? __builtin_nanf("") : (a > b ? a : b);
+#else
+  float y;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));
+  return y;
+#endif
+}
+
 // The activation in f32. With FSW_FAST_ACT 0 (an f32 output) as torch evaluates it (erff,
 // tanhf, expf); with FSW_FAST_ACT 1 (bf16, f16 and fp8 outputs) GELU (erf) from a polynomial in
 // the exponent (below), and GELU-tanh and SiLU as
@@ -61,26 +73,38 @@ __device__ __forceinline__ float fsw_rcp(float x) {
 #ifndef FSW_FAST_ERF
 #define FSW_FAST_ERF (2 * FSW_FAST_ACT)
 #endif
-// log2 Phi(-a) for 0 <= a <= 7, highest power first (tools/fit_gelu.py fits it, minimax on
-// [0, 7] with P(0) = -1, and --check holds these f32 values to |error| <= 2^-15.4 when evaluated
-// in f32 as below: Phi(-|x|) within 2^-15.9 of itself; past 7 P keeps falling, so Phi(-|x|) comes
-// out under Phi(-7) = 1.3e-12)
+// log2 Phi(-a) for 0 <= a <= 7, highest power first (tools/fit_gelu.py fits them, minimax on
+// [0, 7] with P(0) = -1, and --check holds these f32 values to their bounds when evaluated in f32
+// as below). Degree 7 for bf16 and f16 outputs: |error| <= 2^-15.4, Phi(-|x|) within 2^-15.9 of
+// itself. Degree 5 for fp8 outputs without amax, whose half ulp is 2^-4 (e4m3) or 2^-3 (e5m2) of
+// the value: |error| <= 2^-9.7, Phi(-|x|) within 2^-10.2 of itself, two FMAs an element fewer
+// (amax, reported in f32, keeps degree 7). Past 7 both keep falling, so Phi(-|x|) comes out under
+// Phi(-7) = 1.3e-12.
 constexpr float kGeluLog2Phi[] = {-1.597169898559514e-06f, 5.6395583669655025e-05f, -0.0008858584333211184f,
                                   0.008318084292113781f, -0.053546931594610214f, -0.45889022946357727f,
                                   -1.1510918140411377f, -1.0f};
+constexpr float kGeluLog2PhiFp8[] = {-0.0001587403821758926f, 0.0038856512401252985f, -0.0402156263589859f,
+                                     -0.47704967856407166f, -1.1429243087768555f, -1.0f};
 __device__ __forceinline__ float fsw_act(float x) {
 #if FSW_ACT == 1
   return x < 0.f ? 0.f : x;   // (torch.relu keeps NaN: no fmaxf here)
 #elif FSW_ACT == 2 && FSW_FAST_ERF == 2
-  // x Phi(x) with Phi(-|x|) = 2^P(|x|): seven FMAs and one ex2.approx, where erfc's rational
+  // x Phi(x) with Phi(-|x|) = 2^P(|x|): five or seven FMAs and one ex2.approx, where erfc's rational
   // approximation also needs a reciprocal (the SFU runs a quarter of the FMA rate: two SFU
   // operations an element cost as much issue time as the epilogue's other instructions).
   // Phi(|x|) = 1 - Phi(-|x|) >= 1/2 loses nothing to the subtraction; NaN stays NaN, -0 gives -0,
   // -inf NaN and +inf inf, as torch's formula.
   const float a = fabsf(x);
-  float q = kGeluLog2Phi[0];
+#if FSW_OUT_FP8 && !FSW_AMAX
+  constexpr int kTerms = sizeof(kGeluLog2PhiFp8) / sizeof(float);
+  const float* c = kGeluLog2PhiFp8;
+#else
+  constexpr int kTerms = sizeof(kGeluLog2Phi) / sizeof(float);
+  const float* c = kGeluLog2Phi;
+#endif
+  float q = c[0];
 #pragma unroll
-  for (int i = 1; i < 8; ++i) q = fmaf(q, a, kGeluLog2Phi[i]);
+  for (int i = 1; i < kTerms; ++i) q = fmaf(q, a, c[i]);
   const float e = fsw_ex2(q);   // Phi(-|x|)
   return x * (x < 0.f ? e : 1.f - e);
 #elif FSW_ACT == 2 && FSW_FAST_ERF == 1
@@ -130,6 +154,9 @@ __device__ __forceinline__ void fsw_prefetch_l2(const void* p) {
 struct EpilogueOps {
   float alpha, beta, scale, out_scale;   // scale: the per-tensor scales' product (else 1)
   unsigned int amax;                     // this thread's max |D| so far, as f32 bits
+#if FSW_AMAX
+  float amax_slot[F::kRowSlots];         // this tile's max |D| per row the thread holds (tile_done folds it in)
+#endif
   uint32_t col_smem;                     // F::kColSmem: this warpgroup's slot of column operands
 #if FSW_SCALE == 2
   float row_scale[F::kRowSlots];         // rowwise: scale_a of each row this thread holds, this tile
@@ -266,6 +293,10 @@ struct EpilogueOps {
   // Before a tile's registers are stored: the per-row operands of the rows this thread holds
   // (the plan's accumulator rows, through fastswz_fusion::kSlotRegister).
   __device__ __forceinline__ void tile(int tm, int w, int thread, const FswParams& p) {
+#if FSW_AMAX
+#pragma unroll
+    for (int s = 0; s < F::kRowSlots; ++s) amax_slot[s] = 0.f;
+#endif
 #if FSW_SCALE == 2
 #pragma unroll
     for (int s = 0; s < F::kRowSlots; ++s) {
@@ -352,10 +383,10 @@ struct EpilogueOps {
   }
 
   // Register pair (r, r + 1) = row m, columns n and n + 1 of D, in the chunk chunk() loaded
-  // last: x0, x1 (the accumulators) become the values to store.
+  // last: x0, x1 (the accumulators) become the values to store. (Elements past M and N are
+  // computed like the rest: the stores clip them, and amax leaves their rows out in tile_done.)
   __device__ __forceinline__ void apply(float& x0, float& x1, int r, int m, int n, const FswParams& p) {
 #if FSW_FUSED
-    const bool in_m = m < p.m, in0 = in_m && n < p.n, in1 = in_m && n + 1 < p.n;
     const int cs = 2 * (F::kColSlot[r] % F::kChunkSlots);   // the pair's columns in the chunk
     float s0 = alpha * scale, s1 = s0;
 #if FSW_SCALE == 2
@@ -375,8 +406,12 @@ struct EpilogueOps {
     v0 = fsw_act(v0);
     v1 = fsw_act(v1);
 #if FSW_AMAX
-    if (in0) amax = max(amax, __float_as_uint(fabsf(v0)));
-    if (in1) amax = max(amax, __float_as_uint(fabsf(v1)));
+    // Per row slot, no bounds test: columns past N hold act(0) = 0 (zero-filled operands, 0 column
+    // operands, -0 residual), which adds nothing; rows past M (act(bias), not 0) are left out by
+    // tile_done, once per row.
+    const int rs = F::kRowSlot[r];
+    amax_slot[rs] = fsw_max_nan(amax_slot[rs], fabsf(v0));
+    amax_slot[rs] = fsw_max_nan(amax_slot[rs], fabsf(v1));
 #endif
 #if FSW_OUT_FP8
     v0 *= out_scale;
@@ -387,6 +422,17 @@ struct EpilogueOps {
 #else
     x0 *= alpha;   // nothing fused: D = alpha * acc (alpha 1 unless the call gives it)
     x1 *= alpha;
+#endif
+  }
+
+  // After a tile's registers are stored: its rows' maxima into amax, the rows past M left out.
+  __device__ __forceinline__ void tile_done(int tm, int w, int thread, const FswParams& p) {
+#if FSW_AMAX
+#pragma unroll
+    for (int s = 0; s < F::kRowSlots; ++s) {
+      const int m = tm * P::kBM + 64 * w + P::accumulator::row(thread, F::kSlotRegister[s]);
+      if (m < p.m) amax = max(amax, __float_as_uint(amax_slot[s]));
+    }
 #endif
   }
 
