@@ -35,6 +35,13 @@ rule; a framework's allocator gives the same); A M x K and W N x K K-major as ``
 transposes for MN-major problems. D is checked against cuBLAS's result on up to 256 rows (NaN
 first, so an unwritten element fails; relative error bound 1e-2 bf16, 2e-2 e4m3).
 
+``--scale row`` (issue 28's rowwise target) times the e4m3 problems with per-row scales of A and
+per-column scales of B (random f32 in [0.5, 1.5)): fastswz's default rowwise plan
+(``default_config(..., fusion={"scale": "row"})``, what ``gemm(a, b, scale_a=, scale_b=)`` runs)
+against ``torch._scaled_mm(a, b, scale_a (M x 1), scale_b (1 x N))``, its default and, recorded
+beside it, ``use_fast_accum=True`` (the same accumulation as fastswz's); shapes ``_scaled_mm``
+refuses are listed, untimed. The summary then states issue 28's rowwise target.
+
 The DRAM bandwidth is measured once (a 1 GiB device-to-device copy, bytes read + written over the
 median time); every problem's roofline time is its bytes of A, B and D over it.
 
@@ -217,6 +224,21 @@ def group_stats(rows):
     return out
 
 
+def rowwise_stats(rows):
+    """Issue 28's rowwise figures of a ``--scale row`` run: the geometric mean of fastswz time /
+    ``_scaled_mm`` rowwise time (its default, and ``use_fast_accum=True``), the share of problems
+    at least as fast, the worst, and the shapes ``_scaled_mm`` refused."""
+    ok = [r for r in rows if not _failed(r) and "speed" in derive(r)]
+    ratio = [derive(r)["time_ratio"] for r in ok]
+    fast = [r["fastswz"]["median_ms"] / r["cublas_fast"]["median_ms"] for r in ok if r.get("cublas_fast")]
+    worst = max(ok, key=lambda r: derive(r)["time_ratio"], default=None)
+    return {"timed": len(ok), "refused": sum(1 for r in rows if r.get("refused")),
+            "geomean_time_ratio": _geomean(ratio), "share_at_least_as_fast": (sum(x <= 1.0 for x in ratio) / len(ratio)) if ratio else None,
+            "geomean_time_ratio_fast_accum": _geomean(fast),
+            "share_at_least_as_fast_fast_accum": (sum(x <= 1.0 for x in fast) / len(fast)) if fast else None,
+            "worst_speed": 1.0 / derive(worst)["time_ratio"] if worst else None, "worst": worst["name"] if worst else None}
+
+
 def summarize(rows):
     """:func:`group_stats` of all rows, of each bucket, and of each bucket x A type, in report
     order (keys ``"all"``, ``"decode"``, ``"decode/bf16"``, ...)."""
@@ -315,8 +337,10 @@ def format_row(row):
             f"{_num(d.get('fastswz_roofline_pct'), '.0f') + '%':>7}  {check}")
 
 
-def format_summary(summary):
-    """The per-bucket table and the targets, as text."""
+def format_summary(summary, rowwise=None):
+    """The per-bucket table and the targets, as text (``rowwise``, :func:`rowwise_stats` of a
+    ``--scale row`` run: the cuBLAS columns are ``_scaled_mm`` rowwise's, and issue 28's rowwise
+    target replaces issue 27's)."""
     lines = [f"{'group':<14} {'problems':>8} {'failed':>6} {'timed':>5} {'geomean t':>9} "
              f"{'>=0.9x':>6} {'<0.75x':>6} {'worst':>6}  {'roofline % med/min':>18} "
              f"{'>=80%':>5} {'*fallback':>9}  worst problem"]
@@ -332,6 +356,21 @@ def format_summary(summary):
                  "cuBLAS time / fastswz time; roofline %: DRAM roofline time / fastswz time; "
                  "*fallback: e4m3 rows timed against bf16 cuBLAS (_scaled_mm refused the shape): "
                  "count and their geomean t, outside the other columns")
+    if rowwise:
+        a = summary["all"]
+        lines.append("cuBLAS columns: torch._scaled_mm rowwise, its default (use_fast_accum=False)")
+        lines.append("target (issue 28): rowwise-scaled e4m3 at least as fast as torch._scaled_mm rowwise on the "
+                     "corpus shapes it accepts:")
+        met = None if a["geomean_time_ratio"] is None else a["geomean_time_ratio"] <= 1.0
+        lines.append(f"  {'MET ' if met else 'open' if met is None else 'MISS'}  geometric mean of fastswz / "
+                     f"_scaled_mm rowwise time: {_num(a['geomean_time_ratio'], '.3f')}")
+        if rowwise:
+            r = rowwise
+            lines.append(f"  {_pct(r['share_at_least_as_fast'])} of {r['timed']} problems at least as fast; worst "
+                         f"{_num(r['worst_speed'], '.2f')}x ({r['worst']}); with use_fast_accum=True: geomean t "
+                         f"{_num(r['geomean_time_ratio_fast_accum'], '.3f')}, "
+                         f"{_pct(r['share_at_least_as_fast_fast_accum'])} at least as fast; {r['refused']} shapes refused")
+        return "\n".join(lines)
     lines.append("targets (issue 27):")
     for text, met, detail in verdicts(summary):
         lines.append(f"  {'MET ' if met else 'open' if met is None else 'MISS'}  {text}: {detail}")
@@ -339,20 +378,26 @@ def format_summary(summary):
 
 
 # -- plans and kernels (no GPU) -----------------------------------------------------------------------
-def _choose(key):
-    from fastswz.cuda import choose_plan
+def _choose(key_scale):
+    from fastswz.cuda import choose_plan, default_config
 
+    key, scale = key_scale
     m, n, k, a_dt, b_dt, out_dt, a_major, b_major = key
     try:
-        return key, choose_plan(m, n, k, a_dt, b_dt, a_major, b_major, out_dt), None
+        if scale == "row":   # what gemm(a, b, scale_a=..., scale_b=...) runs given no plan
+            cfg = default_config(m, n, k, a_dt, b_dt, a_major, b_major, out_dt, fusion={"scale": "row"})
+        else:
+            cfg = choose_plan(m, n, k, a_dt, b_dt, a_major, b_major, out_dt)
+        return key, cfg, None
     except Exception as exc:  # noqa: BLE001 - recorded per problem
         return key, None, f"{type(exc).__name__}: {exc}"
 
 
-def choose_plans(problems, jobs):
+def choose_plans(problems, jobs, scale="none"):
     """``{problem.key: (config or None, error or None)}`` for the distinct problems, chosen in
-    ``jobs`` processes (``choose_plan`` ranks tune's space: ~0.05-0.1 s each)."""
-    keys = sorted({p.key for p in problems})
+    ``jobs`` processes (``choose_plan`` ranks tune's space: ~0.05-0.1 s each); ``scale="row"``:
+    the default rowwise-scaled plans."""
+    keys = [(key, scale) for key in sorted({p.key for p in problems})]
     if jobs <= 1 or len(keys) < 8:
         return {key: (cfg, err) for key, cfg, err in map(_choose, keys)}
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
@@ -391,7 +436,10 @@ def compile_plans(plans, jobs):
 
 
 def _selection(args):
-    problems = load_corpus(args.corpus, dtype=args.dtype.split(",") if args.dtype else None,
+    dtype = args.dtype.split(",") if args.dtype else None
+    if getattr(args, "scale", "none") == "row":   # scales are fp8's (the corpus's fp8 type: e4m3)
+        dtype = [d for d in (dtype or ["e4m3"]) if d in ("e4m3", "e5m2")] or ["e4m3"]
+    problems = load_corpus(args.corpus, dtype=dtype,
                            bucket=args.bucket.split(",") if args.bucket else None)
     return select(problems, subset=args.subset, limit=args.limit, shard=args.shard)
 
@@ -401,7 +449,7 @@ def cmd_precompile(args):
 
     problems = _selection(args)
     t0 = time.perf_counter()
-    plans = choose_plans(problems, args.jobs)
+    plans = choose_plans(problems, args.jobs, args.scale)
     t_choose = time.perf_counter() - t0
     kernels, errors, secs, new = compile_plans(plans, args.jobs)
     sizes = _cubins()
@@ -605,7 +653,7 @@ def cmd_run(args):
     if args.dry_run:
         return cmd_dry_run(args, problems)
     # the plans first, in worker processes forked before any CUDA state exists
-    plans = choose_plans(problems, args.jobs)
+    plans = choose_plans(problems, args.jobs, args.scale)
     t_plans = time.perf_counter() - started
     import fastswz
     from fastswz.cuda import KERNEL_VERSION, device_info
@@ -634,7 +682,7 @@ def cmd_run(args):
                             "limit": args.limit, "shard": args.shard},
               "timing": "launches queued back to back on one stream, each after an L2 flush and "
                         "between its own CUDA events; median of the repeats",
-              "flush": args.flush,
+              "flush": args.flush, "scale": args.scale,
               "budget_s": args.budget, "compile_errors": compile_errors}
     data = {"header": header, "rows": []}
     print(HEAD, flush=True)
@@ -661,7 +709,7 @@ def cmd_run(args):
             t0 = time.perf_counter()
             try:
                 row.update(_time_one(torch, gpu, ops, kernels[_config_id(cfg)], p, r, args.warmup,
-                                     args.check, args.launch))
+                                     args.check, args.launch, args.scale))
             except Exception as exc:  # noqa: BLE001 - one failure does not stop the corpus
                 row["error"] = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:200]}"
                 try:   # an out-of-memory error leaves the context usable; a kernel fault does not
@@ -683,10 +731,12 @@ def cmd_run(args):
     data["header"]["nvidia_smi_after"] = _nvidia_smi()
     data["header"]["elapsed_s"] = time.perf_counter() - started
     data["summary"] = summarize(data["rows"])
+    if args.scale == "row":
+        data["rowwise"] = rowwise_stats(data["rows"])
     if args.out:
         _write(args.out, data)
     print()
-    print(format_summary(data["summary"]))
+    print(format_summary(data["summary"], data.get("rowwise")))
     print(f"gpu_corpus: {len(data['rows'])} rows in {data['header']['elapsed_s']:.0f} s"
           + (f"; JSON {args.out}" if args.out else ""), flush=True)
     return 0
@@ -711,31 +761,76 @@ def _unfused(config):
         config.get("out_dtype") not in ("e4m3", "e5m2")
 
 
-def _launcher(kern, p, a, b, d, ptrs, lds, launch):
+def _launcher(kern, p, a, b, d, ptrs, lds, launch, scales=None):
     """``(go, how)``: fastswz's launch as a no-argument callable. ``prepared``: the kernel's
     prepared launch (tensor maps encoded once, as ``GemmKernel.time``); ``gemm``: the public
     ``fastswz.cuda.gemm`` per call (its host work and stream synchronisation inside the timed
     interval, so only fair on long kernels), also taken for a plan with keys beyond
     :data:`PREPARED_KEYS` or a prepared launch that no longer takes these arguments."""
     plain = set(kern.config) <= PREPARED_KEYS or _unfused(kern.config)
+    fields = {}
+    if scales is not None:   # rowwise: the epilogue's two scale vectors (unit strides)
+        fields = dict(scale_a=scales[0].data_ptr(), scale_b=scales[1].data_ptr(), sa_sm=1, sb_sn=1)
+        plain = plain or all(kern.config.get(k, v) == v for k, v in _fusion_defaults().items() if k != "scale")
     if launch == "prepared" and hasattr(kern, "_prepare") and plain:
         try:
-            return kern._prepare(*ptrs, p.m, p.n, p.k, *lds), "prepared"
+            return kern._prepare(*ptrs, p.m, p.n, p.k, *lds, **fields), "prepared"
         except TypeError:
             pass   # a changed signature: the public call below still runs the plan
     import fastswz.cuda
 
     view = d[:, :p.n]
+    kw = {} if scales is None else {"scale_a": scales[0].view(-1, 1), "scale_b": scales[1].view(1, -1)}
 
     def go():
-        fastswz.cuda.gemm(a, b, out=view, plan=kern)
+        fastswz.cuda.gemm(a, b, out=view, plan=kern, **kw)
     return go, "gemm"
 
 
-def _time_one(torch, gpu, ops, kern, p, reps, warmup, check, launch="prepared"):
+def _fusion_defaults():
+    from fastswz.cuda.codegen import FUSION_DEFAULTS
+    return FUSION_DEFAULTS
+
+
+def _cublas_rowwise(torch, p, a, b, sa, sb):
+    """``(fn, fn_fast, kind, library)``: ``torch._scaled_mm`` rowwise, its default and
+    ``use_fast_accum=True``, after one try; ``(None, None, why, ...)`` where it refuses the shape."""
+    sa2, sb2 = sa.view(-1, 1), sb.view(1, -1)
+
+    def fn():
+        return torch._scaled_mm(a, b, scale_a=sa2, scale_b=sb2, out_dtype=torch.bfloat16)
+
+    def fast():
+        return torch._scaled_mm(a, b, scale_a=sa2, scale_b=sb2, out_dtype=torch.bfloat16, use_fast_accum=True)
+    try:
+        fn()
+        fast()
+    except RuntimeError as exc:
+        return None, None, "refused: " + str(exc).strip().splitlines()[0][:160], "torch._scaled_mm rowwise"
+    return fn, fast, "same", f"torch._scaled_mm rowwise {p.a_dtype} (scale_a M x 1, scale_b 1 x N)"
+
+
+def _time_one(torch, gpu, ops, kern, p, reps, warmup, check, launch="prepared", scale="none"):
     a, b, d, ptrs, lds = ops.make(p)
+    if scale == "row":
+        sa = torch.rand(p.m, device="cuda") + 0.5
+        sb = torch.rand(p.n, device="cuda") + 0.5
+        fn, fast, kind, library = _cublas_rowwise(torch, p, a, b, sa, sb)
+        if fn is None:   # shapes _scaled_mm refuses: listed, not timed
+            return {"refused": kind}
+        go, how = _launcher(kern, p, a, b, d, ptrs, lds, launch, (sa, sb))
+        out = _time_pair(gpu, go, fn, kind, library, how, reps, warmup, check, p, d, torch)
+        out["cublas_fast"] = dict(gpu.time(fast, reps, warmup), kind=kind,
+                                  library=library + ", use_fast_accum=True")
+        return out
     go, how = _launcher(kern, p, a, b, d, ptrs, lds, launch)
     fn, kind, library = _cublas(torch, p, a, b)
+    return _time_pair(gpu, go, fn, kind, library, how, reps, warmup, check, p, d, torch)
+
+
+def _time_pair(gpu, go, fn, kind, library, how, reps, warmup, check, p, d, torch):
+    """fastswz's launch ``go`` and cuBLAS's ``fn``: the check, then both timed (again, both, when
+    either spread too much)."""
     out = {"launch": how}
     if check:
         d.fill_(float("nan"))
@@ -774,7 +869,8 @@ def cmd_summary(args):
         print()
     print(f"{len(rows)} problems from {len(args.files)} file(s); DRAM bandwidth "
           + ", ".join(f"{b:.0f}" for b in bws if b) + " GB/s")
-    print(format_summary(summarize(rows)))
+    row_mode = any(r.get("cublas_fast") or r.get("refused") for r in rows)
+    print(format_summary(summarize(rows), rowwise_stats(rows) if row_mode else None))
     return 0
 
 
@@ -797,6 +893,9 @@ def main(argv=None):
                        help="i/n: every n-th problem from the i-th")
         q.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                        help="processes choosing plans, threads compiling (default: the CPUs)")
+        q.add_argument("--scale", choices=("none", "row"), default="none",
+                       help="row: the e4m3 problems with per-row and per-column scales against "
+                            "torch._scaled_mm rowwise (issue 28); default none: unscaled, issue 27")
 
     q = sub.add_parser("precompile",
                        help="choose and compile the default plans into $FASTSWZ_CACHE (no GPU)")

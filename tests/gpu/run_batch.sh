@@ -5,7 +5,7 @@
 # schedules (check.py correct --schedules: swap-AB, split-K, ping-pong only), schedbench (their
 # candidates, tests/gpu/gemm/bench_schedules.json, on decode and long-K shapes beside cuBLAS),
 # epilogue (epilogue.py correct + bench), callbench (the call-overhead table), corpus (the shape
-# corpus beside cuBLAS), exhaustive (issue 29's search against every class; HELD_OUT=MxNxK,... or
+# corpus beside cuBLAS), rowwise (its e4m3 problems rowwise-scaled beside torch._scaled_mm rowwise), exhaustive (issue 29's search against every class; HELD_OUT=MxNxK,... or
 # FRESH=SEED,COUNT replace its held-out problems), sweep (1 and 2 GPUs; SWEEP_LIMIT=N: the corpus's
 # first N problems, precompiled first),
 # cublaskernels (SUBSET=globs: cuBLAS's kernels, grids and times beside fastswz's, torch.profiler),
@@ -53,6 +53,9 @@ for s in "$@"; do
              echo "sanitize: exit $?"; cp /tmp/san/sanitizer.txt "$out/" 2>/dev/null; tail -12 "$out/sanitize.txt" ;;
     callbench) timeout 200 python3 benchmarks/gpu_callpath.py --out /tmp/cb > "$out/callbench.txt" 2>&1
              cp /tmp/cb/callpath.json "$out/" 2>/dev/null; tail -20 "$out/callbench.txt" ;;
+    rowwise) timeout 560 python3 benchmarks/gpu_corpus.py run --scale row --out /tmp/rowwise.json \
+               --deadline ${CORPUS_DEADLINE:-400} > "$out/rowwise.txt" 2>&1; echo "rowwise: exit $?"
+             cp /tmp/rowwise.json "$out/" 2>/dev/null; tail -32 "$out/rowwise.txt" ;;
     corpus) FSW_DEADLINE=${CORPUS_DEADLINE:-400} OUT=/tmp/corpus timeout 560 bash tests/gpu/gemm/corpus.sh > "$out/corpus-log.txt" 2>&1
              echo "corpus: exit $?"; cp /tmp/corpus/corpus.json /tmp/corpus/corpus.txt "$out/" 2>/dev/null; tail -40 "$out/corpus-log.txt" ;;
     exhaustive) timeout 560 python3 tests/gpu/tune/exhaustive.py run --cache .fswcache --out /tmp/exh ${HELD_OUT:+--held-out $HELD_OUT} ${FRESH:+--fresh $FRESH} > "$out/exhaustive.txt" 2>&1
