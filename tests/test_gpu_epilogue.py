@@ -149,6 +149,58 @@ def test_scaled_mm_parity(torch, plan, form, out, bias):
             assert rel < (0.15 if out in FP8_MAX else 1e-2), rel   # typical: the output's rounding
 
 
+SCHEDULED_PLANS = [   # scales alone run in every schedule (codegen.scheduled_fusion)
+    dict(bm=128, bn=16, bk=128, stages=4, swap_ab=True, split_k=4, split_reduce="last_cta"),
+    dict(bm=128, bn=16, bk=128, stages=4, swap_ab=True, split_k=3, split_reduce="kernel"),
+    dict(bm=128, bn=32, bk=128, stages=4, swap_ab=True),
+    dict(bm=64, bn=128, bk=128, stages=4, split_k=3, split_reduce="kernel"),
+    dict(bm=128, bn=128, bk=128, stages=4, split_k=4, split_reduce="last_cta"),
+    None,   # gemm()'s default plan (swap-AB and split-K at these shapes)
+]
+
+
+@pytest.mark.parametrize("form", ["tensor", "row"])
+@pytest.mark.parametrize("plan", SCHEDULED_PLANS, ids=lambda p: "default" if p is None else
+                         f"{p['bm']}x{p['bn']}{'-swap' if p.get('swap_ab') else ''}"
+                         f"-split{p.get('split_k', 1)}{'-' + p['split_reduce'] if 'split_reduce' in p else ''}")
+@pytest.mark.parametrize("shape", [(5, 1000, 4096), (64, 2112, 5120), (1, 3584, 18944)])
+def test_scales_in_the_swapped_and_split_schedules(torch, plan, form, shape):
+    """Per-tensor and rowwise scales with swap-AB and split-K (both reductions): on integers and
+    power-of-two scales equal to the f32 product scaled, rounded to bf16; on random values
+    within the accumulation bound of torch._scaled_mm rowwise (or that f32 math where it refuses
+    the shape). With swap-AB the launch hands the kernel the scale vectors swapped."""
+    from fastswz.cuda import gemm
+
+    m, n, k = shape
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(7)
+    e4 = torch.float8_e4m3fn
+    cfg = None if plan is None else dict(plan, a_dtype="e4m3", b_dtype="e4m3", scale=form)
+    shape_a, shape_b = ((), ()) if form == "tensor" else ((m, 1), (1, n))
+    for ints in (True, False):
+        if ints:
+            a, b = _ints(torch, (m, k), gen).to(e4), _ints(torch, (n, k), gen).to(e4).t()
+            sa, sb = _pow2(torch, shape_a, gen), _pow2(torch, shape_b, gen)
+        else:
+            a = torch.randn((m, k), generator=gen, device="cuda").to(e4)
+            b = torch.randn((n, k), generator=gen, device="cuda").to(e4).t()
+            sa = torch.rand(shape_a, generator=gen, device="cuda") + 0.5
+            sb = torch.rand(shape_b, generator=gen, device="cuda") + 0.5
+        got = gemm(a, b, plan=cfg, scale_a=sa, scale_b=sb)
+        y = (a.float() @ b.float()) * (sa * sb)
+        torch.cuda.synchronize()
+        if ints:
+            assert _same(torch, got, y.to(torch.bfloat16)) == 0
+            continue
+        s = (a.float().abs() @ b.float().abs()) * (sa * sb)
+        tol = _ulp(torch, y, "bf16") + (k // 32) * 2.0 ** -13 * s.double()
+        assert int(((got.double() - y.double()).abs() > tol).sum()) == 0
+    if plan is None and m > 1:
+        from fastswz.cuda import default_config
+        c = default_config(m, n, k, "e4m3", "e4m3", fusion={"scale": form})
+        assert c["swap_ab"] or c["split_k"] > 1   # the default takes a schedule here
+
+
 @pytest.mark.parametrize("form", ["tensor", "row"])
 def test_scaled_mm_parity_promoted(torch, form):
     """use_fast_accum=False on both sides: fastswz adds each k-tile's partial sums to f32."""

@@ -1031,10 +1031,11 @@ def default_config(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major
     fusion = dict(fusion or {})
     if fusion.get("scale") == "block" or fusion.get("promote"):
         return choose_block_scaled_plan(a_dtype, b_dtype, out_dtype, fusion, epilogue=epilogue)
-    fused = any(fusion.get(key, v) != v for key, v in codegen.FUSION_DEFAULTS.items()) \
-        or out_dtype in ("e4m3", "e5m2")
+    # swap-AB and split-K take scales alone (codegen.scheduled_fusion): the decode shapes of
+    # rowwise fp8 get the unscaled problem's schedule
+    scheduled = codegen.scheduled_fusion(dict(fusion, a_dtype=a_dtype, b_dtype=b_dtype, out_dtype=out_dtype))
     cfg = choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=epilogue,
-                      schedules=not fused)
+                      schedules=scheduled)
     return normalize_config(cfg, **fusion)
 
 

@@ -214,6 +214,23 @@ def plan_for(config):
                      epilogue_stages=c["epilogue_stages"] if c["epilogue"] else 1)
 
 
+def scheduled_fusion(config) -> bool:
+    """True when the configuration's fused epilogue runs in every schedule, swap-AB and split-K
+    included: nothing fused, or per-tensor or rowwise scales alone with a 16- or 32-bit output.
+    A scale multiplies each element's sum, so it applies after the split-K reduction (the
+    reduction kernel or the last split loads the rows' and columns' scales as the single-pass
+    epilogue does), and with swap-AB the kernel's rows are D's columns: the launch swaps the two
+    scale vectors (:meth:`fastswz.cuda.runtime.GemmKernel.launch`).
+
+    >>> scheduled_fusion({"scale": "row"}), scheduled_fusion({"scale": "row", "bias": "bf16"})
+    (True, False)
+    """
+    c = normalize_config(config)
+    rest = {key: v for key, v in FUSION_DEFAULTS.items() if key != "scale"}
+    return (all(c[key] == v for key, v in rest.items()) and c["scale"] in ("none", "tensor", "row")
+            and c["out_dtype"] not in ("e4m3", "e5m2"))
+
+
 def supported(config) -> "str | None":
     """None when the sm90 kernel family runs this configuration, else the reason it does not.
 
@@ -250,12 +267,11 @@ def _supported(c):
         if c[op + "_dtype"] not in _INPUTS:
             return (f"{op}_dtype={c[op + '_dtype']}: the kernel family takes f16, bf16, tf32/f32, "
                     f"e4m3 and e5m2 inputs")
-    fused = (any(c[key] != v for key, v in FUSION_DEFAULTS.items())
-             or c["out_dtype"] in ("e4m3", "e5m2"))
-    if fused and (c["swap_ab"] or c["split_k"] > 1):
-        return ("swap_ab/split_k with a fused epilogue, scales, amax or an fp8 output: the fused "
-                "epilogue runs in the single-pass schedules only (cooperative or ping-pong); use "
-                "swap_ab=False and split_k=1")
+    if not scheduled_fusion(c) and (c["swap_ab"] or c["split_k"] > 1):
+        return ("swap_ab/split_k with a bias, residual, activation, amax, block scales, promotion or "
+                "an fp8 output: those run in the single-pass schedules only (cooperative or "
+                "ping-pong); use swap_ab=False and split_k=1 (per-tensor and rowwise scales alone "
+                "take every schedule)")
     if c["split_k"] < 1 or c["split_k"] > MAX_SPLIT_K:
         return (f"split_k={c['split_k']} must be in 1..{MAX_SPLIT_K} (K splits per output tile; "
                 f"1: no split)")

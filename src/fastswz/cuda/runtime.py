@@ -174,6 +174,15 @@ def _nvrtc_version_uncached():
     return f"{major}.{minor}"
 
 
+def _swap_rowwise(fields):
+    """Rowwise scales in a swap-AB kernel's frame: its rows are D's columns, so its scale_a is
+    the caller's scale_b and the other way round (with their strides)."""
+    f = dict(fields)
+    f["scale_a"], f["scale_b"] = fields.get("scale_b"), fields.get("scale_a")
+    f["sa_sm"], f["sb_sn"] = fields.get("sb_sn", 1), fields.get("sa_sm", 1)
+    return f
+
+
 def cache_dir() -> pathlib.Path:
     """``$FASTSWZ_CACHE`` or ``~/.cache/fastswz``."""
     return pathlib.Path(os.environ.get("FASTSWZ_CACHE") or pathlib.Path.home() / ".cache" / "fastswz")
@@ -501,6 +510,8 @@ class GemmKernel:
             ws = alloc_async(self.workspace_bytes(m, n, k), stream, ordinal) if own else int(workspace)
         if self._swap:   # D^T = B^T A^T: the kernel's A is the caller's B, its M the caller's N
             a_ptr, b_ptr, m, n, lda, ldb = b_ptr, a_ptr, n, m, ldb, lda
+            if self.config["scale"] == "row":   # and its rows' scales are the caller's columns'
+                fields = _swap_rowwise(fields)
         if self._splits == 1:
             lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd,
                     self._pack(d_ptr, ldd, m, n, k, **fields) if fields else self._params0, g)

@@ -50,10 +50,18 @@ fastswz_splitk_reduce(const __grid_constant__ FswParams p) {
       first = false;
     }
   }
-  // split-K kernels are never fused (supported() refuses it): the epilogue ops' one operand is
-  // alpha. (The whole init(p) cost the reduction 500 bytes of spills in ptxas's report.)
+  // A split-K kernel fuses scales alone (codegen.scheduled_fusion): per tensor, or the rows'
+  // scale_a and the pair's columns' scale_b (its chunk of column operands, loaded as the
+  // single-pass epilogue loads them). Unscaled, alpha is the ops' one operand (the whole
+  // init(p) cost the reduction 500 bytes of spills in ptxas's report).
   Epilogue epilogue;
+#if FSW_SCALE
+  epilogue.ops.init(p);
+  epilogue.ops.tile(tm, w, thread, p);
+  epilogue.ops.load_chunk(0, r / F::kChunkRegisters, tm, tn, w, thread, p);
+#else
   epilogue.ops.alpha = p.alpha;
+#endif
   epilogue.store_pair(x0, x1, r, w, thread, tm, tn, p);
 }
 #endif
