@@ -324,7 +324,8 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
         None (default): as above; True: only plans whose epilogue tile fits (with at least
         :data:`EPILOGUE_MIN_STAGES` stages); False: register stores, the model's plan as ranked.
     schedules : bool
-        False: no swap-AB or split-K plan (the fused epilogue runs in the single-pass schedule).
+        False: no swap-AB or split-K plan (a fused epilogue beyond scales runs in the single-pass
+        schedules only: :func:`fastswz.cuda.codegen.scheduled_fusion`).
 
     Returns
     -------
