@@ -14,6 +14,9 @@ gemm               ``fastswz.cuda.gemm(a, b)`` (allocates D)
 torch_op           ``torch.ops.fastswz.gemm(a, b)`` (the custom op, through torch's dispatcher)
 kernel_launch      ``GemmKernel.launch`` on raw pointers
 raw_launch         the C launcher's ``run`` with everything prepared: cuLaunchKernel's own cost
+gemm_rowwise_out   ``fastswz.cuda.gemm(a8, b8, scale_a=sa, scale_b=sb, out=out)``: e4m3, rowwise
+                   scales (M x 1, 1 x N), 16 x 256 x 256 (a decode-sized fused call: the general path)
+scaled_mm_rowwise  ``torch._scaled_mm(a8, b8, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)``
 =================  ================================================================================
 
 Run on the GPU machine: ``python benchmarks/gpu_callpath.py`` (prints the table, writes JSON);
@@ -111,3 +114,45 @@ def test_raw_launch(benchmark, problem):
     params = call.pack
     run, g = call.lau.run, call.grid
     _loop(benchmark, lambda: run(0, pa, pb, pd, M, N, K, K, K, N, params, g), "raw_launch")
+
+
+@pytest.fixture(scope="module")
+def rowwise_problem():
+    _ready()
+    import fastswz.cuda as fc
+
+    m, n, k = 16, 256, 256
+    e4 = torch.float8_e4m3fn
+    a8 = torch.randn(m, k, device="cuda").to(e4)
+    b8 = torch.randn(n, k, device="cuda").to(e4).t()
+    sa = torch.rand(m, 1, device="cuda") + 0.5
+    sb = torch.rand(1, n, device="cuda") + 0.5
+    out = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+    for _ in range(3):
+        fc.gemm(a8, b8, scale_a=sa, scale_b=sb, out=out)
+    torch.cuda.synchronize()
+    return fc, a8, b8, sa, sb, out
+
+
+def _loop_rowwise(benchmark, one, impl):
+    def run():
+        for _ in range(CALLS):
+            one()
+        torch.cuda.synchronize()
+
+    benchmark.group = "rowwise e4m3 call 16x256x256"
+    benchmark.extra_info.update(impl=impl, calls=CALLS)
+    benchmark.pedantic(run, rounds=30, warmup_rounds=3)
+
+
+def test_gemm_rowwise_out(benchmark, rowwise_problem):
+    fc, a8, b8, sa, sb, out = rowwise_problem
+    _loop_rowwise(benchmark, lambda: fc.gemm(a8, b8, scale_a=sa, scale_b=sb, out=out), "gemm_rowwise_out")
+    ref = (a8.double() @ b8.double()) * (sa.double() * sb.double())
+    assert float((out.double() - ref).norm() / ref.norm()) < 2e-2
+
+
+def test_scaled_mm_rowwise(benchmark, rowwise_problem):
+    fc, a8, b8, sa, sb, out = rowwise_problem
+    _loop_rowwise(benchmark, lambda: torch._scaled_mm(a8, b8, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16),
+                  "scaled_mm_rowwise")

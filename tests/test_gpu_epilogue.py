@@ -201,6 +201,53 @@ def test_scales_in_the_swapped_and_split_schedules(torch, plan, form, shape):
         assert c["swap_ab"] or c["split_k"] > 1   # the default takes a schedule here
 
 
+@pytest.mark.parametrize("shape", [(16, 256, 256), (64, 2112, 5120), (512, 1024, 2048)])
+def test_fused_fast_path_reads_each_calls_arguments(torch, shape):
+    """A fused call like an earlier one takes the prepared fast path (fastswz.cuda._FusedCall):
+    every argument's pointer is read again (new scales, bias and out give their own product, the
+    same as the general path's), and a call whose arguments break a rule falls back to the
+    general path, which refuses it by name."""
+    import fastswz.cuda as fc
+
+    m, n, k = shape
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(8)
+    e4 = torch.float8_e4m3fn
+    a = _ints(torch, (m, k), gen).to(e4)
+    b = _ints(torch, (n, k), gen).to(e4).t()
+
+    def operands():
+        return (_pow2(torch, (m, 1), gen), _pow2(torch, (1, n), gen), _ints(torch, (n,), gen, -8, 8).to(torch.bfloat16))
+
+    for fused in ("scales", "bias"):
+        outs = []
+        for i in range(3):
+            sa, sb, bv = operands()
+            kw = dict(scale_a=sa, scale_b=sb) if fused == "scales" else dict(bias=bv, activation="relu")
+            out = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
+            got = fc.gemm(a, b, out=out, **kw)
+            y = a.float() @ b.float()
+            y = y * (sa * sb) if fused == "scales" else torch.relu(y + bv.float())
+            torch.cuda.synchronize()
+            assert got is out and _same(torch, got, y.to(torch.bfloat16)) == 0, (fused, i)
+            outs.append(got)
+        extras = dict(bias=None, c=None, alpha=None, beta=None, activation=None, scale_a=None, scale_b=None,
+                      out_scale=None, amax=None, use_fast_accum=None)
+        extras.update(kw)
+        assert isinstance(fc._CALLS.get(fc._fused_key(a, b, outs[-1], None, extras)), fc._FusedCall)
+    # a new D allocated by the fast path; then amax inside out: the general path's error
+    sa, sb, _ = operands()
+    d1 = fc.gemm(a, b, scale_a=sa, scale_b=sb)
+    d2 = fc.gemm(a, b, scale_a=sa, scale_b=sb)
+    torch.cuda.synchronize()
+    assert d1.data_ptr() != d2.data_ptr() and _same(torch, d1, d2) == 0
+    out = torch.zeros((m, n), device="cuda", dtype=torch.float32)
+    am = torch.zeros((), device="cuda")
+    fc.gemm(a, b, out=out, scale_a=sa, scale_b=sb, amax=am)
+    with pytest.raises(fc.GemmArgumentError, match="amax lies inside out"):
+        fc.gemm(a, b, out=out, scale_a=sa, scale_b=sb, amax=out[0, 0])
+
+
 @pytest.mark.parametrize("form", ["tensor", "row"])
 def test_scaled_mm_parity_promoted(torch, form):
     """use_fast_accum=False on both sides: fastswz adds each k-tile's partial sums to f32."""

@@ -910,6 +910,16 @@ def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=Non
         extras = dict(bias=bias, c=c, alpha=alpha, beta=beta, activation=activation,
                       scale_a=scale_a, scale_b=scale_b, out_scale=out_scale, amax=amax,
                       use_fast_accum=use_fast_accum)
+        # a fused call on torch tensors like an earlier one (the same types, shapes, strides,
+        # GPUs, scalars and activation): that call's kernel and fields, the pointers read again
+        if type(a) in _FAST_TYPES and type(b) in _FAST_TYPES and plan is None and stream is None \
+                and a_dtype is None and b_dtype is None:
+            key = _fused_key(a, b, out, out_dtype, extras)
+            call = _CALLS.get(key) if key is not None else None
+            if call is not None:
+                d = call.run_fused(a, b, out, extras)
+                if d is not None:
+                    return d
     return _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream, extras)
 
 
@@ -1013,9 +1023,13 @@ def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream, extras=None):
     finally:
         staged.release()
     if (A.kind == "torch" and B.kind == "torch" and stream is None and a_dtype is None
-            and b_dtype is None and plan is None and not staged.used and d_ok and extras is None):
-        _remember(a, b, None if new_out else out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed,
-                  device, out if new_out else None)
+            and b_dtype is None and plan is None and not staged.used and d_ok):
+        if extras is None:
+            _remember(a, b, None if new_out else out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed,
+                      device, out if new_out else None)
+        else:
+            _remember_fused(a, b, None if new_out else out, out_dtype, extras, fields, kern, m, n, k,
+                            lda, ldb, ldd, ed, device, out if new_out else None)
     return out
 
 
@@ -1262,6 +1276,118 @@ def _remember(a, b, out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed, device, ne
     if len(_CALLS) >= _MAX_CALLS:
         _CALLS.clear()
     _CALLS[_torch_key(a, b, out, out_dtype)] = call
+
+
+#: the epilogue arguments that are arrays (their pointers are FswParams fields of the same name)
+_EXTRA_ARRAYS = ("bias", "c", "scale_a", "scale_b", "out_scale", "amax")
+
+
+def _fused_key(a, b, out, out_dtype, extras):
+    """The fused fast path's key of a call (None: not eligible): the plain call's key and, per
+    epilogue argument, a torch tensor's type, shape, strides and GPU, or the scalar itself."""
+    parts = []
+    for name in ("bias", "c", "alpha", "beta", "activation", "scale_a", "scale_b", "out_scale", "amax",
+                 "use_fast_accum"):
+        x = extras[name]
+        if x is None or type(x) in (bool, int, float, str):
+            parts.append((type(x), x))
+        elif type(x) in _FAST_TYPES:
+            parts.append((x.dtype, x.shape, x.stride(), x.get_device()))
+        else:
+            return None
+    return ("fused", _torch_key(a, b, out, out_dtype), tuple(parts))
+
+
+def _span(x):
+    """Bytes from a torch tensor's base pointer to one past its last element."""
+    if not x.numel():
+        return 0
+    return (sum((d - 1) * st for d, st in zip(x.shape, x.stride())) + 1) * x.element_size()
+
+
+def _remember_fused(a, b, out, out_dtype, extras, fields, kern, m, n, k, lda, ldb, ldd, ed, device,
+                    new_out):
+    """Prepare the fused fast path for calls like this one: its kernel, launcher, leading
+    dimensions, the fields that stay (scalars, strides) and which fields take which argument's
+    pointer; not when an argument was staged (its field is not its own pointer)."""
+    key = _fused_key(a, b, out, out_dtype, extras)
+    if key is None:
+        return
+    ptrs = {}
+    for name in _EXTRA_ARRAYS:
+        x = extras[name]
+        if x is not None:
+            if fields.get(name) != x.data_ptr():
+                return
+            ptrs[name] = (x.data_ptr() % 16, _span(x))
+    call = _FusedCall()
+    call.kern, call.lau = kern, kern.launcher(device)
+    call.m, call.n, call.k, call.lda, call.ldb, call.ldd = m, n, k, lda, ldb, ldd
+    call.grid, call.device = kern.grid(m, n, device), device
+    call.d_align = 16 if kern.config["epilogue"] else 2 * ed
+    call.d_bytes = ((m - 1) * ldd + n) * ed
+    call.a_bytes, call.b_bytes = _span(a), _span(b)
+    call.static = {f: v for f, v in fields.items() if f not in ptrs}
+    call.ptrs = ptrs
+    call.in_place = extras["c"] is not None and out is not None and extras["c"].data_ptr() == out.data_ptr()
+    call.scheduled = bool(kern.config["swap_ab"] or kern.config["split_k"] > 1)
+    call.ws_bytes = kern.workspace_bytes(m, n, k) if kern.config["split_k"] > 1 else 0
+    if new_out is not None:
+        import torch
+
+        shape, dt, dev = (m, n), new_out.dtype, new_out.device
+        call.alloc = lambda: torch.empty(shape, dtype=dt, device=dev)
+    else:
+        call.alloc = None
+    if len(_CALLS) >= _MAX_CALLS:
+        _CALLS.clear()
+    _CALLS[key] = call
+
+
+class _FusedCall:
+    """A prepared fused call (:func:`_remember_fused`); ``run_fused`` returns D, or None when
+    this call's pointers break a rule the general path checks (alignment, overlaps), so that
+    path runs and says which."""
+
+    __slots__ = ("kern", "lau", "m", "n", "k", "lda", "ldb", "ldd", "grid", "device", "d_align",
+                 "d_bytes", "a_bytes", "b_bytes", "static", "ptrs", "in_place", "scheduled",
+                 "ws_bytes", "alloc")
+
+    def run_fused(self, a, b, out, extras):
+        pa, pb = a.data_ptr(), b.data_ptr()
+        if out is None:
+            d = self.alloc()
+            pd = d.data_ptr()
+        else:
+            d, pd = out, out.data_ptr()
+            if (pd < pa + self.a_bytes and pa < pd + self.d_bytes
+                    or pd < pb + self.b_bytes and pb < pd + self.d_bytes):
+                return None
+        if (pa | pb) & 15 or pd % self.d_align:
+            return None
+        fields = dict(self.static)
+        for name, (align, span) in self.ptrs.items():
+            p = extras[name].data_ptr()
+            if p % 16 != align:
+                return None
+            if not (name == "c" and self.in_place and p == pd) and p < pd + self.d_bytes and pd < p + span:
+                return None   # an argument inside D (the general path names the rule)
+            fields[name] = p
+        stream = _torch_stream(self.device)
+        if not self.scheduled:
+            kern = self.kern
+            self.lau.run(stream, pa, pb, pd, self.m, self.n, self.k, self.lda, self.ldb, self.ldd,
+                         kern._pack(pd, self.ldd, self.m, self.n, self.k, **fields), self.grid)
+            return d
+        ws = None
+        if self.ws_bytes:
+            import torch
+
+            # stream-ordered from torch's allocator, back to it once the launches are queued
+            ws = torch.empty(self.ws_bytes, dtype=torch.uint8, device=torch.device("cuda", self.device))
+        self.kern.launch(pa, pb, pd, self.m, self.n, self.k, self.lda, self.ldb, self.ldd, stream=stream,
+                         device=self.device, workspace=None if ws is None else ws.data_ptr(), **fields)
+        return d
 
 
 class _Staging:
