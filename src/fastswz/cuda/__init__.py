@@ -882,8 +882,10 @@ def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=Non
     Notes
     -----
     A call whose types, shapes, strides, GPUs and output match an earlier call reuses that
-    call's plan and loaded kernel; only the pointers and the stream are read again. Calls with
-    epilogue or scale arguments take the general path (every rule checked on each call).
+    call's plan and loaded kernel; only the pointers and the stream are read again. On torch
+    tensors this holds for calls with epilogue or scale arguments too (their types, shapes,
+    strides, GPUs and scalars part of the match; each argument's pointer read again, its alignment
+    and overlap with D checked); other calls take the general path, every rule checked.
     """
     if type(a) in _FAST_TYPES and plan is None and stream is None and a_dtype is None \
             and b_dtype is None and type(b) in _FAST_TYPES and bias is None and c is None \
