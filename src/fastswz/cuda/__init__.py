@@ -127,6 +127,11 @@ EPILOGUE_MIN_STAGES = 3
 #: earlier rule (blocks through 2 tiles first, measured on the H100 against the whole tile
 #: only) lost 2-12% there.
 EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES = 64, 1
+#: Epilogue tiles of a fused epilogue's default plan (default_config: bias, activation, residual,
+#: amax, fp8 output or block scales; scales alone keep choose_plan's): on an H100 (BENCHMARKS.md,
+#: issue 28, eleventh session; tests/gpu/gemm/ab_configs.py) two tiles made the 128 x 256 bias +
+#: GELU + e4m3 plan 1.2-3.0% faster than one on all six shapes timed, in turn.
+FUSED_EPILOGUE_STAGES = 2
 
 
 # -- schedules (issue 27). The rules below come from the kernel's structure and from what other
@@ -1051,9 +1056,17 @@ def default_config(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major
     # swap-AB and split-K take scales alone (codegen.scheduled_fusion): the decode shapes of
     # rowwise fp8 get the unscaled problem's schedule
     scheduled = codegen.scheduled_fusion(dict(fusion, a_dtype=a_dtype, b_dtype=b_dtype, out_dtype=out_dtype))
-    cfg = choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=epilogue,
-                      schedules=scheduled)
-    return normalize_config(cfg, **fusion)
+    cfg = normalize_config(choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype,
+                                       epilogue=epilogue, schedules=scheduled), **fusion)
+    if (not scheduled and cfg["epilogue"] and 0 < cfg["epilogue_n"] < cfg["bn"] and cfg["epilogue_stages"] == 1
+            and not cfg["pingpong"]):
+        # a fused epilogue's column blocks through two epilogue tiles where they fit beside the
+        # stages and the column operands (FUSED_EPILOGUE_STAGES)
+        two = normalize_config(cfg, epilogue_stages=FUSED_EPILOGUE_STAGES)
+        if codegen.supported(two) is None and (codegen.kernel_row(two)["fusion"]["col_operands"] is not None
+                                               or codegen.kernel_row(cfg)["fusion"]["col_operands"] is None):
+            cfg = two
+    return cfg
 
 
 def choose_block_scaled_plan(a_dtype="e4m3", b_dtype="e4m3", out_dtype="bf16", fusion=None, epilogue=None):
