@@ -37,7 +37,20 @@ import numpy as np
 END = 7.0
 #: the kernel's lists: name -> (degree, the bound on max |P(a) - log2 Phi(-a)| over [0, END])
 FITS = {"kGeluLog2Phi": (7, 2.0 ** -15.4), "kGeluLog2PhiFp8": (5, 2.0 ** -9.7)}
-KERNEL = pathlib.Path(__file__).resolve().parents[1] / "src" / "fastswz" / "kernels" / "sm90" / "epilogue_ops.cuh"
+
+
+def _kernel_path():
+    """The kernel source: the checkout's, else the installed package's (the sdist's tests run
+    without src/)."""
+    here = pathlib.Path(__file__).resolve().parents[1] / "src" / "fastswz" / "kernels" / "sm90" / "epilogue_ops.cuh"
+    if here.exists():
+        return here
+    from importlib import resources
+
+    return pathlib.Path(str(resources.files("fastswz").joinpath("kernels", "sm90", "epilogue_ops.cuh")))
+
+
+KERNEL = _kernel_path()
 
 
 def log2_phi_neg(a):
