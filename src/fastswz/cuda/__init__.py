@@ -30,7 +30,7 @@ from .codegen import GEMM_KEYS, OUT_DTYPES, dtype_bits, kernel_sources, normaliz
 __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources", "GemmKernel",
            "device_info", "device_key", "choose_plan", "CudaError", "CudaUnavailableError",
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
-           "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES",
+           "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES", "FUSED_EPILOGUE_STAGES",
            "default_out_dtype", "SWAP_AB_MAX_M", "SPLIT_K_FILL", "SPLIT_K_MIN_KTILES", "SPLIT_K_MAX",
            "SPLIT_K_TILE", "SPLIT_K_MIN_KTILES_MN", "SPLIT_K_SWAP_M", "FULL_WIDTH_BK",
            "split_k_splits", "choose_block_scaled_plan", "default_config",
@@ -1044,7 +1044,10 @@ def default_config(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major
                    fusion=None, epilogue=None):
     """The configuration :func:`gemm` runs given no plan: :func:`choose_plan`'s (or, for block
     scales, :func:`choose_block_scaled_plan`'s) with the call's fused epilogue (``fusion``: the
-    configuration keys ``activation``, ``bias``, ``residual``, ``scale``, ``amax``).
+    configuration keys ``activation``, ``bias``, ``residual``, ``scale``, ``amax``). Scales alone
+    keep ``choose_plan``'s schedules (swap-AB, split-K: :func:`codegen.scheduled_fusion`); any
+    other fused epilogue takes a single-pass plan, its column blocks through
+    :data:`FUSED_EPILOGUE_STAGES` epilogue tiles where they fit.
 
     >>> c = default_config(4096, 14336, 4096, fusion={"activation": "gelu", "bias": "bf16"})
     >>> c["bn"], c["epilogue"], c["activation"], c["bias"]
