@@ -8,20 +8,16 @@ FUSION-JSON as ab_defines.py's (with "out_dtype"). PRECOMPILE=1 compiles every v
 """
 import json, os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "src"))
-from fastswz.cuda import default_config, normalize_config, supported
-from fastswz.cuda.runtime import GemmKernel, check, compile_cubin
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ab_defines import default_plans  # noqa: E402 - the same specs as ab_defines.py
+from fastswz.cuda import normalize_config, supported  # noqa: E402
+from fastswz.cuda.runtime import GemmKernel, check, compile_cubin  # noqa: E402
 
 variants = json.loads(sys.argv[1])
 probs = []
-for spec in sys.argv[2:]:
-    shape, dt, *fusion = spec.split(":", 2)
-    m, n, k = (int(x) for x in shape.split("x"))
-    fusion = json.loads(fusion[0]) if fusion else {}
-    out = fusion.pop("out_dtype", "bf16")
-    base = default_config(m, n, k, dt, dt, out_dtype=out, fusion=fusion)
+for m, n, k, dt, base in default_plans(sys.argv[2:]):
     cfgs = [base] + [normalize_config(dict(base, **v)) for v in variants]
-    cfgs = [c for c in cfgs if supported(c) is None]
-    probs.append((m, n, k, dt, cfgs))
+    probs.append((m, n, k, dt, [c for c in cfgs if supported(c) is None]))
 if os.environ.get("PRECOMPILE"):
     for *_, cfgs in probs:
         for c in cfgs:
