@@ -1318,3 +1318,19 @@ def test_split_reduce_is_a_plan_input():
     assert fastswz.cuda.supported(fastswz.cuda.normalize_config(base, split_k=64, split_reduce="last_cta")) is None
     with pytest.raises(fastswz.PlanError, match="reduce='elsewhere'"):
         fastswz.plan.with_schedule(fastswz.plan_gemm().row(0), split_k=2, reduce="elsewhere")
+
+
+def test_default_config_is_memoized_with_choose_plan():
+    """default_config answers from a memo that choose_plan.cache_clear() forgets too, and hands
+    out copies: a caller that edits its configuration does not change the next answer."""
+    from fastswz.cuda import _DEFAULT_MEMO, choose_plan, default_config
+
+    fusion = {"activation": "gelu", "bias": "bf16"}
+    first = default_config(4096, 14336, 4096, "e4m3", "e4m3", out_dtype="e4m3", fusion=fusion)
+    first["bm"] = -1
+    again = default_config(4096, 14336, 4096, "e4m3", "e4m3", out_dtype="e4m3", fusion=fusion)
+    assert again["bm"] == 128 and again["epilogue_stages"] == 2 and again["activation"] == "gelu"
+    assert _DEFAULT_MEMO
+    choose_plan.cache_clear()
+    assert not _DEFAULT_MEMO
+    assert default_config(4096, 14336, 4096, "e4m3", "e4m3", out_dtype="e4m3", fusion=fusion) == again

@@ -373,7 +373,15 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
 
 
 _PLAN_MEMO = {}
-choose_plan.cache_clear = _PLAN_MEMO.clear
+_DEFAULT_MEMO = {}   # default_config's answers: they build on choose_plan's, so they go together
+
+
+def _clear_plan_memos():
+    _PLAN_MEMO.clear()
+    _DEFAULT_MEMO.clear()
+
+
+choose_plan.cache_clear = _clear_plan_memos
 
 
 def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, schedules=True):
@@ -1054,6 +1062,19 @@ def default_config(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major
     (256, True, 'gelu', 'bf16')
     """
     fusion = dict(fusion or {})
+    # memoized with choose_plan (its cache_clear forgets both): the general call path asks on
+    # every call that has no prepared fast path (cupy arrays, a call's first time)
+    key = (m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, tuple(sorted(fusion.items())), epilogue)
+    hit = _DEFAULT_MEMO.get(key)
+    if hit is None:
+        hit = _default_config(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, fusion, epilogue)
+        if len(_DEFAULT_MEMO) >= 65536:
+            _DEFAULT_MEMO.clear()
+        _DEFAULT_MEMO[key] = hit
+    return dict(hit)
+
+
+def _default_config(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, fusion, epilogue):
     if fusion.get("scale") == "block" or fusion.get("promote"):
         return choose_block_scaled_plan(a_dtype, b_dtype, out_dtype, fusion, epilogue=epilogue)
     # swap-AB and split-K take scales alone (codegen.scheduled_fusion): the decode shapes of
