@@ -1334,3 +1334,124 @@ def test_default_config_is_memoized_with_choose_plan():
     choose_plan.cache_clear()
     assert not _DEFAULT_MEMO
     assert default_config(4096, 14336, 4096, "e4m3", "e4m3", out_dtype="e4m3", fusion=fusion) == again
+
+
+# -- the prepared call paths (gemm's fast paths), on stand-in tensors: no GPU -----------------------
+class _FakeTensor:
+    """What the fast paths read of a torch tensor: dtype, shape, strides, GPU, pointer, sizes."""
+
+    def __init__(self, shape, strides, ptr, esize=2, dtype="bf16"):
+        self.shape, self._strides, self._ptr, self._esize, self.dtype = tuple(shape), tuple(strides), ptr, esize, dtype
+
+    def stride(self):
+        return self._strides
+
+    def get_device(self):
+        return 0
+
+    def data_ptr(self):
+        return self._ptr
+
+    def numel(self):
+        return int(np.prod(self.shape))
+
+    def element_size(self):
+        return self._esize
+
+
+class _FakeKernel:
+    """A kernel whose launches are recorded."""
+
+    def __init__(self, split_k=1):
+        self.config = {"epilogue": True, "swap_ab": False, "split_k": split_k}
+        self._params0 = ("params0",)
+        self.runs, self.launches = [], []
+        kern = self
+
+        class _Launcher:
+            def run(self, *args):
+                kern.runs.append(args)
+        self._lau = _Launcher()
+
+    def launcher(self, device):
+        return self._lau
+
+    def grid(self, m, n, device):
+        return 132
+
+    def _pack(self, d, ldd, m, n, k, **fields):
+        return ("packed", d, tuple(sorted(fields.items())))
+
+    def workspace_bytes(self, m, n, k):
+        return 4096 if self.config["split_k"] > 1 else 0
+
+    def bound(self, *args):
+        return lambda pa, pb, pd, stream, ws=0: self.launches.append(("bound", pa, pb, pd, stream, ws))
+
+    def launch(self, *args, **kw):
+        self.launches.append((args, kw))
+
+
+def test_prepared_calls_read_each_calls_pointers_and_hand_rule_breakers_to_the_general_path(monkeypatch):
+    """gemm()'s fast paths (plain and fused) on stand-in tensors: a call like a prepared one
+    launches with its own pointers (A, B, D and every epilogue argument), and one whose pointers
+    break a rule (misaligned A, D overlapping A, an argument inside D) goes to the general path;
+    an in-place residual (c is out) stays on the fast path; a split-K fused call gets a workspace."""
+    from fastswz import cuda as fc
+
+    general = []
+    monkeypatch.setattr(fc, "_FAST_TYPES", {_FakeTensor})
+    monkeypatch.setattr(fc, "_torch_stream", lambda device: 7)
+    monkeypatch.setattr(fc, "_gemm", lambda *args: general.append(args) or "general")
+    monkeypatch.setattr(fc, "_workspace", lambda nbytes, device: _FakeTensor((nbytes,), (1,), 9 << 30, 1))
+    monkeypatch.setattr(fc, "_CALLS", {})
+    m, n, k = 64, 128, 256
+    a = _FakeTensor((m, k), (k, 1), 1 << 30)
+    b = _FakeTensor((k, n), (1, k), 2 << 30)
+    out = _FakeTensor((m, n), (n, 1), 3 << 30)
+    kern = _FakeKernel()
+    fc._remember(a, b, out, None, kern, m, n, k, k, k, n, 2, 0, None)
+    a2 = _FakeTensor((m, k), (k, 1), (4 << 30) + 256)
+    assert fc.gemm(a2, b, out=out) is out
+    assert kern.runs[-1] == (7, a2.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, k, k, n, ("params0",), 132)
+    for bad_a in (_FakeTensor((m, k), (k, 1), (4 << 30) + 8),          # A not 16-byte aligned
+                  _FakeTensor((m, k), (k, 1), (3 << 30) + 64)):         # A inside D
+        assert fc.gemm(bad_a, b, out=out) == "general"
+    assert len(general) == 2 and len(kern.runs) == 1
+
+    # fused: the bias and the residual's pointers are read again, alpha and ldc kept
+    fkern = _FakeKernel()
+    bias = _FakeTensor((n,), (1,), 5 << 30)
+    c = _FakeTensor((m, n), (n, 1), 6 << 30)
+    extras = dict(bias=bias, c=c, alpha=0.5, beta=None, activation="relu", scale_a=None, scale_b=None,
+                  out_scale=None, amax=None, use_fast_accum=None)
+    fields = {"bias": bias.data_ptr(), "c": c.data_ptr(), "ldc": n, "alpha": 0.5}
+    fc._remember_fused(a, b, out, None, extras, fields, fkern, m, n, k, k, k, n, 2, 0, None)
+    bias2 = _FakeTensor((n,), (1,), (7 << 30) + 32)
+    assert fc.gemm(a, b, out=out, bias=bias2, c=c, alpha=0.5, activation="relu") is out
+    assert fkern.runs[-1][-2] == ("packed", out.data_ptr(), (("alpha", 0.5), ("bias", bias2.data_ptr()),
+                                                             ("c", c.data_ptr()), ("ldc", n)))
+    # another alpha is another key; a bias inside D, or of another alignment class: the general path
+    assert fc.gemm(a, b, out=out, bias=bias2, c=c, alpha=2.0, activation="relu") == "general"
+    assert fc.gemm(a, b, out=out, bias=_FakeTensor((n,), (1,), (3 << 30) + 32), c=c, alpha=0.5,
+                   activation="relu") == "general"
+    assert fc.gemm(a, b, out=out, bias=_FakeTensor((n,), (1,), (7 << 30) + 34), c=c, alpha=0.5,
+                   activation="relu") == "general"
+    assert len(fkern.runs) == 1
+    # the residual in place (c is out): prepared so, it stays on the fast path
+    ikern = _FakeKernel()
+    fc._remember_fused(a, b, out, None, dict(extras, c=out), dict(fields, c=out.data_ptr()), ikern,
+                       m, n, k, k, k, n, 2, 0, None)
+    assert fc.gemm(a, b, out=out, bias=bias, c=out, alpha=0.5, activation="relu") is out
+    assert dict(ikern.runs[-1][-2][2])["c"] == out.data_ptr()
+    # split-K: the kernel's own launch with a workspace of workspace_bytes
+    skern = _FakeKernel(split_k=2)
+    sa, sb = _FakeTensor((m, 1), (1, 1), 8 << 30, 4), _FakeTensor((1, n), (n, 1), (8 << 30) + 4096, 4)
+    sextras = dict(extras, bias=None, c=None, alpha=None, activation=None, scale_a=sa, scale_b=sb)
+    fc._remember_fused(a, b, out, None, sextras, {"scale_a": sa.data_ptr(), "scale_b": sb.data_ptr(),
+                                                  "sa_sm": 1, "sb_sn": 1}, skern, m, n, k, k, k, n, 2, 0, None)
+    assert fc.gemm(a, b, out=out, scale_a=sa, scale_b=sb) is out
+    args, kw = skern.launches[-1]
+    assert args == (a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, k, k, n)
+    assert kw == {"stream": 7, "device": 0, "workspace": 9 << 30, "scale_a": sa.data_ptr(),
+                  "scale_b": sb.data_ptr(), "sa_sm": 1, "sb_sn": 1}

@@ -807,6 +807,23 @@ class _Call:
     __slots__ = ("kern", "lau", "m", "n", "k", "lda", "ldb", "ldd", "grid", "pack", "device",
                  "alloc", "d_align", "a_bytes", "b_bytes", "d_bytes", "general")
 
+    def pointers(self, a, b, out):
+        """``(D, pa, pb, pd)`` for a call on this key (a new D from ``alloc`` when ``out`` is
+        None), or None when its pointers break a rule the general path checks: A and B 16-byte
+        aligned, D aligned for its store, D apart from A and B (the general path then names it)."""
+        pa, pb = a.data_ptr(), b.data_ptr()
+        if out is None:
+            d = self.alloc()
+            pd = d.data_ptr()
+        else:
+            d, pd = out, out.data_ptr()
+            if (pd < pa + self.a_bytes and pa < pd + self.d_bytes
+                    or pd < pb + self.b_bytes and pb < pd + self.d_bytes):
+                return None
+        if (pa | pb) & 15 or pd % self.d_align:
+            return None
+        return d, pa, pb, pd
+
     def run(self, pa, pb, pd, stream):
         if self.general:   # swap-AB or split-K: the kernel's own launch (workspace from torch)
             return self.general(pa, pb, pd, stream)
@@ -906,16 +923,9 @@ def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=Non
             and scale_b is None and out_scale is None and amax is None and use_fast_accum is None:
         call = _CALLS.get(_torch_key(a, b, out, out_dtype))
         if call is not None:
-            pa, pb = a.data_ptr(), b.data_ptr()
-            if out is None:
-                d = call.alloc()
-                pd = d.data_ptr()
-                clash = False
-            else:
-                d, pd = out, out.data_ptr()
-                clash = (pd < pa + call.a_bytes and pa < pd + call.d_bytes
-                         or pd < pb + call.b_bytes and pb < pd + call.d_bytes)
-            if not ((pa | pb) & 15 or pd % call.d_align or clash):
+            got = call.pointers(a, b, out)
+            if got is not None:
+                d, pa, pb, pd = got
                 call.run(pa, pb, pd, _torch_stream(call.device))
                 return d
     extras = None
@@ -1280,16 +1290,17 @@ def _dtype_bytes(name):
     return max(1, lookup(name).bits // 8)
 
 
-def _remember(a, b, out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed, device, new_out):
-    call = _Call()
+def _fill_call(call, a, b, kern, m, n, k, lda, ldb, ldd, ed, device, new_out):
+    """``call`` (a :class:`_Call`) filled with what every call on its key shares: the kernel and
+    its launcher on ``device``, the extents, leading dimensions and grid, D's alignment and the
+    spans A, B and D reach from their base pointers (the key fixes shapes and strides), how to
+    allocate a new D (``new_out``: the first call's), and None for ``general``."""
     call.kern, call.lau = kern, kern.launcher(device)
     call.m, call.n, call.k, call.lda, call.ldb, call.ldd = m, n, k, lda, ldb, ldd
     call.grid, call.pack, call.device = kern.grid(m, n, device), kern._params0, device
     call.d_align = 16 if kern.config["epilogue"] else 2 * ed
     call.d_bytes = ((m - 1) * ldd + n) * ed
-    # the spans A and B reach from their base pointers (the key fixes shapes and strides)
-    call.a_bytes, call.b_bytes = (((x.shape[0] - 1) * x.stride(0) + (x.shape[1] - 1) * x.stride(1) + 1)
-                                  * x.element_size() for x in (a, b))
+    call.a_bytes, call.b_bytes = _span(a), _span(b)
     if new_out is not None:
         import torch
 
@@ -1298,23 +1309,35 @@ def _remember(a, b, out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed, device, ne
     else:
         call.alloc = None
     call.general = None
-    if kern.config["swap_ab"] or kern.config["split_k"] > 1:
-        import torch
+    return call
 
-        nbytes, dev = kern.workspace_bytes(m, n, k), torch.device("cuda", device)
+
+def _keep(key, call):
+    if len(_CALLS) >= _MAX_CALLS:
+        _CALLS.clear()
+    _CALLS[key] = call
+
+
+def _workspace(nbytes, device):
+    """A split-K workspace from torch's allocator on the current stream: it goes back to the
+    allocator once the launches are queued (stream-ordered, no device sync)."""
+    import torch
+
+    return torch.empty(nbytes, dtype=torch.uint8, device=torch.device("cuda", device))
+
+
+def _remember(a, b, out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed, device, new_out):
+    call = _fill_call(_Call(), a, b, kern, m, n, k, lda, ldb, ldd, ed, device, new_out)
+    if kern.config["swap_ab"] or kern.config["split_k"] > 1:
+        nbytes = kern.workspace_bytes(m, n, k)
         run = kern.bound(m, n, k, lda, ldb, ldd, device, call.grid)
         if not nbytes:
             call.general = run
         else:
             def general(pa, pb, pd, stream):
-                # the workspace comes from torch's allocator on the call's (current) stream and
-                # goes back to it once both launches are queued: stream-ordered, no device sync
-                ws = torch.empty(nbytes, dtype=torch.uint8, device=dev)
-                run(pa, pb, pd, stream, ws.data_ptr())
+                run(pa, pb, pd, stream, _workspace(nbytes, device).data_ptr())
             call.general = general
-    if len(_CALLS) >= _MAX_CALLS:
-        _CALLS.clear()
-    _CALLS[_torch_key(a, b, out, out_dtype)] = call
+    _keep(_torch_key(a, b, out, out_dtype), call)
 
 
 #: the epilogue arguments that are arrays (their pointers are FswParams fields of the same name)
@@ -1359,51 +1382,27 @@ def _remember_fused(a, b, out, out_dtype, extras, fields, kern, m, n, k, lda, ld
             if fields.get(name) != x.data_ptr():
                 return
             ptrs[name] = (x.data_ptr() % 16, _span(x))
-    call = _FusedCall()
-    call.kern, call.lau = kern, kern.launcher(device)
-    call.m, call.n, call.k, call.lda, call.ldb, call.ldd = m, n, k, lda, ldb, ldd
-    call.grid, call.device = kern.grid(m, n, device), device
-    call.d_align = 16 if kern.config["epilogue"] else 2 * ed
-    call.d_bytes = ((m - 1) * ldd + n) * ed
-    call.a_bytes, call.b_bytes = _span(a), _span(b)
+    call = _fill_call(_FusedCall(), a, b, kern, m, n, k, lda, ldb, ldd, ed, device, new_out)
     call.static = {f: v for f, v in fields.items() if f not in ptrs}
     call.ptrs = ptrs
     call.in_place = extras["c"] is not None and out is not None and extras["c"].data_ptr() == out.data_ptr()
     call.scheduled = bool(kern.config["swap_ab"] or kern.config["split_k"] > 1)
     call.ws_bytes = kern.workspace_bytes(m, n, k) if kern.config["split_k"] > 1 else 0
-    if new_out is not None:
-        import torch
-
-        shape, dt, dev = (m, n), new_out.dtype, new_out.device
-        call.alloc = lambda: torch.empty(shape, dtype=dt, device=dev)
-    else:
-        call.alloc = None
-    if len(_CALLS) >= _MAX_CALLS:
-        _CALLS.clear()
-    _CALLS[key] = call
+    _keep(key, call)
 
 
-class _FusedCall:
+class _FusedCall(_Call):
     """A prepared fused call (:func:`_remember_fused`); ``run_fused`` returns D, or None when
     this call's pointers break a rule the general path checks (alignment, overlaps), so that
     path runs and says which."""
 
-    __slots__ = ("kern", "lau", "m", "n", "k", "lda", "ldb", "ldd", "grid", "device", "d_align",
-                 "d_bytes", "a_bytes", "b_bytes", "static", "ptrs", "in_place", "scheduled",
-                 "ws_bytes", "alloc")
+    __slots__ = ("static", "ptrs", "in_place", "scheduled", "ws_bytes")
 
     def run_fused(self, a, b, out, extras):
-        pa, pb = a.data_ptr(), b.data_ptr()
-        if out is None:
-            d = self.alloc()
-            pd = d.data_ptr()
-        else:
-            d, pd = out, out.data_ptr()
-            if (pd < pa + self.a_bytes and pa < pd + self.d_bytes
-                    or pd < pb + self.b_bytes and pb < pd + self.d_bytes):
-                return None
-        if (pa | pb) & 15 or pd % self.d_align:
+        got = self.pointers(a, b, out)
+        if got is None:
             return None
+        d, pa, pb, pd = got
         fields = dict(self.static)
         for name, (align, span) in self.ptrs.items():
             p = extras[name].data_ptr()
@@ -1418,12 +1417,7 @@ class _FusedCall:
             self.lau.run(stream, pa, pb, pd, self.m, self.n, self.k, self.lda, self.ldb, self.ldd,
                          kern._pack(pd, self.ldd, self.m, self.n, self.k, **fields), self.grid)
             return d
-        ws = None
-        if self.ws_bytes:
-            import torch
-
-            # stream-ordered from torch's allocator, back to it once the launches are queued
-            ws = torch.empty(self.ws_bytes, dtype=torch.uint8, device=torch.device("cuda", self.device))
+        ws = _workspace(self.ws_bytes, self.device) if self.ws_bytes else None
         self.kern.launch(pa, pb, pd, self.m, self.n, self.k, self.lda, self.ldb, self.ldd, stream=stream,
                          device=self.device, workspace=None if ws is None else ws.data_ptr(), **fields)
         return d
