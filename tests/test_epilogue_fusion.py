@@ -417,7 +417,7 @@ int main() {{
             const int nn = tn * {bn} + P::accumulator::col(t, r);
             float x0 = mm < {m} && nn < {n} ? ACC[mm * {n} + nn] : 0.f;
             float x1 = mm < {m} && nn + 1 < {n} ? ACC[mm * {n} + nn + 1] : 0.f;
-            ops.apply(x0, x1, r, mm, nn, p);
+            ops.apply(x0, x1, r);
             if (mm < {m} && nn < {n}) OUT[mm * {n} + nn] = x0;
             if (mm < {m} && nn + 1 < {n}) OUT[mm * {n} + nn + 1] = x1;
           }}

@@ -76,7 +76,7 @@ struct Epilogue {
         const uint32_t m = 64 * w + P::accumulator::row(thread, r);
         const uint32_t n = P::accumulator::col(thread, r) - j * P::epilogue::kCols;
         float x0 = acc[r], x1 = acc[r + 1];
-        ops.apply(x0, x1, r, tm * P::kBM + m, n0 + P::accumulator::col(thread, r), p);
+        ops.apply(x0, x1, r);
         fsw_store_shared_pair(epi + P::epilogue::offset(m, n), x0, x1);
       }
       fence_async_shared();
@@ -111,7 +111,7 @@ struct Epilogue {
     FSW_OUT_T* d = static_cast<FSW_OUT_T*>(p.d);
     const int m = tm * P::kBM + 64 * w + P::accumulator::row(thread, r);
     const int n = tn * P::kBN + P::accumulator::col(thread, r);
-    ops.apply(x0, x1, r, m, n, p);
+    ops.apply(x0, x1, r);
     if (K::kSwapAB) {
       // D^T = B^T A^T: the kernel's (m, n) is D[n][m] (p.m, p.n are the kernel's extents); a
       // register pair is two rows of D, so each element is stored alone.

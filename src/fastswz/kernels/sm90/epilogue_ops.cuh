@@ -382,10 +382,10 @@ struct EpilogueOps {
 #endif
   }
 
-  // Register pair (r, r + 1) = row m, columns n and n + 1 of D, in the chunk chunk() loaded
+  // Register pair (r, r + 1) (one row, two adjacent columns of D), in the chunk chunk() loaded
   // last: x0, x1 (the accumulators) become the values to store. (Elements past M and N are
   // computed like the rest: the stores clip them, and amax leaves their rows out in tile_done.)
-  __device__ __forceinline__ void apply(float& x0, float& x1, int r, int m, int n, const FswParams& p) {
+  __device__ __forceinline__ void apply(float& x0, float& x1, int r) {
 #if FSW_FUSED
     const int cs = 2 * (F::kColSlot[r] % F::kChunkSlots);   // the pair's columns in the chunk
     float s0 = alpha * scale, s1 = s0;
