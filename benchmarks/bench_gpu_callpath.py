@@ -62,13 +62,13 @@ def problem():
     return fc, a, b, out
 
 
-def _loop(benchmark, one, impl):
+def _loop(benchmark, one, impl, group=f"gemm call {M}x{N}x{K} bf16"):
     def run():
         for _ in range(CALLS):
             one()
         torch.cuda.synchronize()
 
-    benchmark.group = f"gemm call {M}x{N}x{K} bf16"
+    benchmark.group = group
     benchmark.extra_info.update(impl=impl, calls=CALLS)
     benchmark.pedantic(run, rounds=30, warmup_rounds=3)
 
@@ -134,25 +134,17 @@ def rowwise_problem():
     return fc, a8, b8, sa, sb, out
 
 
-def _loop_rowwise(benchmark, one, impl):
-    def run():
-        for _ in range(CALLS):
-            one()
-        torch.cuda.synchronize()
-
-    benchmark.group = "rowwise e4m3 call 16x256x256"
-    benchmark.extra_info.update(impl=impl, calls=CALLS)
-    benchmark.pedantic(run, rounds=30, warmup_rounds=3)
+ROWWISE = "rowwise e4m3 call 16x256x256"
 
 
 def test_gemm_rowwise_out(benchmark, rowwise_problem):
     fc, a8, b8, sa, sb, out = rowwise_problem
-    _loop_rowwise(benchmark, lambda: fc.gemm(a8, b8, scale_a=sa, scale_b=sb, out=out), "gemm_rowwise_out")
+    _loop(benchmark, lambda: fc.gemm(a8, b8, scale_a=sa, scale_b=sb, out=out), "gemm_rowwise_out", ROWWISE)
     ref = (a8.double() @ b8.double()) * (sa.double() * sb.double())
     assert float((out.double() - ref).norm() / ref.norm()) < 2e-2
 
 
 def test_scaled_mm_rowwise(benchmark, rowwise_problem):
     fc, a8, b8, sa, sb, out = rowwise_problem
-    _loop_rowwise(benchmark, lambda: torch._scaled_mm(a8, b8, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16),
-                  "scaled_mm_rowwise")
+    _loop(benchmark, lambda: torch._scaled_mm(a8, b8, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16),
+          "scaled_mm_rowwise", ROWWISE)

@@ -364,12 +364,11 @@ def format_summary(summary, rowwise=None):
         met = None if a["geomean_time_ratio"] is None else a["geomean_time_ratio"] <= 1.0
         lines.append(f"  {'MET ' if met else 'open' if met is None else 'MISS'}  geometric mean of fastswz / "
                      f"_scaled_mm rowwise time: {_num(a['geomean_time_ratio'], '.3f')}")
-        if rowwise:
-            r = rowwise
-            lines.append(f"  {_pct(r['share_at_least_as_fast'])} of {r['timed']} problems at least as fast; worst "
-                         f"{_num(r['worst_speed'], '.2f')}x ({r['worst']}); with use_fast_accum=True: geomean t "
-                         f"{_num(r['geomean_time_ratio_fast_accum'], '.3f')}, "
-                         f"{_pct(r['share_at_least_as_fast_fast_accum'])} at least as fast; {r['refused']} shapes refused")
+        r = rowwise
+        lines.append(f"  {_pct(r['share_at_least_as_fast'])} of {r['timed']} problems at least as fast; worst "
+                     f"{_num(r['worst_speed'], '.2f')}x ({r['worst']}); with use_fast_accum=True: geomean t "
+                     f"{_num(r['geomean_time_ratio_fast_accum'], '.3f')}, "
+                     f"{_pct(r['share_at_least_as_fast_fast_accum'])} at least as fast; {r['refused']} shapes refused")
         return "\n".join(lines)
     lines.append("targets (issue 27):")
     for text, met, detail in verdicts(summary):
@@ -771,7 +770,7 @@ def _launcher(kern, p, a, b, d, ptrs, lds, launch, scales=None):
     fields = {}
     if scales is not None:   # rowwise: the epilogue's two scale vectors (unit strides)
         fields = dict(scale_a=scales[0].data_ptr(), scale_b=scales[1].data_ptr(), sa_sm=1, sb_sn=1)
-        plain = plain or all(kern.config.get(k, v) == v for k, v in _fusion_defaults().items() if k != "scale")
+        plain = plain or _unfused(dict(kern.config, scale="none"))   # scales its only fusion
     if launch == "prepared" and hasattr(kern, "_prepare") and plain:
         try:
             return kern._prepare(*ptrs, p.m, p.n, p.k, *lds, **fields), "prepared"
@@ -785,11 +784,6 @@ def _launcher(kern, p, a, b, d, ptrs, lds, launch, scales=None):
     def go():
         fastswz.cuda.gemm(a, b, out=view, plan=kern, **kw)
     return go, "gemm"
-
-
-def _fusion_defaults():
-    from fastswz.cuda.codegen import FUSION_DEFAULTS
-    return FUSION_DEFAULTS
 
 
 def _cublas_rowwise(torch, p, a, b, sa, sb):
