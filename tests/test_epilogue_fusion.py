@@ -514,12 +514,14 @@ def test_epilogue_ops_on_the_host(tmp_path, case):
 
 
 @pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
-@pytest.mark.parametrize("bm,bn,scale", [(128, 128, "block"), (64, 64, "block"), (128, 128, "none")])
-def test_block_promotion_on_the_host(tmp_path, bm, bn, scale):
-    """The kernel's block-scale promotion (sm90/block_scale.cuh: the scales one k-tile ahead,
+@pytest.mark.parametrize("bm,bn,scale,ahead", [(128, 128, "block", 2), (64, 64, "block", 2), (128, 128, "block", 1),
+                                               (64, 64, "block", 3), (128, 128, "none", 2)])
+def test_block_promotion_on_the_host(tmp_path, bm, bn, scale, ahead):
+    """The kernel's block-scale promotion (sm90/block_scale.cuh: the scales kAhead k-tiles ahead,
     total += part * sa * sb), compiled for the host, over every register of a problem with a
     partial last K block and ragged M and N, against reference_block_scaled; A's scales
-    column-major (DeepGEMM's), B's row-major."""
+    column-major (DeepGEMM's), B's row-major. ``ahead``: FSW_SCALE_AHEAD, the prefetch ring's
+    k-tiles (5 k-tiles here: 2 and 3 leave a remainder)."""
     from importlib import resources
 
     cfg = codegen.normalize_config(bm=bm, bn=bn, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3", scale=scale,
@@ -535,7 +537,7 @@ def test_block_promotion_on_the_host(tmp_path, bm, bn, scale):
     (tmp_path / "fastswz_fusion.h").write_text(codegen.fusion_header(cfg))
     for f in ("epilogue_ops.cuh", "block_scale.cuh"):
         (tmp_path / f).write_text(resources.files("fastswz").joinpath("kernels", "sm90", f).read_text())
-    src = [_SHIM, '#include "fastswz_plan.h"\nnamespace P = fastswz_plan;\n', codegen._params_c(), "\n",
+    src = [_SHIM, f"#define FSW_SCALE_AHEAD {ahead}\n", '#include "fastswz_plan.h"\nnamespace P = fastswz_plan;\n', codegen._params_c(), "\n",
            '#include "epilogue_ops.cuh"\n#include "block_scale.cuh"\n',
            _c_array("float", "PART", parts.ravel()), _c_array("float", "SA", sa.T.ravel()),
            _c_array("float", "SB", sb.ravel()), _c_array("float", "OUT", [0.0] * (m * n)),
@@ -553,14 +555,18 @@ int main() {{
           float total[P::accumulator::kRegisters], part[P::accumulator::kRegisters];
           for (int r = 0; r < P::accumulator::kRegisters; ++r) total[r] = 0.f;
           BlockScales scales;
-          scales.load(p, tm, tn, w, t, 0);
+          scales.load(p, tm, tn, w, t, 0, k_tiles);
           for (int kt = 0; kt < k_tiles; ++kt) {{
             for (int r = 0; r < P::accumulator::kRegisters; ++r) {{
               const int mm = tm * {bm} + 64 * w + P::accumulator::row(t, r);
               const int nn = tn * {bn} + P::accumulator::col(t, r);
               part[r] = mm < {m} && nn < {n} ? PART[(kt * {m} + mm) * {n} + nn] : 0.f;
             }}
-            scales.advance(p, tm, tn, w, t, kt, k_tiles);
+            // the kernel's ring slot of k-tile kt, (kt - the unit's first) % kAhead, as a template argument
+            if (kt % BlockScales::kAhead == 0) scales.advance<0>(p, kt, k_tiles);
+            else if (kt % BlockScales::kAhead == 1) scales.advance<1 % BlockScales::kAhead>(p, kt, k_tiles);
+            else if (kt % BlockScales::kAhead == 2) scales.advance<2 % BlockScales::kAhead>(p, kt, k_tiles);
+            else scales.advance<3 % BlockScales::kAhead>(p, kt, k_tiles);
             scales.promote(total, part);
           }}
           for (int r = 0; r < P::accumulator::kRegisters; ++r) {{

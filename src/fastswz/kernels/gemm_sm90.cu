@@ -181,7 +181,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #if FSW_PROMOTE
 #pragma unroll
       for (int r = 0; r < P::accumulator::kRegisters; ++r) total[r] = 0.f;
-      scales.load(p, u.tm, u.tn, w, thread, u.k_begin);
+      scales.load(p, u.tm, u.tn, w, thread, u.k_begin, k_tiles);
 #endif
       EpilogueOps::Staged<kStageCount> staged;
       epilogue.ops.stage_load(staged, u.tn, stage_index, p);
@@ -191,7 +191,10 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         epilogue.ops.prefetch(u.tm, u.tn, w + b, thread, p);
       tiles.begin_mainloop();   // ping-pong: the other consumer warpgroup is past its waits
       FSW_TRACE_AT(wi, traced, kTraceOrdered);
-      for (int kt = u.k_begin; kt < u.k_end; ++kt) {
+      // One k-tile; jj: its slot in the block scales' prefetch ring (BlockScales::kAhead), an index
+      // known at compile time, so the ring needs no register moves (moving a register that is
+      // still being loaded waits for the load)
+      auto k_tile = [&](auto jj, int kt) {
         mbar_wait(base + K::full_barrier(stage), phase);
         if (kt == u.k_begin) FSW_TRACE_AT(wi, traced, kTraceFirstFull);
 #if FSW_DEBUG_DUMP
@@ -228,7 +231,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         // the unit's column operands to shared memory, their loads waited on under this k-tile's wgmma
         if (FSW_LATE_STAGE && kt == u.k_begin) epilogue.ops.stage_store(staged, stage_index, epilogue.barrier, epilogue.threads);
 #if FSW_PROMOTE
-        scales.advance(p, u.tm, u.tn, w, thread, kt, k_tiles);   // kt's scales; kt + 1's in flight
+        scales.template advance<decltype(jj)::value>(p, kt, k_tiles);   // kt's scales; kt + kAhead's requested
         wgmma_wait<0>();   // this k-tile's partial sums are in acc, its stage may be refilled
         if (thread == 0) release(base + K::empty_barrier(stage));
         scales.promote(total, acc[0]);
@@ -238,7 +241,18 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         prev = stage;
 #endif
         if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
-      }
+      };
+#if FSW_PROMOTE
+      constexpr int kAhead = BlockScales::kAhead;
+      int kt = u.k_begin;
+      for (; kt + kAhead <= u.k_end; kt += kAhead)
+        static_for<0, kAhead>([&](auto jj) { k_tile(jj, kt + decltype(jj)::value); });
+      static_for<0, kAhead - 1>([&](auto jj) {   // the unit's last (k-tiles % kAhead)
+        if (kt + decltype(jj)::value < u.k_end) k_tile(jj, kt + decltype(jj)::value);
+      });
+#else
+      for (int kt = u.k_begin; kt < u.k_end; ++kt) k_tile(StaticInt<0>(), kt);
+#endif
       tiles.end_mainloop();
       FSW_TRACE_AT(wi, traced, kTraceLoopEnd);
       wgmma_wait<0>();   // a unit has at least one k-tile (schedulers skip empty ones)

@@ -3,7 +3,8 @@
 ab_defines.py varies the kernel's defines): exact check on small integers, then rounds of A B C ...
 (GemmKernel.time), per problem; the best round per variant and its ratio to the default.
     FASTSWZ_CACHE=.fswcache PYTHONPATH=src python3 tests/gpu/gemm/ab_configs.py 'VARIANTS-JSON' MxNxK:dtype[:FUSION-JSON] ...
-VARIANTS-JSON: a list of {key: value} changes to the default plan (e.g. [{"epilogue_stages": 2}]);
+VARIANTS-JSON: a list of {key: value} changes to the default plan (e.g. [{"epilogue_stages": 2}]),
+each with the kernel's defines under "defines" if it needs any (e.g. {"bm": 64, "defines": {"FSW_PROMOTE_PIPE": 0}});
 FUSION-JSON as ab_defines.py's (with "out_dtype"). PRECOMPILE=1 compiles every variant and exits.
 """
 import json, os, sys
@@ -16,22 +17,29 @@ from fastswz.cuda.runtime import GemmKernel, check, compile_cubin  # noqa: E402
 variants = json.loads(sys.argv[1])
 probs = []
 for m, n, k, dt, base in default_plans(sys.argv[2:]):
-    cfgs = [base] + [normalize_config(dict(base, **v)) for v in variants]
-    probs.append((m, n, k, dt, [c for c in cfgs if supported(c) is None]))
+    cfgs = [("default", base, None)] + [
+        (json.dumps(v, separators=(",", ":")),
+         normalize_config(dict(base, **{k_: x for k_, x in v.items() if k_ != "defines"})), v.get("defines"))
+        for v in variants]
+    for name, c, _ in cfgs:
+        if supported(c) is not None:
+            print(f"{m}x{n}x{k} {dt} {name}: not run ({supported(c)})", flush=True)
+    probs.append((m, n, k, dt, [x for x in cfgs if supported(x[1]) is None]))
 if os.environ.get("PRECOMPILE"):
     for *_, cfgs in probs:
-        for c in cfgs:
-            compile_cubin(c)
+        for _, c, d in cfgs:
+            compile_cubin(c, defines=d)
     sys.exit()
 for m, n, k, dt, cfgs in probs:
-    kerns = [GemmKernel(c, *compile_cubin(c)) for c in cfgs]
+    kerns = [GemmKernel(c, *compile_cubin(c, defines=d)) for _, c, d in cfgs]
+    names = [nm for nm, _, _ in cfgs]
+    cfgs = [c for _, c, _ in cfgs]
     bad = [check(kern, min(m, 1024), min(n, 1024), min(k, 1024), ints=True) for kern in kerns]
     t = [[] for _ in kerns]
     for _ in range(3):
         for i, kern in enumerate(kerns):
             t[i].append(kern.time(m, n, k, warmup=3, reps=15)["median_ms"])
     best = [min(x) for x in t]
-    names = ["default"] + [json.dumps(v, separators=(",", ":")) for v in variants]
     print(f"{m}x{n}x{k} {dt} {json.dumps({k_: cfgs[0][k_] for k_ in ('bm', 'bn', 'stages', 'epilogue_n', 'epilogue_stages', 'tile_group', 'activation', 'out_dtype')})}: "
           + "; ".join(f"{nm} {b * 1e3:.1f} us ({best[0] / b:.3f}x, check {c.get('mismatches')}/{c.get('unwritten')})"
                       for nm, b, c in zip(names, best, bad)), flush=True)
