@@ -4,7 +4,7 @@ ab_defines.py varies the kernel's defines): exact check on small integers, then 
 (GemmKernel.time), per problem; the best round per variant and its ratio to the default.
     FASTSWZ_CACHE=.fswcache PYTHONPATH=src python3 tests/gpu/gemm/ab_configs.py 'VARIANTS-JSON' MxNxK:dtype[:FUSION-JSON] ...
 VARIANTS-JSON: a list of {key: value} changes to the default plan (e.g. [{"epilogue_stages": 2}]),
-each with the kernel's defines under "defines" if it needs any (e.g. {"bm": 64, "defines": {"FSW_PROMOTE_PIPE": 0}});
+each with the kernel's defines under "defines" if it needs any (e.g. {"stages": 5, "defines": {"FSW_SCALE_AHEAD": 2}});
 FUSION-JSON as ab_defines.py's (with "out_dtype"). PRECOMPILE=1 compiles every variant and exits.
 """
 import json, os, sys

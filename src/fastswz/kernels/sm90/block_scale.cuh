@@ -5,16 +5,13 @@
 // k-tile's wgmma start from zero, and once they are done their partial sums are added to an f32
 // total, times the two scales of that k block. The rows a thread holds are the plan's
 // (P::accumulator through fastswz_fusion::kSlotRegister); the scales come by plain global loads
-// kAhead k-tiles ahead (FSW_SCALE_AHEAD), into a ring of registers the main loop indexes at
+// kAhead k-tiles ahead (FSW_SCALE_AHEAD, fastswz_fusion.h: the plan's fusion.scale_ahead), into a ring of registers the main loop indexes at
 // compile time (it is unrolled kAhead times). Seen on an H100 (Nsight Compute, 4096 x 4096 x 7168,
 // 128 x 128): with the loads one k-tile ahead, a tenth of the consumers' stall samples sat on the
 // product of the scales, waiting for them (a ring rotated by register moves did no better: a
 // move of a register still being loaded waits for the load); 4096 x 7168 x 7168 took 431 us one
 // k-tile ahead, 402 two, 388 three, 378 four (the same plan promoting without scales: 307).
 #pragma once
-#ifndef FSW_SCALE_AHEAD
-#define FSW_SCALE_AHEAD 4
-#endif
 
 struct BlockScales {
   static constexpr int kAhead = FSW_PROMOTE ? FSW_SCALE_AHEAD : 1;
