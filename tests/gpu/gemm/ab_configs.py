@@ -21,10 +21,14 @@ for m, n, k, dt, base in default_plans(sys.argv[2:]):
         (json.dumps(v, separators=(",", ":")),
          normalize_config(dict(base, **{k_: x for k_, x in v.items() if k_ != "defines"})), v.get("defines"))
         for v in variants]
-    for name, c, _ in cfgs:
-        if supported(c) is not None:
-            print(f"{m}x{n}x{k} {dt} {name}: not run ({supported(c)})", flush=True)
-    probs.append((m, n, k, dt, [x for x in cfgs if supported(x[1]) is None]))
+    run = []
+    for name, c, d in cfgs:
+        why = supported(c)
+        if why is None:
+            run.append((name, c, d))
+        else:
+            print(f"{m}x{n}x{k} {dt} {name}: not run ({why})", flush=True)
+    probs.append((m, n, k, dt, run))
 if os.environ.get("PRECOMPILE"):
     for *_, cfgs in probs:
         for _, c, d in cfgs:
