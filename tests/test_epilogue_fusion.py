@@ -515,13 +515,14 @@ def test_epilogue_ops_on_the_host(tmp_path, case):
 
 @pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
 @pytest.mark.parametrize("bm,bn,scale,ahead", [(128, 128, "block", 2), (64, 64, "block", 2), (128, 128, "block", 1),
-                                               (64, 64, "block", 3), (128, 128, "none", 2)])
+                                               (64, 64, "block", 3), (128, 128, "block", 4),
+                                               (128, 128, "none", 2)])
 def test_block_promotion_on_the_host(tmp_path, bm, bn, scale, ahead):
-    """The kernel's block-scale promotion (sm90/block_scale.cuh: the scales kAhead k-tiles ahead,
-    total += part * sa * sb), compiled for the host, over every register of a problem with a
+    """The kernel's block-scale promotion (sm90/block_scale.cuh: the scales loaded a group of kAhead
+    k-tiles ahead, total += part * sa * sb), compiled for the host, over every register of a problem with a
     partial last K block and ragged M and N, against reference_block_scaled; A's scales
-    column-major (DeepGEMM's), B's row-major. ``ahead``: FSW_SCALE_AHEAD, the prefetch ring's
-    k-tiles (5 k-tiles here: 2 and 3 leave a remainder)."""
+    column-major (DeepGEMM's), B's row-major. ``ahead``: FSW_SCALE_AHEAD, the k-tiles of a
+    group (5 k-tiles here: 2, 3 and 4 leave a remainder)."""
     from importlib import resources
 
     cfg = codegen.normalize_config(bm=bm, bn=bn, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3", scale=scale,
@@ -562,12 +563,13 @@ int main() {{
               const int nn = tn * {bn} + P::accumulator::col(t, r);
               part[r] = mm < {m} && nn < {n} ? PART[(kt * {m} + mm) * {n} + nn] : 0.f;
             }}
-            // the kernel's ring slot of k-tile kt, (kt - the unit's first) % kAhead, as a template argument
-            if (kt % BlockScales::kAhead == 0) scales.advance<0>(p, kt, k_tiles);
-            else if (kt % BlockScales::kAhead == 1) scales.advance<1 % BlockScales::kAhead>(p, kt, k_tiles);
-            else if (kt % BlockScales::kAhead == 2) scales.advance<2 % BlockScales::kAhead>(p, kt, k_tiles);
-            else scales.advance<3 % BlockScales::kAhead>(p, kt, k_tiles);
-            scales.promote(total, part);
+            // as the kernel: a group's products and the next group's loads at its first k-tile, and
+            // the k-tile's place in its group, (kt - the unit's first) % kAhead, as a template argument
+            if (kt % BlockScales::kAhead == 0) scales.group(p, kt, k_tiles);
+            if (kt % BlockScales::kAhead == 0) scales.promote<0>(total, part);
+            else if (kt % BlockScales::kAhead == 1) scales.promote<1 % BlockScales::kAhead>(total, part);
+            else if (kt % BlockScales::kAhead == 2) scales.promote<2 % BlockScales::kAhead>(total, part);
+            else scales.promote<3 % BlockScales::kAhead>(total, part);
           }}
           for (int r = 0; r < P::accumulator::kRegisters; ++r) {{
             const int mm = tm * {bm} + 64 * w + P::accumulator::row(t, r);

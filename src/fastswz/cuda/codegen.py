@@ -43,9 +43,9 @@ SCALES = ("none", "tensor", "row", "block")
 EPILOGUE_IN_DTYPES = ("bf16", "f16", "f32")
 #: K (and N) extent of one block scale (DeepSeek-V3's 1 x 128 / 128 x 128 blocks).
 BLOCK_SCALE_K = 128
-#: K-tiles ahead of their use that the consumers load a block-scaled plan's scales (and a
-#: promoting plan runs its main loop unrolled this many times): on an H100 at 4096 x 7168 x 7168,
-#: 431 us one k-tile ahead, 402 two, 388 three, 378 four (sm90/block_scale.cuh).
+#: K-tiles per group of a block-scaled plan's scale loads, issued a group ahead of their use (and
+#: a promoting plan runs its main loop unrolled this many times): on an H100 at 4096 x 7168 x 7168,
+#: 351 us by groups of four, 382 of two, 384 of six, 377 of eight (sm90/block_scale.cuh).
 BLOCK_SCALE_AHEAD = 4
 #: Keys of a kernel configuration (what :func:`fastswz.tune` returns, plus the operands and
 #: the output). ``epilogue``: True to go through the plan's shared-memory epilogue tile and a
@@ -513,7 +513,7 @@ def fusion_row(config) -> dict:
     ``scale_b``: each scale operand's granularity (elements of A or B one scale covers) and how
     the kernel loads it (plain global loads by the consumer threads: once per kernel for
     ``tensor``; in the epilogue, A's once per tile and row, B's per output element pair, for
-    ``row``; per k-tile, ``scale_ahead`` k-tiles ahead, for ``block``). ``promote_k``: K elements between two f32
+    ``row``; per k-tile, a group of ``scale_ahead`` k-tiles ahead, for ``block``). ``promote_k``: K elements between two f32
     promotions of the tensor-core partial sums (one k-tile with ``promote``, which ``block``
     implies: 128). ``row_slots``:
     which of a thread's distinct accumulator rows each register holds (read off the wgmma D
@@ -542,7 +542,7 @@ def fusion_row(config) -> dict:
     f["math"] = math
     loads = {"none": None, "tensor": ("ld.global, once per kernel", [None, None]),
              "row": ("ld.global in the epilogue", [[1, None], [None, 1]]),
-             "block": (f"ld.global {BLOCK_SCALE_AHEAD} k-tiles ahead", [[1, BLOCK_SCALE_K],
+             "block": (f"ld.global, a group of {BLOCK_SCALE_AHEAD} k-tiles ahead", [[1, BLOCK_SCALE_K],
                                                                      [BLOCK_SCALE_K, BLOCK_SCALE_K]])}[c["scale"]]
     if loads:
         f["scale_a"] = {"load": loads[0], "granularity": loads[1][0], "dtype": "f32"}
@@ -668,7 +668,7 @@ def fusion_header(config, row=None) -> str:
         f"#define FSW_BLOCK_SCALE {int(c['scale'] == 'block')}",
         f"#define FSW_PROMOTE {int(c['promote'])}   // partial sums to f32 every k-tile",
         "#ifndef FSW_SCALE_AHEAD",
-        f"#define FSW_SCALE_AHEAD {BLOCK_SCALE_AHEAD}   // k-tiles ahead that block scales are loaded (the main loop's unrolling)",
+        f"#define FSW_SCALE_AHEAD {BLOCK_SCALE_AHEAD}   // k-tiles per group of block-scale loads, a group ahead (the main loop's unrolling)",
         "#endif",
         f"#define FSW_AMAX {int(c['amax'])}",
         f"#define FSW_OUT_FP8 {int(c['out_dtype'] in ('e4m3', 'e5m2'))}",

@@ -181,7 +181,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #if FSW_PROMOTE
 #pragma unroll
       for (int r = 0; r < P::accumulator::kRegisters; ++r) total[r] = 0.f;
-      scales.load(p, u.tm, u.tn, w, thread, u.k_begin, k_tiles);
+      scales.load(p, u.tm, u.tn, w, thread, u.k_begin, u.k_end);
 #endif
       EpilogueOps::Staged<kStageCount> staged;
       epilogue.ops.stage_load(staged, u.tn, stage_index, p);
@@ -191,9 +191,9 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         epilogue.ops.prefetch(u.tm, u.tn, w + b, thread, p);
       tiles.begin_mainloop();   // ping-pong: the other consumer warpgroup is past its waits
       FSW_TRACE_AT(wi, traced, kTraceOrdered);
-      // One k-tile; jj: its slot in the block scales' prefetch ring (BlockScales::kAhead), an index
-      // known at compile time, so the ring needs no register moves (moving a register that is
-      // still being loaded waits for the load)
+      // One k-tile; jj: its place in its group of BlockScales::kAhead k-tiles (the block scales are
+      // loaded a group ahead), an index known at compile time, so the scales need no register
+      // moves (moving a register that is still being loaded waits for the load)
       auto k_tile = [&](auto jj, int kt) {
         mbar_wait(base + K::full_barrier(stage), phase);
         if (kt == u.k_begin) FSW_TRACE_AT(wi, traced, kTraceFirstFull);
@@ -231,10 +231,9 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         // the unit's column operands to shared memory, their loads waited on under this k-tile's wgmma
         if (FSW_LATE_STAGE && kt == u.k_begin) epilogue.ops.stage_store(staged, stage_index, epilogue.barrier, epilogue.threads);
 #if FSW_PROMOTE
-        scales.template advance<decltype(jj)::value>(p, kt, k_tiles);   // kt's scales; kt + kAhead's requested
         wgmma_wait<0>();   // this k-tile's partial sums are in acc, its stage may be refilled
         if (thread == 0) release(base + K::empty_barrier(stage));
-        scales.promote(total, acc[0]);
+        scales.template promote<decltype(jj)::value>(total, acc[0]);
 #else
         wgmma_wait<1>();   // the previous k-tile's wgmma are done: its stage may be refilled
         if (prev >= 0 && thread == 0) release(base + K::empty_barrier(prev));
@@ -245,11 +244,16 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #if FSW_PROMOTE
       constexpr int kAhead = BlockScales::kAhead;
       int kt = u.k_begin;
-      for (; kt + kAhead <= u.k_end; kt += kAhead)
+      for (; kt + kAhead <= u.k_end; kt += kAhead) {
+        scales.group(p, kt, u.k_end);
         static_for<0, kAhead>([&](auto jj) { k_tile(jj, kt + decltype(jj)::value); });
-      static_for<0, kAhead - 1>([&](auto jj) {   // the unit's last (k-tiles % kAhead)
-        if (kt + decltype(jj)::value < u.k_end) k_tile(jj, kt + decltype(jj)::value);
-      });
+      }
+      if (kt < u.k_end) {   // the unit's last (k-tiles % kAhead)
+        scales.group(p, kt, u.k_end);
+        static_for<0, kAhead - 1>([&](auto jj) {
+          if (kt + decltype(jj)::value < u.k_end) k_tile(jj, kt + decltype(jj)::value);
+        });
+      }
 #else
       for (int kt = u.k_begin; kt < u.k_end; ++kt) k_tile(StaticInt<0>(), kt);
 #endif
