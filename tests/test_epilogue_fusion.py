@@ -134,6 +134,31 @@ def test_block_scale_rules():
     assert supported(dict(c, epilogue=False)) is None
 
 
+def test_rowwise_one_pass_rule():
+    """ROWWISE_ONE_PASS_MAX_M: a rowwise-scaled call whose unscaled plan splits K on 128-row
+    tiles runs one pass on 64-row tiles where they fill ROWWISE_ONE_PASS_MIN_FILL of the SMs; the
+    unscaled problem, other M and narrow N keep the split."""
+    from fastswz.cuda import (DEEP_TILE_MAX_STAGES, ROWWISE_ONE_PASS_MAX_M, ROWWISE_ONE_PASS_MIN_FILL,
+                              default_config)
+    from fastswz.tune import DEFAULT_SMS
+
+    row = {"scale": "row"}
+    for m, n, k in ((128, 7168, 16384), (128, 8192, 29568), (96, 5120, 12288)):
+        plain = default_config(m, n, k, "e4m3", "e4m3")
+        assert plain["bm"] == 128 and plain["split_k"] > 1 and not plain["swap_ab"]
+        c = default_config(m, n, k, "e4m3", "e4m3", fusion=row)
+        assert supported(c) is None and c["scale"] == "row"
+        assert (c["bm"], c["split_k"], c["stages"]) == (64, 1, DEEP_TILE_MAX_STAGES)
+        assert (c["bn"], c["bk"]) == (plain["bn"], plain["bk"])
+        assert -(-m // 64) * -(-n // c["bn"]) >= ROWWISE_ONE_PASS_MIN_FILL * DEFAULT_SMS["sm90"]
+    # 64-row tiles of 128 x 4096 fill 64 of 132 SMs: the split stays, as unscaled
+    narrow = default_config(128, 4096, 14336, "e4m3", "e4m3", fusion=row)
+    assert narrow["split_k"] > 1 and narrow["bm"] == 128
+    m = ROWWISE_ONE_PASS_MAX_M + 64   # past the rule's M: the unscaled problem's plan
+    assert {k: v for k, v in default_config(m, 7168, 16384, "e4m3", "e4m3", fusion=row).items() if k != "scale"} == \
+        {k: v for k, v in default_config(m, 7168, 16384, "e4m3", "e4m3").items() if k != "scale"}
+
+
 def test_params_struct_is_the_c_struct(tmp_path):
     if CXX is None:
         pytest.skip("no host C++ compiler")

@@ -31,6 +31,7 @@ __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources"
            "device_info", "device_key", "choose_plan", "CudaError", "CudaUnavailableError",
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
            "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES", "FUSED_EPILOGUE_STAGES",
+           "ROWWISE_ONE_PASS_MAX_M", "ROWWISE_ONE_PASS_MIN_FILL",
            "default_out_dtype", "SWAP_AB_MAX_M", "SPLIT_K_FILL", "SPLIT_K_MIN_KTILES", "SPLIT_K_MAX",
            "SPLIT_K_TILE", "SPLIT_K_MIN_KTILES_MN", "SPLIT_K_SWAP_M", "FULL_WIDTH_BK",
            "split_k_splits", "choose_block_scaled_plan", "default_config",
@@ -132,6 +133,20 @@ EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES = 64, 1
 #: issue 28, eleventh session; tests/gpu/gemm/ab_configs.py) two tiles made the 128 x 256 bias +
 #: GELU + e4m3 plan 1.2-3.0% faster than one on all six shapes timed, in turn.
 FUSED_EPILOGUE_STAGES = 2
+#: Rowwise-scaled calls (``scale="row"``) with ``64 < M <= ROWWISE_ONE_PASS_MAX_M`` whose unscaled
+#: problem's plan splits K on 128-row tiles (the long-K rows of :data:`DEEP_TILE_MAX_M`'s rule) run
+#: in one pass instead where those 64-row tiles fill at least :data:`ROWWISE_ONE_PASS_MIN_FILL` of
+#: the SMs: the same tile cut to 64 rows, :data:`DEEP_TILE_MAX_STAGES` stages. Their
+#: split-K reduction also applies the scales. Measured on an H100 (``tests/gpu/gemm/ab_configs.py``
+#: with ``ab_rowwise_m128_*``, docs/conformance/2026-11-27-thirteenth-session/run6): 1.10-1.15x on
+#: the five rowwise corpus problems of M = 128 that split (128 x 7168 x 16384 63.7 -> 55.5 us,
+#: 128 x 8192 x 29568 107.2 -> 97.7), four of which ran 4-6% slower than ``torch._scaled_mm``
+#: rowwise; the reduction in the last CTA instead gained 1.01-1.06x. Unscaled problems keep the
+#: split: on an H200 it was 6-34% faster than 64-row tiles at K above :data:`DEEP_TILE_MAX_K`.
+ROWWISE_ONE_PASS_MAX_M = 128
+#: The least share of the SMs that :data:`ROWWISE_ONE_PASS_MAX_M`'s 64-row tiles fill (the five
+#: problems measured filled 61-97%: 80-128 tiles on 132 SMs).
+ROWWISE_ONE_PASS_MIN_FILL = 0.6
 
 
 # -- schedules (issue 27). The rules below come from the kernel's structure and from what other
@@ -1100,6 +1115,14 @@ def _default_config(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, fusi
         if codegen.supported(two) is None and (codegen.kernel_row(two)["fusion"]["col_operands"] is not None
                                                or codegen.kernel_row(cfg)["fusion"]["col_operands"] is None):
             cfg = two
+    if (fusion.get("scale") == "row" and 64 < m <= ROWWISE_ONE_PASS_MAX_M and cfg["split_k"] > 1
+            and not cfg["swap_ab"] and cfg["bm"] == 128):
+        from ..tune import DEFAULT_SMS
+
+        one = normalize_config(cfg, bm=64, split_k=1, stages=DEEP_TILE_MAX_STAGES)
+        tiles = -(-m // 64) * -(-n // one["bn"])
+        if tiles >= ROWWISE_ONE_PASS_MIN_FILL * DEFAULT_SMS["sm90"] and codegen.supported(one) is None:
+            cfg = one
     return cfg
 
 
