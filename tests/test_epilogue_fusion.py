@@ -159,6 +159,26 @@ def test_rowwise_one_pass_rule():
         {k: v for k, v in default_config(m, 7168, 16384, "e4m3", "e4m3").items() if k != "scale"}
 
 
+def test_rowwise_short_k_rule():
+    """ROWWISE_SHORT_KTILES: a rowwise-scaled call on one wave of 128 x 256 tiles with few k-tiles
+    takes 128 x 128 tiles through two epilogue tiles; longer K, more tiles and the unscaled
+    problem keep the plan."""
+    from fastswz.cuda import EPILOGUE_BLOCK_N, ROWWISE_SHORT_KTILES, default_config
+
+    row = {"scale": "row"}
+    plain = default_config(128, 32768, 512, "e4m3", "e4m3")
+    assert (plain["bn"], plain["split_k"], plain["swap_ab"]) == (256, 1, False)
+    assert -(-512 // plain["bk"]) <= ROWWISE_SHORT_KTILES
+    c = default_config(128, 32768, 512, "e4m3", "e4m3", fusion=row)
+    assert supported(c) is None and c["scale"] == "row"
+    assert (c["bm"], c["bn"], c["bk"], c["epilogue"], c["epilogue_n"], c["epilogue_stages"]) == \
+        (plain["bm"], 128, plain["bk"], True, EPILOGUE_BLOCK_N, 2)
+    for m, n, k in ((128, 32768, 4096), (2048, 32768, 512)):   # longer K; two waves of tiles
+        p = default_config(m, n, k, "e4m3", "e4m3")
+        assert p["bn"] == 256
+        assert default_config(m, n, k, "e4m3", "e4m3", fusion=row)["bn"] == 256
+
+
 def test_params_struct_is_the_c_struct(tmp_path):
     if CXX is None:
         pytest.skip("no host C++ compiler")

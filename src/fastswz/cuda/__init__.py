@@ -31,7 +31,7 @@ __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources"
            "device_info", "device_key", "choose_plan", "CudaError", "CudaUnavailableError",
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
            "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES", "FUSED_EPILOGUE_STAGES",
-           "ROWWISE_ONE_PASS_MAX_M", "ROWWISE_ONE_PASS_MIN_FILL",
+           "ROWWISE_ONE_PASS_MAX_M", "ROWWISE_ONE_PASS_MIN_FILL", "ROWWISE_SHORT_KTILES",
            "default_out_dtype", "SWAP_AB_MAX_M", "SPLIT_K_FILL", "SPLIT_K_MIN_KTILES", "SPLIT_K_MAX",
            "SPLIT_K_TILE", "SPLIT_K_MIN_KTILES_MN", "SPLIT_K_SWAP_M", "FULL_WIDTH_BK",
            "split_k_splits", "choose_block_scaled_plan", "default_config",
@@ -147,6 +147,14 @@ ROWWISE_ONE_PASS_MAX_M = 128
 #: The least share of the SMs that :data:`ROWWISE_ONE_PASS_MAX_M`'s 64-row tiles fill (the five
 #: problems measured filled 61-97%: 80-128 tiles on 132 SMs).
 ROWWISE_ONE_PASS_MIN_FILL = 0.6
+#: Rowwise-scaled calls whose plan is one wave of 128 x 256 tiles (no more tiles than SMs) with at
+#: most ``ROWWISE_SHORT_KTILES`` k-tiles each run 128 x 128 tiles instead, D through 64-column
+#: blocks and two epilogue tiles: each CTA then has two tiles, and the first's stores overlap the
+#: second's loads. Fitted on the one rowwise corpus problem it covers, on an H100
+#: (``tests/gpu/gemm/ab_configs.py``; docs/conformance/2026-11-27-thirteenth-session/run7):
+#: 128 x 32768 x 512 (DeepSeek-V3's kv_b at 128 tokens) 16.0 -> 14.8 us, 0.97x -> about 1.05x
+#: ``torch._scaled_mm`` rowwise (the twelfth session's A/B of the same change: 1.07x).
+ROWWISE_SHORT_KTILES = 4
 
 
 # -- schedules (issue 27). The rules below come from the kernel's structure and from what other
@@ -1123,6 +1131,13 @@ def _default_config(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, fusi
         tiles = -(-m // 64) * -(-n // one["bn"])
         if tiles >= ROWWISE_ONE_PASS_MIN_FILL * DEFAULT_SMS["sm90"] and codegen.supported(one) is None:
             cfg = one
+    if (fusion.get("scale") == "row" and not cfg["swap_ab"] and cfg["split_k"] == 1 and cfg["bn"] == 256
+            and -(-k // cfg["bk"]) <= ROWWISE_SHORT_KTILES):
+        from ..tune import DEFAULT_SMS
+
+        two = normalize_config(cfg, bn=128, epilogue=True, epilogue_n=EPILOGUE_BLOCK_N, epilogue_stages=2)
+        if -(-m // cfg["bm"]) * -(-n // 256) <= DEFAULT_SMS["sm90"] and codegen.supported(two) is None:
+            cfg = two
     return cfg
 
 
