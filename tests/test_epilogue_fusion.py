@@ -173,6 +173,10 @@ def test_rowwise_short_k_rule():
     assert supported(c) is None and c["scale"] == "row"
     assert (c["bm"], c["bn"], c["bk"], c["epilogue"], c["epilogue_n"], c["epilogue_stages"]) == \
         (plain["bm"], 128, plain["bk"], True, EPILOGUE_BLOCK_N, 2)
+    # register stores asked for: the rule does not add the epilogue tile
+    regs = default_config(128, 32768, 512, "e4m3", "e4m3", fusion=row, epilogue=False)
+    assert not regs["epilogue"] and regs == dict(default_config(128, 32768, 512, "e4m3", "e4m3", epilogue=False),
+                                                 scale="row")
     for m, n, k in ((128, 32768, 4096), (2048, 32768, 512)):   # longer K; two waves of tiles
         p = default_config(m, n, k, "e4m3", "e4m3")
         assert p["bn"] == 256

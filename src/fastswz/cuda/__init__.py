@@ -1131,8 +1131,8 @@ def _default_config(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, fusi
         tiles = -(-m // 64) * -(-n // one["bn"])
         if tiles >= ROWWISE_ONE_PASS_MIN_FILL * DEFAULT_SMS["sm90"] and codegen.supported(one) is None:
             cfg = one
-    if (fusion.get("scale") == "row" and not cfg["swap_ab"] and cfg["split_k"] == 1 and cfg["bn"] == 256
-            and -(-k // cfg["bk"]) <= ROWWISE_SHORT_KTILES):
+    if (fusion.get("scale") == "row" and epilogue is not False and not cfg["swap_ab"] and cfg["split_k"] == 1
+            and cfg["bn"] == 256 and -(-k // cfg["bk"]) <= ROWWISE_SHORT_KTILES):
         from ..tune import DEFAULT_SMS
 
         two = normalize_config(cfg, bn=128, epilogue=True, epilogue_n=EPILOGUE_BLOCK_N, epilogue_stages=2)
