@@ -1123,21 +1123,27 @@ def _default_config(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, fusi
         if codegen.supported(two) is None and (codegen.kernel_row(two)["fusion"]["col_operands"] is not None
                                                or codegen.kernel_row(cfg)["fusion"]["col_operands"] is None):
             cfg = two
-    if (fusion.get("scale") == "row" and 64 < m <= ROWWISE_ONE_PASS_MAX_M and cfg["split_k"] > 1
-            and not cfg["swap_ab"] and cfg["bm"] == 128):
-        from ..tune import DEFAULT_SMS
+    if fusion.get("scale") == "row":
+        cfg = _rowwise_plan(cfg, m, n, k, epilogue)
+    return cfg
 
+
+def _rowwise_plan(cfg, m, n, k, epilogue):
+    """A rowwise-scaled call's plan from its unscaled problem's: ROWWISE_ONE_PASS_MAX_M's and
+    ROWWISE_SHORT_KTILES's rules."""
+    from ..tune import DEFAULT_SMS
+
+    sms = DEFAULT_SMS["sm90"]
+    if 64 < m <= ROWWISE_ONE_PASS_MAX_M and cfg["split_k"] > 1 and not cfg["swap_ab"] and cfg["bm"] == 128:
         one = normalize_config(cfg, bm=64, split_k=1, stages=DEEP_TILE_MAX_STAGES)
         tiles = -(-m // 64) * -(-n // one["bn"])
-        if tiles >= ROWWISE_ONE_PASS_MIN_FILL * DEFAULT_SMS["sm90"] and codegen.supported(one) is None:
+        if tiles >= ROWWISE_ONE_PASS_MIN_FILL * sms and codegen.supported(one) is None:
             cfg = one
-    if (fusion.get("scale") == "row" and epilogue is not False and not cfg["swap_ab"] and cfg["split_k"] == 1
-            and cfg["bn"] == 256 and -(-k // cfg["bk"]) <= ROWWISE_SHORT_KTILES):
-        from ..tune import DEFAULT_SMS
-
+    if (epilogue is not False and not cfg["swap_ab"] and cfg["split_k"] == 1 and cfg["bn"] == 256
+            and -(-k // cfg["bk"]) <= ROWWISE_SHORT_KTILES and -(-m // cfg["bm"]) * -(-n // cfg["bn"]) <= sms):
         two = normalize_config(cfg, bn=128, epilogue=True, epilogue_n=EPILOGUE_BLOCK_N, epilogue_stages=2)
-        if -(-m // cfg["bm"]) * -(-n // 256) <= DEFAULT_SMS["sm90"] and codegen.supported(two) is None:
-            cfg = two
+        if codegen.supported(two) is None:
+            return two
     return cfg
 
 
