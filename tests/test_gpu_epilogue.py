@@ -491,3 +491,20 @@ def test_argument_errors_on_tensors(torch):
     for kw, msg in cases:
         with pytest.raises(GemmArgumentError, match=msg):
             gemm(a, b, **kw)
+
+
+# -- random calls ----------------------------------------------------------------------------------
+def test_random_calls_against_float64(torch):
+    """40 random gemm() calls (tests/gpu/gemm/fuzz.py: shapes, types, majors, scale forms and
+    epilogues drawn from a seed, the plan gemm's own) exact against float64 on integers;
+    FASTSWZ_FUZZ_SEED picks another seed."""
+    spec = importlib.util.spec_from_file_location(
+        "fsw_fuzz", os.path.join(os.path.dirname(__file__), "gpu", "gemm", "fuzz.py"))
+    fz = importlib.util.module_from_spec(spec)
+    saved = list(sys.path)
+    try:
+        spec.loader.exec_module(fz)
+    finally:
+        sys.path[:] = saved
+    seed = int(os.environ.get("FASTSWZ_FUZZ_SEED", "1"))
+    assert fz.run(fz.cases(seed, 40), seed) == 0

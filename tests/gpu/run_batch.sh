@@ -5,7 +5,8 @@
 # schedules (check.py correct --schedules: swap-AB, split-K, ping-pong only), schedbench (their
 # candidates, tests/gpu/gemm/bench_schedules.json, on decode and long-K shapes beside cuBLAS),
 # epilogue (epilogue.py correct + bench), callbench (the call-overhead table), corpus (the shape
-# corpus beside cuBLAS), rowwise (its e4m3 problems rowwise-scaled beside torch._scaled_mm rowwise), exhaustive (issue 29's search against every class; HELD_OUT=MxNxK,... or
+# corpus beside cuBLAS), fuzz (random gemm() calls against float64, tests/gpu/gemm/fuzz.py; FUZZ_SEEDS='1 2 3',
+# FUZZ_CASES=100: precompile the same seeds first), rowwise (its e4m3 problems rowwise-scaled beside torch._scaled_mm rowwise), exhaustive (issue 29's search against every class; HELD_OUT=MxNxK,... or
 # FRESH=SEED,COUNT replace its held-out problems), sweep (1 and 2 GPUs; SWEEP_LIMIT=N: the corpus's
 # first N problems, precompiled first),
 # cublaskernels (SUBSET=globs: cuBLAS's kernels, grids and times beside fastswz's, torch.profiler),
@@ -53,6 +54,8 @@ for s in "$@"; do
              echo "sanitize: exit $?"; cp /tmp/san/sanitizer.txt "$out/" 2>/dev/null; tail -12 "$out/sanitize.txt" ;;
     callbench) timeout 200 python3 benchmarks/gpu_callpath.py --out /tmp/cb > "$out/callbench.txt" 2>&1
              cp /tmp/cb/callpath.json "$out/" 2>/dev/null; tail -20 "$out/callbench.txt" ;;
+    fuzz) timeout ${FUZZ_TIMEOUT:-300} python3 tests/gpu/gemm/fuzz.py run --seed ${FUZZ_SEEDS:-1 2 3} --cases ${FUZZ_CASES:-100} \
+            --out "$out/fuzz-SEED.json" > "$out/fuzz.txt" 2>&1; echo "fuzz: exit $?"; tail -15 "$out/fuzz.txt" ;;
     rowwise) timeout 560 python3 benchmarks/gpu_corpus.py run --scale row --out /tmp/rowwise.json \
                --deadline ${CORPUS_DEADLINE:-400} > "$out/rowwise.txt" 2>&1; echo "rowwise: exit $?"
              cp /tmp/rowwise.json "$out/" 2>/dev/null; tail -32 "$out/rowwise.txt" ;;
