@@ -134,6 +134,56 @@ def test_block_scale_rules():
     assert supported(dict(c, epilogue=False)) is None
 
 
+@pytest.mark.parametrize("stages,epilogue,epilogue_n,bm,fits", [
+    (6, True, 0, 128, False),   # 6 x 32 KiB + the 32 KiB epilogue tile leave 1952 bytes: 6 x 528 do not fit
+    (5, True, 0, 128, True), (6, False, 0, 128, True), (6, True, 64, 128, True), (3, True, 0, 64, True)])
+def test_block_scale_slots(stages, epilogue, epilogue_n, bm, fits):
+    """fusion.scale_ring: one slot per stage (BM scales of A, then B's in a 16-byte cell) after
+    the plan's buffers, within the shared-memory limit, or none; the header and the launch's
+    shared memory follow it."""
+    from fastswz.plan import SMEM_OPTIN
+
+    cfg = codegen.normalize_config(bm=bm, bn=128, bk=128, stages=stages, a_dtype="e4m3", b_dtype="e4m3",
+                                   scale="block", epilogue=epilogue, epilogue_n=epilogue_n)
+    assert supported(cfg) is None
+    row = codegen.kernel_row(cfg)
+    ring = row["fusion"]["scale_ring"]
+    h = codegen.fusion_header(cfg, row)
+    meta = codegen.launch_meta(row, "bf16")
+    if not fits:
+        assert ring is None and "#define FSW_SCALE_RING 0" in h
+        assert row["fusion"]["scale_ahead"] == codegen.BLOCK_SCALE_AHEAD
+        return
+    assert ring["slots"] == stages and ring["slot_bytes"] == 4 * bm + 16 and ring["b_offset"] == 4 * bm
+    assert ring["offset"] % 16 == 0 and ring["offset"] >= row["smem_bytes"]
+    assert ring["offset"] + ring["bytes"] + codegen.BASE_ALIGN_SLACK <= SMEM_OPTIN["sm90"]
+    assert "#define FSW_SCALE_RING 1" in h and f"kScaleOffset = {ring['offset']}u" in h
+    assert f"kScaleSlotBytes = {ring['slot_bytes']}u" in h and f"kScaleB = {4 * bm}u" in h
+    assert row["fusion"]["scale_ahead"] is None and "cp.async" in row["fusion"]["scale_a"]["load"]
+    assert codegen._smem_end(row) == ring["offset"] + ring["bytes"]
+    assert meta["smem_bytes"] == ring["offset"] + ring["bytes"]
+    # not for other scale forms
+    assert codegen.kernel_row(dict(cfg, scale="row", promote=True))["fusion"]["scale_ring"] is None
+
+
+def test_block_scale_ring_rule():
+    """BLOCK_SCALE_RING_MAX_KTILES: block-scaled calls with at most that many k-tiles take the
+    most stages that leave room for the scales' slots; longer K keeps 6 stages and global loads."""
+    from fastswz.cuda import BLOCK_SCALE_RING_MAX_KTILES, choose_block_scaled_plan, default_config
+
+    kt = BLOCK_SCALE_RING_MAX_KTILES
+    short = default_config(4096, 24576, 128 * kt, "e4m3", "e4m3", fusion={"scale": "block"})
+    long_ = default_config(4096, 24576, 128 * kt + 1, "e4m3", "e4m3", fusion={"scale": "block"})
+    assert codegen.kernel_row(short)["fusion"]["scale_ring"] is not None and short["epilogue"]
+    assert codegen.kernel_row(long_)["fusion"]["scale_ring"] is None and long_["epilogue"]
+    assert short["stages"] < long_["stages"] == 6
+    assert supported(short) is None and supported(long_) is None
+    # the most stages that leave room: one more does not
+    assert codegen.kernel_row(dict(short, stages=short["stages"] + 1))["fusion"]["scale_ring"] is None
+    # promotion without block scales has no slots to make room for
+    assert choose_block_scaled_plan(fusion={"promote": True, "scale": "row"}, k=128)["stages"] == 6
+
+
 def test_rowwise_one_pass_rule():
     """ROWWISE_ONE_PASS_MAX_M: a rowwise-scaled call whose unscaled plan splits K on 128-row
     tiles runs one pass on 64-row tiles where they fill ROWWISE_ONE_PASS_MIN_FILL of the SMs; the
@@ -587,7 +637,9 @@ def test_block_promotion_on_the_host(tmp_path, bm, bn, scale, ahead):
     (tmp_path / "fastswz_fusion.h").write_text(codegen.fusion_header(cfg))
     for f in ("epilogue_ops.cuh", "block_scale.cuh"):
         (tmp_path / f).write_text(resources.files("fastswz").joinpath("kernels", "sm90", f).read_text())
-    src = [_SHIM, f"#define FSW_SCALE_AHEAD {ahead}\n", '#include "fastswz_plan.h"\nnamespace P = fastswz_plan;\n', codegen._params_c(), "\n",
+    # the consumers' own global loads (FSW_SCALE_RING 0: the shared-memory slots the plan may have
+    # are filled by cp.async on the GPU; their path runs in the GPU tests)
+    src = [_SHIM, f"#define FSW_SCALE_AHEAD {ahead}\n#define FSW_SCALE_RING 0\n", '#include "fastswz_plan.h"\nnamespace P = fastswz_plan;\n', codegen._params_c(), "\n",
            '#include "epilogue_ops.cuh"\n#include "block_scale.cuh"\n',
            _c_array("float", "PART", parts.ravel()), _c_array("float", "SA", sa.T.ravel()),
            _c_array("float", "SB", sb.ravel()), _c_array("float", "OUT", [0.0] * (m * n)),

@@ -367,7 +367,7 @@ def test_nan_and_inf_as_torch(torch, out, fp8_in):
 
 
 # -- block scales ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("plan", [E.PLAN_BLOCK, E.PLAN_BLOCK_REG], ids=["tile", "reg"])
+@pytest.mark.parametrize("plan", [E.PLAN_BLOCK, E.PLAN_BLOCK_REG, E.PLAN_BLOCK_GLOBAL], ids=["tile", "reg", "global"])
 def test_block_scaled_against_float64(torch, plan):
     from fastswz.cuda import gemm
 

@@ -31,7 +31,7 @@ __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources"
            "device_info", "device_key", "choose_plan", "CudaError", "CudaUnavailableError",
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
            "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES", "FUSED_EPILOGUE_STAGES",
-           "ROWWISE_ONE_PASS_MAX_M", "ROWWISE_ONE_PASS_MIN_FILL", "ROWWISE_SHORT_KTILES",
+           "BLOCK_SCALE_RING_MAX_KTILES", "ROWWISE_ONE_PASS_MAX_M", "ROWWISE_ONE_PASS_MIN_FILL", "ROWWISE_SHORT_KTILES",
            "default_out_dtype", "SWAP_AB_MAX_M", "SPLIT_K_FILL", "SPLIT_K_MIN_KTILES", "SPLIT_K_MAX",
            "SPLIT_K_TILE", "SPLIT_K_MIN_KTILES_MN", "SPLIT_K_SWAP_M", "FULL_WIDTH_BK",
            "split_k_splits", "choose_block_scaled_plan", "default_config",
@@ -133,6 +133,14 @@ EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES = 64, 1
 #: issue 28, eleventh session; tests/gpu/gemm/ab_configs.py) two tiles made the 128 x 256 bias +
 #: GELU + e4m3 plan 1.2-3.0% faster than one on all six shapes timed, in turn.
 FUSED_EPILOGUE_STAGES = 2
+#: Block-scaled calls with at most this many k-tiles take the plan whose scales go through
+#: shared memory (the producer's second warp copies each k-tile's scales into its stage's slot,
+#: the consumers read theirs with ld.shared; ``fusion.scale_ring``), with the most stages that
+#: leave room for the slots (5 beside the 128 x 128 epilogue tile instead of 6). H100, A/B in two
+#: runs each (docs/conformance/2026-11-27-fourteenth-session runs 7 and 8): 4096 x 24576 x 1536
+#: 1.054-1.058x, 4096 x 7168 x 2048 1.042-1.044x; with 56 k-tiles 0.98-0.99x (4096 x 7168 x 7168,
+#: 4096 x 4096 x 7168) and 1.00x (4096 x 2112 x 7168), so longer K keeps the consumers' global loads.
+BLOCK_SCALE_RING_MAX_KTILES = 16
 #: Rowwise-scaled calls (``scale="row"``) with ``64 < M <= ROWWISE_ONE_PASS_MAX_M`` whose unscaled
 #: problem's plan splits K on 128-row tiles (the long-K rows of :data:`DEEP_TILE_MAX_M`'s rule) run
 #: in one pass instead where those 64-row tiles fill at least :data:`ROWWISE_ONE_PASS_MIN_FILL` of
@@ -1109,7 +1117,7 @@ def default_config(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major
 
 def _default_config(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, fusion, epilogue):
     if fusion.get("scale") == "block" or fusion.get("promote"):
-        return choose_block_scaled_plan(a_dtype, b_dtype, out_dtype, fusion, epilogue=epilogue)
+        return choose_block_scaled_plan(a_dtype, b_dtype, out_dtype, fusion, epilogue=epilogue, k=k)
     # swap-AB and split-K take scales alone (codegen.scheduled_fusion): the decode shapes of
     # rowwise fp8 get the unscaled problem's schedule
     scheduled = codegen.scheduled_fusion(dict(fusion, a_dtype=a_dtype, b_dtype=b_dtype, out_dtype=out_dtype))
@@ -1147,17 +1155,22 @@ def _rowwise_plan(cfg, m, n, k, epilogue):
     return cfg
 
 
-def choose_block_scaled_plan(a_dtype="e4m3", b_dtype="e4m3", out_dtype="bf16", fusion=None, epilogue=None):
+def choose_block_scaled_plan(a_dtype="e4m3", b_dtype="e4m3", out_dtype="bf16", fusion=None, epilogue=None,
+                             k=None):
     """The configuration :func:`gemm` uses for block-scaled fp8 (DeepSeek-V3's 1 x 128 / 128 x
     128 scales), or for any promotion of the partial sums to f32 (``fusion["promote"]``), given
     no plan: BK 128 for fp8 (one promotion and one scale per k-tile; 64 for 16-bit types, 32 for
     tf32), BN 128 (one B scale per tile; two accumulators fit), BM 128 (two consumer
     warpgroups), the most stages (6 down to 3) that fit beside the shared-memory epilogue tile,
-    else register stores. ``fusion`` without a ``scale`` means block scales.
+    else register stores. ``fusion`` without a ``scale`` means block scales. Block scales with
+    at most :data:`BLOCK_SCALE_RING_MAX_KTILES` k-tiles (``k`` given) take the most stages that
+    leave room for the scales' slots in shared memory (``fusion.scale_ring`` of the plan row).
 
     >>> c = choose_block_scaled_plan()
     >>> c["bm"], c["bn"], c["bk"], c["stages"], c["epilogue"], c["scale"], c["promote"]
     (128, 128, 128, 6, True, 'block', True)
+    >>> choose_block_scaled_plan(k=2048)["stages"]   # 16 k-tiles: the scales through shared memory
+    5
     """
     fusion = dict(fusion or {})
     if not fusion.get("promote"):
@@ -1165,11 +1178,13 @@ def choose_block_scaled_plan(a_dtype="e4m3", b_dtype="e4m3", out_dtype="bf16", f
     bk = {"e4m3": 128, "e5m2": 128, "tf32": 32, "f32": 32}.get(str(a_dtype), 64)
     base = normalize_config(dict(bm=128, bn=128, bk=bk, a_dtype=a_dtype, b_dtype=b_dtype,
                                  out_dtype=out_dtype, **fusion))
-    for epi in ((True, False) if epilogue is None else (epilogue,)):
-        for stages in range(6, 2, -1):
-            cfg = dict(base, stages=stages, epilogue=epi)
-            if supported(cfg) is None:
-                return cfg
+    ring = base["scale"] == "block" and k is not None and -(-k // base["bk"]) <= BLOCK_SCALE_RING_MAX_KTILES
+    for want_ring in ((True, False) if ring else (False,)):
+        for epi in ((True, False) if epilogue is None else (epilogue,)):
+            for stages in range(6, 2, -1):
+                cfg = dict(base, stages=stages, epilogue=epi)
+                if supported(cfg) is None and (not want_ring or codegen.kernel_row(cfg)["fusion"]["scale_ring"]):
+                    return cfg
     raise PlanError(f"no block-scaled plan runs {a_dtype} x {b_dtype} -> {out_dtype}: "
                     f"{supported(dict(base, stages=3))}")
 

@@ -480,8 +480,35 @@ def kernel_row(config) -> dict:
     row = with_schedule(with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"]),
                         c["swap_ab"], c["split_k"], c["pingpong"], c["split_reduce"])
     row["fusion"] = fusion_row(c)
-    row["fusion"]["col_operands"] = _col_operands(c, row["smem_bytes"])
+    row["fusion"]["col_operands"] = col = _col_operands(c, row["smem_bytes"])
+    row["fusion"]["scale_ring"] = ring = _scale_ring(c, row["smem_bytes"], col)
+    if ring:
+        for op in ("scale_a", "scale_b"):
+            row["fusion"][op]["load"] = ring["load"]
+        row["fusion"]["scale_ahead"] = None
     return row
+
+
+def _scale_ring(c, smem_bytes, col):
+    """Where a block-scaled plan's scales sit in shared memory: one slot per stage after the
+    plan's buffers (and the column operands), the k-tile's BM scales of A (0 past M) then its
+    B scale at ``b_offset``. The producer warpgroup's second warp fills a stage's slot with
+    cp.async once the stage is free and arrives on its full barrier when the copies land, so a
+    consumer reads its rows' two scales with ld.shared after the wait it makes anyway. Measured
+    (H100, tests/gpu/gemm/power.py): the block-scaled kernel, like the unscaled one, runs at the
+    700 W power cap, so its speed follows its energy per product, and the consumers' per-k-tile
+    scale loads, their addresses and products were a fifth of their instructions. None without
+    block scales or where the slots do not fit (those plans keep the consumers' global loads)."""
+    if c["scale"] != "block":
+        return None
+    end = col["offset"] + col["bytes"] if col else int(smem_bytes)
+    offset = -(-end // 16) * 16
+    slot_bytes = 4 * c["bm"] + 16   # B's scale in a 16-byte cell of its own
+    if offset + c["stages"] * slot_bytes + BASE_ALIGN_SLACK > SMEM_OPTIN["sm90"]:
+        return None
+    return {"dtype": "f32", "offset": offset, "slots": c["stages"], "slot_bytes": slot_bytes,
+            "bytes": c["stages"] * slot_bytes, "b_offset": 4 * c["bm"],
+            "load": "per k-tile, cp.async by the producer's second warp into the stage's slot, read with ld.shared"}
 
 
 def _col_operands(c, smem_bytes):
@@ -643,10 +670,11 @@ def fusion_header(config, row=None) -> str:
     ['#define FSW_ACT 1', '#define FSW_AMAX 1']
     """
     c = normalize_config(config)
-    if row is None and (c["bias"] or c["scale"] == "row"):   # where the column operands sit
+    if row is None and (c["bias"] or c["scale"] in ("row", "block")):   # where the column operands and scales sit
         row = kernel_row(c)
     f = row["fusion"] if row is not None else fusion_row(c)
     col = f.get("col_operands")
+    ring = f.get("scale_ring")
     ctype = {"bf16": "unsigned short", "f16": "unsigned short", "f32": "float", None: "unsigned short"}
     slots, cols = f["row_slots"], f["col_slots"]
     fused = (c["activation"] != "identity" or c["bias"] or c["residual"] or c["scale"] not in ("none", "block")
@@ -687,6 +715,16 @@ def fusion_header(config, row=None) -> str:
         f"constexpr unsigned int kColOffset = {col['offset'] if col else 0}u;",
         f"constexpr unsigned int kColSlotBytes = {col['slot_bytes'] if col else 0}u;",
         f"constexpr unsigned int kColScaleB = {4 * c['bn'] if col and c['bias'] and c['scale'] == 'row' else 0}u;   // scale_b's bytes into a slot",
+        "// block scales in shared memory (plan row fusion.scale_ring): per stage a slot of BM f32 scales of A,",
+        "// then B's at kScaleB, at kScaleOffset + stage * kScaleSlotBytes from the plan's base",
+        "}  // namespace fastswz_fusion",
+        "#ifndef FSW_SCALE_RING",
+        f"#define FSW_SCALE_RING {int(bool(ring))}",
+        "#endif",
+        "namespace fastswz_fusion {",
+        f"constexpr unsigned int kScaleOffset = {ring['offset'] if ring else 0}u;",
+        f"constexpr unsigned int kScaleSlotBytes = {ring['slot_bytes'] if ring else 0}u;",
+        f"constexpr unsigned int kScaleB = {ring['b_offset'] if ring else 0}u;",
         "}  // namespace fastswz_fusion",
     ]
     return "\n".join(lines) + "\n"
@@ -772,13 +810,21 @@ def launch_meta(row, out_dtype="bf16") -> dict:
     col = (row.get("fusion") or {}).get("col_operands")
     ws = (row["kernel"].get("scheduler") or {}).get("workspace")
     return {"threads": int(row["kernel"]["threads"]),
-            "smem_bytes": int(col["offset"] + col["bytes"] if col else row["smem_bytes"]),
+            "smem_bytes": _smem_end(row),
             "boxes": boxes, "swizzles": swizzles, "epilogue": bool(e),
             "majors": [row["a"]["major"], row["b"]["major"]],
             # the kernel's operands (with swap_ab its A is the caller's B) and D
             "dtypes": [row["a"]["dtype"], row["b"]["dtype"], _lookup_dtype(out_dtype).name],
             # split-K: who adds the partials ("last_cta": the GEMM kernel; "kernel": a second one)
             "reduce": ws["reduce"] if ws else None}
+
+
+def _smem_end(row):
+    """Bytes of shared memory from the plan's base the kernel uses: the plan's buffers, then
+    the column operands and the block-scale slots where the plan has them."""
+    f = row.get("fusion") or {}
+    ends = [int(row["smem_bytes"])] + [int(x["offset"] + x["bytes"]) for x in (f.get("col_operands"), f.get("scale_ring")) if x]
+    return max(ends)
 
 
 def params_packer():

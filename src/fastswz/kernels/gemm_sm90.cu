@@ -54,12 +54,21 @@ namespace scheduler = fastswz_plan::scheduler;
 // ran; at 640 threads the entry cap (96) already holds a BN <= 128 accumulator.
 #define FSW_SETMAXNREG -1  // -1: by the number of consumer warpgroups
 #endif
+#ifndef FSW_RING_LATE
+#define FSW_RING_LATE 0
+#endif
 #ifndef FSW_LATE_STAGE
 // The fused epilogue's column operands (bias, rowwise scale_b) reach shared memory after the
 // unit's first k-tile of wgmma is issued (sm90/epilogue_ops.cuh, stage_load / stage_store); 0:
 // before the main loop.
 #define FSW_LATE_STAGE 1
 #endif
+// Block scales through shared memory (sm90/block_scale.cuh): 32 more arrivals on each full
+// barrier (the scale warp's cp.async), and each consumer warp releases a stage itself (its
+// shared loads of the stage's scales are done when it does)
+constexpr bool kScaleRing = FSW_BLOCK_SCALE && FSW_SCALE_RING;
+constexpr uint32_t kFullArrivals = K::kFullArrivals + (kScaleRing ? (uint32_t)32 : 0u);   // a warp's lanes
+constexpr uint32_t kEmptyArrivals = K::kEmptyArrivals * (kScaleRing ? (uint32_t)(128 / 32) : 1u);   // a warpgroup's warps
 constexpr bool kSetMaxNReg = FSW_SETMAXNREG == 1 || (FSW_SETMAXNREG < 0 && K::kConsumerWarpgroups < 4);
 constexpr int kKSteps = P::kMmaPerKTile / P::kWarpgroups;      // wgmma per warpgroup per k-tile
 constexpr int kProducerRegs = 40;
@@ -80,8 +89,8 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < P::kStages; ++s) {
-      mbar_init(base + K::full_barrier(s), K::kFullArrivals);
-      mbar_init(base + K::empty_barrier(s), K::kEmptyArrivals);
+      mbar_init(base + K::full_barrier(s), kFullArrivals);
+      mbar_init(base + K::empty_barrier(s), kEmptyArrivals);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     fence_async_shared();
@@ -134,6 +143,40 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         }
       }
     }
+#if FSW_BLOCK_SCALE && FSW_SCALE_RING
+    else if (threadIdx.x % 128 / 32 == 1) {
+      // The block scales' warp: once a stage is free, the k-tile's BM scales of A (lane l: rows
+      // l, l + 32, ...; zeros past M) and its B scale into the stage's slot, arriving on the
+      // stage's full barrier when they land
+      const int lane = threadIdx.x % 32;
+      int stage = 0;
+      uint32_t phase = 0;
+      Scheduler tiles(p.m, p.n, k_tiles, rank);
+      WorkUnit u;
+      while (tiles.next(u)) {
+        constexpr int kRows = P::kBM / 32;
+        const float* ra[kRows];
+        uint32_t bytes[kRows];
+#pragma unroll
+        for (int i = 0; i < kRows; ++i) {
+          const int m = u.tm * P::kBM + lane + 32 * i;
+          bytes[i] = m < p.m ? (uint32_t)sizeof(float) : 0u;
+          ra[i] = p.scale_a + (m < p.m ? (long long)m * p.sa_sm : (long long)0);
+        }
+        const float* rb = p.scale_b + (long long)(u.tn * P::kBN / F::kBlockK) * p.sb_sn;
+        for (int kt = u.k_begin; kt < u.k_end; ++kt) {
+          mbar_wait(base + K::empty_barrier(stage), phase ^ 1u);
+          const uint32_t slot = base + F::kScaleOffset + (uint32_t)stage * F::kScaleSlotBytes;
+#pragma unroll
+          for (int i = 0; i < kRows; ++i)
+            cp_async4(slot + (uint32_t)sizeof(float) * (lane + 32 * i), ra[i] + (long long)kt * p.sa_sk, bytes[i]);
+          if (lane == 0) cp_async4(slot + F::kScaleB, rb + (long long)kt * p.sb_sk, (uint32_t)sizeof(float));
+          cp_async_arrive_noinc(base + K::full_barrier(stage));
+          if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
+        }
+      }
+    }
+#endif
   } else {
     if (kSetMaxNReg) reg_alloc<kConsumerRegs>();
     const int wi = wg - K::kFirstConsumerWarpgroup;  // this consumer warpgroup
@@ -196,6 +239,9 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       // moves (moving a register that is still being loaded waits for the load)
       auto k_tile = [&](auto jj, int kt) {
         mbar_wait(base + K::full_barrier(stage), phase);
+#if FSW_BLOCK_SCALE && FSW_SCALE_RING && !FSW_RING_LATE
+        scales.at(base, stage);
+#endif
         if (kt == u.k_begin) FSW_TRACE_AT(wi, traced, kTraceFirstFull);
 #if FSW_DEBUG_DUMP
         if (fsw_dump_out && wi == 0 && first && kt - u.k_begin < P::kStages && blockIdx.x < FSW_DEBUG_DUMP) {
@@ -228,11 +274,17 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
           });
         }
         wgmma_commit();
+#if FSW_BLOCK_SCALE && FSW_SCALE_RING && FSW_RING_LATE
+        scales.at(base, stage);   // under the k-tile's wgmma
+#endif
         // the unit's column operands to shared memory, their loads waited on under this k-tile's wgmma
         if (FSW_LATE_STAGE && kt == u.k_begin) epilogue.ops.stage_store(staged, stage_index, epilogue.barrier, epilogue.threads);
 #if FSW_PROMOTE
+#if FSW_BLOCK_SCALE && FSW_SCALE_RING
+        scales.product();
+#endif
         wgmma_wait<0>();   // this k-tile's partial sums are in acc, its stage may be refilled
-        if (thread == 0) release(base + K::empty_barrier(stage));
+        if (kScaleRing ? thread % 32 == 0 : thread == 0) release(base + K::empty_barrier(stage));
         scales.template promote<decltype(jj)::value>(total, acc[0]);
 #else
         wgmma_wait<1>();   // the previous k-tile's wgmma are done: its stage may be refilled

@@ -43,9 +43,12 @@ PLAN_FP8_REG = dict(bm=128, bn=128, bk=128, stages=5)
 #: bf16, the tile path and the register path
 PLAN_BF16 = dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64, epilogue_stages=2)
 PLAN_BF16_REG = dict(bm=128, bn=128, bk=64, stages=5)
-#: block scales: BK 128, BN 128; the tile path and the register path
+#: block scales: BK 128, BN 128; the tile path and the register path (both with the scales
+#: through shared memory, fusion.scale_ring), and the tile path with 6 stages, where the slots do
+#: not fit (the consumers' global loads)
 PLAN_BLOCK = dict(bm=128, bn=128, bk=128, stages=5, epilogue=True)
 PLAN_BLOCK_REG = dict(bm=128, bn=128, bk=128, stages=6)
+PLAN_BLOCK_GLOBAL = dict(bm=128, bn=128, bk=128, stages=6, epilogue=True)
 #: promotion without block scales (use_fast_accum=False)
 PLAN_PROMOTE = dict(bm=128, bn=128, bk=128, stages=6, epilogue=True)
 #: ping-pong consumers (register stores, BM 64 per warpgroup)
@@ -93,7 +96,7 @@ def parity_configs():
         out.append(dict(PLAN_BF16, out_dtype=od, activation="relu", bias="bf16", residual="bf16", amax=True))
     for form in ("tensor", "row"):
         out.append(dict(PLAN_PROMOTE, **fp8, scale=form, promote=True, out_dtype="bf16"))
-    for plan in (PLAN_BLOCK, PLAN_BLOCK_REG):
+    for plan in (PLAN_BLOCK, PLAN_BLOCK_REG, PLAN_BLOCK_GLOBAL):
         out.append(dict(plan, **fp8, scale="block", out_dtype="bf16"))
         out.append(dict(plan, **fp8, scale="block", out_dtype="e4m3", activation="gelu", bias="bf16", amax=True))
     # plan=None calls: the default plans with the call's epilogue
@@ -132,6 +135,7 @@ CHECK_GRID = [
     dict(bm=128, bn=256, bk=128, stages=3, epilogue=True, cluster_m=2, a_dtype="e4m3", b_dtype="e4m3",
          scale="row", residual="bf16"),
     dict(PLAN_BLOCK, a_dtype="e4m3", b_dtype="e4m3", scale="block"),
+    dict(PLAN_BLOCK_GLOBAL, a_dtype="e4m3", b_dtype="e4m3", scale="block", bias="f32"),
     dict(PLAN_BLOCK_REG, a_dtype="e4m3", b_dtype="e4m3", scale="block", activation="gelu", bias="bf16",
          residual="bf16", out_dtype="e4m3", amax=True),
     dict(bm=64, bn=64, bk=128, stages=6, epilogue=True, a_dtype="e5m2", b_dtype="e4m3", scale="block",

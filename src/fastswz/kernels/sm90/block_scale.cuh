@@ -16,6 +16,44 @@
 // (the same plan promoting without scales: 307; groups of 2, 6 and 8 were slower than 4).
 #pragma once
 
+#if FSW_BLOCK_SCALE && FSW_SCALE_RING
+// The plan's scale slots in shared memory (fastswz_fusion.h kScaleOffset ..., plan row
+// fusion.scale_ring): the producer warpgroup's second warp copies each k-tile's scales into its
+// stage's slot; a consumer reads its rows' after the stage's full barrier.
+struct BlockScales {
+  static constexpr int kAhead = FSW_SCALE_AHEAD;   // (the main loop's unrolling only)
+  uint32_t row_at[F::kRowSlots];   // byte offsets of this thread's rows in a slot
+  float sa[F::kRowSlots], sb;      // the current k-tile's
+
+  __device__ __forceinline__ void load(const FswParams&, int, int, int w, int thread, int, int) {
+#pragma unroll
+    for (int s = 0; s < F::kRowSlots; ++s)
+      row_at[s] = (uint32_t)sizeof(float) * (64 * w + P::accumulator::row(thread, F::kSlotRegister[s]));
+  }
+  __device__ __forceinline__ void group(const FswParams&, int, int) {}
+  // The k-tile's scales, from its stage's slot (after the stage's full barrier)
+  __device__ __forceinline__ void at(uint32_t base, int stage) {
+    const uint32_t slot = base + F::kScaleOffset + (uint32_t)stage * F::kScaleSlotBytes;
+#pragma unroll
+    for (int s = 0; s < F::kRowSlots; ++s) sa[s] = ld_shared_f32(slot + row_at[s]);
+    sb = ld_shared_f32(slot + F::kScaleB);
+  }
+  // sa * sb, before the k-tile's stage is released: the products hold the shared loads' results,
+  // so a warp that has them has read its slot
+  __device__ __forceinline__ void product() {
+#pragma unroll
+    for (int s = 0; s < F::kRowSlots; ++s) {
+      sa[s] *= sb;
+      asm volatile("" : "+f"(sa[s])::"memory");
+    }
+  }
+  template <int J> __device__ __forceinline__ void promote(float (&total)[P::accumulator::kRegisters],
+                                                          const float (&part)[P::accumulator::kRegisters]) {
+#pragma unroll
+    for (int r = 0; r < P::accumulator::kRegisters; ++r) total[r] += part[r] * sa[F::kRowSlot[r]];
+  }
+};
+#else
 struct BlockScales {
   static constexpr int kAhead = FSW_PROMOTE ? FSW_SCALE_AHEAD : 1;
   float sa[kAhead][F::kRowSlots];    // A's scale of each row this thread holds, k blocks of the next group
@@ -81,3 +119,4 @@ struct BlockScales {
 #endif
   }
 };
+#endif
