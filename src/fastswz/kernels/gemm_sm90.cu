@@ -278,7 +278,14 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         scales.product();
 #endif
         wgmma_wait<0>();   // this k-tile's partial sums are in acc, its stage may be refilled
-        if (kScaleRing ? thread % 32 == 0 : thread == 0) release(base + K::empty_barrier(stage));
+        if (kScaleRing) {
+          // the warp's shared loads of the slot happen before its first lane's release (bar.warp.sync
+          // orders memory among the warp's threads: PTX memory consistency model)
+          __syncwarp();
+          if (thread % 32 == 0) release(base + K::empty_barrier(stage));
+        } else if (thread == 0) {
+          release(base + K::empty_barrier(stage));
+        }
         scales.template promote<decltype(jj)::value>(total, acc[0]);
 #else
         wgmma_wait<1>();   // the previous k-tile's wgmma are done: its stage may be refilled
