@@ -136,10 +136,11 @@ FUSED_EPILOGUE_STAGES = 2
 #: Block-scaled calls with at most this many k-tiles take the plan whose scales go through
 #: shared memory (the producer's second warp copies each k-tile's scales into its stage's slot,
 #: the consumers read theirs with ld.shared; ``fusion.scale_ring``), with the most stages that
-#: leave room for the slots (5 beside the 128 x 128 epilogue tile instead of 6). H100, A/B in two
-#: runs each (docs/conformance/2026-11-27-fourteenth-session runs 7 and 8): 4096 x 24576 x 1536
-#: 1.054-1.058x, 4096 x 7168 x 2048 1.042-1.044x; with 56 k-tiles 0.98-0.99x (4096 x 7168 x 7168,
-#: 4096 x 4096 x 7168) and 1.00x (4096 x 2112 x 7168), so longer K keeps the consumers' global loads.
+#: leave room for the slots (5 beside the 128 x 128 epilogue tile instead of 6). H100, against the
+#: same 5 stages with the consumers' global loads (docs/conformance/2026-11-27-fourteenth-session
+#: runs 7, 8 and 11): 4096 x 24576 x 1536 1.046-1.054x, 4096 x 7168 x 2048 1.032-1.040x; with 56
+#: k-tiles 0.97-0.99x (4096 x 7168 x 7168, 4096 x 4096 x 7168) and 1.01x (4096 x 2112 x 7168), so
+#: longer K keeps the 6-stage plan and its global loads.
 BLOCK_SCALE_RING_MAX_KTILES = 16
 #: Rowwise-scaled calls (``scale="row"``) with ``64 < M <= ROWWISE_ONE_PASS_MAX_M`` whose unscaled
 #: problem's plan splits K on 128-row tiles (the long-K rows of :data:`DEEP_TILE_MAX_M`'s rule) run
