@@ -31,9 +31,13 @@ pytestmark = pytest.mark.gpu
 _spec = importlib.util.spec_from_file_location(
     "fsw_epilogue_cases", os.path.join(os.path.dirname(__file__), "gpu", "gemm", "epilogue.py"))
 E = importlib.util.module_from_spec(_spec)
-_saved_path = list(sys.path)   # the script puts src/ first on sys.path: not for the other tests
+_fz_spec = importlib.util.spec_from_file_location(
+    "fsw_fuzz", os.path.join(os.path.dirname(__file__), "gpu", "gemm", "fuzz.py"))
+FZ = importlib.util.module_from_spec(_fz_spec)   # random calls (tests/gpu/gemm/fuzz.py)
+_saved_path = list(sys.path)   # the scripts put src/ first on sys.path: not for the other tests
 try:
     _spec.loader.exec_module(E)
+    _fz_spec.loader.exec_module(FZ)
 finally:
     sys.path[:] = _saved_path
 
@@ -498,13 +502,5 @@ def test_random_calls_against_float64(torch):
     """40 random gemm() calls (tests/gpu/gemm/fuzz.py: shapes, types, majors, scale forms and
     epilogues drawn from a seed, the plan gemm's own) exact against float64 on integers;
     FASTSWZ_FUZZ_SEED picks another seed."""
-    spec = importlib.util.spec_from_file_location(
-        "fsw_fuzz", os.path.join(os.path.dirname(__file__), "gpu", "gemm", "fuzz.py"))
-    fz = importlib.util.module_from_spec(spec)
-    saved = list(sys.path)
-    try:
-        spec.loader.exec_module(fz)
-    finally:
-        sys.path[:] = saved
     seed = int(os.environ.get("FASTSWZ_FUZZ_SEED", "1"))
-    assert fz.run(fz.cases(seed, 40), seed) == 0
+    assert FZ.run(FZ.cases(seed, 40), seed) == 0
