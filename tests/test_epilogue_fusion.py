@@ -162,8 +162,10 @@ def test_block_scale_slots(stages, epilogue, epilogue_n, bm, fits):
     assert row["fusion"]["scale_ahead"] is None and "cp.async" in row["fusion"]["scale_a"]["load"]
     assert codegen._smem_end(row) == ring["offset"] + ring["bytes"]
     assert meta["smem_bytes"] == ring["offset"] + ring["bytes"]
-    # not for other scale forms
+    # not for other scale forms, nor (not run on a GPU with them) ping-pong or clusters
     assert codegen.kernel_row(dict(cfg, scale="row", promote=True))["fusion"]["scale_ring"] is None
+    if bm == 128 and stages <= 5:
+        assert codegen.kernel_row(dict(cfg, cluster_m=2))["fusion"]["scale_ring"] is None
 
 
 def test_block_scale_ring_rule():

@@ -498,8 +498,9 @@ def _scale_ring(c, smem_bytes, col):
     (H100, tests/gpu/gemm/power.py): the block-scaled kernel, like the unscaled one, runs at the
     700 W power cap, so its speed follows its energy per product, and the consumers' per-k-tile
     scale loads, their addresses and products were a fifth of their instructions. None without
-    block scales or where the slots do not fit (those plans keep the consumers' global loads)."""
-    if c["scale"] != "block":
+    block scales, where the slots do not fit, and for ping-pong consumers and 2-CTA clusters (not
+    run on a GPU with the slots): those plans keep the consumers' global loads."""
+    if c["scale"] != "block" or c["pingpong"] or c["cluster_m"] > 1:
         return None
     end = col["offset"] + col["bytes"] if col else int(smem_bytes)
     offset = -(-end // 16) * 16
