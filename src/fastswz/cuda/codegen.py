@@ -480,8 +480,8 @@ def kernel_row(config) -> dict:
     row = with_schedule(with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"]),
                         c["swap_ab"], c["split_k"], c["pingpong"], c["split_reduce"])
     row["fusion"] = fusion_row(c)
-    row["fusion"]["col_operands"] = col = _col_operands(c, row["smem_bytes"])
-    row["fusion"]["scale_ring"] = ring = _scale_ring(c, row["smem_bytes"], col)
+    row["fusion"]["col_operands"] = _col_operands(c, row["smem_bytes"])
+    row["fusion"]["scale_ring"] = ring = _scale_ring(c, _smem_end(row))
     if ring:
         for op in ("scale_a", "scale_b"):
             row["fusion"][op]["load"] = ring["load"]
@@ -489,9 +489,9 @@ def kernel_row(config) -> dict:
     return row
 
 
-def _scale_ring(c, smem_bytes, col):
-    """Where a block-scaled plan's scales sit in shared memory: one slot per stage after the
-    plan's buffers (and the column operands), the k-tile's BM scales of A (0 past M) then its
+def _scale_ring(c, end):
+    """Where a block-scaled plan's scales sit in shared memory: one slot per stage from ``end``
+    (:func:`_smem_end`: after the plan's buffers and the column operands), the k-tile's BM scales of A (0 past M) then its
     B scale at ``b_offset``. The producer warpgroup's second warp fills a stage's slot with
     cp.async once the stage is free and arrives on its full barrier when the copies land, so a
     consumer reads its rows' two scales with ld.shared after the wait it makes anyway. Measured
@@ -502,7 +502,6 @@ def _scale_ring(c, smem_bytes, col):
     run on a GPU with the slots): those plans keep the consumers' global loads."""
     if c["scale"] != "block" or c["pingpong"] or c["cluster_m"] > 1:
         return None
-    end = col["offset"] + col["bytes"] if col else int(smem_bytes)
     offset = -(-end // 16) * 16
     slot_bytes = 4 * c["bm"] + 16   # B's scale in a 16-byte cell of its own
     if offset + c["stages"] * slot_bytes + BASE_ALIGN_SLACK > SMEM_OPTIN["sm90"]:
