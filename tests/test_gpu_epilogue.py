@@ -51,20 +51,9 @@ def torch(hopper_gpu):
     return t
 
 
-def _td(torch, name):
-    return {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32,
-            "e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}[name]
-
-
-FP8_MAX = {"e4m3": 448.0, "e5m2": 57344.0}
-ULP = {"bf16": (7, -133), "f16": (10, -24), "f32": (23, -149), "e4m3": (3, -9), "e5m2": (2, -16)}
-
-
-def _ulp(torch, x, name):
-    bits, tiny = ULP[name]
-    ax = x.double().abs()
-    e = torch.floor(torch.log2(torch.where(ax > 0, ax, torch.full_like(ax, 2.0 ** (tiny - 1)))))
-    return torch.clamp(2.0 ** (e - bits), min=2.0 ** tiny)
+# dtypes, ulps, torch's activations and the kernel's output cast, as the random calls check them
+_td, _ulp, _act, _cast, _same = FZ.td, FZ.ulp, FZ.act, FZ.cast, FZ.mismatches
+FP8_MAX = FZ.FP8_MAX
 
 
 def _ints(torch, shape, gen, lo=-2, hi=2):
@@ -73,19 +62,6 @@ def _ints(torch, shape, gen, lo=-2, hi=2):
 
 def _pow2(torch, shape, gen):
     return 2.0 ** torch.randint(-2, 3, shape, generator=gen, device="cuda").float()
-
-
-def _cast(torch, y, name, out_scale=None):
-    """What the kernel stores: y (f32) rounded to ``name``; fp8: times out_scale, saturated."""
-    if name in FP8_MAX:
-        y = y * (1.0 if out_scale is None else out_scale)
-        return y.clamp(-FP8_MAX[name], FP8_MAX[name]).to(_td(torch, name))
-    return y.to(_td(torch, name))
-
-
-def _same(torch, got, want):
-    g, w = got.float(), want.float()
-    return int((~((g == w) | (torch.isnan(g) & torch.isnan(w)))).sum())
 
 
 # -- torch._scaled_mm ------------------------------------------------------------------------------
@@ -283,12 +259,6 @@ def test_scaled_mm_parity_promoted(torch, form):
 
 
 # -- the unfused torch sequence ----------------------------------------------------------------------
-def _act(torch, y, name):
-    F = torch.nn.functional
-    return {"identity": lambda v: v, "relu": torch.relu, "gelu": F.gelu,
-            "gelu_tanh": lambda v: F.gelu(v, approximate="tanh"), "silu": F.silu}[name](y)
-
-
 @pytest.mark.parametrize("act,bias,res,out,plan,amax", E.EPILOGUE_CASES,
                          ids=[f"{a}-{b}-{r}-{o}-{'tile' if p.get('epilogue') else 'reg'}-{'amax' if x else ''}"
                               for a, b, r, o, p, x in E.EPILOGUE_CASES])

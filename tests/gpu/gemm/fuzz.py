@@ -27,8 +27,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "src"))
+from fastswz.cuda.codegen import ACTIVATIONS  # noqa: E402
 
-ACTS = ("identity", "relu", "gelu", "gelu_tanh", "silu")
 FP8_MAX = {"e4m3": 448.0, "e5m2": 57344.0}
 ULP = {"bf16": (7, -133), "f16": (10, -24), "f32": (23, -149), "e4m3": (3, -9), "e5m2": (2, -16)}
 
@@ -54,7 +54,7 @@ def cases(seed, count):
         c["scale"] = str(rng.choice(["none", "tensor", "row", "block"], p=[0.2, 0.25, 0.3, 0.25])) if fp8 else "none"
         c["fast_accum"] = bool(rng.random() < 0.6) if c["scale"] in ("tensor", "row") else None
         epi = rng.random() < 0.7
-        c["act"] = str(rng.choice(ACTS)) if epi and rng.random() < 0.6 else None
+        c["act"] = str(rng.choice(ACTIVATIONS)) if epi and rng.random() < 0.6 else None
         c["bias"] = str(rng.choice(["bf16", "f16", "f32"])) if epi and rng.random() < 0.5 else None
         c["res"] = str(rng.choice(["bf16", "f16", "f32"])) if epi and rng.random() < 0.3 else None
         c["alpha"] = float(2.0 ** rng.integers(-2, 2)) if epi and rng.random() < 0.4 else None
@@ -104,23 +104,46 @@ def precompile(cs):
     print(f"precompile: {len(cs)} cases, {len(seen)} plans, {time.time() - t0:.1f} s")
 
 
-def _td(torch, name):
+# The references' torch helpers (tests/test_gpu_epilogue.py uses them too)
+def td(torch, name):
+    """The torch dtype of a fastswz type name."""
     return {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32,
             "e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}[name]
 
 
-def _ulp(torch, x, name):
+def ulp(torch, x, name):
+    """One unit in the last place of ``name`` at each element of x (float64)."""
     bits, tiny = ULP[name]
-    ax = x.abs()
+    ax = x.double().abs()
     e = torch.floor(torch.log2(torch.where(ax > 0, ax, torch.full_like(ax, 2.0 ** (tiny - 1)))))
     return torch.clamp(2.0 ** (e - bits), min=2.0 ** tiny)
+
+
+def act(torch, y, name):
+    """torch's own activation ``name`` (fastswz's names) of y."""
+    F = torch.nn.functional
+    return {"identity": lambda v: v, "relu": torch.relu, "gelu": F.gelu,
+            "gelu_tanh": lambda v: F.gelu(v, approximate="tanh"), "silu": F.silu}[name](y)
+
+
+def cast(torch, y, name, out_scale=None):
+    """What the kernel stores: y rounded to ``name``; fp8: times out_scale, saturated."""
+    if name in FP8_MAX:
+        y = y * (1.0 if out_scale is None else out_scale)
+        return y.clamp(-FP8_MAX[name], FP8_MAX[name]).to(td(torch, name))
+    return y.to(td(torch, name))
+
+
+def mismatches(torch, got, want):
+    """Elements where got and want differ (NaN equal to NaN)."""
+    g, w = got.float(), want.float()
+    return int((~((g == w) | (torch.isnan(g) & torch.isnan(w)))).sum())
 
 
 def run_case(torch, c, gen):
     """(bad elements, unwritten elements, amax error, the plan) of one case."""
     from fastswz.cuda import gemm
 
-    F = torch.nn.functional
     m, n, k = c["m"], c["n"], c["k"]
     ints = lambda shape, lo=-2, hi=2: torch.randint(lo, hi + 1, shape, generator=gen, device="cuda").double()  # noqa: E731
     pow2 = lambda shape: 2.0 ** torch.randint(-2, 3, shape, generator=gen, device="cuda").double()  # noqa: E731
@@ -128,8 +151,8 @@ def run_case(torch, c, gen):
     # sum of K products of -2..2 can pass 2**14 (then torch._scaled_mm is not exact either)
     hi = 1 if c["a"] in FP8_MAX else 2
     a64, b64 = ints((m, k), -hi, hi), ints((n, k), -hi, hi)   # B as the N x K weight
-    a = a64.to(_td(torch, c["a"]))
-    b = b64.to(_td(torch, c["a"])).t() if c["b_major"] == "K" else b64.t().contiguous().to(_td(torch, c["a"]))
+    a = a64.to(td(torch, c["a"]))
+    b = b64.to(td(torch, c["a"])).t() if c["b_major"] == "K" else b64.t().contiguous().to(td(torch, c["a"]))
     kw = {}
     y = a64 @ b64.t()
     if c["scale"] == "tensor":
@@ -159,17 +182,16 @@ def run_case(torch, c, gen):
     if c["res"]:
         r64 = ints((m, n), -4, 4)
         beta = c["beta"] if c["beta"] is not None else 1.0
-        kw.update(c=r64.to(_td(torch, c["res"])), beta=c["beta"])
+        kw.update(c=r64.to(td(torch, c["res"])), beta=c["beta"])
         y = y + beta * r64
         terms = terms + (beta * r64).abs()
     if c["bias"]:
         bv = ints((n,), -8, 8)
-        kw["bias"] = bv.to(_td(torch, c["bias"]))
+        kw["bias"] = bv.to(td(torch, c["bias"]))
         y = y + bv
         terms = terms + bv.abs()
-    act = c["act"] or "identity"
-    y = {"identity": lambda v: v, "relu": torch.relu, "gelu": F.gelu,
-         "gelu_tanh": lambda v: F.gelu(v, approximate="tanh"), "silu": F.silu}[act](y)
+    name = c["act"] or "identity"
+    y = act(torch, y, name)
     if c["act"] is not None:
         kw["activation"] = c["act"]
     if c["alpha"] is not None:
@@ -181,27 +203,23 @@ def run_case(torch, c, gen):
     am = torch.zeros((), device="cuda") if c["amax"] else None
     if am is not None:
         kw["amax"] = am
-    out = torch.empty((m, n), dtype=_td(torch, c["out"]), device="cuda")
+    out = torch.empty((m, n), dtype=td(torch, c["out"]), device="cuda")
     if c["out"] in FP8_MAX:
         out.view(torch.uint8).fill_(0x7F)   # NaN in e4m3 (and in e5m2)
     else:
         out.fill_(float("nan"))
     got = gemm(a, b, out=out, **kw)
-    if c["out"] in FP8_MAX:
-        want = (y * osc).clamp(-FP8_MAX[c["out"]], FP8_MAX[c["out"]]).to(_td(torch, c["out"]))
-    else:
-        want = y.to(_td(torch, c["out"]))
+    want = cast(torch, y, c["out"], osc)
     torch.cuda.synchronize()
     g, w = got.double(), want.double()
     unwritten = int(torch.isnan(g).sum()) - int(torch.isnan(w).sum())
-    if act in ("identity", "relu"):
-        bad = int((~((g == w) | (torch.isnan(g) & torch.isnan(w)))).sum())
-        aerr = abs(float(am) - float(y.abs().max())) if am is not None else 0.0
+    aerr = abs(float(am) - float(y.abs().max())) if am is not None else 0.0
+    if name in ("identity", "relu"):
+        bad = mismatches(torch, got, want)
         atol = 0.0
     else:
-        tol = _ulp(torch, w, c["out"]) + 2.0 ** -20 * terms * osc
+        tol = ulp(torch, w, c["out"]) + 2.0 ** -20 * terms * osc
         bad = int(((g - w).abs() > tol).sum())
-        aerr = abs(float(am) - float(y.abs().max())) if am is not None else 0.0
         atol = 2.0 ** -20 * float(terms.max())
     if aerr <= atol:
         aerr = 0.0
