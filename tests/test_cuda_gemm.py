@@ -396,7 +396,12 @@ FUSED = [
 
 @pytest.mark.skipif(not HAVE_NVRTC, reason="the 'cuda' extra (cuda-core, NVRTC) is not installed")
 @pytest.mark.parametrize("cfg", PLANS + [dict(bm=256, bn=128, bk=64, stages=4),
-                                         dict(bm=128, bn=192, bk=64, stages=4, a_major="MN")] + SCHEDULES + FUSED,
+                                         dict(bm=128, bn=192, bk=64, stages=4, a_major="MN"),
+                                         # more than 64 splits, reduced by the second kernel: the
+                                         # last-CTA path's 64-split assertion must not fire (it did
+                                         # before the fifteenth session, though supported() said yes)
+                                         dict(bm=64, bn=256, bk=64, stages=5, split_k=66)]
+                         + SCHEDULES + FUSED,
                          ids=_ids)
 def test_nvrtc_compiles_the_kernel(cfg, tmp_path, monkeypatch):
     from fastswz.cuda.runtime import compile_cubin
