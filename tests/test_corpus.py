@@ -24,7 +24,8 @@ from fastswz.corpus import (BUCKETS, CORPUS_PATH, GemmProblem, corpus_header, lo
 from fastswz.errors import CorpusError
 
 ROOT = Path(__file__).resolve().parents[1]
-RAW = json.loads(CORPUS_PATH.read_text(encoding="utf-8"))
+RAW_TEXT = CORPUS_PATH.read_text(encoding="utf-8")
+RAW = json.loads(RAW_TEXT)
 PROBLEMS = load_corpus()
 HEADER = corpus_header()
 
@@ -153,6 +154,35 @@ def test_the_committed_file_is_what_the_generator_writes():
     r = subprocess.run([sys.executable, str(tool), "--check", "--out", str(CORPUS_PATH)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
+
+
+def test_fresh_shapes_are_seeded_valid_and_unlike_the_corpus(tmp_path):
+    """``--fresh SEED``: random shapes nobody tuned for (issue 27's "shapes that nobody has shown
+    you"), the same file for the same seed, a valid corpus with every bucket by M."""
+    tool = ROOT / "tools" / "gemm_corpus.py"
+    files = []
+    for seed, name in ((7, "a.json"), (7, "b.json"), (8, "c.json")):
+        r = subprocess.run([sys.executable, str(tool), "--fresh", str(seed), "--layers", "40",
+                            "--out", str(tmp_path / name)], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert f"wrote 120 random problems (seed {seed})" in r.stdout
+        files.append((tmp_path / name).read_text(encoding="utf-8"))
+    assert files[0] == files[1] and files[0] != files[2]
+    fresh = load_corpus(tmp_path / "a.json")
+    assert len(fresh) == 120 and len({p.name for p in fresh}) == 120
+    assert {p.bucket for p in fresh} == {"decode", "small", "prefill"}
+    assert all(p.bucket == token_bucket(p.m) and 1 <= p.m <= 16384 for p in fresh)
+    assert all(256 <= p.n <= 32768 and 256 <= p.k <= 32768 for p in fresh)
+    assert 20 <= sum(p.bucket == "decode" for p in fresh) <= 60     # a third of the draws
+    assert {p.a_dtype for p in fresh} == {"bf16", "e4m3"}
+    assert any(p.k % 16 for p in fresh) and any(p.k % 128 == 0 for p in fresh)   # ragged and aligned
+    shipped = {(p.m, p.n, p.k) for p in PROBLEMS}
+    assert sum((p.m, p.n, p.k) in shipped for p in fresh) <= 2
+    for bad in (["--fresh", "7"], ["--fresh", "7", "--check", "--out", str(tmp_path / "x.json")],
+                ["--fresh", "7", "--layers", "0", "--out", str(tmp_path / "x.json")]):
+        r = subprocess.run([sys.executable, str(tool), *bad], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and ("--out" in r.stderr or "--layers" in r.stderr), r.stderr
+    assert CORPUS_PATH.read_text(encoding="utf-8") == RAW_TEXT
 
 
 def test_the_loader_imports_no_gpu_stack():

@@ -6,6 +6,7 @@ place that turns those dimensions into problems, so the JSON never gets edited b
 
     python tools/gemm_corpus.py            # rewrite the file
     python tools/gemm_corpus.py --check    # exit 1 if the committed file differs (a test runs this)
+    python tools/gemm_corpus.py --fresh 7 --out fresh.json   # shapes nobody tuned for (below)
 
 What goes in (``fastswz.corpus`` reads and validates it):
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -206,6 +208,52 @@ def problems():
     return out
 
 
+def fresh_corpus(seed, layers=80, tokens_per_layer=3):
+    """A corpus of shapes nobody tuned for: ``layers`` random layers (N, K), each at
+    ``tokens_per_layer`` random token counts M, from ``random.Random(seed)`` (the same seed, the
+    same problems). The shipped corpus's rules were fitted on model dimensions at fixed token
+    counts; these come from the same ranges but land anywhere: M uniform over 1 .. 16 (the decode
+    bucket) in a third of the draws, else log-uniform over 17 .. 16384; N and K log-uniform over
+    256 .. 32768 and, per layer, a multiple of 128, a multiple of 16 or any integer (ragged: fp8
+    is then timed against bf16 cuBLAS); A's type bf16 or e4m3. Every problem is a layer of one
+    synthetic model (``fresh-SEED``), so the corpus's bucket rule (by M) and its checks apply."""
+    import random
+    rng = random.Random(seed)
+
+    def extent(style):
+        x = int(round(math.exp(rng.uniform(math.log(256), math.log(32768)))))
+        return {"aligned": max(128, x // 128 * 128), "16": max(16, x // 16 * 16), "ragged": x}[style]
+
+    key = f"fresh-{seed}"
+    names, rows = [], []
+    for i in range(layers):
+        style = rng.choice(("aligned", "16", "ragged"))
+        n, k = extent(style), extent(style)
+        dt = rng.choice(DTYPES)
+        layer = f"l{i}"
+        names.append(layer)
+        ms = set()
+        while len(ms) < tokens_per_layer:
+            ms.add(rng.randint(1, 16) if rng.random() < 1 / 3
+                   else int(round(math.exp(rng.uniform(math.log(17), math.log(16384))))))
+        for m in sorted(ms):
+            rows.append({"name": f"{key}.{layer}.m{m}.{dt}", "model": key, "layer": layer, "m": m,
+                         "n": n, "k": k, "a_dtype": dt, "b_dtype": dt, "out_dtype": "bf16",
+                         "a_major": "K", "b_major": "K", "bucket": token_bucket(m), "shared_by": []})
+    header = {
+        "format": "fastswz-gemm-corpus", "version": 1,
+        "description": (f"random GEMM shapes, not the shipped corpus (tools/gemm_corpus.py --fresh "
+                        f"{seed}): {layers} layers x {tokens_per_layer} token counts; M uniform "
+                        f"over 1-16 in a third of the draws, else log-uniform over 17-16384; N "
+                        f"and K log-uniform over 256-32768, per layer a multiple of 128, of 16 or "
+                        f"of nothing; bf16 or e4m3"),
+        "buckets": BUCKETS,
+        "models": [{"model": key, "key": key, "layers": names,
+                    "source": f"random.Random({seed}) in tools/gemm_corpus.py fresh_corpus"}],
+    }
+    return header, rows
+
+
 def corpus():
     header = {
         "format": "fastswz-gemm-corpus",
@@ -241,7 +289,19 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--check", action="store_true", help="compare with the committed file; exit 1 if it differs")
     p.add_argument("--out", default=str(OUT), help=f"where to write (default {OUT})")
+    p.add_argument("--fresh", type=int, metavar="SEED", default=None,
+                   help="write random shapes nobody tuned for (fresh_corpus) instead; needs --out")
+    p.add_argument("--layers", type=int, default=80, help="with --fresh: random layers (default 80)")
     args = p.parse_args(argv)
+    if args.fresh is not None:
+        if args.check or Path(args.out) == OUT:
+            p.error("--fresh writes a corpus of its own: give --out FILE (not the shipped corpus), no --check")
+        if args.layers < 1:
+            p.error("--layers must be >= 1")
+        header, rows = fresh_corpus(args.fresh, args.layers)
+        Path(args.out).write_text(dumps(header, rows), encoding="utf-8")
+        print(f"gemm_corpus: wrote {len(rows)} random problems (seed {args.fresh}) to {args.out}")
+        return 0
     text = dumps(*corpus())
     path = Path(args.out)
     if args.check:
