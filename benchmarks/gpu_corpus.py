@@ -329,7 +329,9 @@ def format_row(row):
     chk = row.get("check") or {}
     check = ("-" if not chk else ("ok" if chk["ok"] else "WRONG")
              + f" {chk.get('rel_err', float('nan')):.1e}"
-             + (f" {chk['unwritten']} unwritten" if chk.get("unwritten") else ""))
+             + (f" {chk['unwritten']} unwritten" if chk.get("unwritten") else "")
+             + (f" (float64: {chk['rel_err_f64']:.1e}, cuBLAS {chk['cublas_rel_err_f64']:.1e})"
+                if chk.get("judge") == "float64" else ""))
     return (f"{row['name']:<34} {plan_text(row.get('plan')):<22} "
             f"{_us((row.get('fastswz') or {}).get('median_ms')):>10} "
             f"{_us(cb.get('median_ms')) + mark:>10} "
@@ -609,16 +611,43 @@ def _cublas(torch, p, a, b):
     return fb, f"bf16 (torch._scaled_mm refused: {why})", "torch.matmul (cuBLAS) bf16 on the same values"
 
 
-def _check(torch, p, d_store, ref):
-    """D against cuBLAS's result on up to 256 evenly spaced rows."""
+def _check(torch, p, d_store, ref, exact=None):
+    """D against cuBLAS's result on up to 256 evenly spaced rows. Where they differ by the bound
+    or more and ``exact`` is given (rows -> the float64 product of those rows), both are held to
+    the float64 product instead and D passes if it is within the bound of it: cuBLAS is a
+    witness, not the truth (seen on an H100: 1-7 x 336 x 32400 bf16, cuBLAS 2.2e-2 from the
+    float64 product, fastswz 1.6e-3; docs/conformance/2026-11-28-fifteenth-session/run7)."""
     rows = torch.linspace(0, p.m - 1, steps=min(p.m, 256), device="cuda").round().long().unique()
     got = d_store[:, :p.n][rows].float()
     want = ref[rows].float()
     unwritten = int(torch.isnan(got).sum())
     err = float((torch.nan_to_num(got, nan=1e30) - want).norm() / want.norm().clamp_min(1e-30))
     bound = CHECK_BOUND.get(p.a_dtype, 1e-2)
-    return {"rows": int(rows.numel()), "rel_err": err, "bound": bound, "unwritten": unwritten,
-            "ok": unwritten == 0 and err < bound}
+    out = {"rows": int(rows.numel()), "rel_err": err, "bound": bound, "unwritten": unwritten,
+           "ok": unwritten == 0 and err < bound}
+    if unwritten == 0 and err >= bound and exact is not None:
+        f64 = exact(rows)
+        rel = lambda x: float((x.double() - f64).norm() / f64.norm().clamp_min(1e-300))  # noqa: E731
+        out.update(judge="float64", rel_err_f64=rel(got), cublas_rel_err_f64=rel(want))
+        out["ok"] = out["rel_err_f64"] < bound
+    return out
+
+
+def _exact_rows(torch, a, b, sa=None, sb=None):
+    """rows -> the float64 product of those rows of A with B (times the row and column scales
+    where given), B taken 4096 columns at a time."""
+    def exact(rows):
+        x = a[rows].double()
+        if sa is not None:
+            x = x * sa[rows].double()[:, None]
+        parts = []
+        for j in range(0, b.shape[1], 4096):
+            y = b[:, j:j + 4096].double()
+            if sb is not None:
+                y = y * sb[j:j + 4096].double()[None, :]
+            parts.append(x @ y)
+        return torch.cat(parts, dim=1)
+    return exact
 
 
 def _nvidia_smi():
@@ -813,23 +842,25 @@ def _time_one(torch, gpu, ops, kern, p, reps, warmup, check, launch="prepared", 
         if fn is None:   # shapes _scaled_mm refuses: listed, not timed
             return {"refused": kind}
         go, how = _launcher(kern, p, a, b, d, ptrs, lds, launch, (sa, sb))
-        out = _time_pair(gpu, go, fn, kind, library, how, reps, warmup, check, p, d, torch)
+        out = _time_pair(gpu, go, fn, kind, library, how, reps, warmup, check, p, d, torch,
+                         _exact_rows(torch, a, b, sa, sb))
         out["cublas_fast"] = dict(gpu.time(fast, reps, warmup), kind=kind,
                                   library=library + ", use_fast_accum=True")
         return out
     go, how = _launcher(kern, p, a, b, d, ptrs, lds, launch)
     fn, kind, library = _cublas(torch, p, a, b)
-    return _time_pair(gpu, go, fn, kind, library, how, reps, warmup, check, p, d, torch)
+    return _time_pair(gpu, go, fn, kind, library, how, reps, warmup, check, p, d, torch,
+                      _exact_rows(torch, a, b))
 
 
-def _time_pair(gpu, go, fn, kind, library, how, reps, warmup, check, p, d, torch):
+def _time_pair(gpu, go, fn, kind, library, how, reps, warmup, check, p, d, torch, exact=None):
     """fastswz's launch ``go`` and cuBLAS's ``fn``: the check, then both timed (again, both, when
     either spread too much)."""
     out = {"launch": how}
     if check:
         d.fill_(float("nan"))
         go()
-        out["check"] = _check(torch, p, d, fn())
+        out["check"] = _check(torch, p, d, fn(), exact)
     out["fastswz"] = gpu.time(go, reps, warmup)
     out["cublas"] = dict(gpu.time(fn, reps, warmup), kind=kind, library=library)
     if max(out["fastswz"]["spread"], out["cublas"]["spread"]) > RETIME_SPREAD:

@@ -322,7 +322,7 @@ class _FakeCudaTorch:
         self.np = np
         self.rng = np.random.default_rng(0)
         self.storage = {}
-        for name, size in (("bfloat16", 2), ("float16", 2), ("float32", 4), ("float8_e4m3fn", 1),
+        for name, size in (("bfloat16", 2), ("float16", 2), ("float32", 4), ("float64", 8), ("float8_e4m3fn", 1),
                            ("float8_e5m2", 1), ("int32", 4), ("int64", 8), ("uint8", 1)):
             setattr(self, name, _DType(name, size))
         self.__version__, self.version = "fake", types.SimpleNamespace(cuda="fake")
@@ -357,6 +357,9 @@ class _FakeCudaTorch:
         if a.a.shape[1] % 16 or b.a.shape[1] % 16:
             raise RuntimeError("Expected trailing dimension of mat1 to be divisible by 16 (fake)")
         return self._t(a.a @ b.a, out_dtype)
+
+    def cat(self, ts, dim):
+        return _FakeTensor(self, self.np.concatenate([t.a for t in ts], axis=dim), ts[0].dtype)
 
     def isnan(self, t):
         return _FakeTensor(self, self.np.isnan(t.a), self.float32)
@@ -443,6 +446,19 @@ class _FakeTensor:
 
     def __sub__(self, o):
         return _FakeTensor(self.torch, self.a - o.a, self.dtype)
+
+    def __mul__(self, o):
+        return _FakeTensor(self.torch, self.a * o.a, self.dtype)
+
+    def __matmul__(self, o):
+        return _FakeTensor(self.torch, self.a @ o.a, self.dtype)
+
+    @property
+    def shape(self):
+        return self.a.shape
+
+    def double(self):
+        return _FakeTensor(self.torch, self.a.astype(float), self.torch.float64)
 
     def __truediv__(self, o):
         return _FakeTensor(self.torch, self.a / o.a, self.dtype)
@@ -665,3 +681,43 @@ def test_a_noisy_problem_is_timed_again_both_libraries(monkeypatch):
     passes = iter([timing(1.0, 0.5), timing(2.0, gc.RETIME_SPREAD)])
     out = gc._time_one(None, Gpu(), Ops(), None, None, 5, 1, check=False)
     assert calls == ["fastswz", "cublas"] and "retimed" not in out
+
+
+def test_the_check_holds_both_libraries_to_float64_where_they_differ():
+    """Where D and cuBLAS's result differ by the bound, D passes only if it is within the bound
+    of the float64 product: an inaccurate cuBLAS does not fail a right D, and a wrong D still
+    fails when cuBLAS is right (the 1-7 x 336 x 32400 bf16 case of the fifteenth session)."""
+    import types
+
+    torch = _FakeCudaTorch()
+    np = torch.np
+    m, n, k = 40, 9000, 64      # N above 4096: the float64 product is taken in column blocks
+    a = torch._t(torch.rng.standard_normal((m, k)), torch.bfloat16)
+    b = torch._t(torch.rng.standard_normal((k, n)), torch.bfloat16)
+    sa = torch._t(torch.rng.uniform(0.5, 1.5, m), torch.float32)
+    sb = torch._t(torch.rng.uniform(0.5, 1.5, n), torch.float32)
+    p = types.SimpleNamespace(m=m, n=n, a_dtype="bf16")
+    exact = a.a @ b.a
+    noise = torch.rng.standard_normal((m, n)) * np.linalg.norm(exact) / np.sqrt(m * n)
+    t = lambda x: torch._t(np.array(x, dtype=float), torch.bfloat16)  # noqa: E731
+
+    right = gc._check(torch, p, t(exact), t(exact), gc._exact_rows(torch, a, b))
+    assert right["ok"] and "judge" not in right and right["rel_err"] == 0
+    off_cublas = gc._check(torch, p, t(exact + 1e-4 * noise), t(exact + 0.05 * noise),
+                           gc._exact_rows(torch, a, b))
+    assert off_cublas["ok"] and off_cublas["judge"] == "float64"
+    assert off_cublas["rel_err"] > 1e-2 > off_cublas["rel_err_f64"]
+    assert off_cublas["cublas_rel_err_f64"] == pytest.approx(0.05, rel=0.05)
+    wrong = gc._check(torch, p, t(exact + 0.05 * noise), t(exact), gc._exact_rows(torch, a, b))
+    assert not wrong["ok"] and wrong["rel_err_f64"] == pytest.approx(0.05, rel=0.05)
+    assert not gc._check(torch, p, t(exact + 0.05 * noise), t(exact))["ok"]   # no float64: cuBLAS decides
+    poisoned = exact.copy()
+    poisoned[0, 0] = np.nan
+    nan = gc._check(torch, p, t(poisoned), t(exact), gc._exact_rows(torch, a, b))
+    assert not nan["ok"] and nan["unwritten"] == 1 and "judge" not in nan
+    scaled = (a.a * sa.a[:, None]) @ (b.a * sb.a[None, :])
+    got = gc._exact_rows(torch, a, b, sa, sb)(torch._t(np.arange(m), torch.int64))
+    assert np.array_equal(got.a, scaled)
+    assert "(float64: " in gc.format_row({"name": "x", "plan": None, "check": off_cublas,
+                                          "fastswz": {"median_ms": 1.0}, "m": m, "n": n, "k": k,
+                                          "bytes": 1, "flops": 1, "roofline_ms": 1.0})
