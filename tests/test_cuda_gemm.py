@@ -854,6 +854,55 @@ def test_choose_plan_swap_deep_instead_of_the_unswapped_split(m, n, k, dt):
     assert c["stages"] == DEEP_TILE_MAX_STAGES or supported(dict(c, stages=c["stages"] + 1)) is not None
 
 
+@pytest.mark.parametrize("m,n,k,dt", [
+    # in the rule: compute-bound, rows off the 128-byte line (bf16 K 18768, 30864, 15912: 37536,
+    # 61728, 31824 bytes), 128 x 256 tiles leave SMs idle, long K
+    (1379, 432, 18768, "bf16"), (419, 3840, 30864, "bf16"), (1559, 411, 15912, "bf16"),
+    (669, 496, 30400, "e4m3"),
+    # outside: rows on the line (K 14336, 4096), memory-bound (M 128), M <= 64, rows staged to the
+    # line by gemm (K 15587: 31174 bytes, not a multiple of 16), too many 128 x 256 tiles
+    (512, 4096, 14336, "bf16"), (512, 4096, 4096, "e4m3"), (128, 4096, 14372, "bf16"),
+    (48, 3840, 30864, "bf16"), (331, 1880, 15587, "bf16"), (655, 3840, 30864, "bf16")])
+def test_choose_plan_wide_split_on_rows_off_the_line(m, n, k, dt):
+    # WIDE_SPLIT_FLOP_PER_BYTE's rule, derived here from its statement: M > 64, at least 256 (16-bit)
+    # or 512 (8-bit) FLOPs per byte of A, B and D, A's or B's row pitch as gemm reads it not a
+    # multiple of 128 bytes, and 128 x 256 tiles that fill at most SPLIT_K_FILL of the SMs with
+    # at least WIDE_SPLIT_MIN_KTILES k-tiles per split: that tile, split as split_k_splits says
+    from fastswz.cuda import (SPLIT_K_FILL, WIDE_SPLIT_MIN_KTILES, choose_plan, runtime,
+                              split_k_splits)
+
+    c = choose_plan(m, n, k, dt, dt)
+    assert supported(c) is None
+    bits = codegen.dtype_bits(dt)
+    flops, moved = 2 * m * n * k, (m * k + k * n) * bits / 8 + m * n * 2
+    off = runtime._pitch(k, dt) * bits // 8 % 128 != 0
+    tiles = -(-m // 128) * -(-n // 256)
+    applies = m > 64 and flops >= 4096 / bits * moved and off and tiles <= SPLIT_K_FILL * 132
+    wide = (c["bm"], c["bn"], c["swap_ab"]) == (128, 256, False) and c["split_k"] > 1
+    if not applies or split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=WIDE_SPLIT_MIN_KTILES) == 1:
+        assert not wide
+        return
+    assert wide and not c["epilogue"]
+    assert c["bk"] * bits >= 8 * 128   # full-width k-tiles
+    assert c["split_k"] == split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=WIDE_SPLIT_MIN_KTILES)
+
+
+@pytest.mark.parametrize("m,n,k,dt", [(1379, 432, 18768, "bf16"), (25, 432, 18768, "bf16"),
+                                      (9, 14610, 1350, "bf16"), (17, 3904, 6672, "e4m3"),
+                                      (27, 496, 30400, "e4m3"), (340, 500, 6287, "bf16")])
+def test_schedule_plans_take_full_width_k_tiles_first(m, n, k, dt):
+    """The split and swapped plans follow FULL_WIDTH_BK as the one-pass plan does: the fresh
+    shapes where the model ranked a 64-byte k-tile first (64-byte swizzle) get 128 bytes."""
+    from fastswz import cuda
+
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    assert supported(c) is None and (c["split_k"] > 1 or c["swap_ab"])
+    assert c["bk"] * codegen.dtype_bits(dt) >= 8 * cuda.FULL_WIDTH_BK
+    rows = [dict(bk=32), dict(bk=64), dict(bk=16), dict(bk=128)]
+    assert [r["bk"] for r in cuda._full_width_first(rows, "bf16")] == [64, 128, 32, 16]
+    assert [r["bk"] for r in cuda._full_width_first(rows, "e4m3")] == [128, 32, 64, 16]
+
+
 def test_choose_plan_picks_schedules(monkeypatch):
     """Pinned shapes (issue 27): decode swaps A and B and splits K, a small output with a long K
     splits K on a 128 x 128 tile, 4096^3 keeps the plan it had before the schedule rules."""

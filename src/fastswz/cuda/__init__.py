@@ -33,7 +33,8 @@ __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources"
            "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES", "FUSED_EPILOGUE_STAGES",
            "BLOCK_SCALE_RING_MAX_KTILES", "ROWWISE_ONE_PASS_MAX_M", "ROWWISE_ONE_PASS_MIN_FILL", "ROWWISE_SHORT_KTILES",
            "default_out_dtype", "SWAP_AB_MAX_M", "SPLIT_K_FILL", "SPLIT_K_MIN_KTILES", "SPLIT_K_MAX",
-           "SPLIT_K_TILE", "SPLIT_K_MIN_KTILES_MN", "SPLIT_K_SWAP_M", "FULL_WIDTH_BK",
+           "SPLIT_K_TILE", "SPLIT_K_MIN_KTILES_MN", "SPLIT_K_SWAP_M", "WIDE_SPLIT_FLOP_PER_BYTE",
+           "WIDE_SPLIT_MIN_KTILES", "FULL_WIDTH_BK",
            "split_k_splits", "choose_block_scaled_plan", "default_config",
            "search_plans", "sweep_problems", "load_tuned", "use_tuned", "TunedTable"]
 
@@ -215,6 +216,25 @@ SPLIT_K_TILE = (128, 128)
 #: best (max 14%), the rules before it 11.1% (max 121%, 512 x 512 x 32768 on a 64 x 32 tile
 #: without a split).
 SPLIT_K_SWAP_M = 16
+#: ... except that a compute-bound problem (at least ``WIDE_SPLIT_FLOP_PER_BYTE / bits`` FLOPs
+#: per byte of A, B and D, ``bits`` the operands' mean element width: about the H100's tensor
+#: rate over its DRAM bandwidth) with M above 64 whose A or B rows, as ``gemm`` reads them, are
+#: not a multiple of the 128-byte L2 line splits K on a 128 x 256 tile first (BN the problem's N
+#: rounded up to 8 below 256), each split keeping at least :data:`WIDE_SPLIT_MIN_KTILES`
+#: k-tiles, when those tiles fill at most :data:`SPLIT_K_FILL` of the SMs. Rows off the line cost
+#: the 128 x 128 tile about half its rate (a 128-byte segment of a box spans two lines): the wider
+#: tile reads a quarter fewer operand bytes per product and the splits fill the SMs it leaves
+#: idle. Measured on an H100 (``tests/gpu/gemm/probe.py`` sets v13 and v14, shapes of
+#: ``tools/gemm_corpus.py --fresh 20261128`` and ``--fresh 20261129``;
+#: docs/conformance/2026-11-28-fifteenth-session): 1379 x 432 x 18768 bf16 (rows of 37536 bytes)
+#: 73.3 us on 128 x 128 with 3 splits, 50.7 on 128 x 256 with 6 (cuBLAS 50.9); 419 x 3840 x 30864
+#: bf16 267-276 us unsplit on 128 x 128 tiles, 170.5 on 128 x 256 with 2 splits (cuBLAS 151). On
+#: rows a multiple of 128 bytes the same tile and split was 3-50% slower than the plan it replaced
+#: on all eleven problems timed (512 x 4096 x 14336 bf16: 81.5 against 89.9 us).
+WIDE_SPLIT_FLOP_PER_BYTE = 256
+#: The least k-tiles per split of :data:`WIDE_SPLIT_FLOP_PER_BYTE`'s rule (the seven problems it
+#: won on kept 49-241; it lost where a split kept 18-32, on rows a multiple of the line).
+WIDE_SPLIT_MIN_KTILES = 32
 #: Problems with ``64 < M <= DEEP_TILE_MAX_M`` and ``K <= DEEP_TILE_MAX_K`` (8- and 16-bit inputs,
 #: both operands K-major) run on 64-row tiles in one pass: BN the narrowest of :data:`DEEP_TILE_BN`
 #: whose tiles fit in one wave of the SMs, the deepest stage ring up to :data:`DEEP_TILE_MAX_STAGES`
@@ -286,6 +306,19 @@ WIDE_N_MAX_K = 5120
 #: first on bf16 problems such as 5000 x 3000 x 7000 and 3500 x 4500 x 2500, which then ran 56-60% slower
 #: than their measured best (docs/conformance/h200-2026-11-26-fit).
 FULL_WIDTH_BK = 128
+
+
+def _full_width_first(rows, a_dtype):
+    """``rows`` (the model's, in its order) with the full-width k-tiles (:data:`FULL_WIDTH_BK`)
+    first, each part in the model's order: the rule the one-pass plan follows, for the swap-AB
+    and split-K plans too. Measured on an H100 (``tests/gpu/gemm/probe.py`` set v13, shapes of
+    ``tools/gemm_corpus.py --fresh 20261128``; docs/conformance/2026-11-28-fifteenth-session):
+    1379 x 432 x 18768 bf16 split 3 ways took 92.3 us on the model's 128 x 128 x 32 tile (64-byte
+    k-tiles, 64-byte swizzle) and 73.3 us at BK 64. No plan of the shipped corpus changes: its
+    split and swapped plans already had full-width k-tiles."""
+    rows = list(rows)
+    wide = [r for r in rows if r["bk"] * dtype_bits(a_dtype) >= 8 * FULL_WIDTH_BK]
+    return wide + [r for r in rows if r["bk"] * dtype_bits(a_dtype) < 8 * FULL_WIDTH_BK]
 
 
 #: A 2-CTA cluster (``cluster_m=2``, B multicast to both) when an operand's rows, as ``gemm``
@@ -533,8 +566,8 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
 
     def ranked():   # the model's first 8, then its first 64 only if none of those runs
         rows = tune(km, kn, k, ta, tb, ma, mb, top=8)
-        yield from rows
-        yield from tune(km, kn, k, ta, tb, ma, mb, top=64)[len(rows):]
+        yield from _full_width_first(rows, ta)
+        yield from _full_width_first(tune(km, kn, k, ta, tb, ma, mb, top=64)[len(rows):], ta)
 
     first = next((c for c in map(config, ranked()) if supported(c) is None), None)
     if first is None:
@@ -552,7 +585,7 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
                 s = split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=SPLIT_K_SWAP_MIN_KTILES)
                 if s > 1 and supported(dict(c, split_k=s)) is None:
                     return dict(c, split_k=s)
-        every = tune(km, kn, k, ta, tb, ma, mb, top=1 << 20)
+        every = _full_width_first(tune(km, kn, k, ta, tb, ma, mb, top=1 << 20), ta)
         for c in map(config, every):
             if c["bm"] >= want_m and c["bn"] >= want_n and supported(c) is None:
                 s = splits(c)
@@ -651,17 +684,50 @@ def _wide_n_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
 
 def _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     """The unswapped split-K plan of :data:`SPLIT_K_SWAP_M`'s rule, or None: the model's best row
-    of the BM x BN tile (BM 64 for M <= 64, else 128; BN 128, or N rounded up to 8 below it)."""
+    of the BM x BN tile (BM 64 for M <= 64, else 128; BN 128, or N rounded up to 8 below it; 128 x
+    256 first where :data:`WIDE_SPLIT_FLOP_PER_BYTE`'s rule applies)."""
+    if m > 64 and n > 128 and _compute_bound(m, n, k, a_dtype, b_dtype, out_dtype) \
+            and _off_line(m, n, k, a_dtype, b_dtype, a_major, b_major):
+        wide = _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, 128,
+                         min(256, -(-n // 8) * 8), WIDE_SPLIT_MIN_KTILES)
+        if wide is not None:
+            return wide
+    return _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype,
+                     64 if m <= 64 else 128, min(128, -(-n // 8) * 8), SPLIT_K_MIN_KTILES_MN)
+
+
+def _compute_bound(m, n, k, a_dtype, b_dtype, out_dtype):
+    """Whether the problem has at least ``WIDE_SPLIT_FLOP_PER_BYTE x 16 / bits`` FLOPs per byte
+    of A, B and D (``bits`` the operands' mean width: 256 for bf16, 512 for fp8)."""
+    bits = (dtype_bits(a_dtype) + dtype_bits(b_dtype)) / 2
+    moved = (m * k * dtype_bits(a_dtype) + k * n * dtype_bits(b_dtype) + m * n * dtype_bits(out_dtype)) / 8
+    return 2 * m * n * k >= WIDE_SPLIT_FLOP_PER_BYTE * 16 / bits * moved
+
+
+def _off_line(m, n, k, a_dtype, b_dtype, a_major, b_major):
+    """Whether A's or B's rows, as gemm reads them, are not a multiple of the 128-byte L2 line."""
+    from .runtime import _pitch
+
+    for cols, dt in ((k if a_major == "K" else m, a_dtype), (k if b_major == "K" else n, b_dtype)):
+        if _pitch(cols, dt) * dtype_bits(dt) // 8 % 128:
+            return True
+    return False
+
+
+def _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, bm, bn, min_ktiles):
+    """The model's best split-K row of the BM x BN tile (full-width k-tiles first), split by
+    :func:`split_k_splits` with ``min_ktiles``; None where those tiles do not leave SMs idle or
+    K is too short to split."""
     from ..tune import DEFAULT_SMS, tune
 
-    bm, bn = (64 if m <= 64 else 128), min(128, -(-n // 8) * 8)
     tiles = -(-m // bm) * -(-n // bn)
     if tiles > SPLIT_K_FILL * DEFAULT_SMS["sm90"]:   # split_k_splits is 1 whatever the BK
         return None
-    for row in tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=1 << 20, bm=bm, bn=bn):
+    for row in _full_width_first(tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=1 << 20,
+                                      bm=bm, bn=bn), a_dtype):
         c = normalize_config(row, a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major, b_major=b_major,
                              out_dtype=out_dtype, epilogue=False)
-        s = split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=SPLIT_K_MIN_KTILES_MN)
+        s = split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=min_ktiles)
         if s == 1:
             return None
         c = dict(c, split_k=s)

@@ -411,7 +411,104 @@ def candidates_v12(m, n, k, dt):
     return list(uniq.values())
 
 
-SETS = {"v1": (lambda: PROBLEMS, candidates), "v2": (lambda: PROBLEMS_V2, candidates_v2),
+FRESH_RUN = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "2026-11-28-fifteenth-session",
+                         "run2-fresh-tests-fuzz", "fresh.json")
+
+
+def problems_v13():
+    """The problems of the first fresh-shape run (tools/gemm_corpus.py --fresh 20261128, H100)
+    under 0.9x cuBLAS's speed: shapes no rule was fitted on."""
+    with open(FRESH_RUN) as f:
+        rows = json.load(f)["rows"]
+    return [(r["m"], r["n"], r["k"], r["a_dtype"]) for r in rows
+            if r["cublas"]["kind"] == "same"
+            and r["cublas"]["median_ms"] < 0.9 * r["fastswz"]["median_ms"]]
+
+
+def candidates_v13(m, n, k, dt):
+    """The default; tiles 64 x 64 .. 192 x 128 unsplit (with the epilogue tile, 64-column blocks
+    where BN is a multiple of 64 above it, and with register stores) and at the split that fills
+    the SMs and twice it; a 2-CTA cluster on the unsplit 128-row tiles; swap-AB tiles for M <= 256."""
+    from fastswz.cuda import choose_plan
+    from fastswz.cuda.codegen import supported
+
+    base = choose_plan(m, n, k, dt, dt)
+    bk = 128 if dt in ("e4m3", "e5m2") else 64
+    common = {"a_dtype": dt, "b_dtype": dt, "bk": bk}
+    out, seen = [], set()
+
+    def add(c):
+        if c is None or supported(c) is not None:
+            return
+        key = json.dumps(c, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+
+    add(dict(base))
+    ktiles = -(-k // bk)
+    for bm, bn in ((64, 64), (64, 128), (64, 256), (128, 64), (128, 128), (128, 192), (128, 256),
+                   (192, 128)):
+        if bm > 64 and m <= 64:
+            continue
+        tiles = -(-m // bm) * -(-n // bn)
+        fill = max(1, min(132 // tiles, ktiles // 4)) if tiles < 132 else 1
+        for s in sorted({1, fill, min(2 * fill, max(1, ktiles // 4))} if fill > 1 else {1}):
+            add(_fit(dict(common, bm=bm, bn=bn, stages=2, split_k=s)))
+            if s == 1:
+                blocks = 64 if bn > 64 and bn % 64 == 0 else 0
+                add(_fit(dict(common, bm=bm, bn=bn, stages=2, epilogue=True, epilogue_n=blocks)))
+                if bm >= 128:
+                    add(_fit(dict(common, bm=bm, bn=bn, stages=2, epilogue=True,
+                                  epilogue_n=blocks, cluster_m=2)))
+    if m <= 256:
+        for bm in (64, 128):
+            bn = max(8, min(256, -(-m // 8) * 8))
+            tiles = -(-n // bm) * -(-m // bn)
+            fill = max(1, min(132 // tiles, ktiles // 4)) if tiles < 132 else 1
+            for s in sorted({1, fill}):
+                add(_fit(dict(common, bm=bm, bn=bn, stages=2, split_k=s, swap_ab=True)))
+    return out
+
+
+FRESH = [os.path.join(HERE, f"fresh_{seed}.json") for seed in (20261128, 20261129, 20261130)]
+
+
+def problems_v17():
+    """Corpus and fresh-shape problems (K-major, one per shape and type) whose default plan is one
+    pass without a cluster where a 2-CTA cluster runs too (at least two tile rows), at most about
+    1 ms at nominal rates: does B's multicast pay (cuBLAS's kernels on two of them were 2 x 1
+    clusters, run5's ncu_pair)?"""
+    from fastswz.corpus import load_corpus
+    from fastswz.cuda import choose_plan
+    from fastswz.cuda.codegen import supported
+
+    out = []
+    for path in [None] + FRESH:
+        for p in load_corpus(path):
+            if p.a_major != "K" or p.b_major != "K" or (p.m, p.n, p.k, p.a_dtype) in out:
+                continue
+            c = choose_plan(p.m, p.n, p.k, p.a_dtype, p.b_dtype, "K", "K", p.out_dtype)
+            if c["split_k"] > 1 or c["swap_ab"] or c["pingpong"] or c["cluster_m"] != 1:
+                continue
+            if supported(dict(c, cluster_m=2)) is not None or -(-p.m // c["bm"]) < 2:
+                continue
+            if 2 * p.m * p.n * p.k / (1200e12 if p.a_dtype == "e4m3" else 600e12) > 1e-3:
+                continue
+            out.append((p.m, p.n, p.k, p.a_dtype))
+    return out
+
+
+def candidates_v17(m, n, k, dt):
+    """The default plan, and the same on a 2-CTA cluster along M."""
+    from fastswz.cuda import choose_plan
+
+    c = choose_plan(m, n, k, dt, dt)
+    return [c, dict(c, cluster_m=2)]
+
+
+SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
+        "v17": (problems_v17, candidates_v17), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
         "v5": (problems_v5, candidates_v5), "v6": (problems_v6, candidates_v6),
         "v7": (problems_v7, candidates_v7), "v8": (problems_v8, candidates_v8),
@@ -496,7 +593,7 @@ def cmd_run(args):
                 go, how = gpu_corpus._launcher(kern, p, a, b, d, ptrs, lds, "prepared")
                 d.fill_(float("nan"))
                 go()
-                chk = gpu_corpus._check(torch, p, d, ref)
+                chk = gpu_corpus._check(torch, p, d, ref, gpu_corpus._exact_rows(torch, a, b))
                 t = gpu.time(go, args.reps, 3)["median_ms"]
                 rows.append({"i": i, "ms": t, "ok": chk["ok"], "config": cfg, "how": how})
             except Exception as exc:  # noqa: BLE001 - one plan's failure is a row
