@@ -317,8 +317,13 @@ def _full_width_first(rows, a_dtype):
     k-tiles, 64-byte swizzle) and 73.3 us at BK 64. No plan of the shipped corpus changes: its
     split and swapped plans already had full-width k-tiles."""
     rows = list(rows)
-    wide = [r for r in rows if r["bk"] * dtype_bits(a_dtype) >= 8 * FULL_WIDTH_BK]
-    return wide + [r for r in rows if r["bk"] * dtype_bits(a_dtype) < 8 * FULL_WIDTH_BK]
+    return ([r for r in rows if _full_width(r, a_dtype)]
+            + [r for r in rows if not _full_width(r, a_dtype)])
+
+
+def _full_width(row, a_dtype):
+    """Whether a plan row's k-tile is :data:`FULL_WIDTH_BK` bytes or wider."""
+    return row["bk"] * dtype_bits(a_dtype) >= 8 * FULL_WIDTH_BK
 
 
 #: A 2-CTA cluster (``cluster_m=2``, B multicast to both) when an operand's rows, as ``gemm``
@@ -335,14 +340,20 @@ def _full_width_first(rows, a_dtype):
 SECTOR_CLUSTER_WAVES = 2
 
 
-def _off_sector(m, n, k, a_dtype, b_dtype, a_major, b_major):
-    """Whether A's or B's rows, as gemm reads them, are 16- but not 32-byte aligned."""
+def _rows_off(m, n, k, a_dtype, b_dtype, a_major, b_major, align):
+    """Whether A's or B's rows, as gemm reads them (packed, or staged at
+    :data:`runtime.STAGED_PITCH`), are not a multiple of ``align`` bytes."""
     from .runtime import _pitch
 
     for cols, dt in ((k if a_major == "K" else m, a_dtype), (k if b_major == "K" else n, b_dtype)):
-        if _pitch(cols, dt) * dtype_bits(dt) // 8 % 32:
+        if _pitch(cols, dt) * dtype_bits(dt) // 8 % align:
             return True
     return False
+
+
+def _off_sector(m, n, k, a_dtype, b_dtype, a_major, b_major):
+    """Whether A's or B's rows, as gemm reads them, are 16- but not 32-byte aligned."""
+    return _rows_off(m, n, k, a_dtype, b_dtype, a_major, b_major, 32)
 
 
 def _sector_cluster(c, m, n, k):
@@ -463,7 +474,7 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
     def ranked():
         # the model's first 64 in its order, those with a full-width k-tile first (FULL_WIDTH_BK);
         # its first 8 are asked first: one of those almost always runs, and the 64 cost more
-        wide = lambda r: r["bk"] * dtype_bits(a_dtype) >= 8 * FULL_WIDTH_BK   # noqa: E731
+        wide = lambda r: _full_width(r, a_dtype)   # noqa: E731
         first = tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=8)
         yield from filter(wide, first)
         rows = tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=64)
@@ -564,7 +575,9 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
         tiles = -(-km // c["bm"]) * -(-kn // c["bn"])
         return split_k_splits(tiles, -(-k // c["bk"]))
 
-    def ranked():   # the model's first 8, then its first 64 only if none of those runs
+    def ranked():   # the model's first 8, then its first 64 only if none of those runs; in
+        # each of the two parts full-width k-tiles first (the one-pass ranking puts every full-width
+        # row of the 64 before any narrow one)
         rows = tune(km, kn, k, ta, tb, ma, mb, top=8)
         yield from _full_width_first(rows, ta)
         yield from _full_width_first(tune(km, kn, k, ta, tb, ma, mb, top=64)[len(rows):], ta)
@@ -687,7 +700,7 @@ def _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     of the BM x BN tile (BM 64 for M <= 64, else 128; BN 128, or N rounded up to 8 below it; 128 x
     256 first where :data:`WIDE_SPLIT_FLOP_PER_BYTE`'s rule applies)."""
     if m > 64 and n > 128 and _compute_bound(m, n, k, a_dtype, b_dtype, out_dtype) \
-            and _off_line(m, n, k, a_dtype, b_dtype, a_major, b_major):
+            and _rows_off(m, n, k, a_dtype, b_dtype, a_major, b_major, 128):   # off the L2 line
         wide = _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, 128,
                          min(256, -(-n // 8) * 8), WIDE_SPLIT_MIN_KTILES)
         if wide is not None:
@@ -702,16 +715,6 @@ def _compute_bound(m, n, k, a_dtype, b_dtype, out_dtype):
     bits = (dtype_bits(a_dtype) + dtype_bits(b_dtype)) / 2
     moved = (m * k * dtype_bits(a_dtype) + k * n * dtype_bits(b_dtype) + m * n * dtype_bits(out_dtype)) / 8
     return 2 * m * n * k >= WIDE_SPLIT_FLOP_PER_BYTE * 16 / bits * moved
-
-
-def _off_line(m, n, k, a_dtype, b_dtype, a_major, b_major):
-    """Whether A's or B's rows, as gemm reads them, are not a multiple of the 128-byte L2 line."""
-    from .runtime import _pitch
-
-    for cols, dt in ((k if a_major == "K" else m, a_dtype), (k if b_major == "K" else n, b_dtype)):
-        if _pitch(cols, dt) * dtype_bits(dt) // 8 % 128:
-            return True
-    return False
 
 
 def _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, bm, bn, min_ktiles):
