@@ -483,8 +483,10 @@ def _emulate(tmp_path, cfg, acc, *, bias=None, c=None, ldc=0, sa=None, sb=None, 
     (tmp_path / "fastswz_fusion.h").write_text(codegen.fusion_header(c_cfg))
     ops = resources.files("fastswz").joinpath("kernels", "sm90", "epilogue_ops.cuh").read_text()
     (tmp_path / "epilogue_ops.cuh").write_text(ops)
+    (tmp_path / "tile_rows.cuh").write_text(
+        resources.files("fastswz").joinpath("kernels", "sm90", "tile_rows.cuh").read_text())
     bias_bits = {"bf16": "unsigned short", "f16": "unsigned short", "f32": "float", None: "unsigned short"}
-    src = [_SHIM, '#include "fastswz_plan.h"\nnamespace P = fastswz_plan;\n', codegen._params_c(), "\n",
+    src = [_SHIM, '#include "fastswz_plan.h"\nnamespace P = fastswz_plan;\nnamespace K = fastswz_plan::kernel;\n#include "tile_rows.cuh"\n', codegen._params_c(), "\n",
            '#include "epilogue_ops.cuh"\n',
            _c_array("float", "ACC", acc.ravel()),
            _c_array(bias_bits[c_cfg["bias"]], "BIAS", [] if bias is None else bias),
@@ -514,7 +516,7 @@ int main() {{
           ops.tile(tm, w, t, p);
           for (int r = 0; r < P::accumulator::kRegisters; r += 2) {{
             if (r % F::kChunkRegisters == 0) ops.chunk(r / F::kChunkRegisters, tm, tn, w, t, p);
-            const int mm = tm * {bm} + 64 * w + P::accumulator::row(t, r);
+            const int mm = tile_row0(tm, {m}) + 64 * w + P::accumulator::row(t, r);   // the kernel's rows (tile_rows.cuh)
             const int nn = tn * {bn} + P::accumulator::col(t, r);
             float x0 = mm < {m} && nn < {n} ? ACC[mm * {n} + nn] : 0.f;
             float x1 = mm < {m} && nn + 1 < {n} ? ACC[mm * {n} + nn + 1] : 0.f;
@@ -637,11 +639,11 @@ def test_block_promotion_on_the_host(tmp_path, bm, bn, scale, ahead):
     parts = np.stack([a[:, 128 * j:128 * (j + 1)] @ b[128 * j:128 * (j + 1)] for j in range(kb)])
     (tmp_path / "fastswz_plan.h").write_text(fastswz.emit_header(row, name="fastswz_plan"))
     (tmp_path / "fastswz_fusion.h").write_text(codegen.fusion_header(cfg))
-    for f in ("epilogue_ops.cuh", "block_scale.cuh"):
+    for f in ("epilogue_ops.cuh", "block_scale.cuh", "tile_rows.cuh"):
         (tmp_path / f).write_text(resources.files("fastswz").joinpath("kernels", "sm90", f).read_text())
     # the consumers' own global loads (FSW_SCALE_RING 0: the shared-memory slots the plan may have
     # are filled by cp.async on the GPU; their path runs in the GPU tests)
-    src = [_SHIM, f"#define FSW_SCALE_AHEAD {ahead}\n#define FSW_SCALE_RING 0\n", '#include "fastswz_plan.h"\nnamespace P = fastswz_plan;\n', codegen._params_c(), "\n",
+    src = [_SHIM, f"#define FSW_SCALE_AHEAD {ahead}\n#define FSW_SCALE_RING 0\n", '#include "fastswz_plan.h"\nnamespace P = fastswz_plan;\nnamespace K = fastswz_plan::kernel;\n#include "tile_rows.cuh"\n', codegen._params_c(), "\n",
            '#include "epilogue_ops.cuh"\n#include "block_scale.cuh"\n',
            _c_array("float", "PART", parts.ravel()), _c_array("float", "SA", sa.T.ravel()),
            _c_array("float", "SB", sb.ravel()), _c_array("float", "OUT", [0.0] * (m * n)),
@@ -662,7 +664,7 @@ int main() {{
           scales.load(p, tm, tn, w, t, 0, k_tiles);
           for (int kt = 0; kt < k_tiles; ++kt) {{
             for (int r = 0; r < P::accumulator::kRegisters; ++r) {{
-              const int mm = tm * {bm} + 64 * w + P::accumulator::row(t, r);
+              const int mm = tile_row0(tm, {m}) + 64 * w + P::accumulator::row(t, r);   // the kernel's rows (tile_rows.cuh)
               const int nn = tn * {bn} + P::accumulator::col(t, r);
               part[r] = mm < {m} && nn < {n} ? PART[(kt * {m} + mm) * {n} + nn] : 0.f;
             }}
@@ -675,7 +677,7 @@ int main() {{
             else scales.promote<3 % BlockScales::kAhead>(total, part);
           }}
           for (int r = 0; r < P::accumulator::kRegisters; ++r) {{
-            const int mm = tm * {bm} + 64 * w + P::accumulator::row(t, r);
+            const int mm = tile_row0(tm, {m}) + 64 * w + P::accumulator::row(t, r);   // the kernel's rows (tile_rows.cuh)
             const int nn = tn * {bn} + P::accumulator::col(t, r);
             if (mm < {m} && nn < {n}) OUT[mm * {n} + nn] = total[r];
           }}
@@ -765,10 +767,12 @@ def test_activation_error_on_the_host(tmp_path, act, fast, bound, out):
     (tmp_path / "fastswz_fusion.h").write_text(fusion)
     ops = resources.files("fastswz").joinpath("kernels", "sm90", "epilogue_ops.cuh").read_text()
     (tmp_path / "epilogue_ops.cuh").write_text(ops)
+    (tmp_path / "tile_rows.cuh").write_text(
+        resources.files("fastswz").joinpath("kernels", "sm90", "tile_rows.cuh").read_text())
     x = np.concatenate([np.linspace(-30, 30, 1 << 20), -np.logspace(-9, 1.5, 4096), np.logspace(-9, 1.5, 4096),
                         [0.0]]).astype(np.float32)
     (tmp_path / "x.bin").write_bytes(x.tobytes())
-    src = [_SHIM, '#include "fastswz_plan.h"\nnamespace P = fastswz_plan;\n', codegen._params_c(), "\n",
+    src = [_SHIM, '#include "fastswz_plan.h"\nnamespace P = fastswz_plan;\nnamespace K = fastswz_plan::kernel;\n#include "tile_rows.cuh"\n', codegen._params_c(), "\n",
            '#include "epilogue_ops.cuh"\n', f"""
 int main() {{
   FILE* f = fopen("{tmp_path / 'x.bin'}", "rb");

@@ -320,6 +320,8 @@ def _kernel_header(data):
              f"    constexpr uint32_t kEmptyArrivals = {b['empty_arrivals']}u;",
              f"    constexpr uint32_t kTxBytes = {b['tx_bytes']}u;  // expect_tx per stage",
              f"    constexpr int kTileGroup = {k['tile_order']['group']};  // {k['tile_order']['raster']}",
+             f"    constexpr bool kShiftLastRow = {'true' if k['tile_order'].get('last_row') == 'shifted' else 'false'};"
+             "  // the last tile row ends at M (sm90/tile_rows.cuh)",
              f"    constexpr int kClusterM = {k['cluster'][0]};",
              f"    constexpr int kClusterN = {k['cluster'][1]};",
              f"    constexpr bool kSwapAB = {'true' if k.get('swap_ab') else 'false'};  "

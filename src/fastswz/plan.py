@@ -721,7 +721,11 @@ class GemmPlans:
                          "empty": [bar + 8 * (st + s) for s in range(st)],
                          "full_arrivals": 1, "empty_arrivals": wg,
                          "tx_bytes": res["a"]["stage_bytes"] + res["b"]["stage_bytes"]},
-            "tile_order": {"raster": "m_grouped", "group": TILE_GROUP},
+            # last_row "shifted": where M is not a multiple of BM (and at least BM), the last tile
+            # row covers rows M - BM .. M - 1 (sm90/tile_rows.cuh); K-major A only (an MN-major
+            # A's box would start off its 16-byte inner alignment: an illegal instruction on an H100)
+            "tile_order": {"raster": "m_grouped", "group": TILE_GROUP,
+                           "last_row": "shifted" if c["a_major"] == "K" else "plain"},
             "cluster": [1, 1], "multicast": None,
             # the kernel's A and B are the caller's (swap_ab: D^T = B^T A^T) and how work is
             # split: one unit per output tile (with_schedule sets split-K)

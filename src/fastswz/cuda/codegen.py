@@ -480,6 +480,12 @@ def kernel_row(config) -> dict:
     row = with_schedule(with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"]),
                         c["swap_ab"], c["split_k"], c["pingpong"], c["split_reduce"])
     row["fusion"] = fusion_row(c)
+    if c["residual"]:
+        # The rows a shifted last tile row shares with the one before it are computed by both;
+        # with the residual C the output itself (gemm(..., out=c, c=c)), the second would read
+        # C where the first had already stored D (seen on an H100: D = A B - C in place went
+        # wrong), so a plan with a residual keeps the plain tile rows.
+        row["kernel"]["tile_order"]["last_row"] = "plain"
     row["fusion"]["col_operands"] = _col_operands(c, row["smem_bytes"])
     row["fusion"]["scale_ring"] = ring = _scale_ring(c, _smem_end(row))
     if ring:
@@ -731,7 +737,7 @@ def fusion_header(config, row=None) -> str:
 
 
 #: The kernel's source files (package data under ``fastswz/kernels``), the entry first.
-KERNEL_FILES = ("gemm_sm90.cu", "sm90/debug.cuh", "sm90/ptx.cuh", "sm90/scheduler.cuh",
+KERNEL_FILES = ("gemm_sm90.cu", "sm90/debug.cuh", "sm90/ptx.cuh", "sm90/tile_rows.cuh", "sm90/scheduler.cuh",
                 "sm90/epilogue.cuh", "sm90/epilogue_ops.cuh", "sm90/splitk.cuh", "sm90/block_scale.cuh")
 #: The split-K reduction kernel (same source; built when the plan splits K).
 REDUCE_KERNEL_NAME = "fastswz_splitk_reduce"
@@ -862,7 +868,7 @@ def _params_c():
 
 
 def kernel_sources(config) -> dict:
-    """``{file name: text}`` of the three files of a configuration's kernel.
+    """``{file name: text}`` of a configuration's kernel: the generated headers and the sources.
 
     Raises :class:`~fastswz.PlanError` naming the reason when the kernel family does not run
     the configuration (:func:`supported`).
@@ -871,7 +877,7 @@ def kernel_sources(config) -> dict:
     --------
     >>> src = kernel_sources({"bm": 128, "bn": 128, "bk": 64, "stages": 4})
     >>> sorted(src)[:3], len(src)
-    (['fastswz_fusion.h', 'fastswz_mma.h', 'fastswz_plan.h'], 11)
+    (['fastswz_fusion.h', 'fastswz_mma.h', 'fastswz_plan.h'], 12)
     """
     c = normalize_config(config)
     why = supported(c)

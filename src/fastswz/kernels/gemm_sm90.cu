@@ -43,6 +43,7 @@ namespace cluster = fastswz_plan::cluster;
 namespace scheduler = fastswz_plan::scheduler;
 
 #include "sm90/ptx.cuh"
+#include "sm90/tile_rows.cuh"
 #include "sm90/epilogue.cuh"
 #include "sm90/scheduler.cuh"
 #include "sm90/splitk.cuh"
@@ -111,7 +112,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       Scheduler tiles(p.m, p.n, k_tiles, rank);
       WorkUnit u;
       while (tiles.next(u)) {
-        const int tm = u.tm, tn = u.tn;
+        const int tm = u.tm, tn = u.tn, row0 = load_row0(tm, p.m);
         for (int kt = u.k_begin; kt < u.k_end; ++kt) {
           const uint32_t full = base + K::full_barrier(stage);
           mbar_wait(base + K::empty_barrier(stage), phase ^ 1u);
@@ -119,10 +120,9 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #pragma unroll
           for (int c = 0; c < P::a::kTmaCopiesPerStage; ++c) {
             const uint32_t dst = base + P::a::stage_offset(stage) + P::a::kTmaBoxSmemOffsets[c];
-            if (P::a::kMajorK)
-              tma_load(&tma_a, dst, full, kt * P::kBK + P::a::kTmaBoxCoords[c][0], tm * P::kBM + P::a::kTmaBoxCoords[c][1]);
-            else
-              tma_load(&tma_a, dst, full, tm * P::kBM + P::a::kTmaBoxCoords[c][0], kt * P::kBK + P::a::kTmaBoxCoords[c][1]);
+            const int a0 = P::a::kMajorK ? kt * P::kBK + P::a::kTmaBoxCoords[c][0] : row0 + P::a::kTmaBoxCoords[c][0];
+            const int a1 = P::a::kMajorK ? row0 + P::a::kTmaBoxCoords[c][1] : kt * P::kBK + P::a::kTmaBoxCoords[c][1];
+            tma_load(&tma_a, dst, full, a0, a1);
           }
 #pragma unroll
           for (int c = 0; c < cluster::kBCopies; ++c) {   // this CTA's share of B
@@ -156,7 +156,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         uint32_t bytes[kRows];
 #pragma unroll
         for (int i = 0; i < kRows; ++i) {
-          const int m = u.tm * P::kBM + lane + 32 * i;
+          const int m = tile_row0(u.tm, p.m) + lane + 32 * i;
           bytes[i] = m < p.m ? (uint32_t)sizeof(float) : 0u;
           ra[i] = p.scale_a + (m < p.m ? (long long)m * p.sa_sm : (long long)0);
         }

@@ -71,7 +71,7 @@ struct BlockScales {
 #if FSW_BLOCK_SCALE
 #pragma unroll
     for (int s = 0; s < F::kRowSlots; ++s) {
-      const int m = tm * P::kBM + 64 * w + P::accumulator::row(thread, F::kSlotRegister[s]);
+      const int m = tile_row0(tm, p.m) + 64 * w + P::accumulator::row(thread, F::kSlotRegister[s]);
       pa[s] = m < p.m ? p.scale_a + (long long)m * p.sa_sm : nullptr;
     }
     pb = p.scale_b + (long long)(tn * P::kBN / F::kBlockK) * p.sb_sn;

@@ -87,7 +87,7 @@ struct Epilogue {
           if (!kOwnTiles || P::epilogue::kTmaBoxCoords[c][1] == (uint32_t)(64 * w))   // ping-pong: block w's rows
           tma_store(tma_d, epi + P::epilogue::kTmaBoxSmemOffsets[c],
                     n0 + j * P::epilogue::kCols + P::epilogue::kTmaBoxCoords[c][0],
-                    tm * P::kBM + P::epilogue::kTmaBoxCoords[c][1]);
+                    tile_row0(tm, p.m) + P::epilogue::kTmaBoxCoords[c][1]);
         bulk_commit();
       }
     }
@@ -109,17 +109,18 @@ struct Epilogue {
   __device__ __forceinline__ void store_pair(float x0, float x1, int r, int w, int thread, int tm, int tn,
                                              const FswParams& p) {
     FSW_OUT_T* d = static_cast<FSW_OUT_T*>(p.d);
-    const int m = tm * P::kBM + 64 * w + P::accumulator::row(thread, r);
+    const int m = tile_row0(tm, p.m) + 64 * w + P::accumulator::row(thread, r);
     const int n = tn * P::kBN + P::accumulator::col(thread, r);
+    const bool fresh = m >= tm * P::kBM;   // not a row of the tile row before (tile_rows.cuh)
     ops.apply(x0, x1, r);
     if (K::kSwapAB) {
       // D^T = B^T A^T: the kernel's (m, n) is D[n][m] (p.m, p.n are the kernel's extents); a
       // register pair is two rows of D, so each element is stored alone.
-      if (m < p.m && n < p.n) fsw_store_global(d + (long long)n * p.ldd + m, x0);
-      if (m < p.m && n + 1 < p.n) fsw_store_global(d + (long long)(n + 1) * p.ldd + m, x1);
+      if (fresh && m < p.m && n < p.n) fsw_store_global(d + (long long)n * p.ldd + m, x0);
+      if (fresh && m < p.m && n + 1 < p.n) fsw_store_global(d + (long long)(n + 1) * p.ldd + m, x1);
       return;
     }
-    if (m < p.m) {
+    if (fresh && m < p.m) {
       FSW_OUT_T* q = d + (long long)m * p.ldd + n;
       if ((p.ldd & 1) == 0 && n + 1 < p.n) fsw_store_global_pair(q, x0, x1);
       else {

@@ -273,7 +273,7 @@ struct EpilogueOps {
 #if FSW_SCALE == 2
 #pragma unroll
     for (int s = 0; s < F::kRowSlots; ++s) {
-      const int m = tm * P::kBM + 64 * w + P::accumulator::row(thread, F::kSlotRegister[s]);
+      const int m = tile_row0(tm, p.m) + 64 * w + P::accumulator::row(thread, F::kSlotRegister[s]);
       if (m < p.m) fsw_prefetch_l1(p.scale_a + m * p.sa_sm);
     }
 #endif
@@ -282,7 +282,7 @@ struct EpilogueOps {
     constexpr int kLines = (P::kBN + kLineElems - 1) / kLineElems;   // per row
     if (beta != 0.f) {
       for (int i = thread; i < 64 * kLines; i += 128) {
-        const int m = tm * P::kBM + 64 * w + i / kLines, n = tn * P::kBN + (i % kLines) * kLineElems;
+        const int m = tile_row0(tm, p.m) + 64 * w + i / kLines, n = tn * P::kBN + (i % kLines) * kLineElems;
         if (m < p.m && n < p.n) fsw_prefetch_l2(static_cast<const FSW_C_T*>(p.c) + (long long)m * p.ldc + n);
       }
     }
@@ -300,7 +300,7 @@ struct EpilogueOps {
 #if FSW_SCALE == 2
 #pragma unroll
     for (int s = 0; s < F::kRowSlots; ++s) {
-      const int m = tm * P::kBM + 64 * w + P::accumulator::row(thread, F::kSlotRegister[s]);
+      const int m = tile_row0(tm, p.m) + 64 * w + P::accumulator::row(thread, F::kSlotRegister[s]);
       row_scale[s] = m < p.m ? __ldg(p.scale_a + m * p.sa_sm) : 0.f;
     }
 #endif
@@ -346,7 +346,7 @@ struct EpilogueOps {
 #pragma unroll
     for (int i = 0; i < F::kChunkRegisters; i += 2) {
       const int r = q * F::kChunkRegisters + i;
-      const int m = tm * P::kBM + 64 * w + P::accumulator::row(thread, r);
+      const int m = tile_row0(tm, p.m) + 64 * w + P::accumulator::row(thread, r);
       const int n = tn * P::kBN + P::accumulator::col(thread, r);
       const bool in0 = use_c && m < p.m && n < p.n, in1 = use_c && m < p.m && n + 1 < p.n;
       // C may be D itself (an in-place residual): coherent loads, not ld.global.nc
@@ -430,7 +430,7 @@ struct EpilogueOps {
 #if FSW_AMAX
 #pragma unroll
     for (int s = 0; s < F::kRowSlots; ++s) {
-      const int m = tm * P::kBM + 64 * w + P::accumulator::row(thread, F::kSlotRegister[s]);
+      const int m = tile_row0(tm, p.m) + 64 * w + P::accumulator::row(thread, F::kSlotRegister[s]);
       if (m < p.m) amax = max(amax, __float_as_uint(amax_slot[s]));
     }
 #endif
