@@ -938,28 +938,114 @@ def test_choose_plan_picks_schedules(monkeypatch):
     (3000, 5000, 1024, "bf16", "K", 1),    # 2048-byte rows
     (3500, 4500, 2500, "bf16", "K", 1),    # 5000 bytes: staged with 5120-byte rows
     (8403, 7166, 2032, "e4m3", "K", 2),    # 2032-byte rows
-    (1000, 1000, 1000, "bf16", "K", 1),    # 2000-byte rows but under 2 waves of tiles
+    (1000, 1000, 1000, "bf16", "K", 2),    # 2000-byte rows, one wave of 16 x 8 tiles of 64 x 128
+    (1665, 2704, 3248, "e4m3", "K", 2),    # one wave (14 x 17 tiles of 128 x 160), 26 k-tiles
+    (108, 13440, 25616, "e4m3", "K", 1),   # one tile row: the cluster's second row would be empty
+    (263, 13920, 8176, "e4m3", "K", 1),    # three tile rows: a quarter of the cluster's rows empty
+    (1664, 2704, 3264, "e4m3", "K", 1),    # 3264-byte rows: on the sector
+    (192, 2704, 3248, "e4m3", "K", 1),     # 64 x 64 tiles: under SECTOR_CLUSTER_AREA
     (3000, 5000, 1024, "bf16", "MN", 2)])  # MN-major A: its rows are M = 3000 elements
 def test_choose_plan_clusters_rows_off_the_sector(m, n, k, dt, a_major, cluster):
     """SECTOR_CLUSTER_WAVES's rule: a 2-CTA cluster where A's or B's rows, as gemm reads them,
-    are 16- but not 32-byte aligned and the tiles make at least 2 waves; everything else as the
-    rule-free plan."""
+    are 16- but not 32-byte aligned and the tiles make at least 2 waves, or (with
+    SECTOR_CLUSTER_MIN_TILES) fewer waves of tiles of SECTOR_CLUSTER_AREA elements or more over
+    SECTOR_CLUSTER_MIN_KTILES k-tiles or more, the tile rows an even number or at least 4;
+    everything else as the rule-free plan."""
     from fastswz import cuda
     from fastswz.cuda import choose_plan, runtime
 
     c = choose_plan(m, n, k, dt, dt, a_major, "K")
     assert c["cluster_m"] == cluster and supported(c) is None
-    tiles = -(-m // c["bm"]) * -(-n // c["bn"])
+    rows_m = -(-m // c["bm"])
+    tiles = rows_m * -(-n // c["bn"])
     rows = [(k if a_major == "K" else m) * codegen.dtype_bits(dt) // 8, k * codegen.dtype_bits(dt) // 8]
     staged = [runtime.staged_pitch(r, 1) if r % 16 else r for r in rows]
-    assert cluster == 2 or tiles < 2 * 132 or all(r % 32 == 0 for r in staged)
+    one_wave = (tiles >= cuda.SECTOR_CLUSTER_MIN_TILES and c["bm"] * c["bn"] >= cuda.SECTOR_CLUSTER_AREA
+                and -(-k // c["bk"]) >= cuda.SECTOR_CLUSTER_MIN_KTILES and (rows_m % 2 == 0 or rows_m >= 4))
+    off = not all(r % 32 == 0 for r in staged)
+    assert (cluster == 2) == (off and (tiles >= 2 * 132 or one_wave))
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(cuda, "SECTOR_CLUSTER_WAVES", 1 << 20)
+        mp.setattr(cuda, "SECTOR_CLUSTER_MIN_TILES", 1 << 20)
         choose_plan.cache_clear()
         try:
             assert choose_plan(m, n, k, dt, dt, a_major, "K") == dict(c, cluster_m=1)
         finally:
             choose_plan.cache_clear()
+
+
+@pytest.mark.parametrize("m,n,k,dt,deep", [
+    (4158, 256, 2688, "bf16", True), (763, 480, 2608, "bf16", True), (310, 1152, 5760, "e4m3", True),
+    (267, 2448, 4096, "bf16", True),
+    # outside: three or more splits (566 x 640 x 6912: 5), K above DEEP_TILE_MAX_K, one pass anyway
+    (566, 640, 6912, "bf16", False), (303, 2560, 12544, "bf16", False), (512, 4096, 4096, "bf16", False)])
+def test_choose_plan_one_wave_of_64_row_tiles_instead_of_two_splits(m, n, k, dt, deep):
+    """DEEP_TILE_ONE_WAVE's rule, from its statement: above DEEP_TILE_MAX_M, where the split rule
+    would split K two ways on a BM x 128 tile, K is at most DEEP_TILE_MAX_K and 64-row tiles of one
+    of DEEP_TILE_BN fill one wave, the 64-row one-pass plan (the narrowest such BN, full-width
+    k-tiles, the shared-memory epilogue tile) runs instead."""
+    from fastswz import cuda
+
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    assert supported(c) is None
+    split = cuda._split_mn_plan(m, n, k, dt, dt, "K", "K", "bf16")
+    rows = -(-m // 64)
+    bn = next((w for w in cuda.DEEP_TILE_BN if rows * -(-n // w) <= 132), None)
+    applies = (split is not None and split["split_k"] == 2 and split["bn"] <= 128
+               and k <= cuda.DEEP_TILE_MAX_K and bn is not None)
+    assert applies == deep
+    if deep:
+        assert (c["bm"], c["bn"], c["split_k"], c["epilogue"], c["swap_ab"]) == (64, bn, 1, True, False)
+        assert c["bk"] * codegen.dtype_bits(dt) == 8 * cuda.FULL_WIDTH_BK
+    else:
+        assert c["bm"] != 64 or c["split_k"] != 1 or not c["epilogue"] or split is None
+
+
+@pytest.mark.parametrize("m,n,k,dt,wide", [
+    (556, 1780, 12788, "bf16", True), (771, 1408, 15232, "bf16", True), (481, 2314, 26584, "e4m3", True),
+    # outside: the one-pass tile is 128 x 112 or wider; K under NARROW_SPLIT_MIN_KTILES k-tiles;
+    # memory-bound; M <= 64
+    (512, 3584, 18944, "bf16", False), (425, 3632, 32128, "bf16", False), (556, 1780, 6144, "bf16", False),
+    (100, 1780, 30000, "bf16", False), (48, 1780, 30000, "bf16", False)])
+def test_choose_plan_splits_long_k_on_a_wide_tile_where_the_one_pass_tile_is_narrow(m, n, k, dt, wide):
+    """NARROW_TILE_AREA's rule, from its statement: compute-bound, M > 64, at least
+    NARROW_SPLIT_MIN_KTILES 128-byte k-tiles, the model's one-pass tile at most NARROW_TILE_AREA
+    elements: a split 128 x 256 tile (as _split_on gives it)."""
+    from fastswz import cuda
+
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    assert supported(c) is None
+    one = cuda.choose_plan(m, n, k, dt, dt, "K", "K", "bf16", None, False)
+    bits = codegen.dtype_bits(dt)
+    flops, moved = 2 * m * n * k, (m * k + k * n) * bits / 8 + m * n * 2
+    applies = (m > 64 and flops >= 4096 / bits * moved and k * bits >= 8 * 128 * cuda.NARROW_SPLIT_MIN_KTILES
+               and one["bm"] * one["bn"] <= cuda.NARROW_TILE_AREA and one["split_k"] == 1)
+    assert applies == wide
+    if wide:
+        assert (c["bm"], c["bn"], c["swap_ab"], c["epilogue"]) == (128, min(256, -(-n // 8) * 8), False, False)
+        assert c["split_k"] == cuda.split_k_splits(-(-m // 128) * -(-n // c["bn"]), -(-k // c["bk"]),
+                                                   min_ktiles=cuda.WIDE_SPLIT_MIN_KTILES) > 1
+    else:
+        assert not (c["bm"] == 128 and c["bn"] == 256 and c["split_k"] > 1) or cuda._rows_off(
+            m, n, k, dt, dt, "K", "K", 128)
+
+
+@pytest.mark.parametrize("cfg,last_row", [
+    (dict(bm=128, bn=128, bk=64, stages=4), "shifted"),
+    (dict(bm=128, bn=128, bk=64, stages=4, a_major="MN"), "plain"),          # A's inner dimension is M
+    (dict(bm=128, bn=16, bk=64, stages=4, swap_ab=True, b_major="MN"), "plain"),   # the kernel's A is B
+    (dict(bm=128, bn=16, bk=64, stages=4, swap_ab=True, a_major="MN"), "shifted"),
+    (dict(bm=128, bn=128, bk=64, stages=4, split_k=4), "shifted"),
+    (dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, residual="bf16"), "plain"),   # C may be D
+    (dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, bias="bf16", activation="gelu"), "shifted")])
+def test_last_tile_row_shift_in_the_plan_and_header(cfg, last_row):
+    """The shifted last tile row (sm90/tile_rows.cuh) is a plan fact: kernel.tile_order.last_row,
+    and the header's kShiftLastRow from it; K-major kernel A only, and never with a residual."""
+    row = codegen.kernel_row(cfg)
+    assert row["kernel"]["tile_order"]["last_row"] == last_row
+    header = codegen.kernel_sources(cfg)["fastswz_plan.h"]
+    want = "true" if last_row == "shifted" else "false"
+    assert f"constexpr bool kShiftLastRow = {want};" in header
 
 
 def test_timing_buffers_use_the_pitches_gemm_reads():

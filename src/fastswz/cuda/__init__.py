@@ -232,6 +232,21 @@ SPLIT_K_SWAP_M = 16
 #: rows a multiple of 128 bytes the same tile and split was 3-50% slower than the plan it replaced
 #: on all eleven problems timed (512 x 4096 x 14336 bf16: 81.5 against 89.9 us).
 WIDE_SPLIT_FLOP_PER_BYTE = 256
+#: A compute-bound problem (:data:`WIDE_SPLIT_FLOP_PER_BYTE`) with M above 64 and at least
+#: :data:`NARROW_SPLIT_MIN_KTILES` 128-byte k-tiles, whose one-pass plan (the model's) has a tile
+#: of at most this many elements (BM x BN), splits K on a 128 x 256 tile instead, where those tiles
+#: fill at most :data:`SPLIT_K_FILL` of the SMs (:data:`WIDE_SPLIT_MIN_KTILES` per split): on long K
+#: a narrow tile's extra operand bytes per product cost more than the split's reduction. Measured on
+#: an H100 (``tests/gpu/gemm/probe.py`` case file ``probe_cases_v18.json``, this 128 x 256 split
+#: beside the default on the 10 compute-bound one-wave problems of the corpus and five fresh seeds
+#: with 192 k-tiles or more; docs/conformance/2026-11-28-sixteenth-session run 2): 556 x 1780 x
+#: 12788 bf16 123.9 -> 83.4 us on 64 x 128 (cuBLAS 145.6), 771 x 1408 x 15232 bf16 75.7 -> 63.7 on
+#: 64 x 144 (cuBLAS 79.9), 481 x 2314 x 26584 e4m3 85.0 -> 59.1 on 128 x 80; where the one-pass
+#: tile was 128 x 112 or 128 x 128 the split was 3-11% slower on four of seven (512 x 3584 x 18944
+#: bf16 97.7 -> 109.4) and faster on three (425 x 3632 x 32128 bf16 253.5 -> 171.1).
+NARROW_TILE_AREA = 128 * 80
+#: The fewest 128-byte k-tiles of :data:`NARROW_TILE_AREA`'s rule.
+NARROW_SPLIT_MIN_KTILES = 192
 #: The least k-tiles per split of :data:`WIDE_SPLIT_FLOP_PER_BYTE`'s rule (the seven problems it
 #: won on kept 49-241; it lost where a split kept 18-32, on rows a multiple of the line).
 WIDE_SPLIT_MIN_KTILES = 32
@@ -257,6 +272,16 @@ WIDE_SPLIT_MIN_KTILES = 32
 DEEP_TILE_MAX_M = 256
 #: The longest K of :data:`DEEP_TILE_MAX_M`'s rule.
 DEEP_TILE_MAX_K = 8192
+#: Above :data:`DEEP_TILE_MAX_M`, where :data:`SPLIT_K_SWAP_M`'s rule would split K on BM x 128
+#: (or narrower) tiles (BM 128: those fill at most :data:`SPLIT_K_FILL` of the SMs) and 64-row tiles
+#: of one of :data:`DEEP_TILE_BN` fill at most one wave without a split (K at most
+#: :data:`DEEP_TILE_MAX_K`), the 64-row one-pass plan runs instead: the split's half-empty wave
+#: of 128-row tiles and its reduction cost more than the narrower tile's extra loads. Measured on
+#: an H100 (``tests/gpu/gemm/probe.py`` set v13, shapes of ``tools/gemm_corpus.py --fresh
+#: 20261128``; docs/conformance/2026-11-28-fifteenth-session run 3): 4158 x 256 x 2688 bf16 21.9 us
+#: split on 128 x 128, 16.4 on 64 x 128 in one pass (cuBLAS 17.9); 310 x 1152 x 5760 e4m3 16.9 and
+#: 11.2 (64 x 64; cuBLAS 13.0); 763 x 480 x 2608 bf16 16.1 and 14.1 (64 x 64; cuBLAS 10.7).
+DEEP_TILE_ONE_WAVE = True
 #: The tile widths :data:`DEEP_TILE_MAX_M`'s rule picks from.
 DEEP_TILE_BN = (64, 96, 128, 160, 192, 256)
 #: Where :data:`SPLIT_K_SWAP_M`'s rule would split K unswapped (16 < M <= 64), problems with
@@ -338,6 +363,21 @@ def _full_width(row, a_dtype):
 #: fewer waves it was slower on 16 of 22. On rows a multiple of 32 bytes it was 4-11% slower on
 #: most of 55 problems.
 SECTOR_CLUSTER_WAVES = 2
+#: ... or, with fewer waves, at least this many output tiles of at least
+#: :data:`SECTOR_CLUSTER_AREA` elements each and at least :data:`SECTOR_CLUSTER_MIN_KTILES`
+#: k-tiles. Measured on an H100 (``tests/gpu/gemm/probe.py`` set v17, every one-pass default of the
+#: corpus and three fresh seeds beside its 2-CTA cluster; docs/conformance/2026-11-28-fifteenth-session
+#: run 8): on the 15 such problems with rows off the 32-byte sector (116-261 tiles, 10-200 k-tiles,
+#: tiles 64 x 128 to 128 x 224) the cluster was faster on 14 by 3% or more and within 3% on the
+#: other (geometric mean 1.13x; 1665 x 2704 x 3248 e4m3 1.28x, 4057 x 672 x 19856 e4m3 1.37x); on
+#: the smaller tiles (64 x 48 to 64 x 96) or with 5 k-tiles it was slower on 9 of 11. On rows
+#: on the sector but off the 128-byte line the same tiles were as often slower as faster (36
+#: problems, geometric mean 0.94x): no cluster there.
+SECTOR_CLUSTER_MIN_TILES = 110
+#: The least BM x BN of :data:`SECTOR_CLUSTER_MIN_TILES`' rule.
+SECTOR_CLUSTER_AREA = 64 * 128
+#: The fewest k-tiles of :data:`SECTOR_CLUSTER_MIN_TILES`' rule.
+SECTOR_CLUSTER_MIN_KTILES = 8
 
 
 def _rows_off(m, n, k, a_dtype, b_dtype, a_major, b_major, align):
@@ -362,8 +402,11 @@ def _sector_cluster(c, m, n, k):
 
     if c["cluster_m"] != 1 or c["split_k"] != 1 or c["swap_ab"] or c["pingpong"]:
         return c
-    tiles = -(-m // c["bm"]) * -(-n // c["bn"])
-    if tiles < SECTOR_CLUSTER_WAVES * DEFAULT_SMS["sm90"]:
+    rows = -(-m // c["bm"])
+    tiles = rows * -(-n // c["bn"])
+    if tiles < SECTOR_CLUSTER_WAVES * DEFAULT_SMS["sm90"] and not (
+            tiles >= SECTOR_CLUSTER_MIN_TILES and c["bm"] * c["bn"] >= SECTOR_CLUSTER_AREA
+            and -(-k // c["bk"]) >= SECTOR_CLUSTER_MIN_KTILES and (rows % 2 == 0 or rows >= 4)):
         return c
     if not _off_sector(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]):
         return c
@@ -561,7 +604,14 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     if m > SPLIT_K_SWAP_M:   # an unswapped split on a BM x 128 tile (SPLIT_K_SWAP_M's note)
         split = _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if split is not None:
+            if m > DEEP_TILE_MAX_M and split["bn"] <= 128 and split["split_k"] == 2:   # DEEP_TILE_ONE_WAVE
+                deep = _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, True)
+                if deep is not None:
+                    return deep
             return _swap_deep_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype) or split
+        wide = _narrow_split_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
+        if wide is not None:
+            return wide
         wide = _wide_n_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if wide is not None:
             return wide
@@ -639,12 +689,13 @@ def _deepest_ring(make, least=2):
     return None
 
 
-def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
-    """The 64-row plan of :data:`DEEP_TILE_MAX_M`'s rule, or None where it does not apply."""
+def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, one_wave=False):
+    """The 64-row plan of :data:`DEEP_TILE_MAX_M`'s rule, or None where it does not apply; with
+    ``one_wave``, of :data:`DEEP_TILE_ONE_WAVE`'s (any M above 64, one pass only)."""
     from ..tune import DEFAULT_SMS
 
     bits = _k_major_bits(a_dtype, b_dtype, a_major, b_major)
-    if not (64 < m <= DEEP_TILE_MAX_M and k <= DEEP_TILE_MAX_K and bits in (8, 16)):
+    if not (64 < m and (one_wave or m <= DEEP_TILE_MAX_M) and k <= DEEP_TILE_MAX_K and bits in (8, 16)):
         return None
     sms = DEFAULT_SMS["sm90"]
     rows = -(-m // 64)
@@ -654,7 +705,7 @@ def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     bk = 8 * FULL_WIDTH_BK // bits
     tiles = rows * -(-n // bn)
     split = split_k_splits(tiles, -(-k // bk), min_ktiles=DEEP_TILE_SPLIT_MIN_KTILES)
-    if split > 2:   # long K on few tiles: SPLIT_K_SWAP_M's rule splits wider tiles further
+    if split > (1 if one_wave else 2):   # long K on few tiles: SPLIT_K_SWAP_M's rule splits wider tiles further
         return None
     base = {"bm": 64, "bn": bn, "bk": bk, "split_k": split}
     # one pass: the shared-memory epilogue tile (64-column blocks where BN is a multiple of 64
@@ -707,6 +758,18 @@ def _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
             return wide
     return _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype,
                      64 if m <= 64 else 128, min(128, -(-n // 8) * 8), SPLIT_K_MIN_KTILES_MN)
+
+
+def _narrow_split_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
+    """The 128 x 256 split of :data:`NARROW_TILE_AREA`'s rule, or None where it does not apply."""
+    if not (m > 64 and n > 128 and _compute_bound(m, n, k, a_dtype, b_dtype, out_dtype)
+            and k * dtype_bits(a_dtype) >= 8 * 128 * NARROW_SPLIT_MIN_KTILES):
+        return None
+    one = choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, None, False)
+    if one["bm"] * one["bn"] > NARROW_TILE_AREA or one["split_k"] != 1:
+        return None
+    return _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, 128,
+                     min(256, -(-n // 8) * 8), WIDE_SPLIT_MIN_KTILES)
 
 
 def _compute_bound(m, n, k, a_dtype, b_dtype, out_dtype):

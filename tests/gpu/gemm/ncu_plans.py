@@ -37,6 +37,8 @@ METRICS = [
     "smsp__inst_executed.sum",
     "l1tex__data_bank_reads.avg.pct_of_peak_sustained_elapsed",
     "l1tex__data_bank_writes.avg.pct_of_peak_sustained_elapsed",
+    "dram__bytes_read.sum",
+    "lts__t_sector_hit_rate.pct",
 ]
 STALLS = ["gmma", "long_scoreboard", "barrier", "membar", "wait", "math_pipe_throttle", "mio_throttle", "lg_throttle",
           "short_scoreboard", "sleeping", "dispatch_stall", "no_instruction", "selected", "not_selected",
@@ -127,7 +129,8 @@ def main():
               f"{num(METRICS[0]) / 1e3:8.1f} us gmma {num(METRICS[1]):5.1f}% smem-lsu {num(METRICS[2]):5.1f}% "
               f"l1 {num(METRICS[3]):5.1f}% l2 {num(METRICS[4]):5.1f}% dram {num(METRICS[5]):5.1f}% "
               f"clk {num(METRICS[6]) / 1e9:4.2f} GHz inst {num(METRICS[7]) / 1e6:7.2f}M "
-              f"bank rd {num(METRICS[8]):5.1f}% wr {num(METRICS[9]):5.1f}% | stalls "
+              f"bank rd {num(METRICS[8]):5.1f}% wr {num(METRICS[9]):5.1f}% dram read {num(METRICS[10]) / 1e6:7.1f} MB "
+              f"L2 hit {num(METRICS[11]):5.1f}% | stalls "
               + " ".join(f"{s}={v:.2f}" for v, s in stalls), flush=True)
     out = os.environ.get("OUT")
     if out:
