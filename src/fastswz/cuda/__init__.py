@@ -280,7 +280,10 @@ DEEP_TILE_MAX_K = 8192
 #: an H100 (``tests/gpu/gemm/probe.py`` set v13, shapes of ``tools/gemm_corpus.py --fresh
 #: 20261128``; docs/conformance/2026-11-28-fifteenth-session run 3): 4158 x 256 x 2688 bf16 21.9 us
 #: split on 128 x 128, 16.4 on 64 x 128 in one pass (cuBLAS 17.9); 310 x 1152 x 5760 e4m3 16.9 and
-#: 11.2 (64 x 64; cuBLAS 13.0); 763 x 480 x 2608 bf16 16.1 and 14.1 (64 x 64; cuBLAS 10.7).
+#: 11.2 (64 x 64; cuBLAS 13.0); 763 x 480 x 2608 bf16 16.1 and 14.1 (64 x 64; cuBLAS 10.7). On
+#: every plan it changes (``probe_cases_v18.json``, seeds 1-5): 7 of 9 1.08-1.49x faster, 0.87x
+#: and 0.98x the others; with three or more splits it lost on 5 of 6, so it takes two-way splits
+#: only. Held out (seeds 6-7, ``probe_cases_v19.json``): 4 of 5 1.26-1.43x, one 0.85x.
 DEEP_TILE_ONE_WAVE = True
 #: The tile widths :data:`DEEP_TILE_MAX_M`'s rule picks from.
 DEEP_TILE_BN = (64, 96, 128, 160, 192, 256)
@@ -372,7 +375,11 @@ SECTOR_CLUSTER_WAVES = 2
 #: other (geometric mean 1.13x; 1665 x 2704 x 3248 e4m3 1.28x, 4057 x 672 x 19856 e4m3 1.37x); on
 #: the smaller tiles (64 x 48 to 64 x 96) or with 5 k-tiles it was slower on 9 of 11. On rows
 #: on the sector but off the 128-byte line the same tiles were as often slower as faster (36
-#: problems, geometric mean 0.94x): no cluster there.
+#: problems, geometric mean 0.94x): no cluster there. The tile rows must be even or at least 4:
+#: the cluster pads them to even, and with one or three (108 x 13440 x 25616 e4m3, 263 x 13920 x
+#: 8176 e4m3) the pairs ran 0.70-0.95x (``probe_cases_v18.json``, run 2 of the sixteenth
+#: session); the kept changes there 1.02-1.40x, and on held-out seeds 6-7 (``probe_cases_v19.json``)
+#: 7 of 9 faster (1.06-1.40x), 0.86x and 0.99x the others.
 SECTOR_CLUSTER_MIN_TILES = 110
 #: The least BM x BN of :data:`SECTOR_CLUSTER_MIN_TILES`' rule.
 SECTOR_CLUSTER_AREA = 64 * 128
