@@ -5,7 +5,6 @@ the tiles computed (padded) as well as over the problem.
 
     FASTSWZ_CACHE=.fswcache PYTHONPATH=src python3 tests/gpu/gemm/partial_tiles.py [precompile]
 """
-import json
 import os
 import sys
 

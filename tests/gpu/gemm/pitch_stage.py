@@ -30,19 +30,11 @@ ALL = ((16, 16), (128, 16), (16, 128), (128, 128))
 BOTH = ((16, 16), (128, 128))
 
 
-def _fit(cfg, max_stages=8):
-    from fastswz.cuda.codegen import supported
-
-    for st in range(max_stages, 1, -1):
-        if supported(dict(cfg, stages=st)) is None:
-            return dict(cfg, stages=st)
-    return None
-
-
 def configs(m, n, k, dt):
     """(plan, pitch pairs): the default and its 2-CTA cluster at every pitch pair; a 128 x 256
     and a 192 x 128 cluster one-pass plan and the wide split at packed and aligned pitches."""
     from fastswz.cuda import _split_on, default_config
+    from probe import _fit
 
     base = default_config(m, n, k, dt, dt, "K", "K", "bf16")
     out = [(base, ALL)]
@@ -56,10 +48,10 @@ def configs(m, n, k, dt):
     tiles, kt = -(-m // 128) * -(-n // 256), -(-k // bk)
     waste = {s: -(-tiles * s // 132) / s for s in range(2, 9) if kt // s >= 16}
     sk = min(waste, key=waste.get) if waste and tiles > 66 else None
-    for extra in (_fit(dict(one, bm=128, bn=256)), _fit(dict(one, bm=192, bn=128, cluster_m=2)),
+    for extra in (_fit(dict(one, bm=128, bn=256), 8), _fit(dict(one, bm=192, bn=128, cluster_m=2), 8),
                   _split_on(m, n, k, dt, dt, "K", "K", "bf16", 128, min(256, n), 32),
                   sk and waste[sk] < -(-tiles // 132) and _fit(dict(one, bm=128, bn=256, epilogue=False,
-                                                                    epilogue_n=0, split_k=sk))):
+                                                                    epilogue_n=0, split_k=sk), 8)):
         if extra and all(extra != c for c, _ in out):
             out.append((extra, BOTH))
     return out
