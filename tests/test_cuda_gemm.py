@@ -980,7 +980,7 @@ def test_choose_plan_clusters_rows_off_the_sector(m, n, k, dt, a_major, cluster)
     # outside: three or more splits (566 x 640 x 6912: 5), K above DEEP_TILE_MAX_K, one pass anyway
     (566, 640, 6912, "bf16", False), (303, 2560, 12544, "bf16", False), (512, 4096, 4096, "bf16", False)])
 def test_choose_plan_one_wave_of_64_row_tiles_instead_of_two_splits(m, n, k, dt, deep):
-    """DEEP_TILE_ONE_WAVE's rule, from its statement: above DEEP_TILE_MAX_M, where the split rule
+    """DEEP_TILE_ONE_WAVE_SPLITS' rule, from its statement: above DEEP_TILE_MAX_M, where the split rule
     would split K two ways on a BM x 128 tile, K is at most DEEP_TILE_MAX_K and 64-row tiles of one
     of DEEP_TILE_BN fill one wave, the 64-row one-pass plan (the narrowest such BN, full-width
     k-tiles, the shared-memory epilogue tile) runs instead."""
@@ -991,7 +991,7 @@ def test_choose_plan_one_wave_of_64_row_tiles_instead_of_two_splits(m, n, k, dt,
     split = cuda._split_mn_plan(m, n, k, dt, dt, "K", "K", "bf16")
     rows = -(-m // 64)
     bn = next((w for w in cuda.DEEP_TILE_BN if rows * -(-n // w) <= 132), None)
-    applies = (split is not None and split["split_k"] == 2 and split["bn"] <= 128
+    applies = (split is not None and split["split_k"] == cuda.DEEP_TILE_ONE_WAVE_SPLITS and split["bn"] <= 128
                and k <= cuda.DEEP_TILE_MAX_K and bn is not None)
     assert applies == deep
     if deep:

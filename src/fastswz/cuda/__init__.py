@@ -272,8 +272,8 @@ WIDE_SPLIT_MIN_KTILES = 32
 DEEP_TILE_MAX_M = 256
 #: The longest K of :data:`DEEP_TILE_MAX_M`'s rule.
 DEEP_TILE_MAX_K = 8192
-#: Above :data:`DEEP_TILE_MAX_M`, where :data:`SPLIT_K_SWAP_M`'s rule would split K on BM x 128
-#: (or narrower) tiles (BM 128: those fill at most :data:`SPLIT_K_FILL` of the SMs) and 64-row tiles
+#: Above :data:`DEEP_TILE_MAX_M`, where :data:`SPLIT_K_SWAP_M`'s rule would split K this many ways
+#: on BM x 128 (or narrower) tiles (BM 128: those fill at most :data:`SPLIT_K_FILL` of the SMs) and 64-row tiles
 #: of one of :data:`DEEP_TILE_BN` fill at most one wave without a split (K at most
 #: :data:`DEEP_TILE_MAX_K`), the 64-row one-pass plan runs instead: the split's half-empty wave
 #: of 128-row tiles and its reduction cost more than the narrower tile's extra loads. Measured on
@@ -284,7 +284,7 @@ DEEP_TILE_MAX_K = 8192
 #: every plan it changes (``probe_cases_v18.json``, seeds 1-5): 7 of 9 1.08-1.49x faster, 0.87x
 #: and 0.98x the others; with three or more splits it lost on 5 of 6, so it takes two-way splits
 #: only. Held out (seeds 6-7, ``probe_cases_v19.json``): 4 of 5 1.26-1.43x, one 0.85x.
-DEEP_TILE_ONE_WAVE = True
+DEEP_TILE_ONE_WAVE_SPLITS = 2
 #: The tile widths :data:`DEEP_TILE_MAX_M`'s rule picks from.
 DEEP_TILE_BN = (64, 96, 128, 160, 192, 256)
 #: Where :data:`SPLIT_K_SWAP_M`'s rule would split K unswapped (16 < M <= 64), problems with
@@ -611,7 +611,7 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     if m > SPLIT_K_SWAP_M:   # an unswapped split on a BM x 128 tile (SPLIT_K_SWAP_M's note)
         split = _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if split is not None:
-            if m > DEEP_TILE_MAX_M and split["bn"] <= 128 and split["split_k"] == 2:   # DEEP_TILE_ONE_WAVE
+            if m > DEEP_TILE_MAX_M and split["bn"] <= 128 and split["split_k"] == DEEP_TILE_ONE_WAVE_SPLITS:
                 deep = _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, True)
                 if deep is not None:
                     return deep
@@ -698,7 +698,7 @@ def _deepest_ring(make, least=2):
 
 def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, one_wave=False):
     """The 64-row plan of :data:`DEEP_TILE_MAX_M`'s rule, or None where it does not apply; with
-    ``one_wave``, of :data:`DEEP_TILE_ONE_WAVE`'s (any M above 64, one pass only)."""
+    ``one_wave``, of :data:`DEEP_TILE_ONE_WAVE_SPLITS`' (any M above 64, one pass only)."""
     from ..tune import DEFAULT_SMS
 
     bits = _k_major_bits(a_dtype, b_dtype, a_major, b_major)
@@ -757,26 +757,33 @@ def _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     """The unswapped split-K plan of :data:`SPLIT_K_SWAP_M`'s rule, or None: the model's best row
     of the BM x BN tile (BM 64 for M <= 64, else 128; BN 128, or N rounded up to 8 below it; 128 x
     256 first where :data:`WIDE_SPLIT_FLOP_PER_BYTE`'s rule applies)."""
-    if m > 64 and n > 128 and _compute_bound(m, n, k, a_dtype, b_dtype, out_dtype) \
-            and _rows_off(m, n, k, a_dtype, b_dtype, a_major, b_major, 128):   # off the L2 line
-        wide = _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, 128,
-                         min(256, -(-n // 8) * 8), WIDE_SPLIT_MIN_KTILES)
+    if _rows_off(m, n, k, a_dtype, b_dtype, a_major, b_major, 128):   # off the L2 line
+        wide = _wide_split(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if wide is not None:
             return wide
     return _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype,
                      64 if m <= 64 else 128, min(128, -(-n // 8) * 8), SPLIT_K_MIN_KTILES_MN)
 
 
-def _narrow_split_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
-    """The 128 x 256 split of :data:`NARROW_TILE_AREA`'s rule, or None where it does not apply."""
-    if not (m > 64 and n > 128 and _compute_bound(m, n, k, a_dtype, b_dtype, out_dtype)
-            and k * dtype_bits(a_dtype) >= 8 * 128 * NARROW_SPLIT_MIN_KTILES):
-        return None
-    one = choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, None, False)
-    if one["bm"] * one["bn"] > NARROW_TILE_AREA or one["split_k"] != 1:
+def _wide_split(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
+    """The 128 x 256 split (BN the problem's N rounded up to 8 below 256, at least
+    :data:`WIDE_SPLIT_MIN_KTILES` k-tiles a split) that :data:`WIDE_SPLIT_FLOP_PER_BYTE`'s and
+    :data:`NARROW_TILE_AREA`'s rules take, for a compute-bound problem with M above 64 and N
+    above 128; None elsewhere or where :func:`_split_on` gives none."""
+    if not (m > 64 and n > 128 and _compute_bound(m, n, k, a_dtype, b_dtype, out_dtype)):
         return None
     return _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, 128,
                      min(256, -(-n // 8) * 8), WIDE_SPLIT_MIN_KTILES)
+
+
+def _narrow_split_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
+    """The 128 x 256 split of :data:`NARROW_TILE_AREA`'s rule, or None where it does not apply."""
+    if k * dtype_bits(a_dtype) < 8 * 128 * NARROW_SPLIT_MIN_KTILES or m <= 64 or n <= 128:
+        return None   # (the cheap conditions before the one-pass plan is asked for)
+    one = choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, None, False)
+    if one["bm"] * one["bn"] > NARROW_TILE_AREA or one["split_k"] != 1:
+        return None
+    return _wide_split(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
 
 
 def _compute_bound(m, n, k, a_dtype, b_dtype, out_dtype):
