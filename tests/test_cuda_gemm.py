@@ -805,29 +805,32 @@ def test_last_cta_semaphores_in_a_captured_graph_are_the_launchs_own(monkeypatch
 @pytest.mark.parametrize("m,n,k,dt", [
     (1, 2112, 5120, "e4m3"), (8, 2112, 7168, "e4m3"), (16, 4096, 4096, "e4m3"), (8, 3584, 3584, "bf16"),
     (3, 100, 9000, "f16"), (1, 4096, 14336, "bf16"), (16, 3584, 18944, "e4m3"),
+    (15, 640, 26240, "e4m3"), (11, 816, 14528, "bf16"), (6, 896, 20096, "e4m3"),
     # no split: the model's swapped plan
     (8, 3584, 3584, "e4m3"), (1, 6144, 4096, "bf16")])
 def test_choose_plan_swapped_split_tile(m, n, k, dt):
-    # SPLIT_K_SWAP_MIN_KTILES' rule, derived here from its statement: a swapped 8-bit plan that
-    # splits runs on exactly the SPLIT_K_TILE tile capped by the problem (its N rounded up to 64 rows,
-    # its M to 8 columns), 256-byte k-tiles, the deepest ring up to DEEP_TILE_MAX_STAGES, and
-    # split_k_splits(tiles, k-tiles, SPLIT_K_SWAP_MIN_KTILES) splits
-    from fastswz.cuda import (DEEP_TILE_MAX_STAGES, SPLIT_K_SWAP_MIN_KTILES, SPLIT_K_TILE, choose_plan,
-                              split_k_splits)
+    # SPLIT_K_SWAP_TILE_M's rule, derived here from its statement: a swapped plan (K-major 8- or
+    # 16-bit operands) whose model tile would split runs on 64 x (M rounded up to 8) tiles,
+    # 256-byte k-tiles, the deepest ring up to DEEP_TILE_MAX_STAGES, split by split_k_splits over
+    # those tiles (SPLIT_K_SWAP_MIN_KTILES k-tiles a split for 8-bit inputs, SPLIT_K_MIN_KTILES for
+    # 16-bit, at most SPLIT_K_SWAP_UNITS units and SPLIT_K_SWAP_MAX splits), or unsplit on that tile
+    from fastswz.cuda import (DEEP_TILE_MAX_STAGES, SPLIT_K_MIN_KTILES, SPLIT_K_SWAP_MAX,
+                              SPLIT_K_SWAP_MIN_KTILES, SPLIT_K_SWAP_TILE_M, SPLIT_K_SWAP_UNITS, SPLIT_K_TILE,
+                              choose_plan, split_k_splits)
 
     c = choose_plan(m, n, k, dt, dt)
     assert supported(c) is None and c["swap_ab"]
-    if c["split_k"] == 1:
+    bits = codegen.dtype_bits(dt)
+    bm, bn, bk = SPLIT_K_SWAP_TILE_M, min(SPLIT_K_TILE[1], -(-m // 8) * 8), 2048 // bits
+    if (c["bm"], c["bn"], c["bk"]) != (bm, bn, bk):   # the model's swapped plan: it did not split
+        assert c["split_k"] == 1
         return
-    bm, bn = min(SPLIT_K_TILE[0], -(-n // 64) * 64), min(SPLIT_K_TILE[1], -(-m // 8) * 8)
-    if codegen.dtype_bits(dt) != 8:   # 16-bit: the model's tile of at least bm x bn, as before
-        assert c["bm"] >= bm and c["bn"] >= bn
-        return
-    bk = 2048 // codegen.dtype_bits(dt)
-    assert (c["bm"], c["bn"], c["bk"], c["epilogue"]) == (bm, bn, bk, False)
+    assert not c["epilogue"]
     assert c["stages"] == DEEP_TILE_MAX_STAGES or supported(dict(c, stages=c["stages"] + 1)) is not None
-    assert c["split_k"] == split_k_splits(-(-n // bm) * -(-m // bn), -(-k // bk),
-                                          min_ktiles=SPLIT_K_SWAP_MIN_KTILES)
+    least = SPLIT_K_SWAP_MIN_KTILES if bits == 8 else SPLIT_K_MIN_KTILES
+    assert c["split_k"] == split_k_splits(-(-n // bm) * -(-m // bn), -(-k // bk), min_ktiles=least,
+                                          ctas=SPLIT_K_SWAP_UNITS, most=SPLIT_K_SWAP_MAX)
+    assert -(-n // bm) * c["split_k"] <= SPLIT_K_SWAP_UNITS and c["split_k"] <= SPLIT_K_SWAP_MAX
 
 
 @pytest.mark.parametrize("m,n,k,dt", [
@@ -858,7 +861,7 @@ def test_choose_plan_swap_deep_instead_of_the_unswapped_split(m, n, k, dt):
     # in the rule: compute-bound, rows off the 128-byte line (bf16 K 18768, 30864, 15912: 37536,
     # 61728, 31824 bytes), 128 x 256 tiles leave SMs idle, long K
     (1379, 432, 18768, "bf16"), (419, 3840, 30864, "bf16"), (1559, 411, 15912, "bf16"),
-    (669, 496, 30400, "e4m3"),
+    (669, 496, 30400, "e4m3"), (922, 880, 8864, "e4m3"), (556, 880, 6320, "bf16"),
     # outside: rows on the line (K 14336, 4096), memory-bound (M 128), M <= 64, rows staged to the
     # line by gemm (K 15587: 31174 bytes, not a multiple of 16), too many 128 x 256 tiles
     (512, 4096, 14336, "bf16"), (512, 4096, 4096, "e4m3"), (128, 4096, 14372, "bf16"),
@@ -868,8 +871,8 @@ def test_choose_plan_wide_split_on_rows_off_the_line(m, n, k, dt):
     # or 512 (8-bit) FLOPs per byte of A, B and D, A's or B's row pitch as gemm reads it not a
     # multiple of 128 bytes, and 128 x 256 tiles that fill at most SPLIT_K_FILL of the SMs with
     # at least WIDE_SPLIT_MIN_KTILES k-tiles per split: that tile, split as split_k_splits says
-    from fastswz.cuda import (SPLIT_K_FILL, WIDE_SPLIT_MIN_KTILES, choose_plan, runtime,
-                              split_k_splits)
+    from fastswz.cuda import (SPLIT_K_FILL, WIDE_SPLIT_MIN_KTILES, WIDE_SPLIT_OFF_LINE_MIN_KTILES,
+                              choose_plan, runtime, split_k_splits)
 
     c = choose_plan(m, n, k, dt, dt)
     assert supported(c) is None
@@ -884,7 +887,9 @@ def test_choose_plan_wide_split_on_rows_off_the_line(m, n, k, dt):
         return
     assert wide and not c["epilogue"]
     assert c["bk"] * bits >= 8 * 128   # full-width k-tiles
-    assert c["split_k"] == split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=WIDE_SPLIT_MIN_KTILES)
+    # counted with WIDE_SPLIT_OFF_LINE_MIN_KTILES k-tiles a split
+    assert c["split_k"] == split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=WIDE_SPLIT_MIN_KTILES,
+                                          per_split=WIDE_SPLIT_OFF_LINE_MIN_KTILES)
 
 
 @pytest.mark.parametrize("m,n,k,dt", [(1379, 432, 18768, "bf16"), (25, 432, 18768, "bf16"),
@@ -904,18 +909,21 @@ def test_schedule_plans_take_full_width_k_tiles_first(m, n, k, dt):
 
 
 def test_choose_plan_picks_schedules(monkeypatch):
-    """Pinned shapes (issue 27): decode swaps A and B and splits K, a small output with a long K
-    splits K on a 128 x 128 tile, 4096^3 keeps the plan it had before the schedule rules."""
+    """Pinned shapes (issue 27): decode swaps A and B (and splits K where 64-row tiles leave SMs
+    idle), a small output with a long K splits K on 64 x 128 tiles, 4096^3 keeps the plan it had
+    before the schedule rules."""
     from fastswz import cuda
     from fastswz.cuda import SPLIT_K_MIN_KTILES, choose_plan
 
-    c = choose_plan(1, 4096, 4096)
-    assert c["swap_ab"] and not c["epilogue"] and c["split_k"] > 1 and c["bm"] == 128 and c["bn"] >= 8
-    tiles = 4096 // c["bm"]
-    assert tiles * c["split_k"] <= 132 and -(-4096 // c["bk"]) // c["split_k"] >= SPLIT_K_MIN_KTILES
-    c = choose_plan(256, 256, 65536)
-    assert (c["bm"], c["bn"], c["swap_ab"], c["epilogue"]) == (128, 128, False, False)
-    assert c["split_k"] == 32 and supported(c) is None
+    c = choose_plan(1, 4096, 4096)   # 64 tiles of 64 x 8 fill the SMs without a split
+    assert c["swap_ab"] and not c["epilogue"] and c["split_k"] == 1 and (c["bm"], c["bn"]) == (64, 8)
+    c = choose_plan(1, 2112, 7168)
+    assert c["swap_ab"] and c["split_k"] > 1 and c["bm"] == 64
+    tiles = -(-2112 // c["bm"])
+    assert tiles * c["split_k"] <= 132 and -(-7168 // c["bk"]) // c["split_k"] >= SPLIT_K_MIN_KTILES
+    c = choose_plan(256, 256, 65536)   # 8 tiles of 64 x 128, SPLIT_K_MN_CTAS units
+    assert (c["bm"], c["bn"], c["swap_ab"], c["epilogue"]) == (64, 128, False, False)
+    assert c["split_k"] == 8 and supported(c) is None
     big = choose_plan(4096, 4096, 4096)
     assert not big["swap_ab"] and big["split_k"] == 1
     # the same plan with the schedule rules off
@@ -930,6 +938,91 @@ def test_choose_plan_picks_schedules(monkeypatch):
     # an explicit epilogue=True never swaps or splits (both store from registers)
     c = choose_plan(1, 4096, 4096, epilogue=True)
     assert c["epilogue"] and not c["swap_ab"] and c["split_k"] == 1
+
+
+@pytest.mark.parametrize("m,n,k,dt", [
+    (25, 512, 32512, "bf16"), (59, 512, 32512, "bf16"), (32, 1024, 2688, "bf16"), (18, 816, 4384, "e4m3"),
+    (21, 1792, 10240, "e4m3"), (32, 4096, 14336, "bf16"), (139, 256, 24576, "bf16"), (120, 288, 18272, "bf16"),
+    (256, 256, 65536, "e4m3"), (92, 2084, 19861, "bf16"), (473, 256, 32640, "e4m3"), (512, 512, 32768, "bf16"),
+    (64, 8192, 8192, "e4m3")])
+def test_choose_plan_unswapped_split_rows_and_units(m, n, k, dt):
+    """SPLIT_K_MN_CTAS' rule, derived from its statement: an unswapped split-K plan of the
+    BM x 128 tile (not the 128 x 256 wide split) has BM 64 where M <= 64, or M <=
+    SPLIT_K_MN_FEW_MAX_M with at most SPLIT_K_MN_FEW_TILES 128-row tiles, else 128; a 64-row split
+    aims at SPLIT_K_MN_CTAS units where its tiles are at most SPLIT_K_MN_FEW_UNITS_TILES, counts
+    SPLIT_K_MN_PER_SPLIT k-tiles a split and takes at most SPLIT_K_MN_MOST splits; a 128-row one
+    fills the SMs with at most SPLIT_K_MN_WIDE_MOST."""
+    from fastswz import cuda
+    from fastswz.cuda import choose_plan, split_k_splits
+
+    c = choose_plan(m, n, k, dt, dt)
+    assert supported(c) is None
+    if c["swap_ab"] or c["split_k"] == 1 or c["bn"] > 128:
+        pytest.skip(f"not an unswapped BM x 128 split: {c['bm']}x{c['bn']} split_k={c['split_k']}")
+    bn = min(128, -(-n // 8) * 8)
+    few = -(-m // 128) * -(-n // bn) <= cuda.SPLIT_K_MN_FEW_TILES
+    bm = 64 if m <= 64 or (m <= cuda.SPLIT_K_MN_FEW_MAX_M and few) else 128
+    assert (c["bm"], c["bn"], c["epilogue"]) == (bm, bn, False)
+    tiles = -(-m // bm) * -(-n // bn)
+    if bm == 64:
+        want = split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=cuda.SPLIT_K_MIN_KTILES_MN,
+                              ctas=cuda.SPLIT_K_MN_CTAS if tiles <= cuda.SPLIT_K_MN_FEW_UNITS_TILES else None,
+                              most=cuda.SPLIT_K_MN_MOST, per_split=cuda.SPLIT_K_MN_PER_SPLIT)
+    else:
+        want = split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=cuda.SPLIT_K_MIN_KTILES_MN,
+                              most=cuda.SPLIT_K_MN_WIDE_MOST)
+    assert c["split_k"] == want
+
+
+def test_choose_plan_unswapped_split_pinned():
+    """Pinned (H100, probe set v24): 25 x 512 x 32512 bf16 on 16 splits of 64 x 128 (was 31),
+    139 x 256 x 24576 bf16 on 64-row tiles (was 24 splits of 128 x 128), 92 x 2084 x 19861 bf16
+    keeps 128-row tiles (17 of them), 473 x 256 x 32640 e4m3 at most 12 splits."""
+    from fastswz.cuda import choose_plan
+
+    pick = lambda *p: (lambda c: (c["bm"], c["bn"], c["split_k"], c["swap_ab"]))(choose_plan(*p))  # noqa: E731
+    assert pick(25, 512, 32512) == (64, 128, 16, False)
+    assert pick(139, 256, 24576)[:2] == (64, 128)
+    assert pick(92, 2084, 19861)[:2] == (128, 128)
+    assert pick(473, 256, 32640, "e4m3", "e4m3")[2] == 12
+
+
+@pytest.mark.parametrize("m,n,k,dt", [
+    (3425, 32576, 352, "e4m3"), (9248, 3648, 1184, "e4m3"), (5526, 4864, 256, "e4m3"), (3382, 13824, 384, "bf16"),
+    (111, 31104, 256, "bf16"), (11039, 10074, 9962, "e4m3"), (8177, 480, 2608, "bf16"), (4096, 4096, 4096, "bf16")])
+def test_choose_plan_rounds_a_short_k_240_wide_tile_up_to_256(m, n, k, dt, monkeypatch):
+    """ROUND_UP_BN_ABOVE's rule, derived from its statement: where the rule-free plan has a
+    whole-tile epilogue of BN above ROUND_UP_BN_ABOVE (below 256) with EPILOGUE_MIN_STAGES stages
+    or fewer and K has at most ROUND_UP_BN_MAX_KTILES k-tiles, the plan is that BM x 256 tile
+    through 64-column blocks with one stage more (the cluster decided after); else unchanged."""
+    from fastswz import cuda
+    from fastswz.cuda import choose_plan
+
+    c = choose_plan(m, n, k, dt, dt)
+    monkeypatch.setattr(cuda, "ROUND_UP_BN_ABOVE", 256)
+    choose_plan.cache_clear()
+    try:
+        c0 = choose_plan(m, n, k, dt, dt)
+    finally:
+        monkeypatch.undo()
+        choose_plan.cache_clear()
+    applies = (232 < c0["bn"] < 256 and c0["epilogue"] and c0["epilogue_n"] == 0
+               and c0["stages"] <= cuda.EPILOGUE_MIN_STAGES and -(-k // c0["bk"]) <= cuda.ROUND_UP_BN_MAX_KTILES)
+    if not applies:
+        assert c == c0
+        return
+    wide = dict(c0, bn=256, stages=c0["stages"] + 1, epilogue_n=cuda.EPILOGUE_BLOCK_N,
+                epilogue_stages=cuda.EPILOGUE_BLOCK_STAGES)
+    assert {**c, "cluster_m": 1} == {**wide, "cluster_m": 1} and supported(c) is None
+
+
+def test_choose_plan_round_up_pinned():
+    """Pinned: 3425 x 32576 x 352 e4m3 (3 k-tiles) runs 128 x 256 with 4 stages, not 128 x 240 with
+    3 (H100, probe set v24: 165.3 -> 121.6 us)."""
+    from fastswz.cuda import choose_plan
+
+    c = choose_plan(3425, 32576, 352, "e4m3", "e4m3")
+    assert (c["bm"], c["bn"], c["stages"], c["epilogue_n"]) == (128, 256, 4, 64)
 
 
 @pytest.mark.parametrize("m,n,k,dt,a_major,cluster", [

@@ -134,6 +134,20 @@ EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES = 64, 1
 #: issue 28, eleventh session; tests/gpu/gemm/ab_configs.py) two tiles made the 128 x 256 bias +
 #: GELU + e4m3 plan 1.2-3.0% faster than one on all six shapes timed, in turn.
 FUSED_EPILOGUE_STAGES = 2
+#: A whole-tile epilogue of BN above this (240 or 248: no 64-column blocks) that leaves the ring
+#: :data:`EPILOGUE_MIN_STAGES` stages, on K of at most :data:`ROUND_UP_BN_MAX_KTILES` k-tiles, is
+#: replaced by the same BM x 256 tile through 64-column blocks with one stage more: on short K the
+#: third stage short of a ring the next tile's loads barely start in cost more than the wider
+#: tile's padding. Measured on an H100 (``tests/gpu/gemm/probe.py`` set v20 found it, v22 timed
+#: 128 x 256 beside every 128 x 240 default of the corpus and seeds 1-7, v24 the final rule;
+#: docs/conformance/2026-11-28-seventeenth-session): with at most 21 k-tiles 128 x 256 was as fast
+#: or faster on all 28 problems of v22 (1.00-1.36x), with 22 or more 0.88-1.02x (kept); in v24
+#: 1.08x on seeds 1-5 (21 problems, none slower by 3%), 1.08x on seeds 6-7 and the corpus, 1.05x on
+#: seed 8; 3425 x 32576 x 352 e4m3 165.3 -> 121.6 us (cuBLAS 125.5), 9248 x 3648 x 1184 e4m3
+#: 100.6 -> 83.4 (78.5).
+ROUND_UP_BN_ABOVE = 232
+#: The most k-tiles of :data:`ROUND_UP_BN_ABOVE`'s rule.
+ROUND_UP_BN_MAX_KTILES = 21
 #: Block-scaled calls with at most this many k-tiles take the plan whose scales go through
 #: shared memory (the producer's second warp copies each k-tile's scales into its stage's slot,
 #: the consumers read theirs with ld.shared; ``fusion.scale_ring``), with the most stages that
@@ -196,20 +210,39 @@ SPLIT_K_MIN_KTILES_MN = 16
 #: 1 x 4096 x 4096 e4m3 13.9 and 12.9 us (4 splits). In the corpus run that followed (run 7/8)
 #: the e4m3 decode layers it covers ran up to 19% faster, but the bf16 ones 2-7% slower at M = 16
 #: (128 x 16 x 128 with 6 stages against 3) and -3% to +5% at M = 1-8, though v7 had timed
-#: 8 x 3584 x 3584 bf16 at 16.9 us on the model's tile and 15.8-16.3 us on this one: bf16 keeps
-#: the model's tile and :data:`SPLIT_K_MIN_KTILES`.
+#: 8 x 3584 x 3584 bf16 at 16.9 us on the model's tile and 15.8-16.3 us on this one: bf16 kept
+#: the model's tile and :data:`SPLIT_K_MIN_KTILES`. Since 2026-11-28 both take
+#: :data:`SPLIT_K_SWAP_TILE_M`'s 64-row tile.
 SPLIT_K_SWAP_MIN_KTILES = 4
+#: A swapped plan that splits (8- or 16-bit, K-major operands) runs on 64-row tiles (BN the
+#: problem's M rounded up to 8), 256-byte k-tiles and the deepest ring up to
+#: :data:`DEEP_TILE_MAX_STAGES`, split by :func:`split_k_splits` over those tiles with at least
+#: :data:`SPLIT_K_SWAP_MIN_KTILES` (8-bit) or :data:`SPLIT_K_MIN_KTILES` (16-bit) k-tiles a split,
+#: at most :data:`SPLIT_K_SWAP_UNITS` work units and :data:`SPLIT_K_SWAP_MAX` splits; or unsplit on
+#: that tile where that count is 1. Until 2026-11-28 the tile had 128 rows and the splits filled
+#: every SM: the tile's last split reads every split's partial sums back, a chain of L2 round trips
+#: that grows with the splits, and half as many tiles need twice the splits. Measured on an H100
+#: (``tests/gpu/gemm/probe.py``; docs/conformance/2026-11-28-seventeenth-session: set v21 found it
+#: on fresh seeds 1-5, v22 and v23 compared variants, v24 timed the old and the new plan of every
+#: problem the rules of this session change, in one run): on the 252 swapped problems it changes
+#: 1.06x faster in geometric mean on the corpus (33, none slower), 1.14x on seeds 1-5, 1.12x on
+#: seeds 6-7, 1.14x on seed 8 (run only after the rule was fixed), 5 slower by more than 3%
+#: (0.90x the least); 15 x 640 x 26240 e4m3 24.2 -> 12.9 us (cuBLAS 15.1), 11 x 816 x 14528 bf16
+#: 25.4 -> 15.1 (16.7), 1 x 4096 x 4096 bf16 17.6 -> 16.5 unsplit (18.8).
+SPLIT_K_SWAP_TILE_M = 64
 #: The most splits choose_plan picks (the workspace holds splits x M x N f32 partial sums and the
 #: reduction reads all of them).
 SPLIT_K_MAX = 32
 #: A swapped split-K plan's tile is at least this BM x BN (capped by the problem's extents,
 #: rounded up to 64 rows and 8 columns): the model ranks small tiles first on small outputs,
 #: which fills the SMs with tiles too thin to reach the tensor cores' rate; splitting K fills
-#: them instead.
+#: them instead. (K-major 8- and 16-bit operands take :data:`SPLIT_K_SWAP_TILE_M`'s 64 rows and
+#: this BN.)
 SPLIT_K_TILE = (128, 128)
-#: Unswapped problems with M above :data:`SPLIT_K_SWAP_M` split K on a BM x 128 tile, BM 64 for
-#: M <= 64 and 128 above, when those tiles fill at most :data:`SPLIT_K_FILL` of the SMs and K keeps
-#: two splits of :data:`SPLIT_K_MIN_KTILES_MN` k-tiles; below, decode keeps the swapped plan.
+#: Unswapped problems with M above :data:`SPLIT_K_SWAP_M` split K on a BM x 128 tile (BM and the
+#: count by :data:`SPLIT_K_MN_CTAS`' rule), when those tiles fill at most :data:`SPLIT_K_FILL` of
+#: the SMs and K keeps two splits of :data:`SPLIT_K_MIN_KTILES_MN` k-tiles; below, decode keeps the
+#: swapped plan.
 #: Measured on an H200 (tests/gpu/tune/collect.py --part schedules: the swap-AB x tile x split
 #: grid, 80-160 plans each, on 33 decode, small and long-K corpus problems; the constants chosen
 #: on them): this rule beside the swapped one had a mean regret of 2.4% against each problem's
@@ -232,6 +265,42 @@ SPLIT_K_SWAP_M = 16
 #: rows a multiple of 128 bytes the same tile and split was 3-50% slower than the plan it replaced
 #: on all eleven problems timed (512 x 4096 x 14336 bf16: 81.5 against 89.9 us).
 WIDE_SPLIT_FLOP_PER_BYTE = 256
+#: The unswapped split of :data:`SPLIT_K_SWAP_M`'s rule runs on 64-row tiles where M <= 64, or
+#: M <= :data:`SPLIT_K_MN_FEW_MAX_M` with at most :data:`SPLIT_K_MN_FEW_TILES` 128-row tiles;
+#: where those 64-row tiles are at most :data:`SPLIT_K_MN_FEW_UNITS_TILES`, the splits aim at this
+#: many work units (tiles x splits) instead of one per SM, counted with
+#: :data:`SPLIT_K_MN_PER_SPLIT` k-tiles a split (the decision to split stays
+#: :data:`SPLIT_K_MIN_KTILES_MN`'), at most :data:`SPLIT_K_MN_MOST` splits. Elsewhere 128-row
+#: tiles, one unit per SM, at most :data:`SPLIT_K_MN_WIDE_MOST` splits. Until 2026-11-28: 128 rows
+#: above M = 64 and up to 32 splits filling every SM. Few tiles with many splits lose to the
+#: tile's last split reading every split's partial sums back (a chain of L2 round trips, about
+#: half a microsecond a split for a 64 x 128 tile), while half the SMs already draw the DRAM
+#: bandwidth these problems need; with more tiles (N of 1800 and up at M 65-256) the 128-row tile's
+#: operand reuse wins. Measured on an H100 (probe sets v21-v24 as :data:`SPLIT_K_SWAP_TILE_M`'s;
+#: v24, one run): on the 123 unswapped split problems it changes 1.03x on the corpus (8), 1.08x on
+#: seeds 1-5, 1.14x on seeds 6-7, 1.05x on seed 8 (4 of 18 slower, 0.79x the least: 241 x 688 x
+#: 10384 bf16); 25 x 512 x 32512 bf16 28.9 -> 20.4 us at 16 splits instead of 31 (cuBLAS 19.0),
+#: 139 x 256 x 24576 bf16 22.4 -> 16.4 (15.0), 256 x 256 x 65536 e4m3 27.0 -> 21.6 (25.2).
+SPLIT_K_MN_CTAS = 64
+#: The most 64-row tiles of :data:`SPLIT_K_MN_CTAS`' unit target (more: one unit per SM).
+SPLIT_K_MN_FEW_UNITS_TILES = 24
+#: The most splits of a 64-row unswapped split (:data:`SPLIT_K_MN_CTAS`).
+SPLIT_K_MN_MOST = 16
+#: The k-tiles a split counts with in :data:`SPLIT_K_MN_CTAS`' rule (32 x 1024 x 2688 bf16: 2
+#: splits 11.5 us, 5 splits 11.1; 18 x 816 x 4384 e4m3: 11.4 and 9.9 at 4).
+SPLIT_K_MN_PER_SPLIT = 8
+#: The largest M of :data:`SPLIT_K_MN_CTAS`' 64-row tiles above M = 64 ...
+SPLIT_K_MN_FEW_MAX_M = 256
+#: ... where the problem has at most this many 128-row tiles.
+SPLIT_K_MN_FEW_TILES = 12
+#: The most splits of a 128-row unswapped split (473 x 256 x 32640 e4m3: 25.5 us at 15 splits,
+#: 21.3 at 12).
+SPLIT_K_MN_WIDE_MOST = 12
+#: The most work units of :data:`SPLIT_K_SWAP_TILE_M`'s swapped split (v23: 15 x 768 x 13056 e4m3
+#: 14.5 us at 132 units, the 128-row plan's 72 units 10.5).
+SPLIT_K_SWAP_UNITS = 96
+#: The most splits of :data:`SPLIT_K_SWAP_TILE_M`'s swapped split.
+SPLIT_K_SWAP_MAX = 16
 #: A compute-bound problem (:data:`WIDE_SPLIT_FLOP_PER_BYTE`) with M above 64 and at least
 #: :data:`NARROW_SPLIT_MIN_KTILES` 128-byte k-tiles, whose one-pass plan (the model's) has a tile
 #: of at most this many elements (BM x BN), splits K on a 128 x 256 tile instead, where those tiles
@@ -250,6 +319,13 @@ NARROW_SPLIT_MIN_KTILES = 192
 #: The least k-tiles per split of :data:`WIDE_SPLIT_FLOP_PER_BYTE`'s rule (the seven problems it
 #: won on kept 49-241; it lost where a split kept 18-32, on rows a multiple of the line).
 WIDE_SPLIT_MIN_KTILES = 32
+#: The k-tiles a split counts with where the rows are off the 128-byte line (the unswapped split
+#: rule's own 128 x 256 split; the decision to split stays :data:`WIDE_SPLIT_MIN_KTILES`'). Measured
+#: on an H100 (probe sets v21 and v24, docs/conformance/2026-11-28-seventeenth-session): 922 x 880 x
+#: 8864 e4m3 33.3 us at 2 splits (35 k-tiles each), 27.0 at 4 (cuBLAS 24.5); 1132 x 880 x 8864
+#: e4m3 33.7 and 31.0 (3); 695 x 1216 x 14576 e4m3 49.9 and 45.2 (4); 556 x 880 x 6320 bf16 32.2
+#: and 25.2 (6).
+WIDE_SPLIT_OFF_LINE_MIN_KTILES = 16
 #: Problems with ``64 < M <= DEEP_TILE_MAX_M`` and ``K <= DEEP_TILE_MAX_K`` (8- and 16-bit inputs,
 #: both operands K-major) run on 64-row tiles in one pass: BN the narrowest of :data:`DEEP_TILE_BN`
 #: whose tiles fit in one wave of the SMs, the deepest stage ring up to :data:`DEEP_TILE_MAX_STAGES`
@@ -510,6 +586,17 @@ def _clear_plan_memos():
 choose_plan.cache_clear = _clear_plan_memos
 
 
+def _round_up_bn(c, k):
+    """``c``, or its BM x 256 tile through 64-column epilogue blocks with one stage more where
+    :data:`ROUND_UP_BN_ABOVE`'s rule applies (``k`` the problem's K)."""
+    if not (ROUND_UP_BN_ABOVE < c["bn"] < 256 and c["epilogue_n"] == 0
+            and c["stages"] <= EPILOGUE_MIN_STAGES and -(-k // c["bk"]) <= ROUND_UP_BN_MAX_KTILES):
+        return c
+    wide = dict(c, bn=256, stages=c["stages"] + 1, epilogue_n=EPILOGUE_BLOCK_N,
+                epilogue_stages=EPILOGUE_BLOCK_STAGES)
+    return wide if supported(wide) is None else c
+
+
 def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, schedules=True):
     from ..tune import tune
 
@@ -547,7 +634,7 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
                     with_tile = dict(c, epilogue=True, stages=stages, epilogue_n=cols,
                                      epilogue_stages=est)
                     if supported(with_tile) is None:
-                        return _sector_cluster(with_tile, m, n, k)
+                        return _sector_cluster(_round_up_bn(with_tile, k), m, n, k)
         if epilogue is not True:
             return _sector_cluster(c, m, n, k)
     tile = {None: "", True: ", with the shared-memory epilogue tile", False: ", with register stores"}
@@ -557,16 +644,21 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
 
 
 
-def split_k_splits(tiles, k_tiles, sms=None, min_ktiles=None):
+def split_k_splits(tiles, k_tiles, sms=None, min_ktiles=None, ctas=None, most=None, per_split=None):
     """The K splits :func:`choose_plan` gives a plan with ``tiles`` output tiles (work units
     without split) and ``k_tiles`` k-tiles per tile: 1 unless the tiles fill at most
     :data:`SPLIT_K_FILL` of the SMs and K has two splits of :data:`SPLIT_K_MIN_KTILES`; else
     enough splits that tiles x splits is about the SM count, each split keeping at least
     :data:`SPLIT_K_MIN_KTILES` k-tiles, at most :data:`SPLIT_K_MAX`. ``min_ktiles`` replaces
-    :data:`SPLIT_K_MIN_KTILES` (the unswapped rule passes :data:`SPLIT_K_MIN_KTILES_MN`).
+    :data:`SPLIT_K_MIN_KTILES` (the unswapped rule passes :data:`SPLIT_K_MIN_KTILES_MN`); ``ctas``
+    replaces the SM count as the work units (tiles x splits) to aim at (:data:`SPLIT_K_MN_CTAS`,
+    :data:`SPLIT_K_SWAP_UNITS`); ``most`` replaces :data:`SPLIT_K_MAX`; ``per_split``, where given,
+    is the k-tiles a split counts with (the decision to split keeps ``min_ktiles``).
 
     >>> split_k_splits(4, 1024), split_k_splits(32, 32), split_k_splits(512, 64), split_k_splits(8, 12)
     (32, 4, 1, 1)
+    >>> split_k_splits(4, 1024, ctas=64, most=16), split_k_splits(8, 42, min_ktiles=16, per_split=8)
+    (16, 5)
     """
     from ..tune import DEFAULT_SMS
 
@@ -574,7 +666,7 @@ def split_k_splits(tiles, k_tiles, sms=None, min_ktiles=None):
     least = SPLIT_K_MIN_KTILES if min_ktiles is None else min_ktiles
     if tiles > SPLIT_K_FILL * sms or k_tiles < 2 * least:
         return 1
-    return max(1, min(sms // tiles, k_tiles // least, SPLIT_K_MAX))
+    return max(1, min((ctas or sms) // tiles, k_tiles // (per_split or least), most or SPLIT_K_MAX))
 
 
 def schedule_frame(m, n, a_dtype, b_dtype, a_major, b_major, swap):
@@ -645,15 +737,20 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     if splits(first) > 1:
         want_m = min(SPLIT_K_TILE[0], -(-km // 64) * 64)
         want_n = min(SPLIT_K_TILE[1], -(-kn // 8) * 8)
-        if swap and _k_major_bits(ta, tb, ma, mb) == 8:
-            # SPLIT_K_SWAP_MIN_KTILES' rule: exactly that tile, 256-byte k-tiles, a deep ring
-            base = {"bm": want_m, "bn": want_n, "bk": 2048 // dtype_bits(ta), "epilogue": False,
+        bits = _k_major_bits(ta, tb, ma, mb)
+        if swap and bits in (8, 16):
+            # SPLIT_K_SWAP_TILE_M's rule: a 64-row tile, 256-byte k-tiles, a deep ring
+            base = {"bm": SPLIT_K_SWAP_TILE_M, "bn": want_n, "bk": 2048 // bits, "epilogue": False,
                     "swizzle_a": "128B", "swizzle_b": "128B"}
             c = _deepest_ring(lambda stages: config(dict(base, stages=stages)))
             if c is not None:
                 tiles = -(-km // c["bm"]) * -(-kn // c["bn"])
-                s = split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=SPLIT_K_SWAP_MIN_KTILES)
-                if s > 1 and supported(dict(c, split_k=s)) is None:
+                least = SPLIT_K_SWAP_MIN_KTILES if bits == 8 else SPLIT_K_MIN_KTILES
+                s = split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=least, ctas=SPLIT_K_SWAP_UNITS,
+                                   most=SPLIT_K_SWAP_MAX)
+                if s == 1:
+                    return c
+                if supported(dict(c, split_k=s)) is None:
                     return dict(c, split_k=s)
         every = _full_width_first(tune(km, kn, k, ta, tb, ma, mb, top=1 << 20), ta)
         for c in map(config, every):
@@ -758,14 +855,24 @@ def _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     of the BM x BN tile (BM 64 for M <= 64, else 128; BN 128, or N rounded up to 8 below it; 128 x
     256 first where :data:`WIDE_SPLIT_FLOP_PER_BYTE`'s rule applies)."""
     if _rows_off(m, n, k, a_dtype, b_dtype, a_major, b_major, 128):   # off the L2 line
-        wide = _wide_split(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
+        wide = _wide_split(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype,
+                           WIDE_SPLIT_OFF_LINE_MIN_KTILES)
         if wide is not None:
             return wide
-    return _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype,
-                     64 if m <= 64 else 128, min(128, -(-n // 8) * 8), SPLIT_K_MIN_KTILES_MN)
+    bn = min(128, -(-n // 8) * 8)
+    if m <= 64 or (m <= SPLIT_K_MN_FEW_MAX_M and -(-m // 128) * -(-n // bn) <= SPLIT_K_MN_FEW_TILES):
+        # SPLIT_K_MN_CTAS' rule: 64-row tiles; few of them aim at SPLIT_K_MN_CTAS units
+        few = -(-m // 64) * -(-n // bn) <= SPLIT_K_MN_FEW_UNITS_TILES
+        c = _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, 64, bn,
+                      SPLIT_K_MIN_KTILES_MN, SPLIT_K_MN_CTAS if few else None,
+                      most=SPLIT_K_MN_MOST, per_split=SPLIT_K_MN_PER_SPLIT)
+        if c is not None or m <= 64:
+            return c
+    return _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, 128, bn,
+                     SPLIT_K_MIN_KTILES_MN, most=SPLIT_K_MN_WIDE_MOST)
 
 
-def _wide_split(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
+def _wide_split(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, per_split=None):
     """The 128 x 256 split (BN the problem's N rounded up to 8 below 256, at least
     :data:`WIDE_SPLIT_MIN_KTILES` k-tiles a split) that :data:`WIDE_SPLIT_FLOP_PER_BYTE`'s and
     :data:`NARROW_TILE_AREA`'s rules take, for a compute-bound problem with M above 64 and N
@@ -773,7 +880,7 @@ def _wide_split(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     if not (m > 64 and n > 128 and _compute_bound(m, n, k, a_dtype, b_dtype, out_dtype)):
         return None
     return _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, 128,
-                     min(256, -(-n // 8) * 8), WIDE_SPLIT_MIN_KTILES)
+                     min(256, -(-n // 8) * 8), WIDE_SPLIT_MIN_KTILES, per_split=per_split)
 
 
 def _narrow_split_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
@@ -794,10 +901,11 @@ def _compute_bound(m, n, k, a_dtype, b_dtype, out_dtype):
     return 2 * m * n * k >= WIDE_SPLIT_FLOP_PER_BYTE * 16 / bits * moved
 
 
-def _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, bm, bn, min_ktiles):
+def _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, bm, bn, min_ktiles, ctas=None,
+              most=None, per_split=None):
     """The model's best split-K row of the BM x BN tile (full-width k-tiles first), split by
-    :func:`split_k_splits` with ``min_ktiles``; None where those tiles do not leave SMs idle or
-    K is too short to split."""
+    :func:`split_k_splits` with ``min_ktiles`` and ``ctas``; None where those tiles do not leave
+    SMs idle or K is too short to split (``most`` and ``per_split`` as :func:`split_k_splits`)."""
     from ..tune import DEFAULT_SMS, tune
 
     tiles = -(-m // bm) * -(-n // bn)
@@ -807,7 +915,8 @@ def _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, bm, bn, mi
                                       bm=bm, bn=bn), a_dtype):
         c = normalize_config(row, a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major, b_major=b_major,
                              out_dtype=out_dtype, epilogue=False)
-        s = split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=min_ktiles)
+        s = split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=min_ktiles, ctas=ctas, most=most,
+                           per_split=per_split)
         if s == 1:
             return None
         c = dict(c, split_k=s)

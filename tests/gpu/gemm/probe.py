@@ -507,13 +507,139 @@ def candidates_v17(m, n, k, dt):
     return [c, dict(c, cluster_m=2)]
 
 
+SIXTEENTH_RUN = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "2026-11-28-sixteenth-session",
+                             "run8-final-corpus-seeds")
+
+
+def problems_v20():
+    """Fresh seeds 1-5's problems (sixteenth session's final run, H100) under 0.9x cuBLAS's speed
+    whose default plan is one pass (no split, no swap-AB), M > 16: which tile and schedule win on
+    the long-K, one-to-three-wave shapes the model gives narrow ragged tiles? Seeds 6-7
+    (20261203-04) stay out: they check the rule."""
+    import gzip
+
+    out = []
+    for seed in (20261128, 20261129, 20261130, 20261201, 20261202):
+        with gzip.open(os.path.join(SIXTEENTH_RUN, f"fresh-{seed}.json.gz")) as f:
+            rows = json.load(f)["rows"]
+        for r in rows:
+            c = r["plan"]
+            if r["cublas"]["kind"] != "same" or r["m"] <= 16 or c["split_k"] > 1 or c["swap_ab"]:
+                continue
+            if r["cublas"]["median_ms"] / r["fastswz"]["median_ms"] >= 0.9:
+                continue
+            key = (r["m"], r["n"], r["k"], r["a_dtype"])
+            if key not in out:
+                out.append(key)
+    return out
+
+
+def _epilogue_tile(c):
+    """``c`` with the shared-memory epilogue tile choose_plan would give it (64-column blocks
+    where BN allows, else the whole tile), at the most stages that fit; ``c`` if none fits."""
+    from fastswz.cuda.codegen import supported
+
+    blocks = c["bn"] > 64 and c["bn"] % 64 == 0
+    for st in range(c["stages"], 2, -1):
+        for cols, est in ([(64, 1), (0, 1)] if blocks else [(0, 1)]):
+            t = dict(c, epilogue=True, stages=st, epilogue_n=cols, epilogue_stages=est)
+            if supported(t) is None:
+                return t
+    return c
+
+
+def candidates_v20(m, n, k, dt):
+    """The default; 128/192/256-row tiles 128-256 wide at the most stages, with the epilogue tile;
+    the default and 128 x 256 on a 2-CTA cluster; ping-pong 128 x 128 and 64 x 256."""
+    from fastswz.cuda import choose_plan
+    from fastswz.cuda.codegen import supported
+
+    base = choose_plan(m, n, k, dt, dt)
+    bk = 128 if dt in ("e4m3", "e5m2") else 64
+    out = [base]
+    for bm, bn in ((128, 256), (128, 192), (128, 128), (256, 128), (192, 192), (192, 128),
+                   (128, 224), (128, 160)):
+        c = _fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": bn, "bk": bk, "stages": 2}, 8)
+        if c is not None:
+            out.append(_epilogue_tile(c))
+    for c in (base, out[1] if len(out) > 1 else None):
+        if c is not None and supported(dict(c, cluster_m=2)) is None:
+            out.append(dict(c, cluster_m=2))
+    for bm, bn in ((128, 128), (64, 256)):
+        c = _fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": bn, "bk": bk, "stages": 2,
+                  "pingpong": True, "epilogue": True, "epilogue_stages": 2}, 8)
+        if c is not None:
+            out.append(c)
+    return out
+
+
+def problems_v21():
+    """Fresh seeds 1-5's problems under 0.9x cuBLAS's speed whose default plan splits K or swaps
+    A and B (decode and few-tile long-K shapes): more or fewer splits, 64-row tiles? Seeds 6-7
+    stay out."""
+    import gzip
+
+    out = []
+    for seed in (20261128, 20261129, 20261130, 20261201, 20261202):
+        with gzip.open(os.path.join(SIXTEENTH_RUN, f"fresh-{seed}.json.gz")) as f:
+            rows = json.load(f)["rows"]
+        for r in rows:
+            c = r["plan"]
+            if r["cublas"]["kind"] != "same" or (c["split_k"] == 1 and not c["swap_ab"]):
+                continue
+            if r["cublas"]["median_ms"] / r["fastswz"]["median_ms"] >= 0.9:
+                continue
+            key = (r["m"], r["n"], r["k"], r["a_dtype"])
+            if key not in out:
+                out.append(key)
+    return out
+
+
+def candidates_v21(m, n, k, dt):
+    """The default; its tile at 1/2, 3/2, 2 and 3 times its splits (at least 2 k-tiles a split,
+    at most 64 splits); the same with 64 rows (BM) in place of 128; for an unswapped plan, the
+    128 x 256 tile split to fill the SMs."""
+    from fastswz.cuda import choose_plan
+    from fastswz.cuda.codegen import supported
+
+    base = choose_plan(m, n, k, dt, dt)
+    out = [base]
+    km, kn = (n, m) if base["swap_ab"] else (m, n)
+
+    def with_splits(c):
+        kt = -(-k // c["bk"])
+        s0 = base["split_k"]
+        for s in sorted({1, max(1, s0 // 2), (3 * s0) // 2, 2 * s0, 3 * s0}):
+            if 1 <= s <= min(64, kt // 2 if s > 1 else 1):
+                t = dict(c, split_k=s, split_reduce="auto")
+                if supported(t) is None:
+                    out.append(t)
+
+    with_splits(base)
+    if base["bm"] == 128:
+        small = _fit(dict(base, bm=64), 8)
+        if small is not None:
+            with_splits(small)
+    if not base["swap_ab"]:
+        wide = _fit({"a_dtype": dt, "b_dtype": dt, "bm": 128, "bn": min(256, -(-n // 8) * 8),
+                     "bk": base["bk"], "stages": 2}, 8)
+        if wide is not None:
+            tiles = -(-m // 128) * -(-n // wide["bn"])
+            s = max(1, min(132 // tiles, -(-k // wide["bk"]) // 4, 64))
+            t = dict(wide, split_k=s)
+            if supported(t) is None:
+                out.append(t)
+    return out
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
         "v17": (problems_v17, candidates_v17), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
         "v5": (problems_v5, candidates_v5), "v6": (problems_v6, candidates_v6),
         "v7": (problems_v7, candidates_v7), "v8": (problems_v8, candidates_v8),
         "v9": (problems_v9, candidates_v9), "v10": (problems_v10, candidates_v10),
-        "v12": (problems_v12, candidates_v12)}
+        "v12": (problems_v12, candidates_v12), "v20": (problems_v20, candidates_v20),
+        "v21": (problems_v21, candidates_v21)}
 
 
 def cmd_make(args):
@@ -526,6 +652,7 @@ def cmd_make(args):
     for m, n, k, dt in probs:
         cands = [normalize_config(c) for c in draw(m, n, k, dt)]
         cands = [c for c in cands if supported(c) is None]
+        cands = list({json.dumps(c, sort_keys=True): c for c in cands}.values())   # first stays first
         cases.append({"shape": [m, n, k], "dtype": dt, "configs": cands})
     uniq = {json.dumps(c, sort_keys=True): c for case in cases for c in case["configs"]}
     got = compile_many(list(uniq.values()), jobs=args.jobs)
