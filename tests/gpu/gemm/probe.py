@@ -511,11 +511,10 @@ SIXTEENTH_RUN = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "202
                              "run8-final-corpus-seeds")
 
 
-def problems_v20():
-    """Fresh seeds 1-5's problems (sixteenth session's final run, H100) under 0.9x cuBLAS's speed
-    whose default plan is one pass (no split, no swap-AB), M > 16: which tile and schedule win on
-    the long-K, one-to-three-wave shapes the model gives narrow ragged tiles? Seeds 6-7
-    (20261203-04) stay out: they check the rule."""
+def _sixteenth_losers(keep):
+    """(M, N, K, type) of fresh seeds 1-5's same-type problems under 0.9x cuBLAS's speed in the
+    sixteenth session's final run (H100) whose row ``keep(row)`` accepts, each once; seeds 6-7
+    (20261203-04) stay out."""
     import gzip
 
     out = []
@@ -523,8 +522,7 @@ def problems_v20():
         with gzip.open(os.path.join(SIXTEENTH_RUN, f"fresh-{seed}.json.gz")) as f:
             rows = json.load(f)["rows"]
         for r in rows:
-            c = r["plan"]
-            if r["cublas"]["kind"] != "same" or r["m"] <= 16 or c["split_k"] > 1 or c["swap_ab"]:
+            if r["cublas"]["kind"] != "same" or not keep(r):
                 continue
             if r["cublas"]["median_ms"] / r["fastswz"]["median_ms"] >= 0.9:
                 continue
@@ -532,6 +530,13 @@ def problems_v20():
             if key not in out:
                 out.append(key)
     return out
+
+
+def problems_v20():
+    """Fresh seeds 1-5's losers whose default plan is one pass (no split, no swap-AB), M > 16:
+    which tile and schedule win on the long-K, one-to-three-wave shapes the model gives narrow
+    ragged tiles?"""
+    return _sixteenth_losers(lambda r: r["m"] > 16 and r["plan"]["split_k"] == 1 and not r["plan"]["swap_ab"])
 
 
 def _epilogue_tile(c):
@@ -574,25 +579,9 @@ def candidates_v20(m, n, k, dt):
 
 
 def problems_v21():
-    """Fresh seeds 1-5's problems under 0.9x cuBLAS's speed whose default plan splits K or swaps
-    A and B (decode and few-tile long-K shapes): more or fewer splits, 64-row tiles? Seeds 6-7
-    stay out."""
-    import gzip
-
-    out = []
-    for seed in (20261128, 20261129, 20261130, 20261201, 20261202):
-        with gzip.open(os.path.join(SIXTEENTH_RUN, f"fresh-{seed}.json.gz")) as f:
-            rows = json.load(f)["rows"]
-        for r in rows:
-            c = r["plan"]
-            if r["cublas"]["kind"] != "same" or (c["split_k"] == 1 and not c["swap_ab"]):
-                continue
-            if r["cublas"]["median_ms"] / r["fastswz"]["median_ms"] >= 0.9:
-                continue
-            key = (r["m"], r["n"], r["k"], r["a_dtype"])
-            if key not in out:
-                out.append(key)
-    return out
+    """Fresh seeds 1-5's losers whose default plan splits K or swaps A and B (decode and
+    few-tile long-K shapes): more or fewer splits, 64-row tiles?"""
+    return _sixteenth_losers(lambda r: r["plan"]["split_k"] > 1 or r["plan"]["swap_ab"])
 
 
 def candidates_v21(m, n, k, dt):
