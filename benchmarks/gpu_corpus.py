@@ -27,8 +27,11 @@ For each problem (``fastswz.corpus``; ``--subset``, ``--bucket``, ``--dtype``, `
   a memset, ``--flush memset``, which leaves dirty lines for the timed kernel to write back,
   as runs before 2026-11-27 did), one synchronisation at the end,
   median of the repeats (min, max and spread kept). A problem whose repeats spread more than
-  ``RETIME_SPREAD`` (max/min - 1) in either library is timed again, both libraries, and the pass
-  with the smaller worst spread is kept (the other under ``retimed``).
+  ``RETIME_SPREAD`` (max/min - 1) in either library is timed again, both libraries, up to
+  ``RETIME_PASSES`` passes, and each library keeps its own steadiest pass (the others under
+  ``retimed``; until 2026-11-28 the pass with the smaller worst spread was kept whole, which kept
+  one library's disturbed pass where the other's was worse: seed 20261205's 36 x 416 x 12432
+  e4m3, fastswz 77.0 us at a 50x spread against 11.5 us steady in the pass set aside).
 
 Operands are random normal values in the problem's types, each row on a 16-byte pitch (the TMA's
 rule; a framework's allocator gives the same); A M x K and W N x K K-major as ``x @ W.T``, or the
@@ -81,6 +84,7 @@ NOMINAL_BANDWIDTH = 3.0e12
 LAUNCH_S = 5e-6            # a kernel's launch and tail, added to each estimate
 FLUSH_S = 40e-6            # one L2 flush (a ~100 MB read or memset)
 RETIME_SPREAD = 2.0        # a problem whose repeats spread more (max/min - 1) is timed again
+RETIME_PASSES = 3          # ... at most this many passes in all
 HOST_S = 30e-6             # the host's cost of one queued launch: bounds a repeat from below
 PROBLEM_S = 0.03           # allocation, check, cuBLAS's first call: per problem
 FILL_BYTES_PER_S = 300e9   # random operands made on the GPU
@@ -861,19 +865,21 @@ def _time_pair(gpu, go, fn, kind, library, how, reps, warmup, check, p, d, torch
         d.fill_(float("nan"))
         go()
         out["check"] = _check(torch, p, d, fn(), exact)
-    out["fastswz"] = gpu.time(go, reps, warmup)
-    out["cublas"] = dict(gpu.time(fn, reps, warmup), kind=kind, library=library)
-    if max(out["fastswz"]["spread"], out["cublas"]["spread"]) > RETIME_SPREAD:
-        # Noise from outside (seen on an H100: one problem's repeats 15x apart, in either
-        # library, in runs where the same plans were steady before and after): both libraries
-        # again, and the pass with the smaller worst spread is kept; the other is recorded.
-        again = {"fastswz": gpu.time(go, reps, warmup),
-                 "cublas": dict(gpu.time(fn, reps, warmup), kind=kind, library=library)}
-        worst = lambda t: max(t["fastswz"]["spread"], t["cublas"]["spread"])  # noqa: E731
-        first = {"fastswz": out["fastswz"], "cublas": out["cublas"]}
-        keep, other = (again, first) if worst(again) < worst(first) else (first, again)
-        out.update(keep)
-        out["retimed"] = other
+    # Noise from outside (seen on an H100: one problem's repeats 15-77x apart, in either library,
+    # in runs where the same plans were steady before and after): while either library's
+    # steadiest pass so far spreads more than RETIME_SPREAD, both are timed again, at most
+    # RETIME_PASSES passes; each library keeps its own steadiest pass (the first among equals)
+    # and the others are recorded under "retimed".
+    passes = []
+    while True:
+        passes.append({"fastswz": gpu.time(go, reps, warmup),
+                       "cublas": dict(gpu.time(fn, reps, warmup), kind=kind, library=library)})
+        best = {lib: min((q[lib] for q in passes), key=lambda t: t["spread"]) for lib in ("fastswz", "cublas")}
+        if max(t["spread"] for t in best.values()) <= RETIME_SPREAD or len(passes) == RETIME_PASSES:
+            break
+    out.update(best)
+    if len(passes) > 1:
+        out["retimed"] = {lib: [q[lib] for q in passes if q[lib] is not best[lib]] for lib in best}
     return out
 
 
