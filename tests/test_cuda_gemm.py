@@ -1013,7 +1013,36 @@ def test_choose_plan_rounds_a_short_k_240_wide_tile_up_to_256(m, n, k, dt, monke
         return
     wide = dict(c0, bn=256, stages=c0["stages"] + 1, epilogue_n=cuda.EPILOGUE_BLOCK_N,
                 epilogue_stages=cuda.EPILOGUE_BLOCK_STAGES)
+    two = dict(wide, epilogue_stages=2)   # SHORT_K_TWO_TILES_KTILES' rule, where the blocks fit
+    if -(-k // c0["bk"]) <= cuda.SHORT_K_TWO_TILES_KTILES and supported(two) is None:
+        wide = two
     assert {**c, "cluster_m": 1} == {**wide, "cluster_m": 1} and supported(c) is None
+
+
+@pytest.mark.parametrize("m,n,k,dt", [
+    (2048, 32768, 512, "e4m3"), (5526, 4864, 256, "e4m3"), (1619, 19456, 256, "bf16"), (3000, 5000, 1000, "e4m3"),
+    (10544, 7152, 320, "bf16"), (4096, 4096, 4096, "bf16"), (8192, 8192, 1024, "bf16"), (128, 32768, 512, "bf16")])
+def test_choose_plan_short_k_blocks_through_two_tiles(m, n, k, dt, monkeypatch):
+    """SHORT_K_TWO_TILES_KTILES' rule, derived from its statement: where the rule-free plan stores
+    64-column blocks of a tile at least SHORT_K_TWO_TILES_BN wide through one shared-memory tile on
+    K of at most SHORT_K_TWO_TILES_KTILES k-tiles, the plan is the same with two tiles when they fit
+    at its stage count; else unchanged."""
+    from fastswz import cuda
+    from fastswz.cuda import choose_plan
+
+    c = choose_plan(m, n, k, dt, dt)
+    monkeypatch.setattr(cuda, "SHORT_K_TWO_TILES_KTILES", 0)
+    choose_plan.cache_clear()
+    try:
+        c0 = choose_plan(m, n, k, dt, dt)
+    finally:
+        monkeypatch.undo()
+        choose_plan.cache_clear()
+    two = dict(c0, epilogue_stages=2)
+    applies = (c0["epilogue"] and c0["epilogue_n"] == cuda.EPILOGUE_BLOCK_N and c0["epilogue_stages"] == 1
+               and c0["bn"] >= cuda.SHORT_K_TWO_TILES_BN and -(-k // c0["bk"]) <= cuda.SHORT_K_TWO_TILES_KTILES
+               and supported(two) is None)
+    assert c == (two if applies else c0)
 
 
 def test_choose_plan_round_up_pinned():

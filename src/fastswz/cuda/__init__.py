@@ -146,6 +146,20 @@ FUSED_EPILOGUE_STAGES = 2
 #: seed 8; 3425 x 32576 x 352 e4m3 165.3 -> 121.6 us (cuBLAS 125.5), 9248 x 3648 x 1184 e4m3
 #: 100.6 -> 83.4 (78.5).
 ROUND_UP_BN_ABOVE = 232
+#: On K of at most this many k-tiles a plan of BN >= :data:`SHORT_K_TWO_TILES_BN` stores its
+#: 64-column epilogue blocks through two shared-memory tiles where they fit at the same stage count
+#: (one tile elsewhere, :data:`EPILOGUE_BLOCK_STAGES`): with a few k-tiles per output tile the
+#: epilogue is a large share of the time, and a second tile lets a block's store overlap the next
+#: block's writes. Measured on an H100 (``tests/gpu/gemm/probe.py`` case file
+#: ``probe_cases_v25.json``: every 128 x 256 default of the corpus and eight fresh seeds with at
+#: most 16 k-tiles, 107 problems, one run; docs/conformance/2026-11-28-seventeenth-session run 6):
+#: two tiles 1.047x in geometric mean on the 62 with at most 8 k-tiles, 39 faster by more than
+#: 3%, none slower (deepseek-v3 kv_b 2048 x 32768 x 512 e4m3 84.2 -> 74.9 us, cuBLAS 81.8); 1.029x
+#: with 9-16, two slower (0.93x, 0.97x: kept out). 128 x 160 and ping-pong 128 x 128 in the same
+#: run: 0.95x.
+SHORT_K_TWO_TILES_KTILES = 8
+#: The narrowest tile of :data:`SHORT_K_TWO_TILES_KTILES`' rule (only 128 x 256 was timed).
+SHORT_K_TWO_TILES_BN = 256
 #: The most k-tiles of :data:`ROUND_UP_BN_ABOVE`'s rule.
 ROUND_UP_BN_MAX_KTILES = 21
 #: Block-scaled calls with at most this many k-tiles take the plan whose scales go through
@@ -588,13 +602,17 @@ choose_plan.cache_clear = _clear_plan_memos
 
 def _round_up_bn(c, k):
     """``c``, or its BM x 256 tile through 64-column epilogue blocks with one stage more where
-    :data:`ROUND_UP_BN_ABOVE`'s rule applies (``k`` the problem's K)."""
+    :data:`ROUND_UP_BN_ABOVE`'s rule applies (``k`` the problem's K; the blocks through two tiles
+    where :data:`SHORT_K_TWO_TILES_KTILES`' rule applies and they fit)."""
     if not (ROUND_UP_BN_ABOVE < c["bn"] < 256 and c["epilogue_n"] == 0
             and c["stages"] <= EPILOGUE_MIN_STAGES and -(-k // c["bk"]) <= ROUND_UP_BN_MAX_KTILES):
         return c
-    wide = dict(c, bn=256, stages=c["stages"] + 1, epilogue_n=EPILOGUE_BLOCK_N,
-                epilogue_stages=EPILOGUE_BLOCK_STAGES)
-    return wide if supported(wide) is None else c
+    short = -(-k // c["bk"]) <= SHORT_K_TWO_TILES_KTILES   # SHORT_K_TWO_TILES_KTILES' two tiles first
+    for est in ((2, EPILOGUE_BLOCK_STAGES) if short else (EPILOGUE_BLOCK_STAGES,)):
+        wide = dict(c, bn=256, stages=c["stages"] + 1, epilogue_n=EPILOGUE_BLOCK_N, epilogue_stages=est)
+        if supported(wide) is None:
+            return wide
+    return c
 
 
 def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, schedules=True):
@@ -629,6 +647,8 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
             blocks = EPILOGUE_BLOCK_N < c["bn"] and c["bn"] % EPILOGUE_BLOCK_N == 0
             tries = ([(EPILOGUE_BLOCK_N, EPILOGUE_BLOCK_STAGES), (0, 1), (EPILOGUE_BLOCK_N, 2)]
                      if blocks else [(0, 1)])
+            if blocks and c["bn"] >= SHORT_K_TWO_TILES_BN and -(-k // c["bk"]) <= SHORT_K_TWO_TILES_KTILES:
+                tries = [(EPILOGUE_BLOCK_N, 2)] + [t for t in tries if t != (EPILOGUE_BLOCK_N, 2)]
             for stages in range(c["stages"], EPILOGUE_MIN_STAGES - 1, -1):
                 for cols, est in tries:
                     with_tile = dict(c, epilogue=True, stages=stages, epilogue_n=cols,
