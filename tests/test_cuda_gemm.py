@@ -987,6 +987,22 @@ def test_choose_plan_unswapped_split_pinned():
     assert pick(473, 256, 32640, "e4m3", "e4m3")[2] == 12
 
 
+def _with_and_without(monkeypatch, name, off, m, n, k, dt):
+    """choose_plan's plan of the problem, and the plan with fastswz.cuda's constant ``name`` set to
+    ``off`` (the rule it governs disabled); the memo is cleared around the second."""
+    from fastswz import cuda
+    from fastswz.cuda import choose_plan
+
+    c = choose_plan(m, n, k, dt, dt)
+    monkeypatch.setattr(cuda, name, off)
+    choose_plan.cache_clear()
+    try:
+        return c, choose_plan(m, n, k, dt, dt)
+    finally:
+        monkeypatch.undo()
+        choose_plan.cache_clear()
+
+
 @pytest.mark.parametrize("m,n,k,dt", [
     (3425, 32576, 352, "e4m3"), (9248, 3648, 1184, "e4m3"), (5526, 4864, 256, "e4m3"), (3382, 13824, 384, "bf16"),
     (111, 31104, 256, "bf16"), (11039, 10074, 9962, "e4m3"), (8177, 480, 2608, "bf16"), (4096, 4096, 4096, "bf16")])
@@ -996,16 +1012,8 @@ def test_choose_plan_rounds_a_short_k_240_wide_tile_up_to_256(m, n, k, dt, monke
     or fewer and K has at most ROUND_UP_BN_MAX_KTILES k-tiles, the plan is that BM x 256 tile
     through 64-column blocks with one stage more (the cluster decided after); else unchanged."""
     from fastswz import cuda
-    from fastswz.cuda import choose_plan
 
-    c = choose_plan(m, n, k, dt, dt)
-    monkeypatch.setattr(cuda, "ROUND_UP_BN_ABOVE", 256)
-    choose_plan.cache_clear()
-    try:
-        c0 = choose_plan(m, n, k, dt, dt)
-    finally:
-        monkeypatch.undo()
-        choose_plan.cache_clear()
+    c, c0 = _with_and_without(monkeypatch, "ROUND_UP_BN_ABOVE", 256, m, n, k, dt)
     applies = (232 < c0["bn"] < 256 and c0["epilogue"] and c0["epilogue_n"] == 0
                and c0["stages"] <= cuda.EPILOGUE_MIN_STAGES and -(-k // c0["bk"]) <= cuda.ROUND_UP_BN_MAX_KTILES)
     if not applies:
@@ -1028,16 +1036,8 @@ def test_choose_plan_short_k_blocks_through_two_tiles(m, n, k, dt, monkeypatch):
     K of at most SHORT_K_TWO_TILES_KTILES k-tiles, the plan is the same with two tiles when they fit
     at its stage count; else unchanged."""
     from fastswz import cuda
-    from fastswz.cuda import choose_plan
 
-    c = choose_plan(m, n, k, dt, dt)
-    monkeypatch.setattr(cuda, "SHORT_K_TWO_TILES_KTILES", 0)
-    choose_plan.cache_clear()
-    try:
-        c0 = choose_plan(m, n, k, dt, dt)
-    finally:
-        monkeypatch.undo()
-        choose_plan.cache_clear()
+    c, c0 = _with_and_without(monkeypatch, "SHORT_K_TWO_TILES_KTILES", 0, m, n, k, dt)
     two = dict(c0, epilogue_stages=2)
     applies = (c0["epilogue"] and c0["epilogue_n"] == cuda.EPILOGUE_BLOCK_N and c0["epilogue_stages"] == 1
                and c0["bn"] >= cuda.SHORT_K_TWO_TILES_BN and -(-k // c0["bk"]) <= cuda.SHORT_K_TWO_TILES_KTILES
