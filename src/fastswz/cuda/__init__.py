@@ -604,10 +604,11 @@ def _round_up_bn(c, k):
     """``c``, or its BM x 256 tile through 64-column epilogue blocks with one stage more where
     :data:`ROUND_UP_BN_ABOVE`'s rule applies (``k`` the problem's K; the blocks through two tiles
     where :data:`SHORT_K_TWO_TILES_KTILES`' rule applies and they fit)."""
+    k_tiles = -(-k // c["bk"])
     if not (ROUND_UP_BN_ABOVE < c["bn"] < 256 and c["epilogue_n"] == 0
-            and c["stages"] <= EPILOGUE_MIN_STAGES and -(-k // c["bk"]) <= ROUND_UP_BN_MAX_KTILES):
+            and c["stages"] <= EPILOGUE_MIN_STAGES and k_tiles <= ROUND_UP_BN_MAX_KTILES):
         return c
-    short = -(-k // c["bk"]) <= SHORT_K_TWO_TILES_KTILES   # SHORT_K_TWO_TILES_KTILES' two tiles first
+    short = k_tiles <= SHORT_K_TWO_TILES_KTILES   # SHORT_K_TWO_TILES_KTILES' two tiles first
     for est in ((2, EPILOGUE_BLOCK_STAGES) if short else (EPILOGUE_BLOCK_STAGES,)):
         wide = dict(c, bn=256, stages=c["stages"] + 1, epilogue_n=EPILOGUE_BLOCK_N, epilogue_stages=est)
         if supported(wide) is None:
@@ -872,8 +873,9 @@ def _wide_n_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
 
 def _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     """The unswapped split-K plan of :data:`SPLIT_K_SWAP_M`'s rule, or None: the model's best row
-    of the BM x BN tile (BM 64 for M <= 64, else 128; BN 128, or N rounded up to 8 below it; 128 x
-    256 first where :data:`WIDE_SPLIT_FLOP_PER_BYTE`'s rule applies)."""
+    of the BM x BN tile (BM and the split count by :data:`SPLIT_K_MN_CTAS`' rule; BN 128, or N
+    rounded up to 8 below it; 128 x 256 first where :data:`WIDE_SPLIT_FLOP_PER_BYTE`'s rule
+    applies)."""
     if _rows_off(m, n, k, a_dtype, b_dtype, a_major, b_major, 128):   # off the L2 line
         wide = _wide_split(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype,
                            WIDE_SPLIT_OFF_LINE_MIN_KTILES)
