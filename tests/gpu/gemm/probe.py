@@ -593,7 +593,6 @@ def candidates_v21(m, n, k, dt):
 
     base = choose_plan(m, n, k, dt, dt)
     out = [base]
-    km, kn = (n, m) if base["swap_ab"] else (m, n)
 
     def with_splits(c):
         kt = -(-k // c["bk"])
