@@ -42,6 +42,17 @@ pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("hopper_gpu")]
     (dict(bm=128, bn=128, bk=64, stages=5, split_k=8), (129, 257, 65)),
     (dict(bm=128, bn=128, bk=64, stages=4, split_k=3, cluster_m=2, a_major="MN"), (300, 200, 3000)),
     (dict(bm=64, bn=64, bk=32, stages=4, split_k=5, a_dtype="tf32", b_dtype="tf32", out_dtype="f32"), (100, 300, 1000)),
+    # stream-K (132 workers; split_k: the most pieces a tile is cut into, stream_k_segments): tiles
+    # cut among up to 11 workers, whole tiles and pieces mixed, 2 k-tiles for 132 workers, a
+    # cluster, swap-AB, e4m3, ping-pong
+    (dict(bm=128, bn=256, bk=64, stages=4, split_k=11, stream_k=132), (300, 1000, 3000)),
+    (dict(bm=128, bn=256, bk=64, stages=4, split_k=3, stream_k=132), (1000, 2000, 1024)),
+    (dict(bm=128, bn=256, bk=64, stages=4, split_k=2, stream_k=132), (2000, 4000, 512)),
+    (dict(bm=128, bn=128, bk=64, stages=5, split_k=2, stream_k=132), (64, 64, 128)),
+    (dict(bm=128, bn=128, bk=64, stages=4, split_k=14, stream_k=132, cluster_m=2, a_major="MN"), (300, 600, 4000)),
+    (dict(bm=128, bn=16, bk=128, stages=4, split_k=5, stream_k=132, swap_ab=True), (16, 4096, 4096)),
+    (dict(bm=128, bn=128, bk=128, stages=5, split_k=4, stream_k=132, a_dtype="e4m3", b_dtype="e4m3"), (700, 900, 2048)),
+    (dict(bm=64, bn=128, bk=64, stages=6, pingpong=True, split_k=17, stream_k=132), (256, 256, 8192)),
     # ping-pong consumers: an odd number of tiles per CTA, a cluster, with split-K and swap-AB
     (dict(bm=64, bn=256, bk=64, stages=4, pingpong=True), (4096, 2048, 1024)),   # ~4 units per CTA, 16 k-tiles
     (dict(bm=64, bn=128, bk=64, stages=3, pingpong=True), (1000, 1000, 1000)),

@@ -403,6 +403,10 @@ def _gemm_parser(sub):
     g.add_argument("--split-k", type=_int, default=None,
                    help="K splits per output tile, partial sums reduced in split order (registers "
                         "store D); default: the plan's, 1")
+    g.add_argument("--stream-k", type=_int, default=None, metavar="WORKERS",
+                   help="stream-K: WORKERS CTAs (e.g. the SM count) share the tiles x k-tiles "
+                        "evenly, a tile cut among at most --split-k of them (registers store D); "
+                        "default: the plan's, 0 (none)")
     g.add_argument("--split-reduce", default=None, choices=("auto", "last_cta", "kernel"),
                    help="who adds split-K's partial sums: the tile's last split in the GEMM kernel "
                         "(last_cta), a second kernel (kernel), or by the plan's rule (auto, the default)")
@@ -464,7 +468,7 @@ def _gemm(args):
                "swizzle_a": args.swizzle_a, "swizzle_b": args.swizzle_b}
         chosen = "given"
     extra = {k: getattr(args, k) for k in ("tile_group", "cluster_m", "epilogue_n", "epilogue_stages",
-                                           "swap_ab", "split_k", "pingpong", "split_reduce")
+                                           "swap_ab", "split_k", "pingpong", "split_reduce", "stream_k")
              if getattr(args, k) is not None}
     cfg = fc.normalize_config(cfg, a_dtype=a_dt, b_dtype=b_dt, a_major=args.a_major,
                               b_major=args.b_major, out_dtype=out_dt,
@@ -496,7 +500,8 @@ def _gemm(args):
              f"{' in ' + str(c['bn'] // c['epilogue_n']) + ' column blocks' if c['epilogue'] and c['epilogue_n'] else ''}"
              f"{' through ' + str(c['epilogue_stages']) + ' tiles' if c['epilogue'] and c['epilogue_stages'] > 1 else ''}"
              f"{', swap-AB (D^T = B^T A^T)' if c['swap_ab'] else ''}"
-             f"{', split-K ' + str(c['split_k']) if c['split_k'] > 1 else ''}"
+             f"{', split-K ' + str(c['split_k']) if c['split_k'] > 1 and not c['stream_k'] else ''}"
+             f"{', stream-K ' + str(c['stream_k']) + ' workers (tiles cut among <= ' + str(c['split_k']) + ')' if c['stream_k'] else ''}"
              f"{', ping-pong consumers' if c['pingpong'] else ''}"
              f" ({chosen})",
              f"kernel       {res['instruction']}, {res['threads']} threads, {res['smem_bytes']} B smem, "

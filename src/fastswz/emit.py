@@ -340,8 +340,12 @@ def _kernel_header(data):
     s = k.get("scheduler") or {"kind": "persistent", "splits": 1, "workspace": None}
     ws = s["workspace"]
     lines += [f"  namespace scheduler {{  // {s['kind']} (plan.row()['kernel']['scheduler'])",
-              f"    constexpr int kSplitK = {1 if s['kind'] == 'split_k' else 0};",
-              f"    constexpr int kSplits = {s['splits']};  // K splits per output tile"]
+              f"    constexpr int kSplitK = {1 if s['kind'] in ('split_k', 'stream_k') else 0};  "
+              f"// partial sums in a workspace",
+              f"    constexpr int kSplits = {s['splits']};  // K splits (stream-K: most pieces) per output tile",
+              f"    constexpr bool kStreamK = {'true' if s['kind'] == 'stream_k' else 'false'};",
+              f"    constexpr int kWorkers = {s.get('workers') or 0};  "
+              f"// stream-K: CTAs (clusters) sharing the tiles x k-tiles iterations"]
     if ws:
         lines += [f"    constexpr unsigned long long kTileFloats = {ws['tile_floats']}ull;  "
                   f"// f32 workspace per output tile (tile t at t kTileFloats)",

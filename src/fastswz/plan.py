@@ -63,7 +63,8 @@ from .tile import OperandTile
 __all__ = ["plan_gemm", "GemmPlans", "PLAN_ERRORS", "plan_reason", "SMEM_OPTIN", "TMA_SWIZZLE",
            "PLAN_FIELDS", "EPILOGUE_BANK_FIELDS", "EPILOGUE_SWIZZLES", "epilogue_access",
            "TILE_GROUP", "wgmma_accumulator_layout", "with_cluster", "with_schedule",
-           "LAST_CTA_REDUCE_REGISTERS", "LAST_CTA_MAX_SPLITS", "SPLIT_REDUCE"]
+           "LAST_CTA_REDUCE_REGISTERS", "LAST_CTA_MAX_SPLITS", "SPLIT_REDUCE", "stream_k_segments",
+           "stream_k_units"]
 
 #: Default tile order of the persistent kernel section: tiles are visited in groups of this many
 #: rows of output tiles along M (each group walked column by column), so the CTAs resident at
@@ -875,7 +876,70 @@ LAST_CTA_MAX_SPLITS = 64
 SPLIT_REDUCE = ("auto", "last_cta", "kernel")
 
 
-def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto"):
+def _stream_k_args(tiles, k_tiles, workers):
+    for name, v in (("tiles", tiles), ("k_tiles", k_tiles), ("workers", workers)):
+        if as_int(name, v) < 1:
+            raise PlanError(f"{name}={v} must be >= 1 (stream-K splits tiles x k_tiles k-tile "
+                            f"iterations among workers)")
+    return int(tiles), int(k_tiles), int(workers)
+
+
+def stream_k_segments(tiles, k_tiles, workers) -> int:
+    """The most workers one output tile is cut among by stream-K (:func:`with_schedule`'s
+    ``stream_k``): a plan whose ``split_k`` is at least this runs the problem.
+
+    Worker ``b`` of ``G`` runs iterations ``[floor(b T / G), floor((b + 1) T / G))`` of the
+    ``T = tiles x k_tiles`` (tile ``t``'s k-tile ``kt`` is iteration ``t k_tiles + kt``), so
+    iteration ``x`` is worker ``floor(((x + 1) G - 1) / T)``'s and tile ``t`` is cut among the
+    workers of its first and last iterations and every one between. With fewer iterations than
+    workers, ``G`` is ``T`` (one iteration each; the other workers have none).
+
+    >>> stream_k_segments(45, 185, 132)   # 45 tiles of 185 k-tiles on 132 SMs
+    4
+    >>> stream_k_segments(264, 16, 132)   # two whole tiles each: no tile is cut
+    1
+    """
+    tiles, k_tiles, workers = _stream_k_args(tiles, k_tiles, workers)
+    t = np.arange(tiles, dtype=np.int64)
+    total = tiles * k_tiles
+    workers = min(workers, total)
+
+    def worker(x):
+        return ((x + 1) * workers - 1) // total
+
+    return int((worker((t + 1) * k_tiles - 1) - worker(t * k_tiles)).max()) + 1
+
+
+def stream_k_units(tiles, k_tiles, workers):
+    """Stream-K's work units, worker by worker, as the kernel walks them (sm90/scheduler.cuh):
+    ``(worker, tile, k_begin, k_end, segment, segments)``, ``segment`` counting the tile's
+    pieces from its first k-tile (the order their partial sums are added in), ``segments`` how
+    many the tile has (1: the worker runs the whole tile and stores D itself).
+
+    >>> stream_k_units(3, 4, 2)
+    [(0, 0, 0, 4, 0, 1), (0, 1, 0, 2, 0, 2), (1, 1, 2, 4, 1, 2), (1, 2, 0, 4, 0, 1)]
+    """
+    tiles, k_tiles, workers = _stream_k_args(tiles, k_tiles, workers)
+    total = tiles * k_tiles
+    workers = min(workers, total)
+
+    def worker(x):
+        return ((x + 1) * workers - 1) // total
+
+    out = []
+    for b in range(workers):
+        x, end = b * total // workers, (b + 1) * total // workers
+        while x < end:
+            t = x // k_tiles
+            stop = min(end, (t + 1) * k_tiles)
+            first = worker(t * k_tiles)
+            out.append((b, t, x - t * k_tiles, stop - t * k_tiles, b - first,
+                        worker((t + 1) * k_tiles - 1) - first + 1))
+            x = stop
+    return out
+
+
+def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto", stream_k=0):
     """A plan row (:meth:`GemmPlans.row`, or :func:`with_cluster`'s) whose kernel section swaps
     the operands' roles and splits K.
 
@@ -902,6 +966,17 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto"):
     ``S * BM * BN`` floats; inside it the CuTe layout ``(thread, register, warpgroup, split)``
     of the consumers' accumulators (warpgroup: A's MN block), thread fastest, so each warp's
     stores and loads are contiguous.
+
+    ``stream_k=G > 0`` (stream-K, CUTLASS's ``StreamKScheduler``; needs ``split_k >= 2``): the
+    kernel runs as ``G`` workers (CTAs, or clusters) and worker ``b`` takes iterations
+    ``[floor(b T / G), floor((b + 1) T / G))`` of the ``T = tiles x KT`` k-tile iterations
+    (tile by tile in the grouped order, each tile's k-tiles in order), so every worker gets the
+    same work whatever the tile count (:func:`stream_k_units`). A worker that runs a whole tile
+    stores D; a tile cut among workers (at most ``split_k`` of them, :func:`stream_k_segments`)
+    has each piece's partial sums in the workspace slot of its place in the tile (``split``
+    from the tile's first k-tile) and the piece that arrives last adds them in that order
+    (``"last_cta"`` only): a fixed order for a given ``G``, so results are bit-identical run to
+    run.
 
     ``pingpong=True`` (CUTLASS's ping-pong consumers; BM = 64 or 128 plans, one or two MN blocks):
     two consumer warpgroups take alternate work units of the CTA (``kernel.consumers``: slots 0
@@ -937,6 +1012,15 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto"):
         raise PlanError(f"reduce='last_cta' with split_k={split_k}: the last split reads back at most "
                         f"{LAST_CTA_MAX_SPLITS} splits' partials per round trip; use reduce='kernel' or "
                         f"split_k <= {LAST_CTA_MAX_SPLITS}")
+    stream_k = as_int("stream_k", stream_k)
+    if stream_k < 0:
+        raise PlanError(f"stream_k={stream_k} must be >= 0 (stream-K workers; 0: none)")
+    if stream_k and split_k < 2:
+        raise PlanError(f"stream_k={stream_k} with split_k={split_k}: split_k is the most workers a "
+                        f"stream-K tile is cut among (its workspace slots); use split_k >= 2")
+    if stream_k and reduce == "kernel":
+        raise PlanError("stream_k with reduce='kernel': a stream-K tile's last piece adds the "
+                        "partial sums in the GEMM kernel; use reduce='last_cta' or 'auto'")
     if not row.get("kernel"):
         raise PlanError("the row has no kernel section: schedules apply to legal sm90 plans")
     out = copy.deepcopy(row)
@@ -976,18 +1060,24 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto"):
     # partials back at once (decode tiles, a few splits), saving the second kernel's launch;
     # larger ones go to the reduction kernel, which spreads a tile over kReduceCtasPerTile CTAs.
     last_cta = (regs * split_k <= LAST_CTA_REDUCE_REGISTERS) if reduce == "auto" else reduce == "last_cta"
+    last_cta = last_cta or bool(stream_k)
     k["scheduler"] = {
-        "kind": "split_k", "splits": split_k,
-        "k_tiles": "split s of KT: [floor(s KT / S), floor((s + 1) KT / S)); empty ones skipped",
+        "kind": "stream_k" if stream_k else "split_k", "splits": split_k,
+        "k_tiles": ("worker b of G: iterations [floor(b T / G), floor((b + 1) T / G)) of T = tiles x KT "
+                    "(tile t, k-tile kt: t KT + kt)" if stream_k else
+                    "split s of KT: [floor(s KT / S), floor((s + 1) KT / S)); empty ones skipped"),
         "workspace": {"dtype": "f32", "order": "tile, then (thread, register, warpgroup, split)",
                       "layout": f"(128,{regs},{wgs},{split_k}):(1,128,{128 * regs},{unit})",
                       "unit_floats": unit, "tile_floats": unit * split_k,
                       "tile_bytes": 4 * unit * split_k,
                       "bytes": "tiles_m * tiles_n * tile_bytes",
                       "reduce": "last_cta" if last_cta else "kernel",
-                      "reduce_order": "split order 0..S-1 (nonempty splits)",
+                      "reduce_order": ("piece order from the tile's first k-tile" if stream_k else
+                                       "split order 0..S-1 (nonempty splits)"),
                       "reduce_ctas_per_tile": regs // 2,
                       "semaphores": ({"dtype": "u32", "count": "tiles_m * tiles_n",
                                       "rule": "zero before the first launch; a tile's last split "
                                               "sets it back to zero"} if last_cta else None)}}
+    if stream_k:
+        k["scheduler"]["workers"] = stream_k
     return out

@@ -58,13 +58,16 @@ BLOCK_SCALE_AHEAD = 4
 #: splits per output tile (1: none), partial sums in a workspace reduced in split order;
 #: ``split_reduce``: who adds them (``"auto"``: :data:`fastswz.plan.LAST_CTA_REDUCE_REGISTERS`'
 #: rule; ``"last_cta"``: the tile's last split, in the GEMM kernel; ``"kernel"``: a second kernel).
+#: ``stream_k``: stream-K workers (0: none): the kernel runs as that many CTAs (or clusters), each
+#: the same share of the tiles x k-tiles iterations, a tile cut among at most ``split_k`` of them
+#: (:func:`fastswz.plan.with_schedule`, :func:`fastswz.plan.stream_k_segments`).
 #: ``pingpong``: two consumer warpgroups on alternate output tiles (BM = 64 or 128: one or two
 #: MN blocks each), so one's epilogue
 #: overlaps the other's wgmma.
 GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages",
              "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group",
              "cluster_m", "epilogue_n", "epilogue_stages", "swap_ab", "split_k", "pingpong",
-             "split_reduce",
+             "split_reduce", "stream_k",
              # the fused epilogue and the scales (issue 28): D = act(alpha acc s + beta C + bias)
              "activation", "bias", "residual", "scale", "amax", "promote")
 #: The configuration keys of the fused epilogue, with their "nothing fused" values. ``promote``:
@@ -76,7 +79,7 @@ _DEFAULTS = {"arch": "sm90", "a_dtype": "bf16", "b_dtype": "bf16", "a_major": "K
              "bm": 128, "bn": 256, "bk": 64, "stages": 4, "swizzle_a": "auto", "swizzle_b": "auto",
              "cta_group": 1, "out_dtype": "bf16", "epilogue": False, "tile_group": TILE_GROUP, "cluster_m": 1,
              "epilogue_n": 0, "epilogue_stages": 1, "swap_ab": False, "split_k": 1, "pingpong": False,
-             "split_reduce": "auto", **FUSION_DEFAULTS}
+             "split_reduce": "auto", "stream_k": 0, **FUSION_DEFAULTS}
 # wgmma input kinds the kernel family runs (PTX 9.7.15.5.2): f16/bf16 with both majors;
 # tf32 and fp8 K-major only (imm-trans exists for .f16/.bf16 alone).
 _INPUTS = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
@@ -134,7 +137,7 @@ def normalize_config(config=None, **overrides) -> dict:
     if c["epilogue_n"] is None:
         c["epilogue_n"] = 0
     for k in ("bm", "bn", "bk", "stages", "cta_group", "tile_group", "cluster_m", "epilogue_n",
-              "epilogue_stages", "split_k"):
+              "epilogue_stages", "split_k", "stream_k"):
         if isinstance(c[k], bool) or not isinstance(c[k], int):
             try:
                 c[k] = int(c[k])
@@ -205,6 +208,8 @@ BASE_ALIGN_SLACK = 1024
 #: The most K splits per output tile (split_k): a split keeps at least one k-tile only while
 #: K / BK >= split_k, and the workspace grows with it.
 MAX_SPLIT_K = 256
+#: The most stream-K workers (stream_k): the CTAs (or clusters) of one launch.
+MAX_STREAM_K = 65535
 
 
 def plan_for(config):
@@ -283,6 +288,18 @@ def _supported(c):
         return (f"split_reduce='last_cta' with split_k={c['split_k']}: the last split reads back at most "
                 f"{LAST_CTA_MAX_SPLITS} splits' partials per round trip; use split_reduce='kernel' or "
                 f"split_k <= {LAST_CTA_MAX_SPLITS}")
+    if c["stream_k"] < 0 or c["stream_k"] > MAX_STREAM_K:
+        return (f"stream_k={c['stream_k']} must be in 0..{MAX_STREAM_K} (stream-K workers, CTAs or "
+                f"clusters; 0: none)")
+    if c["stream_k"] and c["split_k"] < 2:
+        return (f"stream_k={c['stream_k']} with split_k={c['split_k']}: split_k is the most workers one "
+                f"stream-K tile is cut among (fastswz.plan.stream_k_segments); use split_k >= 2")
+    if c["stream_k"] and c["split_reduce"] == "kernel":
+        return ("stream_k with split_reduce='kernel': a stream-K tile's last piece adds the partial "
+                "sums in the GEMM kernel; use split_reduce='auto' or 'last_cta'")
+    if c["stream_k"] and c["split_k"] > LAST_CTA_MAX_SPLITS:
+        return (f"stream_k with split_k={c['split_k']}: the last piece reads back at most "
+                f"{LAST_CTA_MAX_SPLITS} pieces' partials; use split_k <= {LAST_CTA_MAX_SPLITS}")
     if c["split_k"] > 1 and c["epilogue"]:
         return (f"split_k={c['split_k']} with epilogue=True: the split-K reduction stores D from "
                 f"registers; use epilogue=False")
@@ -405,7 +422,7 @@ def mma_header(row, out_dtype) -> str:
         f"// {row['instruction']}, A {row['a']['major']}-major, B {row['b']['major']}-major; D {out}",
         "#pragma once",
         f"#define FSW_EPILOGUE_TILE {1 if row.get('epilogue') else 0}",
-        f"#define FSW_SPLIT_K {1 if row['kernel']['scheduler']['kind'] == 'split_k' else 0}",
+        f"#define FSW_SPLIT_K {1 if row['kernel']['scheduler']['kind'] in ('split_k', 'stream_k') else 0}",
         "// The kernel's last parameter (fastswz.cuda.codegen.PARAM_FIELDS, packed by params_struct)",
         _params_c(),
         f"typedef {ctype} FSW_OUT_T;",
@@ -478,7 +495,7 @@ def kernel_row(config) -> dict:
     (:func:`fastswz.plan.with_schedule`)."""
     c = normalize_config(config)
     row = with_schedule(with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"]),
-                        c["swap_ab"], c["split_k"], c["pingpong"], c["split_reduce"])
+                        c["swap_ab"], c["split_k"], c["pingpong"], c["split_reduce"], c["stream_k"])
     row["fusion"] = fusion_row(c)
     if c["residual"]:
         # The rows a shifted last tile row shares with the one before it are computed by both;

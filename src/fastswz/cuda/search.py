@@ -117,7 +117,7 @@ def kind_of(config) -> str:
 def plan_label(config) -> str:
     """A configuration in a few words, for tables: ``BMxBNxBK/stages``, the epilogue kind
     (:func:`kind_of`) and what is not the default schedule (``c2``, ``swap``, ``split=S``,
-    ``pingpong``).
+    ``streamk=G/S``, ``pingpong``).
 
     Examples
     --------
@@ -129,7 +129,9 @@ def plan_label(config) -> str:
     c = normalize_config(config)
     return (f"{c['bm']}x{c['bn']}x{c['bk']}/{c['stages']} {kind_of(c)}"
             + (" c2" if c["cluster_m"] == 2 else "") + (" swap" if c["swap_ab"] else "")
-            + (f" split={c['split_k']}" if c["split_k"] > 1 else "") + (" pingpong" if c["pingpong"] else ""))
+            + (f" split={c['split_k']}" if c["split_k"] > 1 and not c["stream_k"] else "")
+            + (f" streamk={c['stream_k']}/{c['split_k']}" if c["stream_k"] else "")
+            + (" pingpong" if c["pingpong"] else ""))
 
 
 def problem_of(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K",

@@ -2,10 +2,11 @@
 // Every constant comes from the plan header (plan.row()["kernel"]).
 #pragma once
 
-// One unit of a CTA's work: output tile (tm, tn) over k-tiles [k_begin, k_end), split `split`
-// of that tile (0 without split-K).
+// One unit of a CTA's work: output tile (tm, tn) over k-tiles [k_begin, k_end), piece `split`
+// of the `parts` the tile is cut into (split-K: its nonempty splits; stream-K: the workers that
+// share it; 0 of 1 for a whole tile).
 struct WorkUnit {
-  int tm, tn, k_begin, k_end, split;
+  int tm, tn, k_begin, k_end, split, parts;
 };
 
 // Tile t of the grouped order -> (tile row, tile column); see PersistentScheduler.
@@ -44,6 +45,7 @@ struct PersistentScheduler {
     u.k_begin = 0;
     u.k_end = k_tiles;
     u.split = 0;
+    u.parts = 1;
     tile += step;
     return true;
   }
@@ -63,6 +65,14 @@ struct PersistentScheduler {
 // A unit's f32 partial sums go to the plan's workspace (store); they are added in split order
 // by the tile's last split itself (scheduler::kReduceLastCta) or by the reduction kernel
 // (splitk.cuh). With a cluster both CTAs walk the same units.
+// Stream-K (scheduler::kStreamK, CUTLASS's stream-K scheduler): worker b (a CTA, or a cluster)
+// of G = min(kWorkers, T) runs iterations [floor(b T / G), floor((b + 1) T / G)) of the
+// T = tiles x KT (tile t's k-tile kt: t KT + kt, tiles in the grouped order), so every worker
+// has the same work whatever the tile count. Iteration x is worker floor(((x + 1) G - 1) / T)'s;
+// a tile is cut among the workers of its first and last iterations and those between (at most
+// kSplits: the host checks, fastswz.plan.stream_k_segments), piece `split` counted from the
+// tile's first k-tile. A worker that runs a whole tile stores D; pieces go through the workspace
+// and the tile's last piece to arrive adds them in piece order.
 #if FSW_SPLIT_K
 // Registers per chunk of the last split's read-back (kC): the largest power of two dividing the
 // accumulator registers with kC x splits <= `loads` (at least 1, so a plan of 64 splits reads
@@ -77,6 +87,7 @@ constexpr int reduce_chunk(int regs, int splits, int loads) {
 struct SplitKScheduler {
   static constexpr bool kPartials = true;
   int rows_m, tiles_m, tiles_n, num_tiles, num_units, unit, step, k_tiles;
+  long long total, workers, x, end;   // stream-K: this worker's iterations [x, end) of total
   uint32_t rank;
   __device__ __forceinline__ SplitKScheduler(int M, int N, int k_tiles_, uint32_t cluster_rank) {
     rows_m = (M + P::kBM - 1) / P::kBM;
@@ -88,13 +99,39 @@ struct SplitKScheduler {
     step = gridDim.x / cluster::kSize;
     rank = cluster_rank;
     k_tiles = k_tiles_;
+    if constexpr (scheduler::kStreamK) {
+      total = (long long)num_tiles * k_tiles;
+      workers = total < scheduler::kWorkers ? total : (long long)scheduler::kWorkers;
+      const long long b = unit;
+      x = b < workers ? b * total / workers : 0;
+      end = b < workers ? (b + 1) * total / workers : 0;
+    }
   }
+  // The worker that runs iteration x (stream-K).
+  __device__ __forceinline__ int worker_of(long long i) const { return (int)(((i + 1) * workers - 1) / total); }
   __device__ __forceinline__ bool next(WorkUnit& u) {
+    if constexpr (scheduler::kStreamK) {
+      if (x >= end) return false;
+      const long long t = x / k_tiles, t0 = t * k_tiles;
+      const long long stop = end < t0 + k_tiles ? end : t0 + k_tiles;
+      const int first = worker_of(t0);
+      u.split = unit - first;
+      u.parts = worker_of(t0 + k_tiles - 1) - first + 1;
+      // more pieces than the workspace has slots would write into the next tile's block: the
+      // host never launches such a problem (runtime.GemmKernel), and a kernel that got one stops
+      if (u.parts > scheduler::kSplits) __trap();
+      u.k_begin = (int)(x - t0);
+      u.k_end = (int)(stop - t0);
+      grouped_tile((int)t, tiles_m, tiles_n, rank, u.tm, u.tn);
+      x = stop;
+      return true;
+    }
     for (; unit < num_units; unit += step) {
       u.split = unit / num_tiles;
       u.k_begin = split_begin(u.split, k_tiles);
       u.k_end = split_begin(u.split + 1, k_tiles);
       if (u.k_end == u.k_begin) continue;
+      u.parts = k_tiles < scheduler::kSplits ? k_tiles : scheduler::kSplits;   // nonempty splits
       grouped_tile(unit % num_tiles, tiles_m, tiles_n, rank, u.tm, u.tn);
       unit += step;
       return true;
@@ -118,6 +155,10 @@ struct SplitKScheduler {
                                         const TmaDescriptor* tma_d, uint32_t base, int w, int thread, bool leader,
                                         const FswParams& p) const {
     if (u.tm >= rows_m) return;
+    if (scheduler::kStreamK && u.parts == 1) {   // a stream-K worker ran the whole tile
+      epilogue.store(acc, tma_d, base, w, thread, leader, u.tm, u.tn, p);
+      return;
+    }
     const int tile = u.tm * tiles_n + u.tn;
     float* ws = static_cast<float*>(p.workspace) + (unsigned long long)tile * scheduler::kTileFloats;
 #pragma unroll
@@ -125,10 +166,9 @@ struct SplitKScheduler {
       ws[scheduler::workspace_offset(thread, r, w, u.split)] = acc[r];
     if constexpr (scheduler::kReduceLastCta) {
       named_sync(epilogue.barrier, epilogue.threads);
-      const uint32_t splits = k_tiles < scheduler::kSplits ? k_tiles : scheduler::kSplits;   // nonempty ones
       bool last = false;
       if (leader) {
-        last = atom_add_acq_rel_gpu(p.semaphores + tile, 1u) == splits - 1;
+        last = atom_add_acq_rel_gpu(p.semaphores + tile, 1u) == (uint32_t)u.parts - 1;
         if (last) p.semaphores[tile] = 0u;
       }
       if (!named_sync_or(epilogue.barrier, epilogue.threads, last)) return;
@@ -143,9 +183,13 @@ struct SplitKScheduler {
       static_assert(!scheduler::kReduceLastCta || (kR % kC == 0 && scheduler::kSplits <= 64),
                     "a last_cta plan has at most 64 splits (plan.LAST_CTA_MAX_SPLITS)");
       unsigned long long live = 0;   // bit s: split s has a k-tile (computed once, not per chunk)
+      if constexpr (scheduler::kStreamK) {
+        live = ~static_cast<unsigned long long>(0) >> (64 - u.parts);   // pieces 0 .. parts - 1
+      } else {
 #pragma unroll
-      for (int s = 0; s < scheduler::kSplits; ++s)
-        live |= (unsigned long long)(split_begin(s + 1, k_tiles) != split_begin(s, k_tiles)) << s;
+        for (int s = 0; s < scheduler::kSplits; ++s)
+          live |= (unsigned long long)(split_begin(s + 1, k_tiles) != split_begin(s, k_tiles)) << s;
+      }
       // the layout is linear: offset(thread, r, w, s) = offset(thread, 0, w, 0) + offset(0, r, 0, s)
       const float* wt = ws + scheduler::workspace_offset(thread, 0, w, 0);
 #pragma unroll

@@ -19,6 +19,8 @@ fastswz_splitk_reduce(const __grid_constant__ FswParams p) {
   // launch overlaps the GEMM's tail): wait until that grid has finished and its partial sums are
   // visible (PTX ISA: griddepcontrol; returns at once after an ordinary launch).
   asm volatile("griddepcontrol.wait;" ::: "memory");
+  // (a stream-K plan reduces each tile in its last piece, fastswz.plan.with_schedule: never launched)
+  if constexpr (scheduler::kStreamK) return;
   const int tile = blockIdx.x / scheduler::kReduceCtasPerTile;
   const int r = 2 * (blockIdx.x % scheduler::kReduceCtasPerTile);
   const int tiles_n = (p.n + P::kBN - 1) / P::kBN;
