@@ -45,6 +45,7 @@ def random_grid(n, seed):
     sub = random.Random(seed + 1)
     rot = random.Random(seed + 2)   # and the epilogue tiles the blocks rotate through
     sched = random.Random(seed + 3)  # and the schedules (swap-AB, split-K) of register-store plans
+    streamk = random.Random(seed + 4)  # and stream-K
 
     out = []
     kinds = [("bf16", "bf16"), ("f16", "f16"), ("e4m3", "e4m3"), ("e5m2", "e5m2"),
@@ -76,6 +77,11 @@ def random_grid(n, seed):
             cfg["swap_ab"], cfg["split_k"] = (swap, splits) if ok else (False, 1)
             cfg["pingpong"] = pp and supported(dict(cfg, pingpong=True)) is None
             cfg["split_reduce"] = "auto"
+            # stream-K on some register-store plans (its own stream: a seed's other draws stay);
+            # split_k is set per shape (stream_k_pieces)
+            workers = 132 // cfg["cluster_m"]
+            sk = streamk.random() < 0.25 and not cfg["epilogue"]
+            cfg["stream_k"] = workers if sk and supported(dict(cfg, split_k=2, stream_k=workers)) is None else 0
             out.append(cfg)
     return out
 
@@ -204,10 +210,17 @@ GRID = [
     ("bf16", "bf16", "MN", "K", 128, 64, 64, 4, "bf16", False, "auto", "auto", 8, 2, 0, 1, False, 3, False, "last_cta"),
     ("bf16", "bf16", "K", "K", 64, 64, 64, 4, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 7, True, "last_cta"),
     ("e4m3", "e4m3", "K", "K", 128, 16, 256, 6, "bf16", False, "auto", "auto", 8, 1, 0, 1, True, 4, False, "kernel"),
+    # stream-K (132 workers, 66 clusters): split_k, the most pieces a tile is cut into, is set per
+    # shape (stream_k_pieces); with a cluster, MN-major operands, swap-AB, ping-pong, an f32 D
+    ("bf16", "bf16", "K", "K", 128, 256, 64, 4, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 2, False, "auto", 132),
+    ("bf16", "bf16", "MN", "MN", 128, 128, 64, 4, "f32", False, "auto", "auto", 8, 1, 0, 1, False, 2, False, "auto", 132),
+    ("e4m3", "e4m3", "K", "K", 128, 128, 128, 4, "bf16", False, "auto", "auto", 8, 2, 0, 1, False, 2, False, "auto", 66),
+    ("bf16", "bf16", "K", "K", 128, 16, 128, 3, "bf16", False, "auto", "auto", 8, 1, 0, 1, True, 2, False, "auto", 132),
+    ("bf16", "bf16", "K", "K", 64, 128, 64, 6, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 2, True, "auto", 132),
 ]
 KEYS = ("a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages", "out_dtype",
         "epilogue", "swizzle_a", "swizzle_b", "tile_group", "cluster_m", "epilogue_n", "epilogue_stages",
-        "swap_ab", "split_k", "pingpong", "split_reduce")
+        "swap_ab", "split_k", "pingpong", "split_reduce", "stream_k")
 SHAPES = [(1000, 1000, 1000), (129, 257, 65), (64, 8192, 512), (256, 256, 256), (777, 1500, 2048),
           (2048, 2048, 2048)]
 #: Extra shapes of the schedules: small M for swap-AB (the decode row 1 x 4096 x 4096 among
@@ -216,6 +229,50 @@ SWAP_SHAPES = [(1, 4096, 4096), (7, 1000, 520), (33, 777, 1000)]
 SPLIT_SHAPES = [(256, 256, 16384), (100, 300, 5000), (3, 4096, 4096)]
 #: ping-pong: several units per CTA (the two warpgroups alternate) of at least 2 x stages k-tiles
 PINGPONG_SHAPES = [(4096, 2048, 1024), (4000, 1000, 520)]
+#: stream-K: tiles cut among many workers (few tiles, long K), whole tiles and pieces mixed
+STREAMK_SHAPES = [(300, 1000, 3000), (1000, 2000, 1024), (2000, 4000, 512)]
+
+
+def stream_k_pieces(cfg, m, n, k):
+    """``cfg`` with split_k the most pieces (at least 2) its stream-K workers cut a tile of
+    M x N x K into (fastswz.plan.stream_k_segments, in the kernel's frame); ``cfg`` itself
+    without stream-K."""
+    from fastswz.plan import stream_k_segments
+
+    if not cfg.get("stream_k"):
+        return cfg
+    km, kn = (n, m) if cfg.get("swap_ab") else (m, n)
+    cm = cfg.get("cluster_m", 1)
+    tiles = -(-(-(-km // cfg["bm"])) // cm) * -(-kn // cfg["bn"])
+    return dict(cfg, split_k=max(2, stream_k_segments(tiles, -(-k // cfg["bk"]), cfg["stream_k"])))
+
+
+def shapes_of(cfg, grid=False, quick=False):
+    """The shapes a plan is checked on: the grid's (more for each schedule it has), or for a
+    held-out plan (``grid``) one ragged and one skinny shape and one per schedule."""
+    shapes = SHAPES[:3] if quick else SHAPES
+    if cfg.get("swap_ab"):
+        shapes = shapes + SWAP_SHAPES
+    if cfg.get("split_k", 1) > 1:
+        shapes = shapes + SPLIT_SHAPES
+    if cfg.get("pingpong"):
+        shapes = shapes + PINGPONG_SHAPES
+    if cfg.get("stream_k"):
+        shapes = shapes + STREAMK_SHAPES
+    if grid:  # held-out plans: one ragged and one skinny shape each
+        import zlib
+        # (stream_k=0 left out: the hash, so the shapes, of plans without it are as before it existed)
+        h = zlib.crc32(repr(sorted((key, v) for key, v in cfg.items() if key != "stream_k" or v)).encode())
+        shapes = [(129 + 64 * (h % 3), 257 + 8 * (h % 5), 136), (64, 1000, 520)]
+        if cfg.get("swap_ab"):
+            shapes.append((1 + h % 40, 1000 + 8 * (h % 7), 520))
+        if cfg.get("split_k", 1) > 1:
+            shapes.append((200 + h % 64, 300, 4096 + 8 * (h % 9)))
+        if cfg.get("pingpong"):
+            shapes.append((4000 + h % 64, 1024, 640))
+        if cfg.get("stream_k"):
+            shapes.append((300 + h % 64, 1000 + 8 * (h % 5), 3000))
+    return shapes
 
 
 def correct(args):
@@ -225,7 +282,8 @@ def correct(args):
         GRID = [tuple(c[k] for k in KEYS) for c in random_grid(args.grid, args.seed)]
     if args.schedules:   # only the plans with a schedule (swap-AB, split-K, ping-pong)
         def scheduled(c):
-            return bool(c.get("swap_ab")) or c.get("split_k", 1) > 1 or bool(c.get("pingpong"))
+            return (bool(c.get("swap_ab")) or c.get("split_k", 1) > 1 or bool(c.get("pingpong"))
+                    or bool(c.get("stream_k")))
         GRID = [g for g in GRID if scheduled(dict(zip(KEYS, g)))]
     gen = torch.Generator(device="cuda")
     gen.manual_seed(args.seed)
@@ -239,25 +297,11 @@ def correct(args):
             print("UNSUPPORTED", cfg, why)
             n += 1
             continue
-        shapes = SHAPES[:3] if args.quick else SHAPES
-        if cfg.get("swap_ab"):
-            shapes = shapes + SWAP_SHAPES
-        if cfg.get("split_k", 1) > 1:
-            shapes = shapes + SPLIT_SHAPES
-        if cfg.get("pingpong"):
-            shapes = shapes + PINGPONG_SHAPES
-        if args.grid:  # held-out plans: one ragged and one skinny shape each
-            import zlib
-            h = zlib.crc32(repr(sorted(cfg.items())).encode())
-            shapes = [(129 + 64 * (h % 3), 257 + 8 * (h % 5), 136), (64, 1000, 520)]
-            if cfg.get("swap_ab"):
-                shapes.append((1 + h % 40, 1000 + 8 * (h % 7), 520))
-            if cfg.get("split_k", 1) > 1:
-                shapes.append((200 + h % 64, 300, 4096 + 8 * (h % 9)))
-            if cfg.get("pingpong"):
-                shapes.append((4000 + h % 64, 1024, 640))
+        shapes = shapes_of(cfg, args.grid, args.quick)
+        plan = cfg
         for shp in shapes:
             m, nn, k = shp
+            cfg = stream_k_pieces(plan, m, nn, k)
             if cfg["a_dtype"] in ("e4m3", "e5m2", "tf32", "f32") and ((k * (1 if cfg["a_dtype"][0] == "e" else 4)) % 16):
                 pass
             t1 = time.time()
@@ -408,7 +452,11 @@ def main():
             # and choose_plan's plans of the schedule shapes (tests/test_gpu_gemm.py runs them)
             from fastswz.cuda import choose_plan
             cfgs += [choose_plan(*s) for s in SWAP_SHAPES + SPLIT_SHAPES + [(16, 4096, 4096), (256, 256, 65536)]]
-        bad = [k for k in compile_many(cfgs, jobs=2) if not hasattr(k, "cubin")]
+        # a stream-K plan runs with split_k set per shape (stream_k_pieces)
+        cfgs = [stream_k_pieces(c, *shape) for c in cfgs for shape in (
+            shapes_of(c, args.grid, args.quick) if c.get("stream_k") else [(1, 1, 1)])]
+        cfgs = list({json.dumps(c, sort_keys=True): c for c in cfgs}.values())
+        bad = [k for k in compile_many(cfgs, jobs=int(os.environ.get("JOBS", "2"))) if not hasattr(k, "cubin")]
         print(f"precompiled {len(cfgs)} {'held-out' if args.grid else 'grid'} plans, {len(bad)} failed", bad[:3])
         sys.exit(1 if bad else 0)
     if args.watchdog:

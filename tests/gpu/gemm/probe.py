@@ -620,6 +620,64 @@ def candidates_v21(m, n, k, dt):
     return out
 
 
+SEVENTEENTH_RUN = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "2026-11-28-seventeenth-session",
+                               "run7-final-corpus-seeds")
+
+
+def problems_v26():
+    """Fresh seeds 1-7's same-type problems with M > 16 in the seventeenth session's final run:
+    every one under 0.9x cuBLAS's speed, and every fourth of the rest (the controls a rule must
+    not slow down); seed 8 (20261205) stays out."""
+    import gzip
+
+    out, rest = [], []
+    for seed in (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 20261204):
+        with gzip.open(os.path.join(SEVENTEENTH_RUN, f"fresh-{seed}.json.gz")) as f:
+            rows = json.load(f)["rows"]
+        for r in rows:
+            if r["cublas"]["kind"] != "same" or r["m"] <= 16:
+                continue
+            key = (r["m"], r["n"], r["k"], r["a_dtype"])
+            lost = r["cublas"]["median_ms"] / r["fastswz"]["median_ms"] < 0.9
+            (out if lost else rest).append(key)
+    return out + rest[::4]
+
+
+def stream_k_plan(c, m, n, k, workers=132, most=12):
+    """``c`` (a one-pass tile, caller's frame) as a stream-K plan of ``workers`` CTAs (clusters
+    with ``cluster_m`` 2) on M x N x K: split_k the most pieces a tile is cut into (at least 2),
+    registers storing D; None where a tile would be cut into more than ``most``."""
+    from fastswz.plan import stream_k_segments
+
+    km, kn = (n, m) if c.get("swap_ab") else (m, n)
+    cm = c.get("cluster_m", 1)
+    tiles = -(-(-(-km // c["bm"])) // cm) * -(-kn // c["bn"])
+    parts = stream_k_segments(tiles, -(-k // c["bk"]), workers // cm)
+    if parts > most:
+        return None
+    return dict(c, split_k=max(2, parts), stream_k=workers // cm, epilogue=False, split_reduce="auto")
+
+
+def candidates_v26(m, n, k, dt):
+    """The default plan; stream-K on 128 x 256, 128 x 192 and 128 x 128 tiles (132 workers), on
+    128 x 256 with a 2-CTA cluster (66), and on the default's own tile where it is one pass."""
+    from fastswz.cuda import choose_plan
+
+    base = choose_plan(m, n, k, dt, dt)
+    bk = 128 if dt in ("e4m3", "e5m2") else 64
+    out = [dict(base)]
+    tiles = [(128, 256, 1), (128, 192, 1), (128, 128, 1), (128, 256, 2)]
+    if base["split_k"] == 1 and not base["swap_ab"] and not base["pingpong"]:
+        tiles.append((base["bm"], base["bn"], base["cluster_m"]))
+    for bm, bn, cm in tiles:
+        c = _fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": bn, "bk": bk, "stages": 2, "cluster_m": cm,
+                  "split_k": 2, "stream_k": 132 // cm}, 8)
+        c = c and stream_k_plan(c, m, n, k)
+        if c is not None and c not in out:
+            out.append(c)
+    return out
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
         "v17": (problems_v17, candidates_v17), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
@@ -627,7 +685,7 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v7": (problems_v7, candidates_v7), "v8": (problems_v8, candidates_v8),
         "v9": (problems_v9, candidates_v9), "v10": (problems_v10, candidates_v10),
         "v12": (problems_v12, candidates_v12), "v20": (problems_v20, candidates_v20),
-        "v21": (problems_v21, candidates_v21)}
+        "v21": (problems_v21, candidates_v21), "v26": (problems_v26, candidates_v26)}
 
 
 def cmd_make(args):
