@@ -675,33 +675,39 @@ def test_split_k_ranges_cover_k_once():
             assert all(b > a for a, b in ranges) or kt < s
 
 
-def _stream_k_model(tiles, k_tiles, workers):
-    """Stream-K's pieces from the worker ranges alone: worker b of G = min(workers, T) takes
-    iterations [b T / G, (b + 1) T / G) of T = tiles x k_tiles; -> {tile: [(k0, k1, worker)]}."""
-    total = tiles * k_tiles
-    g = min(workers, total)
-    pieces = {}
-    for b in range(g):
-        for x in range(b * total // g, (b + 1) * total // g):
+def _stream_k_model(tiles, k_tiles, workers, pieces):
+    """Stream-K's pieces from the rule's statement: the tiles of whole waves of ``workers`` run
+    whole, worker b the tiles b, b + G, ...; the tail = tiles mod G tiles are shared by
+    W = min(G, tail (pieces - 1), tail x k_tiles) workers, worker b taking iterations
+    [b T / W, (b + 1) T / W) of T = tail x k_tiles, counted one by one here ->
+    {tile: [(k0, k1, worker)]}."""
+    waves = tiles // workers
+    pieces_of = {t: [(0, k_tiles, t % workers)] for t in range(waves * workers)}
+    tail = tiles - waves * workers
+    total = tail * k_tiles
+    w = min(workers, tail * (pieces - 1), total)
+    for b in range(w):
+        for x in range(b * total // w, (b + 1) * total // w):
             t, kt = divmod(x, k_tiles)
-            runs = pieces.setdefault(t, [])
+            runs = pieces_of.setdefault(waves * workers + t, [])
             if runs and runs[-1][2] == b and runs[-1][1] == kt:
                 runs[-1] = (runs[-1][0], kt + 1, b)
             else:
                 runs.append((kt, kt + 1, b))
-    return pieces
+    return pieces_of
 
 
-@pytest.mark.parametrize("tiles,k_tiles,workers", [(45, 185, 132), (264, 16, 132), (162, 293, 132),
-                                                   (1, 2, 132), (3, 4, 2), (7, 1, 5), (12, 47, 132),
-                                                   (131, 3, 132), (133, 3, 132), (1000, 1, 132)])
-def test_stream_k_units_are_the_workers_shares(tiles, k_tiles, workers):
-    """stream_k_units (the kernel's walk) against the worker ranges counted iteration by
-    iteration: every (tile, k-tile) once, each worker's share within one of the even share,
-    a tile's pieces numbered from its first k-tile with their count, and stream_k_segments the
-    most pieces of any tile."""
-    units = fastswz.plan.stream_k_units(tiles, k_tiles, workers)
-    model = _stream_k_model(tiles, k_tiles, workers)
+@pytest.mark.parametrize("tiles,k_tiles,workers,pieces", [
+    (45, 185, 132, 4), (264, 16, 132, 2), (162, 293, 132, 8), (162, 293, 132, 2), (1, 2, 132, 3),
+    (3, 4, 2, 3), (7, 1, 5, 4), (12, 47, 132, 16), (131, 3, 132, 2), (133, 3, 132, 64),
+    (1000, 1, 132, 5), (270, 40, 132, 64)])
+def test_stream_k_units_are_the_workers_shares(tiles, k_tiles, workers, pieces):
+    """stream_k_units (the kernel's walk) against the rule counted iteration by iteration: every
+    (tile, k-tile) once, whole tiles in the waves, the tail workers' shares within one k-tile of
+    each other, a tile's pieces numbered from its first k-tile with their count, never more
+    than ``pieces``; stream_k_tail the waves and the tail's workers."""
+    units = fastswz.plan.stream_k_units(tiles, k_tiles, workers, pieces)
+    model = _stream_k_model(tiles, k_tiles, workers, pieces)
     got = {}
     for b, t, k0, k1, piece, parts in units:
         got.setdefault(t, []).append((k0, k1, b, piece, parts))
@@ -710,12 +716,15 @@ def test_stream_k_units_are_the_workers_shares(tiles, k_tiles, workers):
         mine = sorted(got[t])
         assert [(k0, k1, b) for k0, k1, b, _, _ in mine] == runs
         assert [piece for *_, piece, _ in mine] == list(range(len(runs)))
-        assert {parts for *_, parts in mine} == {len(runs)}
-    shares = {}
+        assert {parts for *_, parts in mine} == {len(runs)} and len(runs) <= pieces
+    waves, tail, share = fastswz.plan.stream_k_tail(tiles, workers, pieces)
+    assert (waves, tail) == divmod(tiles, workers)
+    tail_work = {}
     for b, t, k0, k1, *_ in units:
-        shares[b] = shares.get(b, 0) + k1 - k0
-    assert max(shares.values()) - min(shares.values()) <= 1
-    assert fastswz.plan.stream_k_segments(tiles, k_tiles, workers) == max(len(r) for r in model.values())
+        if t >= waves * workers:
+            tail_work[b] = tail_work.get(b, 0) + k1 - k0
+    assert len(tail_work) == min(share, tail * k_tiles)
+    assert not tail_work or max(tail_work.values()) - min(tail_work.values()) <= 1
 
 
 def test_stream_k_schedule_and_its_rules():
@@ -723,32 +732,41 @@ def test_stream_k_schedule_and_its_rules():
     s = fastswz.plan.with_schedule(row, split_k=4, stream_k=132)["kernel"]["scheduler"]
     assert (s["kind"], s["workers"], s["splits"], s["workspace"]["reduce"]) == ("stream_k", 132, 4, "last_cta")
     assert s["workspace"]["tile_bytes"] == 4 * 128 * 256 * 4
-    with pytest.raises(fastswz.PlanError, match=r"stream_k=132 with split_k=1: split_k is the most workers"):
+    with pytest.raises(fastswz.PlanError, match=r"stream_k=132 with split_k=1: split_k is the most pieces"):
         fastswz.plan.with_schedule(row, stream_k=132)
     with pytest.raises(fastswz.PlanError, match=r"stream_k with reduce='kernel'"):
         fastswz.plan.with_schedule(row, split_k=4, stream_k=132, reduce="kernel")
     with pytest.raises(fastswz.PlanError, match=r"stream_k=-1 must be >= 0"):
         fastswz.plan.with_schedule(row, split_k=4, stream_k=-1)
     with pytest.raises(fastswz.PlanError, match=r"workers=0 must be >= 1"):
-        fastswz.plan.stream_k_segments(4, 4, 0)
-    assert supported(dict(stream_k=132)).startswith("stream_k=132 with split_k=1: split_k is the most")
+        fastswz.plan.stream_k_units(4, 4, 0, 2)
+    with pytest.raises(fastswz.PlanError, match=r"pieces=1 must be >= 2"):
+        fastswz.plan.stream_k_tail(4, 132, 1)
+    assert supported(dict(stream_k=132)).startswith("stream_k=132 with split_k=1: split_k is the most pieces")
     assert supported(dict(stream_k=132, split_k=4, split_reduce="kernel")).startswith("stream_k with split_reduce='kernel'")
     assert supported(dict(stream_k=132, split_k=65)).startswith("stream_k with split_k=65: the last piece")
-    assert supported(dict(stream_k=132, split_k=4, epilogue=True)).startswith("split_k=4 with epilogue=True")
+    # whole tiles and a cut tile's last piece store through the epilogue tile as any unit does
+    assert supported(dict(stream_k=132, split_k=4, epilogue=True, epilogue_n=64)) is None
+    assert supported(dict(split_k=4, epilogue=True)).startswith("split_k=4 with epilogue=True")
+    assert supported(dict(bm=64, bn=128, stream_k=132, split_k=4, epilogue=True, epilogue_stages=2,
+                          pingpong=True)).startswith("stream_k with pingpong and epilogue=True: not built")
     cfg = dict(bm=128, bn=256, bk=64, stages=4, split_k=4, stream_k=132)
     assert supported(cfg) is None
     src = codegen.kernel_sources(cfg)
     assert "constexpr bool kStreamK = true;" in src["fastswz_plan.h"]
     assert "constexpr int kWorkers = 132;" in src["fastswz_plan.h"]
     assert "#define FSW_SPLIT_K 1" in src["fastswz_mma.h"]
+    # a stream-K plan keeps the plain last tile row (two tiles cut differently would both store
+    # the rows a shifted one shares, with different last bits)
+    assert codegen.kernel_row(cfg)["kernel"]["tile_order"]["last_row"] == "plain"
+    assert codegen.kernel_row(dict(cfg, stream_k=0))["kernel"]["tile_order"]["last_row"] == "shifted"
     plain = codegen.kernel_sources(dict(cfg, stream_k=0))["fastswz_plan.h"]
     assert "constexpr bool kStreamK = false;" in plain and "constexpr int kWorkers = 0;" in plain
 
 
-def test_stream_k_launch_checks_the_pieces_and_the_grid(monkeypatch):
+def test_stream_k_launch_checks_the_grid(monkeypatch):
     """A stream-K launch runs as the plan's workers (grid 132 whatever the GPU's SMs), in one
-    launch with the workspace and zeroed semaphores; a problem whose tiles would be cut among
-    more workers than the plan's split_k slots, or a grid other than the workers, is refused."""
+    launch with the workspace and zeroed semaphores; a grid other than the workers is refused."""
     from fastswz.cuda import _driver, runtime
 
     kern = runtime.GemmKernel(dict(bm=128, bn=256, bk=64, stages=4, split_k=4, stream_k=132), b"", "k")
@@ -762,14 +780,13 @@ def test_stream_k_launch_checks_the_pieces_and_the_grid(monkeypatch):
     monkeypatch.setattr(runtime, "driver", lambda: types.SimpleNamespace(cuMemAlloc=None, cuMemsetD32Async=None))
     monkeypatch.setattr(runtime, "_call_on", lambda device, what, fn, *args: 0x7000 if what == "cuMemAlloc" else None)
     monkeypatch.setattr(runtime._Free, "__del__", lambda self: None)
-    m, n, k = 257, 3616, 11824     # 45 tiles of 185 k-tiles: 4 pieces at most
+    m, n, k = 257, 3616, 11824
     kern.launch(0xA00, 0xB00, 0xD00, m, n, k, k, k, n, stream=3, device=0, workspace=0x1000)
     (*_, params, grid), = lau.calls
     assert grid == 132
     rest = dict(zip([f for f, _, _ in codegen.PARAM_FIELDS], codegen.params_struct().unpack(params)))
     assert (rest["workspace"], rest["semaphores"]) == (0x1000, 0x7000)
-    with pytest.raises(fastswz.cuda.GemmArgumentError, match=r"among 11 workers, more than the plan's split_k=4"):
-        kern.launch(0xA00, 0xB00, 0xD00, 300, 1000, 3000, 3000, 3000, 1000, stream=3, device=0, workspace=0x1000)
+    assert kern.workspace_bytes(m, n, k) == 3 * 15 * 4 * 128 * 256 * 4   # every tile's 4 slots
     with pytest.raises(fastswz.cuda.GemmArgumentError, match=r"grid=100: a stream-K plan .* runs as 132 CTAs"):
         kern.launch(0xA00, 0xB00, 0xD00, m, n, k, k, k, n, stream=3, grid=100, device=0, workspace=0x1000)
     assert len(lau.calls) == 1

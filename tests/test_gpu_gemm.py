@@ -42,13 +42,18 @@ pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("hopper_gpu")]
     (dict(bm=128, bn=128, bk=64, stages=5, split_k=8), (129, 257, 65)),
     (dict(bm=128, bn=128, bk=64, stages=4, split_k=3, cluster_m=2, a_major="MN"), (300, 200, 3000)),
     (dict(bm=64, bn=64, bk=32, stages=4, split_k=5, a_dtype="tf32", b_dtype="tf32", out_dtype="f32"), (100, 300, 1000)),
-    # stream-K (132 workers; split_k: the most pieces a tile is cut into, stream_k_segments): tiles
-    # cut among up to 11 workers, whole tiles and pieces mixed, 2 k-tiles for 132 workers, a
+    # stream-K (132 workers; split_k: the most pieces a tail tile is cut into): fewer tiles than
+    # workers cut into up to 17 pieces, whole waves then a tail, 2 k-tiles for 132 workers, a
     # cluster, swap-AB, e4m3, ping-pong
     (dict(bm=128, bn=256, bk=64, stages=4, split_k=11, stream_k=132), (300, 1000, 3000)),
     (dict(bm=128, bn=256, bk=64, stages=4, split_k=3, stream_k=132), (1000, 2000, 1024)),
     (dict(bm=128, bn=256, bk=64, stages=4, split_k=2, stream_k=132), (2000, 4000, 512)),
+    (dict(bm=128, bn=128, bk=64, stages=5, split_k=8, stream_k=132), (1500, 1700, 2048)),   # a wave, 36 cut
     (dict(bm=128, bn=128, bk=64, stages=5, split_k=2, stream_k=132), (64, 64, 128)),
+    # ... through the epilogue tile (whole tiles and the last piece's sums): 64-column blocks, a wave
+    # and a cut tail; a whole tile, every tile cut
+    (dict(bm=128, bn=256, bk=64, stages=4, split_k=4, stream_k=132, epilogue=True, epilogue_n=64), (1500, 4000, 2048)),
+    (dict(bm=128, bn=128, bk=64, stages=4, split_k=8, stream_k=132, epilogue=True, cluster_m=2), (300, 1000, 3000)),
     (dict(bm=128, bn=128, bk=64, stages=4, split_k=14, stream_k=132, cluster_m=2, a_major="MN"), (300, 600, 4000)),
     (dict(bm=128, bn=16, bk=128, stages=4, split_k=5, stream_k=132, swap_ab=True), (16, 4096, 4096)),
     (dict(bm=128, bn=128, bk=128, stages=5, split_k=4, stream_k=132, a_dtype="e4m3", b_dtype="e4m3"), (700, 900, 2048)),

@@ -404,9 +404,9 @@ def _gemm_parser(sub):
                    help="K splits per output tile, partial sums reduced in split order (registers "
                         "store D); default: the plan's, 1")
     g.add_argument("--stream-k", type=_int, default=None, metavar="WORKERS",
-                   help="stream-K: WORKERS CTAs (e.g. the SM count) share the tiles x k-tiles "
-                        "evenly, a tile cut among at most --split-k of them (registers store D); "
-                        "default: the plan's, 0 (none)")
+                   help="stream-K: WORKERS CTAs (e.g. the SM count) run whole tiles in whole "
+                        "waves and share the tail tiles k-tile by k-tile, each cut into at most "
+                        "--split-k pieces (registers store D); default: the plan's, 0 (none)")
     g.add_argument("--split-reduce", default=None, choices=("auto", "last_cta", "kernel"),
                    help="who adds split-K's partial sums: the tile's last split in the GEMM kernel "
                         "(last_cta), a second kernel (kernel), or by the plan's rule (auto, the default)")

@@ -63,7 +63,7 @@ from .tile import OperandTile
 __all__ = ["plan_gemm", "GemmPlans", "PLAN_ERRORS", "plan_reason", "SMEM_OPTIN", "TMA_SWIZZLE",
            "PLAN_FIELDS", "EPILOGUE_BANK_FIELDS", "EPILOGUE_SWIZZLES", "epilogue_access",
            "TILE_GROUP", "wgmma_accumulator_layout", "with_cluster", "with_schedule",
-           "LAST_CTA_REDUCE_REGISTERS", "LAST_CTA_MAX_SPLITS", "SPLIT_REDUCE", "stream_k_segments",
+           "LAST_CTA_REDUCE_REGISTERS", "LAST_CTA_MAX_SPLITS", "SPLIT_REDUCE", "stream_k_tail",
            "stream_k_units"]
 
 #: Default tile order of the persistent kernel section: tiles are visited in groups of this many
@@ -876,64 +876,66 @@ LAST_CTA_MAX_SPLITS = 64
 SPLIT_REDUCE = ("auto", "last_cta", "kernel")
 
 
-def _stream_k_args(tiles, k_tiles, workers):
+def _stream_k_args(tiles, k_tiles, workers, pieces):
     for name, v in (("tiles", tiles), ("k_tiles", k_tiles), ("workers", workers)):
         if as_int(name, v) < 1:
-            raise PlanError(f"{name}={v} must be >= 1 (stream-K splits tiles x k_tiles k-tile "
+            raise PlanError(f"{name}={v} must be >= 1 (stream-K shares tiles x k_tiles k-tile "
                             f"iterations among workers)")
-    return int(tiles), int(k_tiles), int(workers)
+    if as_int("pieces", pieces) < 2:
+        raise PlanError(f"pieces={pieces} must be >= 2 (the most pieces a stream-K tile is cut into: "
+                        f"the plan's split_k)")
+    return int(tiles), int(k_tiles), int(workers), int(pieces)
 
 
-def stream_k_segments(tiles, k_tiles, workers) -> int:
-    """The most workers one output tile is cut among by stream-K (:func:`with_schedule`'s
-    ``stream_k``): a plan whose ``split_k`` is at least this runs the problem.
+def stream_k_tail(tiles, workers, pieces):
+    """``(waves, tail, tail_workers)`` of stream-K (:func:`with_schedule`'s ``stream_k``): the
+    tiles run whole in ``waves`` data-parallel waves of ``workers``; the ``tail`` tiles left are
+    shared by ``min(workers, tail (pieces - 1))`` workers, so none is cut into more than
+    ``pieces``.
 
-    Worker ``b`` of ``G`` runs iterations ``[floor(b T / G), floor((b + 1) T / G))`` of the
-    ``T = tiles x k_tiles`` (tile ``t``'s k-tile ``kt`` is iteration ``t k_tiles + kt``), so
-    iteration ``x`` is worker ``floor(((x + 1) G - 1) / T)``'s and tile ``t`` is cut among the
-    workers of its first and last iterations and every one between. With fewer iterations than
-    workers, ``G`` is ``T`` (one iteration each; the other workers have none).
-
-    >>> stream_k_segments(45, 185, 132)   # 45 tiles of 185 k-tiles on 132 SMs
-    4
-    >>> stream_k_segments(264, 16, 132)   # two whole tiles each: no tile is cut
-    1
+    >>> stream_k_tail(162, 132, 8)   # one whole wave, 30 tiles among 132 workers
+    (1, 30, 132)
+    >>> stream_k_tail(45, 132, 3)    # fewer tiles than workers: each cut among 2 or 3
+    (0, 45, 90)
     """
-    tiles, k_tiles, workers = _stream_k_args(tiles, k_tiles, workers)
-    t = np.arange(tiles, dtype=np.int64)
-    total = tiles * k_tiles
-    workers = min(workers, total)
-
-    def worker(x):
-        return ((x + 1) * workers - 1) // total
-
-    return int((worker((t + 1) * k_tiles - 1) - worker(t * k_tiles)).max()) + 1
+    tiles, _, workers, pieces = _stream_k_args(tiles, 1, workers, pieces)
+    tail = tiles % workers
+    return tiles // workers, tail, min(workers, tail * (pieces - 1))
 
 
-def stream_k_units(tiles, k_tiles, workers):
+def stream_k_units(tiles, k_tiles, workers, pieces):
     """Stream-K's work units, worker by worker, as the kernel walks them (sm90/scheduler.cuh):
-    ``(worker, tile, k_begin, k_end, segment, segments)``, ``segment`` counting the tile's
-    pieces from its first k-tile (the order their partial sums are added in), ``segments`` how
-    many the tile has (1: the worker runs the whole tile and stores D itself).
+    ``(worker, tile, k_begin, k_end, piece, pieces_of_tile)``. Worker ``b`` first runs whole
+    tiles ``b, b + G, ...`` of the :func:`stream_k_tail` waves; then, when ``b`` is one of the
+    ``W`` tail workers, iterations ``[floor(b T / W'), floor((b + 1) T / W'))`` of the tail's
+    ``T = tail x k_tiles`` (``W' = min(W, T)``; the tail's tile ``t`` k-tile ``kt`` is iteration
+    ``t k_tiles + kt``), where iteration ``x`` is worker ``floor(((x + 1) W' - 1) / T)``'s.
+    ``piece`` counts a tile's pieces from its first k-tile (the order their partial sums are
+    added in); a whole tile is piece 0 of 1.
 
-    >>> stream_k_units(3, 4, 2)
-    [(0, 0, 0, 4, 0, 1), (0, 1, 0, 2, 0, 2), (1, 1, 2, 4, 1, 2), (1, 2, 0, 4, 0, 1)]
+    >>> stream_k_units(3, 4, 2, 3)   # one wave of two tiles, then tile 2 cut in two
+    [(0, 0, 0, 4, 0, 1), (0, 2, 0, 2, 0, 2), (1, 1, 0, 4, 0, 1), (1, 2, 2, 4, 1, 2)]
     """
-    tiles, k_tiles, workers = _stream_k_args(tiles, k_tiles, workers)
-    total = tiles * k_tiles
-    workers = min(workers, total)
+    tiles, k_tiles, workers, pieces = _stream_k_args(tiles, k_tiles, workers, pieces)
+    waves, tail, share = stream_k_tail(tiles, workers, pieces)
+    total = tail * k_tiles
+    share = min(share, total)
+    first_tail = waves * workers
 
     def worker(x):
-        return ((x + 1) * workers - 1) // total
+        return ((x + 1) * share - 1) // total
 
     out = []
     for b in range(workers):
-        x, end = b * total // workers, (b + 1) * total // workers
+        out += [(b, b + i * workers, 0, k_tiles, 0, 1) for i in range(waves)]
+        if b >= share:
+            continue
+        x, end = b * total // share, (b + 1) * total // share
         while x < end:
             t = x // k_tiles
             stop = min(end, (t + 1) * k_tiles)
             first = worker(t * k_tiles)
-            out.append((b, t, x - t * k_tiles, stop - t * k_tiles, b - first,
+            out.append((b, first_tail + t, x - t * k_tiles, stop - t * k_tiles, b - first,
                         worker((t + 1) * k_tiles - 1) - first + 1))
             x = stop
     return out
@@ -967,16 +969,15 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto", 
     of the consumers' accumulators (warpgroup: A's MN block), thread fastest, so each warp's
     stores and loads are contiguous.
 
-    ``stream_k=G > 0`` (stream-K, CUTLASS's ``StreamKScheduler``; needs ``split_k >= 2``): the
-    kernel runs as ``G`` workers (CTAs, or clusters) and worker ``b`` takes iterations
-    ``[floor(b T / G), floor((b + 1) T / G))`` of the ``T = tiles x KT`` k-tile iterations
-    (tile by tile in the grouped order, each tile's k-tiles in order), so every worker gets the
-    same work whatever the tile count (:func:`stream_k_units`). A worker that runs a whole tile
-    stores D; a tile cut among workers (at most ``split_k`` of them, :func:`stream_k_segments`)
-    has each piece's partial sums in the workspace slot of its place in the tile (``split``
-    from the tile's first k-tile) and the piece that arrives last adds them in that order
-    (``"last_cta"`` only): a fixed order for a given ``G``, so results are bit-identical run to
-    run.
+    ``stream_k=G > 0`` (stream-K as CUTLASS's data-parallel + stream-K hybrid; needs
+    ``split_k >= 2``): the kernel runs as ``G`` workers (CTAs, or clusters). The tiles of the
+    whole waves run whole, ``G`` at a time, in the grouped order; the ``tail`` tiles left
+    (``tiles mod G``) are shared evenly, k-tile by k-tile, by ``min(G, tail (split_k - 1))``
+    workers, so no tile is cut into more than ``split_k`` pieces (:func:`stream_k_tail`,
+    :func:`stream_k_units`). A whole tile stores D; a cut tile's pieces store their partial sums
+    in the workspace slot of their place in the tile (``split`` from the tile's first k-tile) and
+    the piece that arrives last adds them in that order (``"last_cta"`` only): a fixed order
+    for a given ``G``, so results are bit-identical run to run.
 
     ``pingpong=True`` (CUTLASS's ping-pong consumers; BM = 64 or 128 plans, one or two MN blocks):
     two consumer warpgroups take alternate work units of the CTA (``kernel.consumers``: slots 0
@@ -1016,8 +1017,8 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto", 
     if stream_k < 0:
         raise PlanError(f"stream_k={stream_k} must be >= 0 (stream-K workers; 0: none)")
     if stream_k and split_k < 2:
-        raise PlanError(f"stream_k={stream_k} with split_k={split_k}: split_k is the most workers a "
-                        f"stream-K tile is cut among (its workspace slots); use split_k >= 2")
+        raise PlanError(f"stream_k={stream_k} with split_k={split_k}: split_k is the most pieces a "
+                        f"stream-K tail tile is cut into (its workspace slots); use split_k >= 2")
     if stream_k and reduce == "kernel":
         raise PlanError("stream_k with reduce='kernel': a stream-K tile's last piece adds the "
                         "partial sums in the GEMM kernel; use reduce='last_cta' or 'auto'")
@@ -1063,8 +1064,10 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto", 
     last_cta = last_cta or bool(stream_k)
     k["scheduler"] = {
         "kind": "stream_k" if stream_k else "split_k", "splits": split_k,
-        "k_tiles": ("worker b of G: iterations [floor(b T / G), floor((b + 1) T / G)) of T = tiles x KT "
-                    "(tile t, k-tile kt: t KT + kt)" if stream_k else
+        "k_tiles": ("worker b of G: whole tiles b, b + G, ... of the floor(tiles / G) waves; then, of "
+                    "W = min(G, tail (S - 1)) workers sharing the tail = tiles mod G, iterations "
+                    "[floor(b T / W), floor((b + 1) T / W)) of T = tail x KT (tail tile t, k-tile kt: "
+                    "t KT + kt)" if stream_k else
                     "split s of KT: [floor(s KT / S), floor((s + 1) KT / S)); empty ones skipped"),
         "workspace": {"dtype": "f32", "order": "tile, then (thread, register, warpgroup, split)",
                       "layout": f"(128,{regs},{wgs},{split_k}):(1,128,{128 * regs},{unit})",

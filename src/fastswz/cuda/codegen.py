@@ -58,9 +58,9 @@ BLOCK_SCALE_AHEAD = 4
 #: splits per output tile (1: none), partial sums in a workspace reduced in split order;
 #: ``split_reduce``: who adds them (``"auto"``: :data:`fastswz.plan.LAST_CTA_REDUCE_REGISTERS`'
 #: rule; ``"last_cta"``: the tile's last split, in the GEMM kernel; ``"kernel"``: a second kernel).
-#: ``stream_k``: stream-K workers (0: none): the kernel runs as that many CTAs (or clusters), each
-#: the same share of the tiles x k-tiles iterations, a tile cut among at most ``split_k`` of them
-#: (:func:`fastswz.plan.with_schedule`, :func:`fastswz.plan.stream_k_segments`).
+#: ``stream_k``: stream-K workers (0: none): the kernel runs as that many CTAs (or clusters), whole
+#: tiles in whole waves and the tail tiles shared k-tile by k-tile, each cut into at most
+#: ``split_k`` pieces (:func:`fastswz.plan.with_schedule`, :func:`fastswz.plan.stream_k_units`).
 #: ``pingpong``: two consumer warpgroups on alternate output tiles (BM = 64 or 128: one or two
 #: MN blocks each), so one's epilogue
 #: overlaps the other's wgmma.
@@ -292,17 +292,20 @@ def _supported(c):
         return (f"stream_k={c['stream_k']} must be in 0..{MAX_STREAM_K} (stream-K workers, CTAs or "
                 f"clusters; 0: none)")
     if c["stream_k"] and c["split_k"] < 2:
-        return (f"stream_k={c['stream_k']} with split_k={c['split_k']}: split_k is the most workers one "
-                f"stream-K tile is cut among (fastswz.plan.stream_k_segments); use split_k >= 2")
+        return (f"stream_k={c['stream_k']} with split_k={c['split_k']}: split_k is the most pieces a "
+                f"stream-K tail tile is cut into (fastswz.plan.stream_k_tail); use split_k >= 2")
     if c["stream_k"] and c["split_reduce"] == "kernel":
         return ("stream_k with split_reduce='kernel': a stream-K tile's last piece adds the partial "
                 "sums in the GEMM kernel; use split_reduce='auto' or 'last_cta'")
     if c["stream_k"] and c["split_k"] > LAST_CTA_MAX_SPLITS:
         return (f"stream_k with split_k={c['split_k']}: the last piece reads back at most "
                 f"{LAST_CTA_MAX_SPLITS} pieces' partials; use split_k <= {LAST_CTA_MAX_SPLITS}")
-    if c["split_k"] > 1 and c["epilogue"]:
+    if c["split_k"] > 1 and c["epilogue"] and not c["stream_k"]:
         return (f"split_k={c['split_k']} with epilogue=True: the split-K reduction stores D from "
                 f"registers; use epilogue=False")
+    if c["stream_k"] and c["epilogue"] and c["pingpong"]:
+        return ("stream_k with pingpong and epilogue=True: not built (the ping-pong warpgroups' "
+                "halves of the epilogue tiles); use epilogue=False or cooperative consumers")
     if c["swap_ab"] and c["epilogue"]:
         return ("swap_ab=True with epilogue=True: D is stored transposed from registers (the "
                 "epilogue tile is row-major over the kernel's tile); use epilogue=False")
@@ -497,11 +500,13 @@ def kernel_row(config) -> dict:
     row = with_schedule(with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"]),
                         c["swap_ab"], c["split_k"], c["pingpong"], c["split_reduce"], c["stream_k"])
     row["fusion"] = fusion_row(c)
-    if c["residual"]:
+    if c["residual"] or c["stream_k"]:
         # The rows a shifted last tile row shares with the one before it are computed by both;
         # with the residual C the output itself (gemm(..., out=c, c=c)), the second would read
         # C where the first had already stored D (seen on an H100: D = A B - C in place went
-        # wrong), so a plan with a residual keeps the plain tile rows.
+        # wrong); with stream-K the two tiles may be cut into different pieces, so their sums of
+        # those rows differ in the last bits and whichever stores last wins (seen on an H100:
+        # 1500 x 4000 x 2048, two runs not bit-identical). Such plans keep the plain tile rows.
         row["kernel"]["tile_order"]["last_row"] = "plain"
     row["fusion"]["col_operands"] = _col_operands(c, row["smem_bytes"])
     row["fusion"]["scale_ring"] = ring = _scale_ring(c, _smem_end(row))

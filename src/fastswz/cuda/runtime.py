@@ -280,7 +280,6 @@ class GemmKernel:
             self.plan, self.config["out_dtype"])["reduce"]
         self._last_cta = reduce == "last_cta"
         self._stream_k = self.config["stream_k"]   # > 0: stream-K workers (kernel.scheduler.workers)
-        self._checked = {}      # stream-K: (m, n, k) of the kernel's frame it runs
         self._sems = {}         # (device, stream) -> (_Free, count): the semaphores of eager launches
         self._sems_retired = []   # replaced ones: launches queued earlier may still use them
 
@@ -540,7 +539,7 @@ class GemmKernel:
             raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
                                     "bytes of device memory")
         if self._stream_k:
-            self._stream_k_check(m, n, k, g)
+            self._stream_k_check(g)
         if self._last_cta:   # the GEMM kernel reduces: no second launch
             sem, owned = self._semaphores(ordinal, stream, m, n)
             params = self._pack(d_ptr, ldd, m, n, k, workspace=ws, semaphores=sem, **fields)
@@ -555,31 +554,14 @@ class GemmKernel:
                              128 * self.plan["warpgroups"], 0, stream, params,
                              "the split-K reduction kernel", True)
 
-    def _stream_k_check(self, m, n, k, grid):
-        """Raise unless a stream-K launch on the kernel's M x N x K runs every iteration and cuts
-        no tile among more workers than the plan's ``split_k`` workspace slots."""
-        if self._checked.get((m, n, k)) == grid:
-            return
-        from ..plan import stream_k_segments
-
-        c = self.config
-        want = c["cluster_m"] * self._stream_k
+    def _stream_k_check(self, grid):
+        """Raise unless a stream-K launch runs as the plan's workers: each worker's share of the
+        tiles comes from the plan's worker count (sm90/scheduler.cuh), not from the grid."""
+        want = self.config["cluster_m"] * self._stream_k
         if grid != want:
             raise GemmArgumentError(f"grid={grid}: a stream-K plan (stream_k={self._stream_k}, "
-                                    f"cluster_m={c['cluster_m']}) runs as {want} CTAs, each worker's "
-                                    f"share fixed by the plan; leave grid to the kernel")
-        rows, cols = math.ceil(m / c["bm"]), math.ceil(n / c["bn"])
-        tiles = math.ceil(rows / c["cluster_m"]) * cols
-        parts = stream_k_segments(tiles, math.ceil(k / c["bk"]), self._stream_k)
-        if parts > self._splits:
-            raise GemmArgumentError(f"stream_k={self._stream_k} cuts an output tile of this "
-                                    f"{m} x {n} x {k} problem (kernel frame) among {parts} workers, "
-                                    f"more than the plan's split_k={self._splits} workspace slots; "
-                                    f"use split_k >= {parts} (fastswz.plan.stream_k_segments) or "
-                                    f"fastswz.cuda.choose_plan's plan for the shape")
-        if len(self._checked) > 4096:
-            self._checked.clear()
-        self._checked[(m, n, k)] = grid
+                                    f"cluster_m={self.config['cluster_m']}) runs as {want} CTAs, each "
+                                    f"worker's share fixed by the plan; leave grid to the kernel")
 
     def bound(self, m, n, k, lda, ldb, ldd, device=None, grid=None):
         """``run(a_ptr, b_ptr, d_ptr, stream, workspace=0)``: :meth:`launch` for one problem

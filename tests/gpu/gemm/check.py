@@ -77,11 +77,14 @@ def random_grid(n, seed):
             cfg["swap_ab"], cfg["split_k"] = (swap, splits) if ok else (False, 1)
             cfg["pingpong"] = pp and supported(dict(cfg, pingpong=True)) is None
             cfg["split_reduce"] = "auto"
-            # stream-K on some register-store plans (its own stream: a seed's other draws stay);
-            # split_k is set per shape (stream_k_pieces)
-            workers = 132 // cfg["cluster_m"]
+            # stream-K on some register-store plans (its own stream: a seed's other draws stay),
+            # split_k the most pieces of a tail tile
+            workers, pieces = 132 // cfg["cluster_m"], streamk.choice([2, 3, 4, 8, 16])
             sk = streamk.random() < 0.25 and not cfg["epilogue"]
-            cfg["stream_k"] = workers if sk and supported(dict(cfg, split_k=2, stream_k=workers)) is None else 0
+            if sk and supported(dict(cfg, split_k=pieces, stream_k=workers)) is None:
+                cfg["split_k"], cfg["stream_k"] = pieces, workers
+            else:
+                cfg["stream_k"] = 0
             out.append(cfg)
     return out
 
@@ -210,12 +213,12 @@ GRID = [
     ("bf16", "bf16", "MN", "K", 128, 64, 64, 4, "bf16", False, "auto", "auto", 8, 2, 0, 1, False, 3, False, "last_cta"),
     ("bf16", "bf16", "K", "K", 64, 64, 64, 4, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 7, True, "last_cta"),
     ("e4m3", "e4m3", "K", "K", 128, 16, 256, 6, "bf16", False, "auto", "auto", 8, 1, 0, 1, True, 4, False, "kernel"),
-    # stream-K (132 workers, 66 clusters): split_k, the most pieces a tile is cut into, is set per
-    # shape (stream_k_pieces); with a cluster, MN-major operands, swap-AB, ping-pong, an f32 D
-    ("bf16", "bf16", "K", "K", 128, 256, 64, 4, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 2, False, "auto", 132),
-    ("bf16", "bf16", "MN", "MN", 128, 128, 64, 4, "f32", False, "auto", "auto", 8, 1, 0, 1, False, 2, False, "auto", 132),
-    ("e4m3", "e4m3", "K", "K", 128, 128, 128, 4, "bf16", False, "auto", "auto", 8, 2, 0, 1, False, 2, False, "auto", 66),
-    ("bf16", "bf16", "K", "K", 128, 16, 128, 3, "bf16", False, "auto", "auto", 8, 1, 0, 1, True, 2, False, "auto", 132),
+    # stream-K (132 workers, 66 clusters; split_k: the most pieces of a tail tile): with a cluster,
+    # MN-major operands, swap-AB, ping-pong, an f32 D
+    ("bf16", "bf16", "K", "K", 128, 256, 64, 4, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 8, False, "auto", 132),
+    ("bf16", "bf16", "MN", "MN", 128, 128, 64, 4, "f32", False, "auto", "auto", 8, 1, 0, 1, False, 3, False, "auto", 132),
+    ("e4m3", "e4m3", "K", "K", 128, 128, 128, 4, "bf16", False, "auto", "auto", 8, 2, 0, 1, False, 16, False, "auto", 66),
+    ("bf16", "bf16", "K", "K", 128, 16, 128, 3, "bf16", False, "auto", "auto", 8, 1, 0, 1, True, 4, False, "auto", 132),
     ("bf16", "bf16", "K", "K", 64, 128, 64, 6, "bf16", False, "auto", "auto", 8, 1, 0, 1, False, 2, True, "auto", 132),
 ]
 KEYS = ("a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages", "out_dtype",
@@ -231,20 +234,6 @@ SPLIT_SHAPES = [(256, 256, 16384), (100, 300, 5000), (3, 4096, 4096)]
 PINGPONG_SHAPES = [(4096, 2048, 1024), (4000, 1000, 520)]
 #: stream-K: tiles cut among many workers (few tiles, long K), whole tiles and pieces mixed
 STREAMK_SHAPES = [(300, 1000, 3000), (1000, 2000, 1024), (2000, 4000, 512)]
-
-
-def stream_k_pieces(cfg, m, n, k):
-    """``cfg`` with split_k the most pieces (at least 2) its stream-K workers cut a tile of
-    M x N x K into (fastswz.plan.stream_k_segments, in the kernel's frame); ``cfg`` itself
-    without stream-K."""
-    from fastswz.plan import stream_k_segments
-
-    if not cfg.get("stream_k"):
-        return cfg
-    km, kn = (n, m) if cfg.get("swap_ab") else (m, n)
-    cm = cfg.get("cluster_m", 1)
-    tiles = -(-(-(-km // cfg["bm"])) // cm) * -(-kn // cfg["bn"])
-    return dict(cfg, split_k=max(2, stream_k_segments(tiles, -(-k // cfg["bk"]), cfg["stream_k"])))
 
 
 def shapes_of(cfg, grid=False, quick=False):
@@ -298,10 +287,8 @@ def correct(args):
             n += 1
             continue
         shapes = shapes_of(cfg, args.grid, args.quick)
-        plan = cfg
         for shp in shapes:
             m, nn, k = shp
-            cfg = stream_k_pieces(plan, m, nn, k)
             if cfg["a_dtype"] in ("e4m3", "e5m2", "tf32", "f32") and ((k * (1 if cfg["a_dtype"][0] == "e" else 4)) % 16):
                 pass
             t1 = time.time()
@@ -452,10 +439,6 @@ def main():
             # and choose_plan's plans of the schedule shapes (tests/test_gpu_gemm.py runs them)
             from fastswz.cuda import choose_plan
             cfgs += [choose_plan(*s) for s in SWAP_SHAPES + SPLIT_SHAPES + [(16, 4096, 4096), (256, 256, 65536)]]
-        # a stream-K plan runs with split_k set per shape (stream_k_pieces)
-        cfgs = [stream_k_pieces(c, *shape) for c in cfgs for shape in (
-            shapes_of(c, args.grid, args.quick) if c.get("stream_k") else [(1, 1, 1)])]
-        cfgs = list({json.dumps(c, sort_keys=True): c for c in cfgs}.values())
         bad = [k for k in compile_many(cfgs, jobs=int(os.environ.get("JOBS", "2"))) if not hasattr(k, "cubin")]
         print(f"precompiled {len(cfgs)} {'held-out' if args.grid else 'grid'} plans, {len(bad)} failed", bad[:3])
         sys.exit(1 if bad else 0)

@@ -625,7 +625,8 @@ SEVENTEENTH_RUN = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "2
 
 
 def problems_v26():
-    """Fresh seeds 1-7's same-type problems with M > 16 in the seventeenth session's final run:
+    """(Probe sets v26, the first stream-K, whose cases are in the eighteenth session's run 1 log,
+    and v28.) Fresh seeds 1-7's same-type problems with M > 16 in the seventeenth session's final run:
     every one under 0.9x cuBLAS's speed, and every fourth of the rest (the controls a rule must
     not slow down); seed 8 (20261205) stays out."""
     import gzip
@@ -643,38 +644,78 @@ def problems_v26():
     return out + rest[::4]
 
 
-def stream_k_plan(c, m, n, k, workers=132, most=12):
+def stream_k_plan(c, m, n, k, workers=132, most=16):
     """``c`` (a one-pass tile, caller's frame) as a stream-K plan of ``workers`` CTAs (clusters
-    with ``cluster_m`` 2) on M x N x K: split_k the most pieces a tile is cut into (at least 2),
-    registers storing D; None where a tile would be cut into more than ``most``."""
-    from fastswz.plan import stream_k_segments
-
+    with ``cluster_m`` 2) on M x N x K: split_k (the most pieces of a tail tile) enough for the
+    tail to take every worker, at most ``most``; registers store D. None where the tiles make
+    whole waves (nothing to share)."""
     km, kn = (n, m) if c.get("swap_ab") else (m, n)
     cm = c.get("cluster_m", 1)
+    g = workers // cm
     tiles = -(-(-(-km // c["bm"])) // cm) * -(-kn // c["bn"])
-    parts = stream_k_segments(tiles, -(-k // c["bk"]), workers // cm)
-    if parts > most:
+    tail = tiles % g
+    if tail == 0:
         return None
-    return dict(c, split_k=max(2, parts), stream_k=workers // cm, epilogue=False, split_reduce="auto")
+    pieces = min(most, -(-g // tail) + 1)
+    return dict(c, split_k=pieces, stream_k=g, epilogue=False, split_reduce="auto")
 
 
-def candidates_v26(m, n, k, dt):
-    """The default plan; stream-K on 128 x 256, 128 x 192 and 128 x 128 tiles (132 workers), on
-    128 x 256 with a 2-CTA cluster (66), and on the default's own tile where it is one pass."""
+def candidates_v28(m, n, k, dt):
+    """The default plan; stream-K as whole waves then a shared tail (132 workers, split_k enough
+    for the tail to take every worker, at most 16) on the default's own tile, 128 x 256,
+    128 x 192, 192 x 128, 128 x 128 and 128 x 256 in 2-CTA clusters."""
     from fastswz.cuda import choose_plan
 
     base = choose_plan(m, n, k, dt, dt)
     bk = 128 if dt in ("e4m3", "e5m2") else 64
     out = [dict(base)]
-    tiles = [(128, 256, 1), (128, 192, 1), (128, 128, 1), (128, 256, 2)]
+    tiles = [(128, 256, 1), (128, 192, 1), (192, 128, 1), (128, 128, 1), (128, 256, 2)]
     if base["split_k"] == 1 and not base["swap_ab"] and not base["pingpong"]:
-        tiles.append((base["bm"], base["bn"], base["cluster_m"]))
+        tiles.insert(0, (base["bm"], base["bn"], base["cluster_m"]))
     for bm, bn, cm in tiles:
         c = _fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": bn, "bk": bk, "stages": 2, "cluster_m": cm,
                   "split_k": 2, "stream_k": 132 // cm}, 8)
         c = c and stream_k_plan(c, m, n, k)
         if c is not None and c not in out:
             out.append(c)
+    return out
+
+
+def candidates_v29(m, n, k, dt):
+    """The default plan; the same plan (its epilogue tile included) as stream-K, whole waves
+    then a shared tail (132 workers, split_k enough for the tail to take every worker, at most
+    16), where it is one pass and its tiles leave a tail; 128 x 256 through 64-column epilogue
+    blocks as stream-K, with and without a 2-CTA cluster."""
+    from fastswz.cuda import choose_plan, supported
+
+    base = choose_plan(m, n, k, dt, dt)
+    bk = 128 if dt in ("e4m3", "e5m2") else 64
+    out = [dict(base)]
+
+    def add(c):
+        if c is None:
+            return
+        km, kn = m, n
+        cm = c["cluster_m"]
+        tiles = -(-(-(-km // c["bm"])) // cm) * -(-kn // c["bn"])
+        tail = tiles % (132 // cm)
+        if tail == 0:
+            return
+        sk = dict(c, stream_k=132 // cm, split_k=min(16, -(-(132 // cm) // tail) + 1), split_reduce="auto")
+        if supported(sk) is None and sk not in out:
+            out.append(sk)
+
+    if base["split_k"] == 1 and not base["swap_ab"] and not base["pingpong"]:
+        add(dict(base))
+    for cm in (1, 2):
+        wide = None
+        for stages in range(6, 2, -1):
+            c = dict(base, bm=128, bn=256, bk=bk, stages=stages, epilogue=True, epilogue_n=64,
+                     epilogue_stages=1, cluster_m=cm, swap_ab=False, split_k=1, pingpong=False)
+            if supported(c) is None:
+                wide = c
+                break
+        add(wide)
     return out
 
 
@@ -685,7 +726,8 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v7": (problems_v7, candidates_v7), "v8": (problems_v8, candidates_v8),
         "v9": (problems_v9, candidates_v9), "v10": (problems_v10, candidates_v10),
         "v12": (problems_v12, candidates_v12), "v20": (problems_v20, candidates_v20),
-        "v21": (problems_v21, candidates_v21), "v26": (problems_v26, candidates_v26)}
+        "v21": (problems_v21, candidates_v21), "v28": (problems_v26, candidates_v28),
+        "v29": (problems_v26, candidates_v29)}
 
 
 def cmd_make(args):

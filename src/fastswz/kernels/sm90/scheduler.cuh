@@ -65,14 +65,15 @@ struct PersistentScheduler {
 // A unit's f32 partial sums go to the plan's workspace (store); they are added in split order
 // by the tile's last split itself (scheduler::kReduceLastCta) or by the reduction kernel
 // (splitk.cuh). With a cluster both CTAs walk the same units.
-// Stream-K (scheduler::kStreamK, CUTLASS's stream-K scheduler): worker b (a CTA, or a cluster)
-// of G = min(kWorkers, T) runs iterations [floor(b T / G), floor((b + 1) T / G)) of the
-// T = tiles x KT (tile t's k-tile kt: t KT + kt, tiles in the grouped order), so every worker
-// has the same work whatever the tile count. Iteration x is worker floor(((x + 1) G - 1) / T)'s;
-// a tile is cut among the workers of its first and last iterations and those between (at most
-// kSplits: the host checks, fastswz.plan.stream_k_segments), piece `split` counted from the
-// tile's first k-tile. A worker that runs a whole tile stores D; pieces go through the workspace
-// and the tile's last piece to arrive adds them in piece order.
+// Stream-K (scheduler::kStreamK; CUTLASS's data-parallel + stream-K hybrid): worker b (a CTA,
+// or a cluster) of G = kWorkers first runs whole tiles b, b + G, ... of the floor(tiles / G)
+// waves (grouped order); the tail = tiles mod G tiles left are then shared by W = min(G, tail
+// (kSplits - 1)) workers, k-tile by k-tile: worker b < W' = min(W, T) runs iterations
+// [floor(b T / W'), floor((b + 1) T / W')) of T = tail x KT (tail tile t's k-tile kt:
+// t KT + kt), and iteration x is worker floor(((x + 1) W' - 1) / T)'s, so no tile is cut into
+// more than kSplits pieces (fastswz.plan.stream_k_units), piece `split` counted from the tile's
+// first k-tile. A whole tile stores D; pieces go through the workspace and the tile's last piece
+// to arrive adds them in piece order.
 #if FSW_SPLIT_K
 // Registers per chunk of the last split's read-back (kC): the largest power of two dividing the
 // accumulator registers with kC x splits <= `loads` (at least 1, so a plan of 64 splits reads
@@ -87,7 +88,10 @@ constexpr int reduce_chunk(int regs, int splits, int loads) {
 struct SplitKScheduler {
   static constexpr bool kPartials = true;
   int rows_m, tiles_m, tiles_n, num_tiles, num_units, unit, step, k_tiles;
-  long long total, workers, x, end;   // stream-K: this worker's iterations [x, end) of total
+  // stream-K: the next whole tile (`unit`, by steps of kWorkers below first_tail), then this
+  // worker's tail iterations [x, end) of total, shared by `workers`
+  int first_tail;
+  long long total, workers, x, end;
   uint32_t rank;
   __device__ __forceinline__ SplitKScheduler(int M, int N, int k_tiles_, uint32_t cluster_rank) {
     rows_m = (M + P::kBM - 1) / P::kBM;
@@ -100,8 +104,12 @@ struct SplitKScheduler {
     rank = cluster_rank;
     k_tiles = k_tiles_;
     if constexpr (scheduler::kStreamK) {
-      total = (long long)num_tiles * k_tiles;
-      workers = total < scheduler::kWorkers ? total : (long long)scheduler::kWorkers;
+      const int tail = num_tiles % scheduler::kWorkers;
+      first_tail = num_tiles - tail;
+      total = (long long)tail * k_tiles;
+      workers = (long long)tail * (scheduler::kSplits - 1);
+      if (workers > scheduler::kWorkers) workers = scheduler::kWorkers;
+      if (workers > total) workers = total;
       const long long b = unit;
       x = b < workers ? b * total / workers : 0;
       end = b < workers ? (b + 1) * total / workers : 0;
@@ -111,18 +119,27 @@ struct SplitKScheduler {
   __device__ __forceinline__ int worker_of(long long i) const { return (int)(((i + 1) * workers - 1) / total); }
   __device__ __forceinline__ bool next(WorkUnit& u) {
     if constexpr (scheduler::kStreamK) {
+      if (unit < first_tail) {   // a whole tile of the data-parallel waves
+        grouped_tile(unit, tiles_m, tiles_n, rank, u.tm, u.tn);
+        u.k_begin = 0;
+        u.k_end = k_tiles;
+        u.split = 0;
+        u.parts = 1;
+        unit += scheduler::kWorkers;
+        return true;
+      }
       if (x >= end) return false;
       const long long t = x / k_tiles, t0 = t * k_tiles;
       const long long stop = end < t0 + k_tiles ? end : t0 + k_tiles;
       const int first = worker_of(t0);
-      u.split = unit - first;
+      u.split = (int)(blockIdx.x / cluster::kSize) - first;
       u.parts = worker_of(t0 + k_tiles - 1) - first + 1;
       // more pieces than the workspace has slots would write into the next tile's block: the
       // host never launches such a problem (runtime.GemmKernel), and a kernel that got one stops
       if (u.parts > scheduler::kSplits) __trap();
       u.k_begin = (int)(x - t0);
       u.k_end = (int)(stop - t0);
-      grouped_tile((int)t, tiles_m, tiles_n, rank, u.tm, u.tn);
+      grouped_tile(first_tail + (int)t, tiles_m, tiles_n, rank, u.tm, u.tn);
       x = stop;
       return true;
     }
