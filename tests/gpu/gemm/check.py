@@ -274,6 +274,8 @@ def correct(args):
             return (bool(c.get("swap_ab")) or c.get("split_k", 1) > 1 or bool(c.get("pingpong"))
                     or bool(c.get("stream_k")))
         GRID = [g for g in GRID if scheduled(dict(zip(KEYS, g)))]
+    if args.streamk:   # only the stream-K plans
+        GRID = [g for g in GRID if dict(zip(KEYS, g)).get("stream_k")]
     gen = torch.Generator(device="cuda")
     gen.manual_seed(args.seed)
     log = open(os.path.join(args.out, "gemm-correct.jsonl"), "w")
@@ -421,6 +423,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--schedules", action="store_true",
                     help="correct: only the plans with swap-AB, split-K or ping-pong")
+    ap.add_argument("--streamk", action="store_true", help="correct: only the stream-K plans")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--configs")
