@@ -135,7 +135,7 @@ struct SplitKScheduler {
       u.split = (int)(blockIdx.x / cluster::kSize) - first;
       u.parts = worker_of(t0 + k_tiles - 1) - first + 1;
       // more pieces than the workspace has slots would write into the next tile's block: the
-      // host never launches such a problem (runtime.GemmKernel), and a kernel that got one stops
+      // partition never cuts one so finely (W <= tail (kSplits - 1)); a kernel that did would stop
       if (u.parts > scheduler::kSplits) __trap();
       u.k_begin = (int)(x - t0);
       u.k_end = (int)(stop - t0);
