@@ -764,6 +764,21 @@ def test_stream_k_schedule_and_its_rules():
     assert "constexpr bool kStreamK = false;" in plain and "constexpr int kWorkers = 0;" in plain
 
 
+def test_plan_key_names_an_explicit_plan():
+    """The prepared-call key of an explicit plan: None without one; a dict's items in order (a
+    changed dict, another key; an unhashable value, no prepared call); a GemmKernel's identity."""
+    from fastswz.cuda import _plan_key, runtime
+
+    assert _plan_key(None) is None
+    cfg = dict(bm=128, bn=256, bk=64, stages=4)
+    assert _plan_key(cfg) == ("config", (("bm", 128), ("bn", 256), ("bk", 64), ("stages", 4)))
+    assert _plan_key(dict(cfg, stages=3)) != _plan_key(cfg)
+    assert _plan_key(dict(cfg, bias=["bf16"])) is False
+    kern = runtime.GemmKernel(cfg, b"", "k")
+    assert _plan_key(kern) == ("kernel", id(kern))
+    assert _plan_key("128x256") is False
+
+
 def test_stream_k_launch_checks_the_grid(monkeypatch):
     """A stream-K launch runs as the plan's workers (grid 132 whatever the GPU's SMs), in one
     launch with the workspace and zeroed semaphores; a grid other than the workers is refused."""

@@ -274,6 +274,42 @@ def test_threads_on_their_own_streams():
     assert len(results) == 8 and max(results.values()) < 1e-2
 
 
+def test_explicit_plans_have_prepared_calls():
+    """gemm with plan= (a configuration dict, a GemmKernel) prepares a call of its own, keyed by
+    the plan too: repeats take it (new operands, right products, the same bits as the general
+    path), a dict with another item is another call, and the plain call's key stays the model's."""
+    _gpu()
+    import fastswz.cuda as fc
+
+    m, n, k = 234, 1000, 2048
+    a, w = _rand(m, k), _rand(n, k)
+    cfg = dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64, split_k=4, stream_k=132)
+    first = _poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16))
+    fc.gemm(a, w.t(), out=first, plan=cfg)
+    key = (fc._torch_key(a, w.t(), first, None), fc._plan_key(cfg))
+    assert key in fc._CALLS and fc._plan_key(cfg)[0] == "config"
+    call = fc._CALLS[key]
+    assert call.kern.config["stream_k"] == 132
+    again = _poison(torch.empty_like(first))
+    assert fc.gemm(a, w.t(), out=again, plan=cfg) is again
+    assert fc._CALLS[key] is call
+    torch.cuda.synchronize()
+    assert torch.equal(first.view(torch.int16), again.view(torch.int16))   # stream-K: the same bits
+    a2, w2 = _rand(m, k), _rand(n, k)
+    d = fc.gemm(a2, w2.t(), out=again, plan=cfg)
+    torch.cuda.synchronize()
+    assert _err(d, a2, w2.t()) < 1e-2
+    other = dict(cfg, stages=3)
+    fc.gemm(a, w.t(), out=again, plan=other)
+    assert (key[0], fc._plan_key(other)) in fc._CALLS and fc._CALLS[key] is call
+    kern = fc.compile_gemm(dict(cfg, split_k=2, stream_k=0, epilogue_n=0, epilogue=False))
+    d = fc.gemm(a2, w2.t(), plan=kern)
+    d = fc.gemm(a2, w2.t(), plan=kern)
+    torch.cuda.synchronize()
+    assert (fc._torch_key(a2, w2.t(), None, None), ("kernel", id(kern))) in fc._CALLS
+    assert _err(d, a2, w2.t()) < 1e-2
+
+
 def test_device_memory_stays_flat():
     _gpu()
     import fastswz.cuda as fc

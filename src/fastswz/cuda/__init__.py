@@ -1146,6 +1146,25 @@ def _torch_key(a, b, out, out_dtype):
                                                       out.get_device()), out_dtype)
 
 
+def _plan_key(plan):
+    """The part of a prepared call's key that names an explicit plan: the kernel object itself (a
+    prepared call holds it, so its id is not reused while the key lives), or a configuration
+    dict's items in their order (a dict changed between calls is another key); None where a
+    value cannot be hashed (the call takes the general path)."""
+    if plan is None:
+        return None
+    if type(plan) is dict:
+        try:
+            items = tuple(plan.items())
+            hash(items)
+        except TypeError:
+            return False
+        return ("config", items)
+    from .runtime import GemmKernel
+
+    return ("kernel", id(plan)) if isinstance(plan, GemmKernel) else False
+
+
 def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=None, stream=None,
          bias=None, c=None, alpha=None, beta=None, activation=None, scale_a=None, scale_b=None,
          out_scale=None, amax=None, use_fast_accum=None):
@@ -1221,16 +1240,21 @@ def gemm(a, b, out=None, plan=None, *, a_dtype=None, b_dtype=None, out_dtype=Non
     Notes
     -----
     A call whose types, shapes, strides, GPUs and output match an earlier call reuses that
-    call's plan and loaded kernel; only the pointers and the stream are read again. On torch
+    call's plan and loaded kernel; only the pointers and the stream are read again. A call
+    given an explicit ``plan`` (a configuration dict, compared item by item, or the same
+    :class:`GemmKernel`) has a prepared call of its own. On torch
     tensors this holds for calls with epilogue or scale arguments too (their types, shapes,
     strides, GPUs and scalars part of the match; each argument's pointer read again, its alignment
     and overlap with D checked); other calls take the general path, every rule checked.
     """
-    if type(a) in _FAST_TYPES and plan is None and stream is None and a_dtype is None \
+    if type(a) in _FAST_TYPES and stream is None and a_dtype is None \
             and b_dtype is None and type(b) in _FAST_TYPES and bias is None and c is None \
             and alpha is None and beta is None and activation is None and scale_a is None \
             and scale_b is None and out_scale is None and amax is None and use_fast_accum is None:
-        call = _CALLS.get(_torch_key(a, b, out, out_dtype))
+        # an explicit plan (a configuration or a GemmKernel: the schedules choose_plan does not
+        # pick, tuned plans) has its own prepared call, keyed by the plan as well
+        call = _CALLS.get(_torch_key(a, b, out, out_dtype) if plan is None else
+                          (_torch_key(a, b, out, out_dtype), _plan_key(plan)))
         if call is not None:
             got = call.pointers(a, b, out)
             if got is not None:
@@ -1356,12 +1380,13 @@ def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream, extras=None):
             runtime.copy2d(pd, ldd_k * ed, D.ptr, ldd * ed, n * ed, m, handle, device)
     finally:
         staged.release()
+    plan_key = _plan_key(plan)
     if (A.kind == "torch" and B.kind == "torch" and stream is None and a_dtype is None
-            and b_dtype is None and plan is None and not staged.used and d_ok):
+            and b_dtype is None and plan_key is not False and not staged.used and d_ok):
         if extras is None:
             _remember(a, b, None if new_out else out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed,
-                      device, out if new_out else None)
-        else:
+                      device, out if new_out else None, plan_key)
+        elif plan is None:
             _remember_fused(a, b, None if new_out else out, out_dtype, extras, fields, kern, m, n, k,
                             lda, ldb, ldd, ed, device, out if new_out else None)
     return out
@@ -1663,7 +1688,7 @@ def _workspace(nbytes, device):
     return torch.empty(nbytes, dtype=torch.uint8, device=torch.device("cuda", device))
 
 
-def _remember(a, b, out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed, device, new_out):
+def _remember(a, b, out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed, device, new_out, plan_key=None):
     call = _fill_call(_Call(), a, b, kern, m, n, k, lda, ldb, ldd, ed, device, new_out)
     if kern.config["swap_ab"] or kern.config["split_k"] > 1:
         nbytes = kern.workspace_bytes(m, n, k)
@@ -1674,7 +1699,8 @@ def _remember(a, b, out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed, device, ne
             def general(pa, pb, pd, stream):
                 run(pa, pb, pd, stream, _workspace(nbytes, device).data_ptr())
             call.general = general
-    _keep(_torch_key(a, b, out, out_dtype), call)
+    key = _torch_key(a, b, out, out_dtype)
+    _keep(key if plan_key is None else (key, plan_key), call)
 
 
 #: the epilogue arguments that are arrays (their pointers are FswParams fields of the same name)
