@@ -644,11 +644,11 @@ def problems_v26():
     return out + rest[::4]
 
 
-def stream_k_plan(c, m, n, k, workers=132, most=16):
+def stream_k_plan(c, m, n, k, workers=132, most=16, registers=True):
     """``c`` (a one-pass tile, caller's frame) as a stream-K plan of ``workers`` CTAs (clusters
     with ``cluster_m`` 2) on M x N x K: split_k (the most pieces of a tail tile) enough for the
-    tail to take every worker, at most ``most``; registers store D. None where the tiles make
-    whole waves (nothing to share)."""
+    tail to take every worker, at most ``most``; registers store D (``registers=False``: ``c``'s
+    epilogue kept). None where the tiles make whole waves (nothing to share)."""
     km, kn = (n, m) if c.get("swap_ab") else (m, n)
     cm = c.get("cluster_m", 1)
     g = workers // cm
@@ -657,7 +657,8 @@ def stream_k_plan(c, m, n, k, workers=132, most=16):
     if tail == 0:
         return None
     pieces = min(most, -(-g // tail) + 1)
-    return dict(c, split_k=pieces, stream_k=g, epilogue=False, split_reduce="auto")
+    sk = dict(c, split_k=pieces, stream_k=g, split_reduce="auto")
+    return dict(sk, epilogue=False) if registers else sk
 
 
 def candidates_v28(m, n, k, dt):
@@ -693,16 +694,8 @@ def candidates_v29(m, n, k, dt):
     out = [dict(base)]
 
     def add(c):
-        if c is None:
-            return
-        km, kn = m, n
-        cm = c["cluster_m"]
-        tiles = -(-(-(-km // c["bm"])) // cm) * -(-kn // c["bn"])
-        tail = tiles % (132 // cm)
-        if tail == 0:
-            return
-        sk = dict(c, stream_k=132 // cm, split_k=min(16, -(-(132 // cm) // tail) + 1), split_reduce="auto")
-        if supported(sk) is None and sk not in out:
+        sk = c and stream_k_plan(c, m, n, k, registers=False)
+        if sk is not None and supported(sk) is None and sk not in out:
             out.append(sk)
 
     if base["split_k"] == 1 and not base["swap_ab"] and not base["pingpong"]:
