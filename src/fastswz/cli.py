@@ -406,7 +406,8 @@ def _gemm_parser(sub):
     g.add_argument("--stream-k", type=_int, default=None, metavar="WORKERS",
                    help="stream-K: WORKERS CTAs (e.g. the SM count) run whole tiles in whole "
                         "waves and share the tail tiles k-tile by k-tile, each cut into at most "
-                        "--split-k pieces (registers store D); default: the plan's, 0 (none)")
+                        "--split-k pieces (through the epilogue tile with --epilogue, else from registers); "
+                        "default: the plan's, 0 (none)")
     g.add_argument("--split-reduce", default=None, choices=("auto", "last_cta", "kernel"),
                    help="who adds split-K's partial sums: the tile's last split in the GEMM kernel "
                         "(last_cta), a second kernel (kernel), or by the plan's rule (auto, the default)")

@@ -345,7 +345,7 @@ def _kernel_header(data):
               f"    constexpr int kSplits = {s['splits']};  // K splits (stream-K: most pieces) per output tile",
               f"    constexpr bool kStreamK = {'true' if s['kind'] == 'stream_k' else 'false'};",
               f"    constexpr int kWorkers = {s.get('workers') or 0};  "
-              f"// stream-K: CTAs (clusters) sharing the tiles x k-tiles iterations"]
+              f"// stream-K: CTAs (clusters): whole tiles in whole waves, then the tail tiles shared"]
     if ws:
         lines += [f"    constexpr unsigned long long kTileFloats = {ws['tile_floats']}ull;  "
                   f"// f32 workspace per output tile (tile t at t kTileFloats)",

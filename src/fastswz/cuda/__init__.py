@@ -1149,8 +1149,9 @@ def _torch_key(a, b, out, out_dtype):
 def _plan_key(plan):
     """The part of a prepared call's key that names an explicit plan: the kernel object itself (a
     prepared call holds it, so its id is not reused while the key lives), or a configuration
-    dict's items in their order (a dict changed between calls is another key); None where a
-    value cannot be hashed (the call takes the general path)."""
+    dict's items in their order (a dict changed between calls is another key); None without a
+    plan, False where a value cannot be hashed or the plan is of another kind (the call takes
+    the general path)."""
     if plan is None:
         return None
     if type(plan) is dict:
