@@ -967,20 +967,26 @@ def test_choose_plan_swapped_split_tile(m, n, k, dt):
 
 @pytest.mark.parametrize("m,n,k,dt", [
     (32, 3584, 3584, "bf16"), (64, 4096, 4096, "e4m3"), (40, 6144, 4096, "bf16"), (17, 5000, 2048, "f16"),
-    # outside: N 2112 (33 tiles), K above SWAP_DEEP_MAX_K, no unswapped split (e4m3, 28 k-tiles)
-    (32, 2112, 4096, "bf16"), (64, 3584, 18944, "bf16"), (32, 3584, 3584, "e4m3")])
+    (55, 5248, 7552, "e4m3"), (44, 8320, 5888, "e4m3"), (64, 8192, 8192, "e4m3"),
+    # outside: N 2112 (33 tiles), K above SWAP_DEEP_MAX_K (16-bit) or SWAP_DEEP_MAX_K_8BIT, no
+    # unswapped split (e4m3, 28 k-tiles), N 2688 (42 tiles)
+    (32, 2112, 4096, "bf16"), (64, 3584, 18944, "bf16"), (40, 4096, 5120, "bf16"), (44, 3200, 24528, "e4m3"),
+    (32, 3584, 3584, "e4m3"), (30, 2688, 5248, "e4m3")])
 def test_choose_plan_swap_deep_instead_of_the_unswapped_split(m, n, k, dt):
     # SWAP_DEEP_MAX_K's rule, derived here from its statement: where the unswapped split rule
     # splits (the plan with SPLIT_K_SWAP_M's rule alone), a swapped one-pass 64 x (M rounded up to
     # 8) plan with 256-byte k-tiles and the deepest ring up to DEEP_TILE_MAX_STAGES takes its place
-    # when K <= SWAP_DEEP_MAX_K and N has SWAP_DEEP_MIN_TILES 64-row tiles
+    # when K <= SWAP_DEEP_MAX_K (SWAP_DEEP_MAX_K_8BIT for 8-bit inputs) and N has
+    # SWAP_DEEP_MIN_TILES 64-row tiles
     from fastswz import cuda
-    from fastswz.cuda import (DEEP_TILE_MAX_STAGES, SWAP_DEEP_MAX_K, SWAP_DEEP_MIN_TILES, choose_plan)
+    from fastswz.cuda import (DEEP_TILE_MAX_STAGES, SWAP_DEEP_MAX_K, SWAP_DEEP_MAX_K_8BIT, SWAP_DEEP_MIN_TILES,
+                              choose_plan)
 
     c = choose_plan(m, n, k, dt, dt)
     assert supported(c) is None
     split = cuda._split_mn_plan(m, n, k, dt, dt, "K", "K", c["out_dtype"])
-    if split is None or k > SWAP_DEEP_MAX_K or -(-n // 64) < SWAP_DEEP_MIN_TILES:
+    most = SWAP_DEEP_MAX_K_8BIT if codegen.dtype_bits(dt) == 8 else SWAP_DEEP_MAX_K
+    if split is None or k > most or -(-n // 64) < SWAP_DEEP_MIN_TILES:
         assert not (c["swap_ab"] and c["bm"] == 64 and c["bk"] * codegen.dtype_bits(dt) == 2048
                     and c["split_k"] == 1 and c["bn"] == -(-m // 8) * 8 and split is not None)
         return
@@ -990,9 +996,48 @@ def test_choose_plan_swap_deep_instead_of_the_unswapped_split(m, n, k, dt):
 
 
 @pytest.mark.parametrize("m,n,k,dt", [
+    # in the rule: M 65-512 off a multiple of 128, long K, 20-66 swapped tiles
+    (189, 4336, 31248, "bf16"), (419, 3840, 30864, "bf16"), (158, 3072, 21632, "bf16"),
+    (66, 6757, 25079, "f16"), (481, 2667, 19001, "bf16"), (215, 7008, 20592, "bf16"),
+    # outside: M a multiple of 128 or padded as much by the swapped pieces (128, 512, 125, 250),
+    # e4m3, short K (8000: 125 k-tiles of 64), too many tiles for two splits (N 9000), too few
+    # (N 2048, M <= 256: 16 tiles), M above 512 or at most 64
+    (128, 4096, 14336, "bf16"), (512, 4096, 14336, "bf16"), (125, 6115, 30626, "bf16"),
+    (250, 4050, 29976, "bf16"), (189, 4336, 31248, "e4m3"), (189, 4336, 8000, "bf16"),
+    (189, 9000, 31248, "bf16"), (189, 2048, 31248, "bf16"), (600, 3840, 30864, "bf16"),
+    (60, 3840, 30864, "bf16")])
+def test_choose_plan_swaps_long_k_off_128_rows(m, n, k, dt):
+    # SWAP_LONG_K_MAX_M's rule, derived here from its statement: 16-bit K-major inputs with
+    # SWAP_AB_MAX_M < M <= SWAP_LONG_K_MAX_M and at least SWAP_LONG_K_MIN_KTILES 128-byte k-tiles
+    # run swapped on 128 rows of N by M in the fewest pieces of <= 256 columns (each a multiple of
+    # 8), K split min(132 // tiles, k-tiles // 8, SPLIT_K_SWAP_MAX) ways, where the tiles number at
+    # least SWAP_LONG_K_MIN_TILES, the split is >= 2 and the pieces pad M less than 128-row tiles
+    from fastswz.cuda import (DEEP_TILE_MAX_STAGES, SPLIT_K_SWAP_MAX, SWAP_AB_MAX_M, SWAP_LONG_K_MAX_M,
+                              SWAP_LONG_K_MIN_KTILES, SWAP_LONG_K_MIN_TILES, choose_plan)
+
+    c = choose_plan(m, n, k, dt, dt)
+    assert supported(c) is None
+    bits = codegen.dtype_bits(dt)
+    bk = 1024 // bits
+    p = -(-m // 256)
+    bn = -(-m // (8 * p)) * 8
+    tiles = -(-n // 128) * p
+    split = min(132 // tiles, -(-k // bk) // 8, SPLIT_K_SWAP_MAX)
+    applies = (bits == 16 and SWAP_AB_MAX_M < m <= SWAP_LONG_K_MAX_M and -(-k // bk) >= SWAP_LONG_K_MIN_KTILES
+               and tiles >= SWAP_LONG_K_MIN_TILES and split >= 2 and p * bn < -(-m // 128) * 128)
+    shape = (c["bm"], c["bn"], c["bk"], c["swap_ab"], c["split_k"], c["epilogue"])
+    if not applies:
+        assert shape != (128, bn, bk, True, split, False)
+        return
+    assert shape == (128, bn, bk, True, split, False)
+    assert p * c["bn"] >= m > p * c["bn"] - 8 * p
+    assert c["stages"] == DEEP_TILE_MAX_STAGES or supported(dict(c, stages=c["stages"] + 1)) is not None
+
+
+@pytest.mark.parametrize("m,n,k,dt", [
     # in the rule: compute-bound, rows off the 128-byte line (bf16 K 18768, 30864, 15912: 37536,
     # 61728, 31824 bytes), 128 x 256 tiles leave SMs idle, long K
-    (1379, 432, 18768, "bf16"), (419, 3840, 30864, "bf16"), (1559, 411, 15912, "bf16"),
+    (1379, 432, 18768, "bf16"), (600, 1200, 30864, "bf16"), (1559, 411, 15912, "bf16"),
     (669, 496, 30400, "e4m3"), (922, 880, 8864, "e4m3"), (556, 880, 6320, "bf16"),
     # outside: rows on the line (K 14336, 4096), memory-bound (M 128), M <= 64, rows staged to the
     # line by gemm (K 15587: 31174 bytes, not a multiple of 16), too many 128 x 256 tiles

@@ -38,6 +38,9 @@ pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("hopper_gpu")]
     (dict(bm=128, bn=32, bk=64, stages=4, swap_ab=True, a_major="MN", b_major="MN", out_dtype="f32"), (29, 1000, 200)),
     (dict(bm=128, bn=16, bk=128, stages=3, swap_ab=True, split_k=4), (16, 4096, 4096)),
     (dict(bm=128, bn=16, bk=256, stages=3, swap_ab=True, split_k=2, a_dtype="e4m3", b_dtype="e4m3"), (5, 2000, 2048)),
+    # swap-AB above M = 64 (SWAP_LONG_K_MAX_M's plans): M in one and two pieces of BN, split, ragged
+    (dict(bm=128, bn=192, bk=64, stages=5, swap_ab=True, split_k=3), (189, 1000, 9000)),
+    (dict(bm=128, bn=216, bk=64, stages=5, swap_ab=True, split_k=2), (419, 777, 8200)),
     (dict(bm=128, bn=128, bk=64, stages=5, split_k=8), (256, 256, 16384)),
     (dict(bm=128, bn=128, bk=64, stages=5, split_k=8), (129, 257, 65)),
     (dict(bm=128, bn=128, bk=64, stages=4, split_k=3, cluster_m=2, a_major="MN"), (300, 200, 3000)),

@@ -9,7 +9,7 @@
 # FUZZ_CASES=100: precompile the same seeds first), rowwise (its e4m3 problems rowwise-scaled beside torch._scaled_mm rowwise), exhaustive (issue 29's search against every class; HELD_OUT=MxNxK,... or
 # FRESH=SEED,COUNT replace its held-out problems), sweep (1 and 2 GPUs; SWEEP_LIMIT=N: the corpus's
 # first N problems, precompiled first),
-# cublaskernels (SUBSET=globs: cuBLAS's kernels, grids and times beside fastswz's, torch.profiler),
+# cublaskernels (SUBSET=globs: cuBLAS's kernels, grids and times beside fastswz's, torch.profiler; CK_FLUSH=read: after L2 flushes, with the event-timed loop beside),
 # probe (tests/gpu/gemm/probe.py: per-problem plan grids beside cuBLAS; make the cases first; PROBE_CASES=file),
 # flush (probe.py flush: both libraries under three L2 flushes), ncupair (NCU_PROBLEMS='MxNxK:dtype ...':
 # Nsight Compute on fastswz's default plan and cuBLAS, tests/gpu/gemm/ncu_pair.py), ncucauses (Nsight Compute on every problem
@@ -73,7 +73,7 @@ for s in "$@"; do
              timeout 560 python3 tests/gpu/tune/collect.py run --part $part --resume --count ${COUNT:-64} \
                --deadline ${COLLECT_DEADLINE:-420} --out /tmp/collect > "$out/$s.txt" 2>&1
              echo "$s: exit $?"; cp /tmp/collect/collect-$part.json "$out/" 2>/dev/null; tail -8 "$out/$s.txt" ;;
-    cublaskernels) timeout 200 python3 tests/gpu/gemm/cublas_kernels.py --subset "${SUBSET:?SUBSET=globs}" --out /tmp/ck \
+    cublaskernels) timeout 200 python3 tests/gpu/gemm/cublas_kernels.py --subset "${SUBSET:?SUBSET=globs}" ${CK_FLUSH:+--flush $CK_FLUSH} --out /tmp/ck \
              > "$out/cublas_kernels.txt" 2>&1; echo "cublaskernels: exit $?"; cp /tmp/ck/cublas_kernels.json "$out/" 2>/dev/null
              cat "$out/cublas_kernels.txt" | cut -c1-260 | tail -80 ;;
     probe) timeout 300 python3 tests/gpu/gemm/probe.py run ${PROBE_FLUSH:+--flush $PROBE_FLUSH} ${PROBE_CASES:-tests/gpu/gemm/probe_cases.json} --out /tmp/probe \

@@ -389,6 +389,34 @@ DEEP_TILE_BN = (64, 96, 128, 160, 192, 256)
 SWAP_DEEP_MAX_K = 4096
 #: The fewest 64-row tiles of N for :data:`SWAP_DEEP_MAX_K`'s rule.
 SWAP_DEEP_MIN_TILES = 48
+#: :data:`SWAP_DEEP_MAX_K` for 8-bit inputs: the same 8192 bytes of a row as 16-bit K = 4096.
+#: Measured on an H200 (``tests/gpu/gemm/probe.py`` set v30, docs/conformance/
+#: 2026-11-28-nineteenth-session/run1): the four e4m3 problems with 4096 < K <= 8192 and at least
+#: :data:`SWAP_DEEP_MIN_TILES` tiles ran 1.12-1.23x faster swapped on 64 x (M rounded up to 8) tiles
+#: than on their unswapped split (55 x 5248 x 7552 e4m3 1.23x, 44 x 8320 x 5888 1.18x); the bf16
+#: problems past K = 4096 were 0.96-1.08x, so 16-bit keeps 4096.
+SWAP_DEEP_MAX_K_8BIT = 8192
+#: Long-K 16-bit problems with ``SWAP_AB_MAX_M < M <= SWAP_LONG_K_MAX_M`` (both operands K-major,
+#: at least :data:`SWAP_LONG_K_MIN_KTILES` 128-byte k-tiles) run swapped: 128 rows of N by M cut
+#: into the fewest pieces of at most 256 columns (each rounded up to 8, so M pads by less than 8
+#: a piece where 64- or 128-row tiles pad it by up to 127), K split to about one wave (at most
+#: ``132 // tiles`` splits, 8 k-tiles a split, 16 splits), the deepest ring up to
+#: :data:`DEEP_TILE_MAX_STAGES`, registers storing D; where those tiles number
+#: :data:`SWAP_LONG_K_MIN_TILES` or more, the split is at least 2 and the pieces pad M less than
+#: 128-row tiles would. Measured on an H200 (``tests/gpu/gemm/probe.py`` sets v30 and v31;
+#: docs/conformance/2026-11-28-nineteenth-session): v30 (252 problems of fresh seeds 1-7 with
+#: 16 < M <= 1024, swapped plans beside the default, run 1) found the region: its 9 bf16 problems
+#: ran 0.99-1.37x swapped, e4m3 0.94-1.13x (kept out), other regions 0.38-0.97x in geometric mean.
+#: v31 (run 2, two passes) timed the rule against the plans before it: 1.03-1.46x on the 17
+#: problems of seeds 1-7 it changes, 1.59x on seed 8's one, 1.02-1.71x on 13 drawn in the region
+#: (189 x 4336 x 31248 140.2 -> 98.0 us, cuBLAS 88.8); the corpus's M = 128 and 512 layers had run
+#: 0.83-1.01x and M = 125 0.98x, where the pieces pad M as much as 128-row tiles: the padding
+#: condition, set after that run, leaves those on their plans (and the drawn M = 250, 1.21x).
+SWAP_LONG_K_MAX_M = 512
+#: The fewest k-tiles (of 128 bytes) for :data:`SWAP_LONG_K_MAX_M`'s rule.
+SWAP_LONG_K_MIN_KTILES = 128
+#: The fewest swapped tiles (128 rows of N by the pieces of M) for :data:`SWAP_LONG_K_MAX_M`'s rule.
+SWAP_LONG_K_MIN_TILES = 20
 #: :data:`DEEP_TILE_MAX_M`'s rule splits K only with at least this many (128-byte) k-tiles per
 #: split. In the H100 corpus run of 2026-11-27 (run 5), with 8 (:data:`SPLIT_K_MIN_KTILES`), the
 #: split 64 x 64 plan of 128 x 2112 x K was 7-14% faster than one pass for bf16 (K 5120, 7168:
@@ -718,6 +746,9 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     when neither applies (the caller goes on with the model's plan and its epilogue rules)."""
     from ..tune import tune
 
+    swapped = _swap_long_k_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
+    if swapped is not None:
+        return swapped
     deep = _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
     if deep is not None:
         return deep
@@ -787,13 +818,34 @@ def _swap_deep_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     """The swapped one-pass plan of :data:`SWAP_DEEP_MAX_K`'s rule, or None where it does not
     apply (the caller keeps the unswapped split)."""
     bits = _k_major_bits(a_dtype, b_dtype, a_major, b_major)
-    if not (m <= SWAP_AB_MAX_M and k <= SWAP_DEEP_MAX_K and bits in (8, 16)
+    if not (m <= SWAP_AB_MAX_M and k <= (SWAP_DEEP_MAX_K_8BIT if bits == 8 else SWAP_DEEP_MAX_K) and bits in (8, 16)
             and -(-n // 64) >= SWAP_DEEP_MIN_TILES):
         return None
     base = {"bm": 64, "bn": -(-m // 8) * 8, "bk": 2048 // bits, "epilogue": False,
             "swizzle_a": "128B", "swizzle_b": "128B"}
     return _deepest_ring(lambda stages: schedule_config(dict(base, stages=stages), a_dtype, b_dtype,
                                                         a_major, b_major, out_dtype, True))
+
+
+def _swap_long_k_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
+    """The swapped split plan of :data:`SWAP_LONG_K_MAX_M`'s rule, or None where it does not
+    apply."""
+    from ..tune import DEFAULT_SMS
+
+    bits = _k_major_bits(a_dtype, b_dtype, a_major, b_major)
+    bk = 8 * FULL_WIDTH_BK // bits if bits else 0
+    if not (bits == 16 and SWAP_AB_MAX_M < m <= SWAP_LONG_K_MAX_M and -(-k // bk) >= SWAP_LONG_K_MIN_KTILES):
+        return None
+    pieces = -(-m // 256)
+    bn = -(-(-(-m // pieces)) // 8) * 8
+    tiles = -(-n // 128) * pieces
+    split = min(DEFAULT_SMS["sm90"] // tiles, -(-k // bk) // 8, SPLIT_K_SWAP_MAX)
+    if tiles < SWAP_LONG_K_MIN_TILES or split < 2 or pieces * bn >= -(-m // 128) * 128:
+        return None   # (the last: the pieces pad M as much as 128-row tiles do, nothing to gain)
+    base = {"bm": 128, "bn": bn, "bk": bk, "epilogue": False, "split_k": split, "swizzle_a": "auto",
+            "swizzle_b": "auto"}
+    return _deepest_ring(lambda stages: schedule_config(dict(base, stages=stages), a_dtype, b_dtype,
+                                                        a_major, b_major, out_dtype, True, split))
 
 
 def _k_major_bits(a_dtype, b_dtype, a_major, b_major):

@@ -712,6 +712,132 @@ def candidates_v29(m, n, k, dt):
     return out
 
 
+def problems_v30():
+    """Fresh seeds 1-7's same-type problems with 16 < M <= 1024 in the seventeenth session's final
+    run: every one under 0.9x cuBLAS's speed and every third of the rest (controls); seed 8
+    (20261205) stays out. The question: does swap-AB, which makes M the instruction's N (steps of
+    8 instead of tiles of 64 or 128 rows), pay above SWAP_AB_MAX_M where 128-row tiles pad M?"""
+    import gzip
+
+    out, rest = [], []
+    for seed in (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 20261204):
+        with gzip.open(os.path.join(SEVENTEENTH_RUN, f"fresh-{seed}.json.gz")) as f:
+            rows = json.load(f)["rows"]
+        for r in rows:
+            if r["cublas"]["kind"] != "same" or not 16 < r["m"] <= 1024:
+                continue
+            key = (r["m"], r["n"], r["k"], r["a_dtype"])
+            lost = r["cublas"]["median_ms"] / r["fastswz"]["median_ms"] < 0.9
+            (out if lost else rest).append(key)
+    return out + rest[::3]
+
+
+def swap_fit_plan(m, n, k, dt, bm=128, pieces=None, split=1, cluster_m=1, max_stages=8):
+    """A swapped plan (register stores) whose BN covers M in ``pieces`` column tiles of a
+    multiple of 8 (default: the fewest tiles of at most 256), BM rows of N, ``split`` K splits."""
+    bk = 128 if dt in ("e4m3", "e5m2") else 64
+    p = pieces or -(-m // 256)
+    bn = -(-(-(-m // p)) // 8) * 8
+    if bn > 256:
+        return None
+    c = _fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": bn, "bk": bk, "stages": 2, "swap_ab": True,
+              "epilogue": False, "split_k": split, "cluster_m": cluster_m}, max_stages)
+    return c
+
+
+def candidates_v30(m, n, k, dt):
+    """The default; swap-AB with BN covering M in the fewest tiles of <= 256 columns on 128 rows
+    of N (one pass; K split to fill the SMs where the tiles are fewer than 100; a 2-CTA
+    cluster); one more piece of M where that leaves under a wave; 64 rows of N."""
+    from fastswz.cuda import choose_plan
+
+    base = choose_plan(m, n, k, dt, dt)
+    bk = 128 if dt in ("e4m3", "e5m2") else 64
+    out = [dict(base)]
+
+    def add(c):
+        if c is not None and c not in out:
+            out.append(c)
+
+    p = -(-m // 256)
+    one = swap_fit_plan(m, n, k, dt)
+    add(one)
+    tiles = -(-n // 128) * p
+    if tiles < 100:
+        s = max(1, min(132 // tiles, -(-k // bk) // 8, 16))
+        if s > 1:
+            add(swap_fit_plan(m, n, k, dt, split=s))
+    if tiles < 132:
+        add(swap_fit_plan(m, n, k, dt, pieces=p + 1))
+    add(swap_fit_plan(m, n, k, dt, cluster_m=2))
+    add(swap_fit_plan(m, n, k, dt, bm=64))
+    return out
+
+
+def _rule_changes(old_consts, rows):
+    """Each (M, N, K, type) of ``rows`` (K-major, bf16 output) whose choose_plan plan changes when
+    the module constants ``old_consts`` take their old values, with ``[new plan, old plan]``."""
+    import fastswz.cuda as fc
+
+    out = []
+    for m, n, k, dt in rows:
+        fc.choose_plan.cache_clear()
+        new = fc.choose_plan(m, n, k, dt, dt)
+        saved = {name: getattr(fc, name) for name in old_consts}
+        try:
+            for name, v in old_consts.items():
+                setattr(fc, name, v)
+            fc.choose_plan.cache_clear()
+            old = fc.choose_plan(m, n, k, dt, dt)
+        finally:
+            for name, v in saved.items():
+                setattr(fc, name, v)
+            fc.choose_plan.cache_clear()
+        if new != old:
+            out.append(((m, n, k, dt), [new, old]))
+    return out
+
+
+def _all_run_problems():
+    """(M, N, K, type) of the shipped corpus and fresh seeds 1-8 as the seventeenth session's final
+    run timed them (same-type rows), each once."""
+    import gzip
+
+    out = []
+    seeds = (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 20261204, 20261205)
+    for name in ["corpus"] + [f"fresh-{s}" for s in seeds]:
+        with gzip.open(os.path.join(SEVENTEENTH_RUN, f"{name}.json.gz")) as f:
+            for r in json.load(f)["rows"]:
+                key = (r["m"], r["n"], r["k"], r["a_dtype"])
+                if r["a_major"] == r["b_major"] == "K" and key not in out:
+                    out.append(key)
+    return out
+
+
+def problems_v31():
+    """Every problem of the shipped corpus and fresh seeds 1-8 that SWAP_LONG_K_MAX_M's or
+    SWAP_DEEP_MAX_K_8BIT's rule changes, then those of 64 + 24 drawn in their regions (seed
+    20261207: bf16, M 65-512, N 2048-16384, K 8192-32768; e4m3, M 17-64, N 3072-16384, K
+    4097-8192; each uniform): the rules' plan against the plan before them."""
+    import random
+
+    rng = random.Random(20261207)
+    drawn = [(rng.randint(65, 512), rng.randint(2048, 16384), rng.randint(8192, 32768), "bf16")
+             for _ in range(64)]
+    drawn += [(rng.randint(17, 64), rng.randint(3072, 16384), rng.randint(4097, 8192), "e4m3")
+              for _ in range(24)]
+    return [p for p, _ in _rule_changes(V31_OLD, _all_run_problems() + drawn)]
+
+
+#: The constants of the nineteenth session's two rules as they were before them.
+V31_OLD = {"SWAP_LONG_K_MAX_M": 0, "SWAP_DEEP_MAX_K_8BIT": 4096}
+
+
+def candidates_v31(m, n, k, dt):
+    """The rules' plan (first, the default) and the plan before them."""
+    return _rule_changes(V31_OLD, [(m, n, k, dt)])[0][1]
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
         "v17": (problems_v17, candidates_v17), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
@@ -720,7 +846,9 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v9": (problems_v9, candidates_v9), "v10": (problems_v10, candidates_v10),
         "v12": (problems_v12, candidates_v12), "v20": (problems_v20, candidates_v20),
         "v21": (problems_v21, candidates_v21), "v28": (problems_v26, candidates_v28),
-        "v29": (problems_v26, candidates_v29)}
+        "v29": (problems_v26, candidates_v29),
+        "v30": (problems_v30, candidates_v30),
+        "v31": (problems_v31, candidates_v31)}
 
 
 def cmd_make(args):
