@@ -1034,6 +1034,28 @@ def test_choose_plan_swaps_long_k_off_128_rows(m, n, k, dt):
     assert c["stages"] == DEEP_TILE_MAX_STAGES or supported(dict(c, stages=c["stages"] + 1)) is not None
 
 
+@pytest.mark.parametrize("m,n,k,dt,lda", [
+    # in the rule: 8-bit rows 16 mod 32 bytes, M <= 1536, N >= max(4096, 4 M), K >= 768, >= 6 GFLOP
+    (272, 13440, 25616, "e4m3", None), (1282, 17232, 944, "e5m2", None), (512, 8192, 784, "e4m3", None),
+    (300, 20000, 2000, "e4m3", 2064),
+    # outside: rows on the sector (25600, a padded pitch of 2080), bf16, M above 1536, N under 4 M or
+    # 4096, K under 768, under 6 GFLOP, MN-major A
+    (272, 13440, 25600, "e4m3", None), (300, 20000, 2000, "e4m3", 2080), (272, 13440, 25616, "bf16", None),
+    (3839, 7120, 784, "e4m3", None), (1247, 4192, 25200, "e4m3", None), (637, 3200, 24528, "e4m3", None),
+    (518, 15328, 432, "e4m3", None), (221, 4096, 1232, "e4m3", None)])
+def test_stages_a_rows_off_the_sector(m, n, k, dt, lda):
+    # STAGE_A_MAX_M's rule, derived here from its statement
+    from fastswz.cuda import (STAGE_A_MAX_M, STAGE_A_MIN_FLOP, STAGE_A_MIN_K, STAGE_A_MIN_N, STAGE_A_N_OVER_M,
+                              stages_a)
+
+    pitch_bytes = (lda or k) * codegen.dtype_bits(dt) // 8
+    want = (codegen.dtype_bits(dt) == 8 and pitch_bytes % 32 == 16 and m <= STAGE_A_MAX_M
+            and n >= STAGE_A_MIN_N and n >= STAGE_A_N_OVER_M * m and k >= STAGE_A_MIN_K
+            and 2 * m * n * k >= STAGE_A_MIN_FLOP)
+    assert stages_a(m, n, k, dt, "K", lda) is want
+    assert stages_a(m, n, k, dt, "MN", lda) is False
+
+
 @pytest.mark.parametrize("m,n,k,dt", [
     # in the rule: compute-bound, rows off the 128-byte line (bf16 K 18768, 30864, 15912: 37536,
     # 61728, 31824 bytes), 128 x 256 tiles leave SMs idle, long K

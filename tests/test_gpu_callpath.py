@@ -235,6 +235,29 @@ def test_unaligned_operands_are_staged_on_the_stream():
     assert _err(out, a, b) < 1e-2
 
 
+def test_fp8_rows_off_the_sector_are_staged_bit_for_bit():
+    """stages_a's rule: an e4m3 A with 784-byte rows (16 mod 32), N >= 4 M, is copied into
+    128-byte rows by gemm; the product is the same bits as the same plan on a padded copy of A
+    made here (one plan, one order of summation), and near float64."""
+    _gpu()
+    import fastswz.cuda as fc
+
+    m, n, k = 512, 8192, 784
+    assert fc.stages_a(m, n, k, "e4m3")
+    a = _rand(m, k, dtype=torch.float8_e4m3fn)
+    b = _rand(n, k, dtype=torch.float8_e4m3fn).t()        # K-major B, as torch._scaled_mm takes it
+    pad = torch.zeros(m, 896, device="cuda", dtype=torch.float8_e4m3fn)
+    pad[:, :k] = a
+    out = _poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16))
+    ref = _poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16))
+    fc.gemm(a, b, out=out)
+    fc.gemm(pad[:, :k], b, out=ref)                        # pitch 896 bytes: read in place
+    fc.gemm(a, b, out=out)                                 # and again (no prepared call is kept)
+    torch.cuda.synchronize()
+    assert torch.equal(out, ref)
+    assert _err(out, a.float(), b.float()) < 1e-2
+
+
 def test_empty_and_zero_k():
     _gpu()
     import fastswz.cuda as fc

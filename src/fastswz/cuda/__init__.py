@@ -36,7 +36,7 @@ __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources"
            "SPLIT_K_TILE", "SPLIT_K_MIN_KTILES_MN", "SPLIT_K_SWAP_M", "WIDE_SPLIT_FLOP_PER_BYTE",
            "WIDE_SPLIT_MIN_KTILES", "FULL_WIDTH_BK",
            "split_k_splits", "choose_block_scaled_plan", "default_config",
-           "search_plans", "sweep_problems", "load_tuned", "use_tuned", "TunedTable"]
+           "search_plans", "sweep_problems", "load_tuned", "use_tuned", "TunedTable", "stages_a"]
 
 #: Changes whenever the kernel source or its generated headers change meaning (cache keys).
 KERNEL_VERSION = "sm90-ws-persistent-3"   # 2: work units (swap-AB, split-K, ping-pong), static_for register epilogue; 3: the plan tables in the constant bank
@@ -1137,6 +1137,50 @@ def _aligned(ptr, ld, e):
     return ptr % 16 == 0 and (ld * e) % 16 == 0
 
 
+#: ``gemm`` copies A into rows of :data:`runtime.STAGED_PITCH` bytes, though the TMA could read it
+#: in place, when A is 8-bit and K-major with a row pitch a multiple of 16 bytes but not of 32 (its
+#: 128-byte box rows then span five 32-byte sectors, every other row), M is at most
+#: ``STAGE_A_MAX_M``, N at least :data:`STAGE_A_MIN_N` and :data:`STAGE_A_N_OVER_M` x M (every row
+#: of A is read by N / BN tiles), K at least :data:`STAGE_A_MIN_K` and the product at least
+#: :data:`STAGE_A_MIN_FLOP` (the copy's fixed cost, about 5 us). Measured on an H200
+#: (``tests/gpu/gemm/stage_probe.py``; docs/conformance/2026-11-28-nineteenth-session, runs 3-5):
+#: on the 76 problems of the corpus and fresh seeds 1-8 with such rows and M, N >= 256 the default
+#: plan ran 1.0-1.64x faster with A's rows padded, most where M is small and N large (272 x 13440
+#: x 25616 e4m3 345.4 -> 236.4 us, cuBLAS 161.8); the copy (``cuMemcpy2DAsync``) and the launch
+#: timed as one were 1.02-1.42x faster than the packed launch on the 10 problems of this region
+#: (geometric mean 1.20x) and slower on most outside it. Held out, 30 problems drawn in the
+#: region (seed 20261208): 1.108x in geometric mean, 25 faster, 0.89x the least, every loss a
+#: product under 6 GFLOP or within 1% (1420 x 6502 x 2224); the FLOP floor was set after that run
+#: (with it, 25 problems, 1.142x, least 0.99x).
+STAGE_A_MAX_M = 1536
+#: The least N of :data:`STAGE_A_MAX_M`'s rule.
+STAGE_A_MIN_N = 4096
+#: The least N / M of :data:`STAGE_A_MAX_M`'s rule.
+STAGE_A_N_OVER_M = 4
+#: The least K of :data:`STAGE_A_MAX_M`'s rule.
+STAGE_A_MIN_K = 768
+#: The least product (2 M N K, FLOPs) of :data:`STAGE_A_MAX_M`'s rule.
+STAGE_A_MIN_FLOP = 6e9
+
+
+def stages_a(m, n, k, a_dtype, a_major="K", lda=None):
+    """Whether :func:`gemm` copies A into padded rows by :data:`STAGE_A_MAX_M`'s rule (rows off
+    the 32-byte sector of an 8-bit, K-major A that many tiles re-read); ``lda`` is A's row pitch
+    in elements (default K, a packed A). The copy is part of the call (the prepared fast path
+    is not kept for such calls) and of what ``benchmarks/gpu_corpus.py`` times.
+
+    >>> stages_a(272, 13440, 25616, "e4m3"), stages_a(272, 13440, 25600, "e4m3")
+    (True, False)
+    >>> stages_a(272, 13440, 25616, "bf16"), stages_a(3839, 7120, 784, "e4m3")
+    (False, False)
+    """
+    if dtype_bits(a_dtype) != 8 or str(a_major).upper() != "K":
+        return False
+    pitch = k if lda is None else lda
+    return (pitch % 32 == 16 and m <= STAGE_A_MAX_M and n >= max(STAGE_A_MIN_N, STAGE_A_N_OVER_M * m)
+            and k >= STAGE_A_MIN_K and 2 * m * n * k >= STAGE_A_MIN_FLOP)
+
+
 def _stream_handle(stream, kind, device):
     """The CUstream (int) a call runs on: ``stream`` (an int handle, a torch or cupy stream, or
     any object with ``__cuda_stream__``), else the current stream of the framework that owns the
@@ -1417,7 +1461,8 @@ def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream, extras=None):
                                     f"pass a plan made for these tensors (or plan=None)")
     staged = _Staging(A.kind, device, handle)
     try:
-        pa, lda_k = _maybe_stage(A, lda, ea, (m, k) if a_major == "K" else (k, m), staged)
+        pa, lda_k = _maybe_stage(A, lda, ea, (m, k) if a_major == "K" else (k, m), staged,
+                                 stages_a(m, n, k, A.dtype, a_major, lda))
         pb, ldb_k = _maybe_stage(B, ldb, eb, (n, k) if b_major == "K" else (k, n), staged)
         # D: the TMA store needs 16-byte rows and base; the register store writes pairs of
         # 2 elements where the pitch is even, so its base must hold a pair.
@@ -1899,13 +1944,14 @@ class _null:
         return False
 
 
-def _maybe_stage(op, ld, e, stored, staged):
+def _maybe_stage(op, ld, e, stored, staged, sector=False):
     """(pointer, ld) the TMA can read: the array itself when its base and row pitch are 16-byte
-    aligned (cuTensorMapEncodeTiled's rule), else a copy on the call's stream with rows padded to
-    :data:`runtime.STAGED_PITCH` bytes."""
+    aligned (cuTensorMapEncodeTiled's rule) and ``sector`` is False, else a copy on the call's
+    stream with rows padded to :data:`runtime.STAGED_PITCH` bytes (``sector``:
+    :func:`stages_a`'s rule asks for one)."""
     from . import runtime
 
-    if _aligned(op.ptr, ld, e):
+    if _aligned(op.ptr, ld, e) and not sector:
         return op.ptr, ld
     rows, cols = stored
     p, pitch = staged.buffer(rows, cols, e, lines=True)
