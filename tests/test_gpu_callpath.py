@@ -237,8 +237,9 @@ def test_unaligned_operands_are_staged_on_the_stream():
 
 def test_fp8_rows_off_the_sector_are_staged_bit_for_bit():
     """stages_a's rule: an e4m3 A with 784-byte rows (16 mod 32), N >= 4 M, is copied into
-    128-byte rows by gemm; the product is the same bits as the same plan on a padded copy of A
-    made here (one plan, one order of summation), and near float64."""
+    128-byte rows by gemm, on the general path and then on the prepared call it keeps; the
+    product is the same bits as the same plan on a padded copy of A made here (one plan, one
+    order of summation), and near float64."""
     _gpu()
     import fastswz.cuda as fc
 
@@ -248,14 +249,17 @@ def test_fp8_rows_off_the_sector_are_staged_bit_for_bit():
     b = _rand(n, k, dtype=torch.float8_e4m3fn).t()        # K-major B, as torch._scaled_mm takes it
     pad = torch.zeros(m, 896, device="cuda", dtype=torch.float8_e4m3fn)
     pad[:, :k] = a
-    out = _poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16))
     ref = _poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16))
-    fc.gemm(a, b, out=out)
     fc.gemm(pad[:, :k], b, out=ref)                        # pitch 896 bytes: read in place
-    fc.gemm(a, b, out=out)                                 # and again (no prepared call is kept)
+    outs = []
+    for _ in range(3):                                     # the general path, then the prepared call
+        outs.append(_poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16)))
+        fc.gemm(a, b, out=outs[-1])
+    assert fc._torch_key(a, b, outs[-1], None) in fc._CALLS
     torch.cuda.synchronize()
-    assert torch.equal(out, ref)
-    assert _err(out, a.float(), b.float()) < 1e-2
+    for out in outs:
+        assert torch.equal(out.view(torch.int16), ref.view(torch.int16))
+    assert _err(outs[0], a.float(), b.float()) < 1e-2
 
 
 def test_empty_and_zero_k():

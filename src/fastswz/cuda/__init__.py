@@ -1463,6 +1463,9 @@ def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream, extras=None):
     try:
         pa, lda_k = _maybe_stage(A, lda, ea, (m, k) if a_major == "K" else (k, m), staged,
                                  stages_a(m, n, k, A.dtype, a_major, lda))
+        # A copied by stages_a's rule alone (readable in place): the prepared call can copy it too
+        rule_copy = staged.used and _aligned(A.ptr, lda, ea)
+        staged.used = staged.used and not rule_copy
         pb, ldb_k = _maybe_stage(B, ldb, eb, (n, k) if b_major == "K" else (k, n), staged)
         # D: the TMA store needs 16-byte rows and base; the register store writes pairs of
         # 2 elements where the pitch is even, so its base must hold a pair.
@@ -1483,8 +1486,8 @@ def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream, extras=None):
             and b_dtype is None and plan_key is not False and not staged.used and d_ok):
         if extras is None:
             _remember(a, b, None if new_out else out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed,
-                      device, out if new_out else None, plan_key)
-        elif plan is None:
+                      device, out if new_out else None, plan_key, lda_k if rule_copy else None)
+        elif plan is None and not rule_copy:
             _remember_fused(a, b, None if new_out else out, out_dtype, extras, fields, kern, m, n, k,
                             lda, ldb, ldd, ed, device, out if new_out else None)
     return out
@@ -1786,19 +1789,36 @@ def _workspace(nbytes, device):
     return torch.empty(nbytes, dtype=torch.uint8, device=torch.device("cuda", device))
 
 
-def _remember(a, b, out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed, device, new_out, plan_key=None):
+def _remember(a, b, out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed, device, new_out, plan_key=None,
+              staged_lda=None):
+    """Keep a prepared call for calls like this one; ``staged_lda``: A is copied into rows of
+    that pitch (elements) first, as :func:`stages_a`'s rule has the general path do."""
     call = _fill_call(_Call(), a, b, kern, m, n, k, lda, ldb, ldd, ed, device, new_out)
-    if kern.config["swap_ab"] or kern.config["split_k"] > 1:
+    if kern.config["swap_ab"] or kern.config["split_k"] > 1 or staged_lda:
         nbytes = kern.workspace_bytes(m, n, k)
-        run = kern.bound(m, n, k, lda, ldb, ldd, device, call.grid)
+        run = kern.bound(m, n, k, staged_lda or lda, ldb, ldd, device, call.grid)
         if not nbytes:
             call.general = run
         else:
             def general(pa, pb, pd, stream):
                 run(pa, pb, pd, stream, _workspace(nbytes, device).data_ptr())
             call.general = general
+        if staged_lda:
+            call.general = _staged_a(call.general, m, k, lda, staged_lda, a.element_size(), device)
     key = _torch_key(a, b, out, out_dtype)
     _keep(key if plan_key is None else (key, plan_key), call)
+
+
+def _staged_a(run, m, k, lda, pitch, e, device):
+    """``run`` (a prepared call's launch) after a copy of A's ``m`` rows of ``k`` elements into a
+    buffer of ``pitch``-element rows from torch's allocator on the call's stream."""
+    from . import runtime
+
+    def general(pa, pb, pd, stream):
+        buf = _workspace(m * pitch * e, device)
+        runtime.copy2d(pa, lda * e, buf.data_ptr(), pitch * e, k * e, m, stream, device)
+        run(buf.data_ptr(), pb, pd, stream)
+    return general
 
 
 #: the epilogue arguments that are arrays (their pointers are FswParams fields of the same name)
