@@ -237,9 +237,9 @@ def test_unaligned_operands_are_staged_on_the_stream():
 
 def test_fp8_rows_off_the_sector_are_staged_bit_for_bit():
     """stages_a's rule: an e4m3 A with 784-byte rows (16 mod 32), N >= 4 M, is copied into
-    128-byte rows by gemm, on the general path and then on the prepared call it keeps; the
-    product is the same bits as the same plan on a padded copy of A made here (one plan, one
-    order of summation), and near float64."""
+    128-byte rows by gemm, on the general path and then on the prepared call it keeps (plain and
+    with rowwise scales, the fused prepared call); the product is the same bits as the same plan
+    on a padded copy of A made here (one plan, one order of summation), and near float64."""
     _gpu()
     import fastswz.cuda as fc
 
@@ -256,10 +256,23 @@ def test_fp8_rows_off_the_sector_are_staged_bit_for_bit():
         outs.append(_poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16)))
         fc.gemm(a, b, out=outs[-1])
     assert fc._torch_key(a, b, outs[-1], None) in fc._CALLS
+    # rowwise scales (the fused prepared call copies A the same way)
+    sa = torch.rand(m, 1, device="cuda") + 0.5
+    sb = torch.rand(1, n, device="cuda") + 0.5
+    ref_s = _poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16))
+    fc.gemm(pad[:, :k], b, out=ref_s, scale_a=sa, scale_b=sb)
+    scaled = []
+    for _ in range(3):
+        scaled.append(_poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16)))
+        fc.gemm(a, b, out=scaled[-1], scale_a=sa, scale_b=sb)
+    assert any(isinstance(c, fc._FusedCall) and c.staged_lda == 896 for c in fc._CALLS.values())
     torch.cuda.synchronize()
     for out in outs:
         assert torch.equal(out.view(torch.int16), ref.view(torch.int16))
+    for out in scaled:
+        assert torch.equal(out.view(torch.int16), ref_s.view(torch.int16))
     assert _err(outs[0], a.float(), b.float()) < 1e-2
+    assert _err(scaled[0], a.float() * sa, b.float() * sb) < 1e-2
 
 
 def test_empty_and_zero_k():

@@ -1487,9 +1487,9 @@ def _gemm(a, b, out, plan, a_dtype, b_dtype, out_dtype, stream, extras=None):
         if extras is None:
             _remember(a, b, None if new_out else out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed,
                       device, out if new_out else None, plan_key, lda_k if rule_copy else None)
-        elif plan is None and not rule_copy:
+        elif plan is None:
             _remember_fused(a, b, None if new_out else out, out_dtype, extras, fields, kern, m, n, k,
-                            lda, ldb, ldd, ed, device, out if new_out else None)
+                            lda, ldb, ldd, ed, device, out if new_out else None, lda_k if rule_copy else None)
     return out
 
 
@@ -1849,10 +1849,11 @@ def _span(x):
 
 
 def _remember_fused(a, b, out, out_dtype, extras, fields, kern, m, n, k, lda, ldb, ldd, ed, device,
-                    new_out):
+                    new_out, staged_lda=None):
     """Prepare the fused fast path for calls like this one: its kernel, launcher, leading
     dimensions, the fields that stay (scalars, strides) and which fields take which argument's
-    pointer; not when an argument was staged (its field is not its own pointer)."""
+    pointer; not when an argument was staged (its field is not its own pointer). ``staged_lda``:
+    A is copied into rows of that pitch first (:func:`stages_a`), as on the general path."""
     key = _fused_key(a, b, out, out_dtype, extras)
     if key is None:
         return
@@ -1869,6 +1870,7 @@ def _remember_fused(a, b, out, out_dtype, extras, fields, kern, m, n, k, lda, ld
     call.in_place = extras["c"] is not None and out is not None and extras["c"].data_ptr() == out.data_ptr()
     call.scheduled = bool(kern.config["swap_ab"] or kern.config["split_k"] > 1)
     call.ws_bytes = kern.workspace_bytes(m, n, k) if kern.config["split_k"] > 1 else 0
+    call.staged_lda = staged_lda
     _keep(key, call)
 
 
@@ -1877,13 +1879,14 @@ class _FusedCall(_Call):
     this call's pointers break a rule the general path checks (alignment, overlaps), so that
     path runs and says which."""
 
-    __slots__ = ("static", "ptrs", "in_place", "scheduled", "ws_bytes")
+    __slots__ = ("static", "ptrs", "in_place", "scheduled", "ws_bytes", "staged_lda")
 
     def run_fused(self, a, b, out, extras):
         got = self.pointers(a, b, out)
         if got is None:
             return None
         d, pa, pb, pd = got
+        lda = self.lda
         fields = dict(self.static)
         for name, (align, span) in self.ptrs.items():
             p = extras[name].data_ptr()
@@ -1893,13 +1896,21 @@ class _FusedCall(_Call):
                 return None   # an argument inside D (the general path names the rule)
             fields[name] = p
         stream = _torch_stream(self.device)
+        if self.staged_lda:   # stages_a's copy, as the general path makes it
+            from . import runtime
+
+            e = a.element_size()
+            buf = _workspace(self.m * self.staged_lda * e, self.device)
+            runtime.copy2d(pa, self.lda * e, buf.data_ptr(), self.staged_lda * e, self.k * e, self.m,
+                           stream, self.device)
+            pa, lda = buf.data_ptr(), self.staged_lda
         if not self.scheduled:
             kern = self.kern
-            self.lau.run(stream, pa, pb, pd, self.m, self.n, self.k, self.lda, self.ldb, self.ldd,
+            self.lau.run(stream, pa, pb, pd, self.m, self.n, self.k, lda, self.ldb, self.ldd,
                          kern._pack(pd, self.ldd, self.m, self.n, self.k, **fields), self.grid)
             return d
         ws = _workspace(self.ws_bytes, self.device) if self.ws_bytes else None
-        self.kern.launch(pa, pb, pd, self.m, self.n, self.k, self.lda, self.ldb, self.ldd, stream=stream,
+        self.kern.launch(pa, pb, pd, self.m, self.n, self.k, lda, self.ldb, self.ldd, stream=stream,
                          device=self.device, workspace=None if ws is None else ws.data_ptr(), **fields)
         return d
 
