@@ -1166,8 +1166,9 @@ STAGE_A_MIN_FLOP = 6e9
 def stages_a(m, n, k, a_dtype, a_major="K", lda=None):
     """Whether :func:`gemm` copies A into padded rows by :data:`STAGE_A_MAX_M`'s rule (rows off
     the 32-byte sector of an 8-bit, K-major A that many tiles re-read); ``lda`` is A's row pitch
-    in elements (default K, a packed A). The copy is part of the call (the prepared fast path
-    is not kept for such calls) and of what ``benchmarks/gpu_corpus.py`` times.
+    in elements (default K, a packed A). The copy (``cuMemcpy2DAsync`` on the call's stream) is
+    part of every such call, the prepared ones included, and of what ``benchmarks/gpu_corpus.py``
+    times.
 
     >>> stages_a(272, 13440, 25616, "e4m3"), stages_a(272, 13440, 25600, "e4m3")
     (True, False)
