@@ -394,7 +394,9 @@ SWAP_DEEP_MIN_TILES = 48
 #: 2026-11-28-nineteenth-session/run1): the four e4m3 problems with 4096 < K <= 8192 and at least
 #: :data:`SWAP_DEEP_MIN_TILES` tiles ran 1.12-1.23x faster swapped on 64 x (M rounded up to 8) tiles
 #: than on their unswapped split (55 x 5248 x 7552 e4m3 1.23x, 44 x 8320 x 5888 1.18x); the bf16
-#: problems past K = 4096 were 0.96-1.08x, so 16-bit keeps 4096.
+#: problems past K = 4096 were 0.96-1.08x, so 16-bit keeps 4096. Against the plans before it (set
+#: v31, run 2): 1.13-1.17x on those four, 1.16x and 1.08x on the corpus's 32 and 64 x 8192 x 8192,
+#: 0.92-1.33x on ten drawn (nine faster; the slower one M = 62, where 64-row tiles pad nothing).
 SWAP_DEEP_MAX_K_8BIT = 8192
 #: Long-K 16-bit problems with ``SWAP_AB_MAX_M < M <= SWAP_LONG_K_MAX_M`` (both operands K-major,
 #: at least :data:`SWAP_LONG_K_MIN_KTILES` 128-byte k-tiles) run swapped: 128 rows of N by M cut
