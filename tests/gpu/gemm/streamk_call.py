@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Kernel time and per-call time of stream-K plans beside the default plan and torch (H100).
+"""Kernel time and per-call time of plans beside the default plan and torch (H100, H200).
 
     python3 tests/gpu/gemm/streamk_call.py PLANS.json
 
-PLANS.json: [{"shape": [M, N, K], "plans": {"name": config, ...}}, ...] (bf16, K-major). Per
-problem and plan: the kernel time (gpu_corpus's loop: launches back to back, each after an L2
-read flush, between its own events; median), and what a caller sees per call: ``gemm(a, b,
-out=d, plan=...)`` (``torch.mm(a, b.t(), out=d)`` for torch) called 50 times back to back, the
-wall time over the calls after one synchronize (so the larger of host and kernel time), and the
-host time of one call into a drained queue (median of 30). D is checked against torch's.
+PLANS.json: [{"shape": [M, N, K], "dtype": "bf16" | "e4m3" (default bf16), "plans": {"name":
+config or null, ...}, "pad_a": false}, ...] (K-major operands; a null plan is gemm's default,
+``plan=None``; ``pad_a``: also the default on a copy of A with 128-byte rows made by the caller,
+which ``fastswz.cuda.stages_a``'s copy is then not needed for). Per problem and plan: the kernel
+time (gpu_corpus's loop: launches back to back, each after an L2 read flush, between its own
+events; median; ``gemm``'s own copies included), and what a caller sees per call: ``gemm(a, b,
+out=d, plan=...)`` (``torch.mm(a, b.t(), out=d)``, or ``torch._scaled_mm`` with unit scales for
+e4m3, for torch) called 50 times back to back, the wall time over the calls after one synchronize
+(so the larger of host and kernel time), and the host time of one call into a drained queue
+(median of 30). D is checked against torch's.
 """
 import json
 import os
@@ -31,12 +35,29 @@ def main():
     out = []
     for case in json.load(open(sys.argv[1])):
         m, n, k = case["shape"]
-        a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
-        b = torch.randn(n, k, device="cuda").to(torch.bfloat16)
+        fp8 = case.get("dtype", "bf16") == "e4m3"
+        td = torch.float8_e4m3fn if fp8 else torch.bfloat16
+        a = torch.randn(m, k, device="cuda").to(td)
+        b = torch.randn(n, k, device="cuda").to(td)
         d = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-        ref = torch.mm(a, b.t())
+        one = torch.ones((), device="cuda")
+        if fp8:
+            def torch_call():   # the out= overload where this torch has it (no copy of D), else a copy
+                try:
+                    torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16, out=d)
+                except (TypeError, RuntimeError):
+                    d.copy_(torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16))
+        else:
+            def torch_call():
+                torch.mm(a, b.t(), out=d)
+        torch_call()
+        ref = d.clone()
         calls = {name: (lambda c=c: gemm(a, b.t(), out=d, plan=c)) for name, c in case["plans"].items()}
-        calls["torch"] = lambda: torch.mm(a, b.t(), out=d)
+        if case.get("pad_a"):
+            pad = torch.zeros(m, -(-k * a.element_size() // 128) * 128 // a.element_size(), device="cuda", dtype=td)
+            pad[:, :k] = a
+            calls["A padded"] = lambda: gemm(pad[:, :k], b.t(), out=d)
+        calls["torch"] = torch_call
         row = {"shape": case["shape"]}
         for name, fn in calls.items():
             fn()
@@ -58,7 +79,7 @@ def main():
             torch.cuda.synchronize()
             row[name] = {"kernel_us": kern, "per_call_us": wall, "host_us": statistics.median(host),
                          "rel_err_vs_torch": err}
-            print(f"{m}x{n}x{k} {name:8s} kernel {kern:8.1f} us  per call {wall:8.1f} us  host {statistics.median(host):6.1f} us  err {err:.1e}",
+            print(f"{m}x{n}x{k} {case.get('dtype', 'bf16')} {name:8s} kernel {kern:8.1f} us  per call {wall:8.1f} us  host {statistics.median(host):6.1f} us  err {err:.1e}",
                   flush=True)
         out.append(row)
     json.dump(out, open(os.path.join(os.environ.get("OUT", "/tmp"), "streamk_call.json"), "w"), indent=1)
