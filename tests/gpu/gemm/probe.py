@@ -624,11 +624,10 @@ SEVENTEENTH_RUN = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "2
                                "run7-final-corpus-seeds")
 
 
-def problems_v26():
-    """(Probe sets v26, the first stream-K, whose cases are in the eighteenth session's run 1 log,
-    and v28.) Fresh seeds 1-7's same-type problems with M > 16 in the seventeenth session's final run:
-    every one under 0.9x cuBLAS's speed, and every fourth of the rest (the controls a rule must
-    not slow down); seed 8 (20261205) stays out."""
+def _seventeenth_losers(keep, every):
+    """(M, N, K, type) of fresh seeds 1-7's same-type problems in the seventeenth session's final
+    run that ``keep(m)`` accepts: every one under 0.9x cuBLAS's speed, then every ``every``-th of
+    the rest (the controls a rule must not slow down); seed 8 (20261205) stays out."""
     import gzip
 
     out, rest = [], []
@@ -636,12 +635,18 @@ def problems_v26():
         with gzip.open(os.path.join(SEVENTEENTH_RUN, f"fresh-{seed}.json.gz")) as f:
             rows = json.load(f)["rows"]
         for r in rows:
-            if r["cublas"]["kind"] != "same" or r["m"] <= 16:
+            if r["cublas"]["kind"] != "same" or not keep(r["m"]):
                 continue
             key = (r["m"], r["n"], r["k"], r["a_dtype"])
             lost = r["cublas"]["median_ms"] / r["fastswz"]["median_ms"] < 0.9
             (out if lost else rest).append(key)
-    return out + rest[::4]
+    return out + rest[::every]
+
+
+def problems_v26():
+    """(Probe sets v26, the first stream-K, whose cases are in the eighteenth session's run 1 log,
+    and v28.) :func:`_seventeenth_losers` with M > 16, every fourth of the rest."""
+    return _seventeenth_losers(lambda m: m > 16, 4)
 
 
 def stream_k_plan(c, m, n, k, workers=132, most=16, registers=True):
@@ -713,23 +718,10 @@ def candidates_v29(m, n, k, dt):
 
 
 def problems_v30():
-    """Fresh seeds 1-7's same-type problems with 16 < M <= 1024 in the seventeenth session's final
-    run: every one under 0.9x cuBLAS's speed and every third of the rest (controls); seed 8
-    (20261205) stays out. The question: does swap-AB, which makes M the instruction's N (steps of
-    8 instead of tiles of 64 or 128 rows), pay above SWAP_AB_MAX_M where 128-row tiles pad M?"""
-    import gzip
-
-    out, rest = [], []
-    for seed in (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 20261204):
-        with gzip.open(os.path.join(SEVENTEENTH_RUN, f"fresh-{seed}.json.gz")) as f:
-            rows = json.load(f)["rows"]
-        for r in rows:
-            if r["cublas"]["kind"] != "same" or not 16 < r["m"] <= 1024:
-                continue
-            key = (r["m"], r["n"], r["k"], r["a_dtype"])
-            lost = r["cublas"]["median_ms"] / r["fastswz"]["median_ms"] < 0.9
-            (out if lost else rest).append(key)
-    return out + rest[::3]
+    """:func:`_seventeenth_losers` with 16 < M <= 1024, every third of the rest. The question:
+    does swap-AB, which makes M the instruction's N (steps of 8 instead of tiles of 64 or 128
+    rows), pay above SWAP_AB_MAX_M where 128-row tiles pad M?"""
+    return _seventeenth_losers(lambda m: 16 < m <= 1024, 3)
 
 
 def swap_fit_plan(m, n, k, dt, bm=128, pieces=None, split=1, cluster_m=1, max_stages=8):
@@ -737,7 +729,7 @@ def swap_fit_plan(m, n, k, dt, bm=128, pieces=None, split=1, cluster_m=1, max_st
     multiple of 8 (default: the fewest tiles of at most 256), BM rows of N, ``split`` K splits."""
     bk = 128 if dt in ("e4m3", "e5m2") else 64
     p = pieces or -(-m // 256)
-    bn = -(-(-(-m // p)) // 8) * 8
+    bn = -(-m // (8 * p)) * 8   # ceil(ceil(M / p) / 8) * 8
     if bn > 256:
         return None
     c = _fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": bn, "bk": bk, "stages": 2, "swap_ab": True,
