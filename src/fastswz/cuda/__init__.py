@@ -839,7 +839,7 @@ def _swap_long_k_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     if not (bits == 16 and SWAP_AB_MAX_M < m <= SWAP_LONG_K_MAX_M and -(-k // bk) >= SWAP_LONG_K_MIN_KTILES):
         return None
     pieces = -(-m // 256)
-    bn = -(-(-(-m // pieces)) // 8) * 8
+    bn = -(-m // (8 * pieces)) * 8   # ceil(ceil(M / pieces) / 8) * 8
     tiles = -(-n // 128) * pieces
     split = min(DEFAULT_SMS["sm90"] // tiles, -(-k // bk) // 8, SPLIT_K_SWAP_MAX)
     if tiles < SWAP_LONG_K_MIN_TILES or split < 2 or pieces * bn >= -(-m // 128) * 128:
@@ -1812,14 +1812,21 @@ def _remember(a, b, out, out_dtype, kern, m, n, k, lda, ldb, ldd, ed, device, ne
     _keep(key if plan_key is None else (key, plan_key), call)
 
 
-def _staged_a(run, m, k, lda, pitch, e, device):
-    """``run`` (a prepared call's launch) after a copy of A's ``m`` rows of ``k`` elements into a
-    buffer of ``pitch``-element rows from torch's allocator on the call's stream."""
+def _copy_a(pa, m, k, lda, pitch, e, stream, device):
+    """A prepared call's copy of A (``m`` rows of ``k`` elements, ``lda`` apart) into a buffer of
+    ``pitch``-element rows from torch's allocator, on ``stream`` (:func:`stages_a`'s rule): the
+    buffer, to keep until the launch is queued."""
     from . import runtime
 
+    buf = _workspace(m * pitch * e, device)
+    runtime.copy2d(pa, lda * e, buf.data_ptr(), pitch * e, k * e, m, stream, device)
+    return buf
+
+
+def _staged_a(run, m, k, lda, pitch, e, device):
+    """``run`` (a prepared call's launch) after :func:`_copy_a`."""
     def general(pa, pb, pd, stream):
-        buf = _workspace(m * pitch * e, device)
-        runtime.copy2d(pa, lda * e, buf.data_ptr(), pitch * e, k * e, m, stream, device)
+        buf = _copy_a(pa, m, k, lda, pitch, e, stream, device)
         run(buf.data_ptr(), pb, pd, stream)
     return general
 
@@ -1900,12 +1907,7 @@ class _FusedCall(_Call):
             fields[name] = p
         stream = _torch_stream(self.device)
         if self.staged_lda:   # stages_a's copy, as the general path makes it
-            from . import runtime
-
-            e = a.element_size()
-            buf = _workspace(self.m * self.staged_lda * e, self.device)
-            runtime.copy2d(pa, self.lda * e, buf.data_ptr(), self.staged_lda * e, self.k * e, self.m,
-                           stream, self.device)
+            buf = _copy_a(pa, self.m, self.k, self.lda, self.staged_lda, a.element_size(), stream, self.device)
             pa, lda = buf.data_ptr(), self.staged_lda
         if not self.scheduled:
             kern = self.kern
