@@ -27,6 +27,7 @@ def test_enum_values_are_cuda_h_s():
         "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION":
             drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.value,
         "CUDA_ERROR_NOT_INITIALIZED": drv.CUresult.CUDA_ERROR_NOT_INITIALIZED.value,
+        "CU_MEMORYTYPE_DEVICE": drv.CUmemorytype.CU_MEMORYTYPE_DEVICE.value,
     }
     t = drv.CUtensorMapDataType
     want = {"e4m3": t.CU_TENSOR_MAP_DATA_TYPE_UINT8, "e5m2": t.CU_TENSOR_MAP_DATA_TYPE_UINT8,
@@ -53,3 +54,25 @@ def test_no_driver_library_is_one_clear_error():
         _driver.load()
     with pytest.raises(CudaUnavailableError):
         _driver.current_context()
+
+
+def test_memcpy2d_fields_sit_where_cuda_bindings_puts_them():
+    # copy2d fills CUDA_MEMCPY2D by hand (no CUDA at build time): each field it sets must sit at
+    # the offset of the struct cuda.bindings builds from cuda.h, which is read back byte by byte.
+    import ctypes
+
+    drv = _bindings()
+    offsets = dict(_driver.MEMCPY2D_OFFSETS)
+    assert offsets.pop("sizeof") == 128
+    values = {"srcMemoryType": 2, "srcDevice": 0x1122334455667788, "srcPitch": 0x1234567,
+              "dstMemoryType": 3, "dstDevice": 0x0A0B0C0D0E0F1011, "dstPitch": 0x7654321,
+              "WidthInBytes": 0x3456789, "Height": 0x456789A}
+    assert set(offsets) == set(values)
+    cp = drv.CUDA_MEMCPY2D()
+    for name, v in values.items():
+        setattr(cp, name, drv.CUmemorytype(v) if name.endswith("MemoryType") else v)
+    raw = ctypes.string_at(cp.getPtr(), 128)
+    for name, v in values.items():
+        width = 4 if name.endswith("MemoryType") else 8
+        assert int.from_bytes(raw[offsets[name]:offsets[name] + width], "little") == v, name
+    assert _driver.ENUMS["CU_MEMORYTYPE_DEVICE"] == drv.CUmemorytype.CU_MEMORYTYPE_DEVICE.value

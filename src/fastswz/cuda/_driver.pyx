@@ -39,6 +39,21 @@ cdef struct LaunchConfig:       # CUlaunchConfig
     LaunchAttribute* attrs
     unsigned int numAttrs
 
+cdef struct Memcpy2D:           # CUDA_MEMCPY2D: 128 bytes, source then destination
+    size_t srcXInBytes, srcY
+    int srcMemoryType           # CUmemorytype (an enum: 4 bytes, then padding)
+    const void* srcHost
+    uint64_t srcDevice          # CUdeviceptr
+    void* srcArray
+    size_t srcPitch
+    size_t dstXInBytes, dstY
+    int dstMemoryType
+    void* dstHost
+    uint64_t dstDevice
+    void* dstArray
+    size_t dstPitch
+    size_t WidthInBytes, Height
+
 ctypedef CUresult (*f_encode)(TensorMap*, int, uint32_t, void*, const uint64_t*, const uint64_t*,
                               const uint32_t*, const uint32_t*, int, int, int, int) noexcept nogil
 ctypedef CUresult (*f_launch)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
@@ -48,6 +63,7 @@ ctypedef CUresult (*f_launch_ex)(const LaunchConfig*, CUfunction, void**, void**
 ctypedef CUresult (*f_name)(CUresult, const char**) noexcept nogil
 ctypedef CUresult (*f_ctx_get)(CUcontext*) noexcept nogil
 ctypedef CUresult (*f_ctx_set)(CUcontext) noexcept nogil
+ctypedef CUresult (*f_copy2d)(const Memcpy2D*, CUstream) noexcept nogil
 
 cdef extern from *:
     """
@@ -74,12 +90,14 @@ cdef f_name _error_name = NULL
 cdef f_name _error_string = NULL
 cdef f_ctx_get _ctx_get = NULL
 cdef f_ctx_set _ctx_set = NULL
+cdef f_copy2d _copy2d = NULL
 
 cdef enum:                      # cuda.h's values (tests/test_cuda_driver.py checks them)
     L2_PROMOTION_256B = 3       # CU_TENSOR_MAP_L2_PROMOTION_L2_256B
     CLUSTER_DIMENSION = 4       # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
     PROGRAMMATIC_SERIALIZATION = 6   # CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
     NOT_INITIALIZED = 3         # CUDA_ERROR_NOT_INITIALIZED
+    MEMORYTYPE_DEVICE = 2       # CU_MEMORYTYPE_DEVICE
 
 #: CUtensorMapDataType of each element type: fp8 travels as bytes, tf32 as f32 (its bits).
 TMA_DATA_TYPE = {"e4m3": 0, "e5m2": 0, "f16": 6, "f32": 7, "tf32": 7, "bf16": 9}
@@ -87,7 +105,23 @@ TMA_DATA_TYPE = {"e4m3": 0, "e5m2": 0, "f16": 6, "f32": 7, "tf32": 7, "bf16": 9}
 ENUMS = {"CU_TENSOR_MAP_L2_PROMOTION_L2_256B": L2_PROMOTION_256B,
          "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION": CLUSTER_DIMENSION,
          "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION": PROGRAMMATIC_SERIALIZATION,
-         "CUDA_ERROR_NOT_INITIALIZED": NOT_INITIALIZED}
+         "CUDA_ERROR_NOT_INITIALIZED": NOT_INITIALIZED,
+         "CU_MEMORYTYPE_DEVICE": MEMORYTYPE_DEVICE}
+
+
+cdef dict _memcpy2d_offsets():
+    cdef Memcpy2D s
+    cdef uintptr_t base = <uintptr_t>&s
+    return {"srcMemoryType": <uintptr_t>&s.srcMemoryType - base, "srcDevice": <uintptr_t>&s.srcDevice - base,
+            "srcPitch": <uintptr_t>&s.srcPitch - base, "dstMemoryType": <uintptr_t>&s.dstMemoryType - base,
+            "dstDevice": <uintptr_t>&s.dstDevice - base, "dstPitch": <uintptr_t>&s.dstPitch - base,
+            "WidthInBytes": <uintptr_t>&s.WidthInBytes - base, "Height": <uintptr_t>&s.Height - base,
+            "sizeof": sizeof(Memcpy2D)}
+
+
+#: Where :func:`copy2d` writes each CUDA_MEMCPY2D field it sets (bytes), and the struct's size:
+#: the tests check them against cuda.bindings' own struct.
+MEMCPY2D_OFFSETS = _memcpy2d_offsets()
 
 
 cdef void* _symbol(void* lib, const char* name) except NULL:
@@ -101,7 +135,7 @@ cdef void* _symbol(void* lib, const char* name) except NULL:
 
 def load():
     """Open the driver library once; :class:`CudaUnavailableError` when there is none."""
-    global _encode, _launch, _launch_ex, _error_name, _error_string, _ctx_get, _ctx_set
+    global _encode, _launch, _launch_ex, _error_name, _error_string, _ctx_get, _ctx_set, _copy2d
     if _launch != NULL:
         return
     cdef void* lib = dlopen(b"libcuda.so.1", RTLD_NOW | RTLD_LOCAL)
@@ -116,6 +150,8 @@ def load():
     _error_string = <f_name>_symbol(lib, b"cuGetErrorString")
     _ctx_get = <f_ctx_get>_symbol(lib, b"cuCtxGetCurrent")
     _ctx_set = <f_ctx_set>_symbol(lib, b"cuCtxSetCurrent")
+    # cuda.h maps cuMemcpy2DAsync to its _v2 entry point (64-bit sizes) since CUDA 3.2
+    _copy2d = <f_copy2d>_symbol(lib, b"cuMemcpy2DAsync_v2")
     _launch = <f_launch>_symbol(lib, b"cuLaunchKernel")
 
 
@@ -147,26 +183,60 @@ cdef inline const LaunchConfig* _with_attribute(LaunchConfig* cfg, LaunchAttribu
     return cfg
 
 
+cdef inline CUresult _enter(CUcontext want, CUcontext* before) noexcept nogil:
+    """Make ``want`` current, the caller's context kept in ``before``."""
+    cdef CUresult r = _ctx_get(before)
+    if r == 0 and before[0] != want:
+        r = _ctx_set(want)
+    return r
+
+
+cdef inline CUresult _leave(CUcontext want, CUcontext before, CUresult r) noexcept nogil:
+    """Restore ``before`` after a call that returned ``r``; the first error."""
+    cdef CUresult r2
+    if before != want:
+        r2 = _ctx_set(before)
+        if r == 0:
+            r = r2
+    return r
+
+
 cdef CUresult _launch_in(CUcontext want, CUfunction func, unsigned int grid, unsigned int threads,
                          unsigned int smem, CUstream stream, void** args,
                          const LaunchConfig* cfg) noexcept nogil:
     """One launch with ``want`` current (cuLaunchKernelEx with ``cfg``, else cuLaunchKernel), the
     caller's context restored after it; the first error."""
     cdef CUcontext before = NULL
-    cdef CUresult r = _ctx_get(&before)
-    cdef CUresult r2
-    if r == 0 and before != want:
-        r = _ctx_set(want)
-    if r == 0:
-        if cfg != NULL:
-            r = _launch_ex(cfg, func, args, NULL)
-        else:
-            r = _launch(func, grid, 1, 1, threads, 1, 1, smem, stream, args, NULL)
-        if before != want:
-            r2 = _ctx_set(before)
-            if r == 0:
-                r = r2
-    return r
+    cdef CUresult r = _enter(want, &before)
+    if r != 0:
+        return r
+    if cfg != NULL:
+        r = _launch_ex(cfg, func, args, NULL)
+    else:
+        r = _launch(func, grid, 1, 1, threads, 1, 1, smem, stream, args, NULL)
+    return _leave(want, before, r)
+
+
+def copy2d(uint64_t src, size_t src_pitch, uint64_t dst, size_t dst_pitch, size_t width,
+           size_t height, uintptr_t stream, uintptr_t ctx):
+    """A 2-D device-to-device copy of ``height`` rows of ``width`` bytes on ``stream``
+    (``cuMemcpy2DAsync``), with ``ctx`` current for the call and the caller's context restored
+    after it: the staged operands' copy without a Python driver call per field."""
+    cdef Memcpy2D cp
+    cdef CUcontext before = NULL
+    cdef CUresult r
+    load()
+    memset(&cp, 0, sizeof(Memcpy2D))
+    cp.srcMemoryType, cp.srcDevice, cp.srcPitch = MEMORYTYPE_DEVICE, src, src_pitch
+    cp.dstMemoryType, cp.dstDevice, cp.dstPitch = MEMORYTYPE_DEVICE, dst, dst_pitch
+    cp.WidthInBytes, cp.Height = width, height
+    with nogil:
+        r = _enter(<CUcontext>ctx, &before)
+        if r == 0:
+            r = _leave(<CUcontext>ctx, before, _copy2d(&cp, <CUstream>stream))
+    if r != 0:
+        raise CudaError(f"cuMemcpy2DAsync of {height} rows of {width} bytes (pitches {src_pitch} -> "
+                        f"{dst_pitch}) failed: {_describe(r)}")
 
 
 def current_context():

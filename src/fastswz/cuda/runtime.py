@@ -979,7 +979,13 @@ def _call_on(device, what, fn, *args):
 
 
 def copy2d(src, src_pitch, dst, dst_pitch, width, height, stream, device):
-    """A 2-D device-to-device copy (bytes) on ``stream`` of GPU ``device``."""
+    """A 2-D device-to-device copy (bytes) on ``stream`` of GPU ``device``: through the C launcher
+    (:func:`fastswz.cuda._driver.copy2d`) where it is built, a staged call's host path being a
+    few microseconds shorter that way than through cuda.bindings' struct."""
+    if _driver is not None:
+        _driver.copy2d(int(src), src_pitch, int(dst), dst_pitch, width, height, int(stream),
+                       _device(device)["ctx_int"])
+        return
     drv = driver()
     cp = drv.CUDA_MEMCPY2D()
     cp.srcMemoryType = drv.CUmemorytype.CU_MEMORYTYPE_DEVICE
