@@ -248,12 +248,12 @@ def test_kernel_sources_inline_into_one_unit():
     text = codegen.inline_sources(src)
     assert '#include "' not in text   # system headers (<cstdint>) stay
     assert text.count("struct PersistentScheduler") == 1 and text.count("struct FswParams") == 1
-    # the launcher writes d, ldd, m, n, k, a, lda, b, ldb itself at these offsets (fastswz.cuda._driver)
+    # the launcher writes d, ldd, m, n, k itself at these offsets (fastswz.cuda._driver)
     st = codegen.params_struct()
-    assert [f[0] for f in codegen.PARAM_FIELDS[:9]] == list(codegen.PARAM_CORE)
+    assert [f[0] for f in codegen.PARAM_FIELDS[:5]] == list(codegen.PARAM_CORE)
     packed = st.pack(*range(1, len(codegen.PARAM_FIELDS) + 1))
     import struct
-    assert struct.unpack_from("<QqiiI4xQqQq", packed) == tuple(range(1, 10))
+    assert struct.unpack_from("<QqiiI", packed) == (1, 2, 3, 4, 5)
 
 
 def test_kernel_source_holds_no_layout_constants():
@@ -1916,73 +1916,3 @@ def test_prepared_calls_read_each_calls_pointers_and_hand_rule_breakers_to_the_g
     assert args == (a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, k, k, n)
     assert kw == {"stream": 7, "device": 0, "workspace": 9 << 30, "scale_a": sa.data_ptr(),
                   "scale_b": sb.data_ptr(), "sa_sm": 1, "sb_sn": 1}
-
-
-CP_ASYNC_PLANS = [
-    dict(bm=128, bn=128, bk=64, stages=4),
-    dict(bm=128, bn=256, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3"),
-    dict(bm=192, bn=192, bk=32, stages=8, a_dtype="e4m3", b_dtype="e4m3"),
-    dict(bm=128, bn=128, bk=64, stages=4, a_dtype="e4m3", b_dtype="e4m3", swizzle_a="64B", swizzle_b="64B"),
-    dict(bm=128, bn=128, bk=128, stages=3),                         # two boxes per stage along K
-    dict(bm=128, bn=256, bk=32, stages=4, a_major="MN", b_major="MN"),   # boxes along MN
-    dict(bm=128, bn=64, bk=32, stages=4, a_dtype="tf32", b_dtype="tf32", out_dtype="f32"),
-    dict(bm=128, bn=192, bk=64, stages=5, swap_ab=True, split_k=3),
-]
-
-
-@pytest.mark.parametrize("cfg", CP_ASYNC_PLANS, ids=_ids)
-def test_cp_async_chunks_land_where_the_tma_boxes_put_them(cfg):
-    """Two derivations of where element (mn, k) of a stage tile sits: the header's load::a_offset
-    / b_offset (the operand's canonical layout times its element bytes), and the TMA's own
-    rule for the plan's boxes (box element (inner, outer) at the box's offset + (outer inner_extent
-    + inner) bytes, then the swizzle mode's XOR of address bits [4, 4 + B) with [7, 7 + B),
-    cuTensorMapEncodeTiled's CU_TENSOR_MAP_SWIZZLE_32B/64B/128B). They must agree on every
-    element, and a 16-byte chunk's elements must be contiguous (cp.async writes 16 bytes)."""
-    from fastswz import parse
-    from fastswz.dtypes import dtype
-
-    row = codegen.kernel_row(dict(cfg, operand_load="cp_async"))
-    assert row["kernel"]["operand_load"]["kind"] == "cp_async"
-    for op, rows in (("a", row["bm"]), ("b", row["bn"])):
-        o = row[op]
-        e = dtype(o["dtype"]).bits // 8
-        lay = parse(row["kernel"]["operand_load"]["smem_offset"][op])
-        assert str(lay) == o["layout"]
-        bits = {"32B": 1, "64B": 2, "128B": 3}[o["swizzle"]]
-        inner_n, outer_n = o["tma_box"]
-        tma = {}
-        for box in o["tma_box_offsets"]:
-            ci, co = box["coords"]
-            for j in range(outer_n):
-                for i in range(inner_n):
-                    off = box["smem_offset"] + (j * inner_n + i) * e
-                    off ^= ((off >> 7) & ((1 << bits) - 1)) << 4
-                    mn, k = (co + j, ci + i) if o["major"] == "K" else (ci + i, co + j)
-                    tma[mn, k] = off
-        assert len(tma) == rows * row["bk"] == o["stage_bytes"] // e
-        per = 16 // e
-        for (mn, k), off in tma.items():
-            assert lay(mn, k) * e == off, (op, mn, k)
-            first = (mn, k - k % per) if o["major"] == "K" else (mn - mn % per, k)
-            step = k % per if o["major"] == "K" else mn % per
-            assert off == tma[first] + step * e, (op, mn, k)   # inside its chunk, contiguous
-
-
-def test_cp_async_plans_in_the_header_and_their_errors():
-    cfg = dict(bm=128, bn=256, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3")
-    h = codegen.emit_header(codegen.kernel_row(dict(cfg, operand_load="cp_async")))
-    assert "constexpr bool kCpAsync = true;" in h and "constexpr uint32_t kFullArrivals = 128u;" in h
-    assert "constexpr uint32_t kTxBytes = 0u;" in h
-    t = codegen.emit_header(codegen.kernel_row(cfg))
-    assert "constexpr bool kCpAsync = false;" in t and "constexpr uint32_t kFullArrivals = 1u;" in t
-    # the same offsets functions in both: only the constants that say how the stage is filled differ
-    assert [ln for ln in h.splitlines() if "_offset(" in ln] == [ln for ln in t.splitlines() if "_offset(" in ln]
-    assert "cluster_m=2: B's multicast" in supported(dict(cfg, operand_load="cp_async", cluster_m=2))
-    assert "block scales" in supported(dict(cfg, operand_load="cp_async", scale="block"))
-    from fastswz.errors import PlanError
-    from fastswz.plan import with_cluster, with_operand_load
-
-    with pytest.raises(PlanError, match=r"operand_load='ldgsts' must be one of tma, cp_async"):
-        codegen.normalize_config(dict(cfg, operand_load="ldgsts"))
-    with pytest.raises(PlanError, match="use cluster_m=1"):
-        with_operand_load(with_cluster(codegen.plan_for(cfg).row(0), 2), "cp_async")

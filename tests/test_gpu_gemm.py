@@ -74,18 +74,6 @@ pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("hopper_gpu")]
      (1000, 1000, 520)),
     (dict(bm=128, bn=128, bk=128, stages=3, pingpong=True, epilogue=True, epilogue_n=32, epilogue_stages=4,
           a_dtype="e4m3", b_dtype="e4m3", out_dtype="f32"), (4096, 2048, 1024)),
-    # the producer's 16-byte cp.async chunks instead of TMA boxes (operand_load): rows 16 mod 32
-    # bytes (e4m3 K = 2256, 784; bf16 K = 1000), 32- and 128-byte swizzles, two boxes per stage,
-    # MN-major, ragged M and N (zero-filled chunks), a shifted last tile row, and every schedule
-    (dict(bm=128, bn=256, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3", operand_load="cp_async"), (755, 900, 2256)),
-    (dict(bm=192, bn=192, bk=32, stages=8, a_dtype="e4m3", b_dtype="e4m3", epilogue=True, epilogue_n=64,
-          operand_load="cp_async"), (500, 700, 784)),
-    (dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, operand_load="cp_async"), (1000, 1000, 1000)),
-    (dict(bm=128, bn=128, bk=128, stages=3, operand_load="cp_async"), (300, 200, 1000)),
-    (dict(bm=128, bn=128, bk=64, stages=4, a_major="MN", b_major="MN", operand_load="cp_async"), (129, 257, 72)),
-    (dict(bm=128, bn=192, bk=64, stages=5, swap_ab=True, split_k=3, operand_load="cp_async"), (189, 1000, 9000)),
-    (dict(bm=128, bn=256, bk=64, stages=4, split_k=11, stream_k=132, operand_load="cp_async"), (300, 1000, 3000)),
-    (dict(bm=64, bn=128, bk=64, stages=3, pingpong=True, operand_load="cp_async"), (1000, 1000, 1000)),
 ])
 def test_kernel_product(cfg, shape):
     from fastswz.cuda.runtime import check

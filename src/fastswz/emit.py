@@ -337,18 +337,6 @@ def _kernel_header(data):
               f"    constexpr int kBlocksPerConsumer = {cons.get('blocks_per_consumer', 1)};  "
               f"// MN blocks each consumer warpgroup multiplies (from kConsumerBlocks[w] on)",
               "  }  // namespace kernel"]
-    ld = k.get("operand_load") or {"kind": "tma"}
-    lines += [f"  namespace load {{  // how the producer fills a stage: {ld['kind']} (plan.row()['kernel']['operand_load'])",
-              f"    constexpr bool kCpAsync = {'true' if ld['kind'] == 'cp_async' else 'false'};  "
-              f"// 16-byte cp.async chunks by the producer warpgroup, else TMA boxes",
-              f"    constexpr int kThreads = {ld.get('threads', 1)};  // producer threads that copy",
-              f"    constexpr int kChunkBytes = {ld.get('chunk_bytes', 16)};"]
-    for op in ("a", "b"):
-        lay = data[op]["layout"]
-        lines += _c_layout_fn(f"{op}_offset", lay, ("mn", "k"),
-                              f"byte of {op.upper()}'s element (mn, k) in its stage buffer: {lay} x "
-                              f"{_ebytes(data[op])} B", scale=_ebytes(data[op]))
-    lines.append("  }  // namespace load")
     s = k.get("scheduler") or {"kind": "persistent", "splits": 1, "workspace": None}
     ws = s["workspace"]
     lines += [f"  namespace scheduler {{  // {s['kind']} (plan.row()['kernel']['scheduler'])",

@@ -62,8 +62,7 @@ from .tile import OperandTile
 
 __all__ = ["plan_gemm", "GemmPlans", "PLAN_ERRORS", "plan_reason", "SMEM_OPTIN", "TMA_SWIZZLE",
            "PLAN_FIELDS", "EPILOGUE_BANK_FIELDS", "EPILOGUE_SWIZZLES", "epilogue_access",
-           "TILE_GROUP", "wgmma_accumulator_layout", "with_cluster", "with_schedule", "with_operand_load",
-           "OPERAND_LOADS", "CP_ASYNC_THREADS",
+           "TILE_GROUP", "wgmma_accumulator_layout", "with_cluster", "with_schedule",
            "LAST_CTA_REDUCE_REGISTERS", "LAST_CTA_MAX_SPLITS", "SPLIT_REDUCE", "stream_k_tail",
            "stream_k_units"]
 
@@ -848,62 +847,6 @@ def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP):
         "copies": [[{"smem_offset": o["smem_offset"] + r * half * row_bytes,
                      "coords": [o["coords"][0], o["coords"][1] + r * half]}
                     for o in b["tma_box_offsets"]] for r in range(2)]}
-    return out
-
-
-#: How the producer fills a stage with A and B: ``"tma"`` (one thread's cp.async.bulk.tensor
-#: boxes, the default) or ``"cp_async"`` (the producer warpgroup's 128 threads copy 16-byte
-#: chunks, cp.async.cg, PTX ISA 9.7.9.3, each to where the TMA box would put it).
-OPERAND_LOADS = ("tma", "cp_async")
-#: Threads of the producer warpgroup that copy a cp_async plan's chunks (each arrives on the
-#: stage's full barrier once its copies land: cp.async.mbarrier.arrive.noinc, PTX ISA 9.7.9.4).
-CP_ASYNC_THREADS = 128
-
-
-def with_operand_load(row, load="tma"):
-    """A plan row whose kernel section fills the stages with ``load`` (:data:`OPERAND_LOADS`).
-
-    ``"cp_async"``: the producer warpgroup's :data:`CP_ASYNC_THREADS` threads copy each stage's
-    A and B tiles in 16-byte chunks (``cp.async.cg.shared.global``), element (mn, k) of an
-    operand to byte ``smem_offset`` of its stage buffer, the operand's canonical layout times
-    its element bytes (the bytes its TMA boxes would have put there); chunks past M, N or K are
-    zero-filled (a source size of 0, as the TMA fills its boxes). Each thread arrives on the
-    stage's full barrier when its copies land (``full_arrivals`` = the threads, no
-    ``expect_tx``), and a consumer fences the generic proxy's writes from wgmma's async proxy
-    reads (``fence.proxy.async.shared::cta``) after its wait. Why: a 16-byte chunk never spans
-    two 32-byte sectors, where a TMA box row whose global rows are 16 but not 32 bytes aligned
-    does (seen on an H200: such rows make the TMA kernel 1.3-1.96x slower than 128-byte rows).
-    Without a cluster (B's multicast is a TMA feature). Returns a new dict.
-
-    Examples
-    --------
-    >>> r = with_operand_load(plan_gemm(bm=128, bn=128, bk=64, stages=4).row(0), "cp_async")
-    >>> ld = r["kernel"]["operand_load"]
-    >>> ld["kind"], ld["threads"], ld["chunk_bytes"], r["kernel"]["barriers"]["full_arrivals"]
-    ('cp_async', 128, 16, 128)
-    >>> ld["smem_offset"]["a"]
-    'Sw<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))'
-    """
-    import copy
-
-    if load not in OPERAND_LOADS:
-        raise PlanError(f"operand_load={load!r} must be one of {', '.join(OPERAND_LOADS)} (how the "
-                        f"producer fills a stage: TMA boxes or 16-byte cp.async chunks)")
-    if not row.get("kernel"):
-        raise PlanError("the row has no kernel section: the operand load applies to legal sm90 plans")
-    out = copy.deepcopy(row)
-    k = out["kernel"]
-    if load == "tma":
-        k["operand_load"] = {"kind": "tma"}
-        return out
-    if k["cluster"] != [1, 1]:
-        raise PlanError(f"operand_load='cp_async' with a {k['cluster'][0]}-CTA cluster: B's multicast "
-                        f"is a TMA copy; use cluster_m=1")
-    k["operand_load"] = {"kind": "cp_async", "threads": CP_ASYNC_THREADS, "chunk_bytes": 16,
-                         # element (mn, k) of the stage tile -> element offset in its stage buffer
-                         "smem_offset": {op: out[op]["layout"] for op in ("a", "b")}}
-    k["barriers"]["full_arrivals"] = CP_ASYNC_THREADS
-    k["barriers"]["tx_bytes"] = 0
     return out
 
 

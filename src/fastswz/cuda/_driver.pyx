@@ -337,9 +337,8 @@ cdef class Launcher:
         made current for the launch and the caller's restored after it.
 
         ``params`` is the kernel's ``FswParams`` as bytes (``codegen.params_struct()``); its
-        leading fields ``d, ldd, m, n, k, a, lda, b, ldb`` (``codegen.PARAM_CORE``) are written
-        here from the arguments, so a kernel without further fields passes the same zero bytes
-        every call."""
+        leading fields ``d, ldd, m, n, k`` (``codegen.PARAM_FIELDS``) are written here from the
+        arguments, so a kernel without further fields passes the same zero bytes every call."""
         cdef TensorMap local[4]     # one spare: the aligned three start inside it
         cdef TensorMap* mp = <TensorMap*>((<uintptr_t>local + 63) & ~(<uintptr_t>63))
         cdef void* args[4]
@@ -351,15 +350,12 @@ cdef class Launcher:
                 raise ValueError("grid=0 needs the launcher's bm, bn and limit")
             groups = ((m + self.bm - 1) // self.bm + self.cluster - 1) // self.cluster * ((n + self.bn - 1) // self.bn)
             grid = self.cluster * <unsigned int>(1 if groups < 1 else (self.limit if groups > self.limit else groups))
-        if plen < 64 or plen > 512:
-            raise ValueError(f"params holds {plen} bytes: FswParams is 64 to 512 bytes")
+        if plen < 32 or plen > 512:
+            raise ValueError(f"params holds {plen} bytes: FswParams is 32 to 512 bytes")
         memcpy(pbuf, <const char*>params, plen)
         pbuf[0] = d
         (<int64_t*>pbuf)[1] = ldd
         (<int*>pbuf)[4], (<int*>pbuf)[5], (<int*>pbuf)[6] = <int>m, <int>n, <int>k
-        # A and B for a plan whose producer copies them with cp.async (the TMA reads the maps)
-        pbuf[4], pbuf[6] = a, b
-        (<int64_t*>pbuf)[5], (<int64_t*>pbuf)[7] = lda, ldb
         cdef CUresult r
         cdef LaunchConfig cfg
         cdef LaunchAttribute attr

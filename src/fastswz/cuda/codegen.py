@@ -17,8 +17,8 @@ from importlib import resources
 from ..dtypes import DTYPES, dtype as _lookup_dtype
 from ..emit import emit_header
 from ..errors import FastswzTypeError, PlanError
-from ..plan import (LAST_CTA_MAX_SPLITS, OPERAND_LOADS, R_BUDGET, SMEM_OPTIN, SPLIT_REDUCE, TILE_GROUP, plan_gemm,
-                    plan_reason, with_cluster, with_operand_load, with_schedule)
+from ..plan import (LAST_CTA_MAX_SPLITS, R_BUDGET, SMEM_OPTIN, SPLIT_REDUCE, TILE_GROUP, plan_gemm, plan_reason,
+                    with_cluster, with_schedule)
 
 __all__ = ["GEMM_KEYS", "OUT_DTYPES", "MAX_SPLIT_K", "REDUCE_KERNEL_NAME", "normalize_config",
            "supported", "plan_for", "kernel_row", "mma_header",
@@ -63,13 +63,11 @@ BLOCK_SCALE_AHEAD = 4
 #: ``split_k`` pieces (:func:`fastswz.plan.with_schedule`, :func:`fastswz.plan.stream_k_units`).
 #: ``pingpong``: two consumer warpgroups on alternate output tiles (BM = 64 or 128: one or two
 #: MN blocks each), so one's epilogue
-#: overlaps the other's wgmma. ``operand_load``: how the producer fills a stage
-#: (:data:`fastswz.plan.OPERAND_LOADS`: TMA boxes, or 16-byte cp.async chunks,
-#: :func:`fastswz.plan.with_operand_load`).
+#: overlaps the other's wgmma.
 GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages",
              "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group",
              "cluster_m", "epilogue_n", "epilogue_stages", "swap_ab", "split_k", "pingpong",
-             "split_reduce", "stream_k", "operand_load",
+             "split_reduce", "stream_k",
              # the fused epilogue and the scales (issue 28): D = act(alpha acc s + beta C + bias)
              "activation", "bias", "residual", "scale", "amax", "promote")
 #: The configuration keys of the fused epilogue, with their "nothing fused" values. ``promote``:
@@ -81,7 +79,7 @@ _DEFAULTS = {"arch": "sm90", "a_dtype": "bf16", "b_dtype": "bf16", "a_major": "K
              "bm": 128, "bn": 256, "bk": 64, "stages": 4, "swizzle_a": "auto", "swizzle_b": "auto",
              "cta_group": 1, "out_dtype": "bf16", "epilogue": False, "tile_group": TILE_GROUP, "cluster_m": 1,
              "epilogue_n": 0, "epilogue_stages": 1, "swap_ab": False, "split_k": 1, "pingpong": False,
-             "split_reduce": "auto", "stream_k": 0, "operand_load": "tma", **FUSION_DEFAULTS}
+             "split_reduce": "auto", "stream_k": 0, **FUSION_DEFAULTS}
 # wgmma input kinds the kernel family runs (PTX 9.7.15.5.2): f16/bf16 with both majors;
 # tf32 and fp8 K-major only (imm-trans exists for .f16/.bf16 alone).
 _INPUTS = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
@@ -165,10 +163,6 @@ def normalize_config(config=None, **overrides) -> dict:
         raise PlanError(f"split_reduce={c['split_reduce']!r} must be one of {', '.join(SPLIT_REDUCE)} (who "
                         f"adds split-K's partial sums: by the rule, the tile's last split, or a second "
                         f"kernel)")
-    if c["operand_load"] not in OPERAND_LOADS:
-        raise PlanError(f"operand_load={c['operand_load']!r} must be one of {', '.join(OPERAND_LOADS)} "
-                        f"(how the producer fills a stage: TMA boxes, or 16-byte cp.async chunks for "
-                        f"rows 16 but not 32 bytes aligned)")
     _normalize_fusion(c)
     if not 1 <= c["tile_group"] <= 1 << 16:
         raise PlanError(f"tile_group={c['tile_group']} must be in 1..65536 (tile rows per group of "
@@ -370,12 +364,6 @@ def _supported(c):
     if c["cluster_m"] == 2 and p.row(0)["b"]["tma_box"][1] % 16:
         return (f"cluster_m=2: B's TMA box has {p.row(0)['b']['tma_box'][1]} outer rows; each CTA "
                 f"multicasts half of them, so they must be a multiple of 16")
-    if c["operand_load"] == "cp_async" and c["cluster_m"] != 1:
-        return (f"operand_load='cp_async' with cluster_m={c['cluster_m']}: B's multicast to the "
-                f"cluster is a TMA copy; use cluster_m=1 or operand_load='tma'")
-    if c["operand_load"] == "cp_async" and c["scale"] == "block":
-        return ("operand_load='cp_async' with scale=block: the producer warpgroup's second warp "
-                "copies the block scales; use operand_load='tma'")
     if c["scale"] == "block":
         if c["a_dtype"] not in ("e4m3", "e5m2") or c["b_dtype"] not in ("e4m3", "e5m2"):
             return "scale=block: block scales are for fp8 operands (e4m3/e5m2)"
@@ -511,7 +499,6 @@ def kernel_row(config) -> dict:
     c = normalize_config(config)
     row = with_schedule(with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"]),
                         c["swap_ab"], c["split_k"], c["pingpong"], c["split_reduce"], c["stream_k"])
-    row = with_operand_load(row, c["operand_load"])
     row["fusion"] = fusion_row(c)
     if c["residual"] or c["stream_k"]:
         # The rows a shifted last tile row shares with the one before it are computed by both;
@@ -773,8 +760,7 @@ def fusion_header(config, row=None) -> str:
 
 #: The kernel's source files (package data under ``fastswz/kernels``), the entry first.
 KERNEL_FILES = ("gemm_sm90.cu", "sm90/debug.cuh", "sm90/ptx.cuh", "sm90/tile_rows.cuh", "sm90/scheduler.cuh",
-                "sm90/epilogue.cuh", "sm90/epilogue_ops.cuh", "sm90/splitk.cuh", "sm90/block_scale.cuh",
-                "sm90/operand_load.cuh")
+                "sm90/epilogue.cuh", "sm90/epilogue_ops.cuh", "sm90/splitk.cuh", "sm90/block_scale.cuh")
 #: The split-K reduction kernel (same source; built when the plan splits K).
 REDUCE_KERNEL_NAME = "fastswz_splitk_reduce"
 
@@ -792,12 +778,6 @@ PARAM_FIELDS = (
     ("m", "int", "i"),
     ("n", "int", "i"),
     ("k", "int", "i"),
-    # A and B as the kernel reads them (with swap_ab the caller's B and A) and their row pitches
-    # in elements: what a cp_async plan's producer copies from (the TMA reads the tensor maps)
-    ("a", "const void*", "Q"),
-    ("lda", "long long", "q"),
-    ("b", "const void*", "Q"),
-    ("ldb", "long long", "q"),
     ("workspace", "void*", "Q"),    # split-K: the f32 partial sums (kernel.scheduler.workspace); else 0
     ("semaphores", "unsigned int*", "Q"),   # split-K, reduce "last_cta": one u32 per output tile, 0 between launches
     # the fused epilogue and the scales (issue 28; unused fields are 0)
@@ -825,16 +805,16 @@ def params_struct():
 
     >>> s = params_struct()
     >>> s.size, s.size == len(params_packer()(0x7f0000000000, 4096, 1, 2, 3))
-    (176, True)
+    (144, True)
     """
     import struct
 
     return struct.Struct("@" + "".join(f for _, _, f in PARAM_FIELDS) + "0q")
 
 
-#: The leading fields that the C launcher writes itself (``fastswz.cuda._driver.Launcher.run``):
-#: their offsets must stay 0, 8, 16, 20, 24, 32, 40, 48, 56 (``tests/test_cuda_driver.py``).
-PARAM_CORE = ("d", "ldd", "m", "n", "k", "a", "lda", "b", "ldb")
+#: Bytes of the leading fields (d, ldd, m, n, k) that the C launcher writes itself
+#: (``fastswz.cuda._driver.Launcher.run``): their offsets must stay 0, 8, 16, 20, 24.
+PARAM_CORE = ("d", "ldd", "m", "n", "k")
 
 
 def launch_meta(row, out_dtype="bf16") -> dict:
@@ -919,7 +899,7 @@ def kernel_sources(config) -> dict:
     --------
     >>> src = kernel_sources({"bm": 128, "bn": 128, "bk": 64, "stages": 4})
     >>> sorted(src)[:3], len(src)
-    (['fastswz_fusion.h', 'fastswz_mma.h', 'fastswz_plan.h'], 13)
+    (['fastswz_fusion.h', 'fastswz_mma.h', 'fastswz_plan.h'], 12)
     """
     c = normalize_config(config)
     why = supported(c)

@@ -48,7 +48,6 @@ namespace scheduler = fastswz_plan::scheduler;
 #include "sm90/scheduler.cuh"
 #include "sm90/splitk.cuh"
 #include "sm90/block_scale.cuh"
-#include "sm90/operand_load.cuh"
 
 #ifndef FSW_SETMAXNREG
 // Register reallocation between the roles (setmaxnreg). Seen on an H100: with four consumer
@@ -105,27 +104,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 
   if (wg == K::kProducerWarpgroup) {
     if (kSetMaxNReg) reg_dealloc<kProducerRegs>();
-    if (load::kCpAsync) {
-      // every producer thread copies its chunks of each stage (sm90/operand_load.cuh)
-      const int t = threadIdx.x % 128;
-      constexpr int kAE = P::a::kStageBytes / (P::kBM * P::kBK), kBE = P::b::kStageBytes / (P::kBN * P::kBK);
-      int stage = 0;
-      uint32_t phase = 0;
-      Scheduler tiles(p.m, p.n, k_tiles, rank);
-      WorkUnit u;
-      while (tiles.next(u)) {
-        const int row0 = load_row0(u.tm, p.m), col0 = u.tn * P::kBN;
-        for (int kt = u.k_begin; kt < u.k_end; ++kt) {
-          mbar_wait(base + K::empty_barrier(stage), phase ^ 1u);
-          copy_stage_tile<P::kBM, P::a::kMajorK, kAE>(base + P::a::stage_offset(stage), (const unsigned char*)p.a,
-                                                       p.lda, row0, p.m, kt * P::kBK, p.k, t, load::a_offset);
-          copy_stage_tile<P::kBN, P::b::kMajorK, kBE>(base + P::b::stage_offset(stage), (const unsigned char*)p.b,
-                                                       p.ldb, col0, p.n, kt * P::kBK, p.k, t, load::b_offset);
-          cp_async_arrive_noinc(base + K::full_barrier(stage));
-          if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
-        }
-      }
-    } else if (threadIdx.x % 128 == 0) {
+    if (threadIdx.x % 128 == 0) {
       asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_a) : "memory");
       asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_b) : "memory");
       int stage = 0;
@@ -257,8 +236,6 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       // moves (moving a register that is still being loaded waits for the load)
       auto k_tile = [&](auto jj, int kt) {
         mbar_wait(base + K::full_barrier(stage), phase);
-        // cp.async wrote the stage through the generic proxy; wgmma reads it through the async one
-        if (load::kCpAsync) fence_async_shared();
 #if FSW_BLOCK_SCALE && FSW_SCALE_RING
         scales.at(base, stage);   // (read before the wgmma: under them, 0.93-0.94x at 56 k-tiles)
 #endif

@@ -830,69 +830,6 @@ def candidates_v31(m, n, k, dt):
     return _rule_changes(V31_OLD, [(m, n, k, dt)])[0][1]
 
 
-NINETEENTH_RUN = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "2026-11-28-nineteenth-session",
-                              "run6-corpus-seeds-tests")
-
-
-def _off_sector_rows(names):
-    """(M, N, K, type, speed) of the nineteenth session's final run's e4m3 K-major problems whose
-    rows are 16 but not 32 bytes aligned (K = 16 mod 32), in the runs ``names``."""
-    import gzip
-
-    out = []
-    for name in names:
-        with gzip.open(os.path.join(NINETEENTH_RUN, f"{name}.json.gz")) as f:
-            for r in json.load(f)["rows"]:
-                if (r["a_dtype"] == "e4m3" and r["a_major"] == r["b_major"] == "K" and r["k"] % 32 == 16
-                        and r["cublas"]["kind"] == "same"):
-                    out.append((r["m"], r["n"], r["k"], "e4m3",
-                                r["cublas"]["median_ms"] / r["fastswz"]["median_ms"]))
-    return out
-
-
-def problems_v32():
-    """The e4m3 problems off the 32-byte sector of the shipped corpus and fresh seeds 1-7 in the
-    nineteenth session's final run: every one under 0.9x cuBLAS's speed, then every third of
-    the rest; then seed 8's (20261205) all, held out. The question: do 16-byte cp.async chunks
-    (operand_load="cp_async", which never span two sectors) beat the TMA's boxes there?"""
-    seeds = (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 20261204)
-    rows = _off_sector_rows(["corpus"] + [f"fresh-{s}" for s in seeds])
-    lost = [r[:4] for r in rows if r[4] < 0.9]
-    rest = [r[:4] for r in rows if r[4] >= 0.9][::3]
-    held = [r[:4] for r in _off_sector_rows(["fresh-20261205"])]
-    out = []
-    for p in lost + rest + held:
-        if p not in out:
-            out.append(p)
-    return out
-
-
-def candidates_v32(m, n, k, dt):
-    """The default; the default with operand_load="cp_async" (one CTA: the multicast is TMA's);
-    the default without its 2-CTA cluster (TMA), to tell the cluster from the load; 128-byte
-    k-tiles (BK 128) by cp.async where the default's are 32 bytes; 128 x 256 x 128 by cp.async
-    for the one-pass plans."""
-    from fastswz.cuda import choose_plan, supported
-
-    base = choose_plan(m, n, k, dt, dt)
-    out = [dict(base)]
-
-    def add(c):
-        if c is not None and supported(c) is None and c not in out:
-            out.append(c)
-
-    add(dict(base, operand_load="cp_async", cluster_m=1))
-    if base["cluster_m"] == 2:
-        add(dict(base, cluster_m=1))
-    if base["bk"] * 1 < 128:
-        add(_fit(dict(base, bk=128, stages=2, swizzle_a="auto", swizzle_b="auto", operand_load="cp_async",
-                      cluster_m=1), 8))
-    if base["split_k"] == 1 and not base["swap_ab"] and not base["pingpong"]:
-        add(_fit(dict(base, bm=128, bn=256, bk=128, stages=2, swizzle_a="auto", swizzle_b="auto", epilogue=True,
-                      epilogue_n=64, operand_load="cp_async", cluster_m=1), 8))
-    return out
-
-
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
         "v17": (problems_v17, candidates_v17), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
@@ -903,8 +840,7 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v21": (problems_v21, candidates_v21), "v28": (problems_v26, candidates_v28),
         "v29": (problems_v26, candidates_v29),
         "v30": (problems_v30, candidates_v30),
-        "v31": (problems_v31, candidates_v31),
-        "v32": (problems_v32, candidates_v32)}
+        "v31": (problems_v31, candidates_v31)}
 
 
 def cmd_make(args):

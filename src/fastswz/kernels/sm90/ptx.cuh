@@ -43,11 +43,6 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
 __device__ __forceinline__ void cp_async4(uint32_t dst, const void* src, uint32_t src_size) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(src_size) : "memory");
 }
-// 16 bytes from global to shared memory, asynchronously, cached in L2 only (cp.async 9.7.9.3,
-// .cg); a src_size under 16 reads that many and zero-fills the rest
-__device__ __forceinline__ void cp_async16(uint32_t dst, const void* src, uint32_t src_size) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(src_size) : "memory");
-}
 // An arrival on the mbarrier once this thread's cp.async before it have landed (cp.async.mbarrier.arrive
 // 9.7.9.4; .noinc: the barrier's expected count includes these arrivals)
 __device__ __forceinline__ void cp_async_arrive_noinc(uint32_t bar) {
