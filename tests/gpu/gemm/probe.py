@@ -830,6 +830,58 @@ def candidates_v31(m, n, k, dt):
     return _rule_changes(V31_OLD, [(m, n, k, dt)])[0][1]
 
 
+NINETEENTH_RUN = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "2026-11-28-nineteenth-session",
+                              "run6-corpus-seeds-tests")
+#: The constant of the twentieth session's cluster rule as it was before it (no limit).
+V33_OLD = {"SECTOR_CLUSTER_PAD_WAVES": 1e9}
+
+
+def problems_v33():
+    """Every problem of the shipped corpus and fresh seeds 1-8 that SECTOR_CLUSTER_PAD_WAVES's
+    rule changes, then those of 400 drawn with rows off the 32-byte sector (seed 20261209: e4m3
+    and bf16, M 200-8000, N 500-30000 log-uniform, K an odd multiple of 16 bytes, 300-30000
+    elements) that it changes, at most 30: the rule's plan against the plan before it."""
+    import math
+    import random
+
+    rng = random.Random(20261209)
+
+    def log_uniform(lo, hi):
+        return int(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+
+    drawn = []
+    for _ in range(400):
+        dt = rng.choice(("e4m3", "bf16"))
+        e = 1 if dt == "e4m3" else 2
+        k = (log_uniform(300, 30000) * e // 32 * 32 + 16) // e
+        drawn.append((log_uniform(200, 8000), log_uniform(500, 30000), k, dt))
+    run = [p for p, _ in _rule_changes(V33_OLD, _all_run_problems())]
+    return run + [p for p, _ in _rule_changes(V33_OLD, drawn)][:30]
+
+
+def candidates_v33(m, n, k, dt):
+    """The rule's plan (first, the default) and the plan before it."""
+    return _rule_changes(V33_OLD, [(m, n, k, dt)])[0][1]
+
+
+def problems_v34():
+    """bf16 problems of fresh seeds 1-8 in the nineteenth session's final run with N <= 768 and
+    M >= 1024 that ran under 0.85x cuBLAS's speed (narrow N, many rows; seed 8's last, held
+    out): the question is which tile, split and cluster the default should take there."""
+    import gzip
+
+    out = []
+    for seed in (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 20261204, 20261205):
+        with gzip.open(os.path.join(NINETEENTH_RUN, f"fresh-{seed}.json.gz")) as f:
+            for r in json.load(f)["rows"]:
+                if (r["a_dtype"] == "bf16" and r["n"] <= 768 and r["m"] >= 1024 and r["cublas"]["kind"] == "same"
+                        and r["cublas"]["median_ms"] / r["fastswz"]["median_ms"] < 0.85):
+                    key = (r["m"], r["n"], r["k"], "bf16")
+                    if key not in out:
+                        out.append(key)
+    return out
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
         "v17": (problems_v17, candidates_v17), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
@@ -840,7 +892,8 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v21": (problems_v21, candidates_v21), "v28": (problems_v26, candidates_v28),
         "v29": (problems_v26, candidates_v29),
         "v30": (problems_v30, candidates_v30),
-        "v31": (problems_v31, candidates_v31)}
+        "v31": (problems_v31, candidates_v31),
+        "v33": (problems_v33, candidates_v33), "v34": (problems_v34, candidates)}
 
 
 def cmd_make(args):
