@@ -1265,13 +1265,21 @@ def test_choose_plan_round_up_pinned():
     (263, 13920, 8176, "e4m3", "K", 1),    # three tile rows: a quarter of the cluster's rows empty
     (1664, 2704, 3264, "e4m3", "K", 1),    # 3264-byte rows: on the sector
     (192, 2704, 3248, "e4m3", "K", 1),     # 64 x 64 tiles: under SECTOR_CLUSTER_AREA
-    (3000, 5000, 1024, "bf16", "MN", 2)])  # MN-major A: its rows are M = 3000 elements
+    (3000, 5000, 1024, "bf16", "MN", 2),   # MN-major A: its rows are M = 3000 elements
+    # SECTOR_CLUSTER_PAD_WAVES: an odd number of tile rows (<= 13) whose padding row adds a wave
+    (627, 7280, 6960, "e4m3", "K", 1),     # 5 x 51 tiles of 128 x 144: 2 waves -> 3
+    (588, 11328, 2416, "e4m3", "K", 1),    # 5 x 51 of 128 x 224
+    (329, 28048, 3632, "e4m3", "K", 1),    # 3 x 126: 3 waves -> 4
+    (6299, 1392, 3504, "e4m3", "K", 2),    # 33 tile rows: the padding row is a sliver
+    (1282, 17232, 944, "e4m3", "K", 2),    # 11 x 72: 6 waves -> 7, under the ratio
+    (2060, 1232, 1328, "e4m3", "K", 2)])   # 17 x 7: one wave either way
 def test_choose_plan_clusters_rows_off_the_sector(m, n, k, dt, a_major, cluster):
     """SECTOR_CLUSTER_WAVES's rule: a 2-CTA cluster where A's or B's rows, as gemm reads them,
     are 16- but not 32-byte aligned and the tiles make at least 2 waves, or (with
     SECTOR_CLUSTER_MIN_TILES) fewer waves of tiles of SECTOR_CLUSTER_AREA elements or more over
-    SECTOR_CLUSTER_MIN_KTILES k-tiles or more, the tile rows an even number or at least 4;
-    everything else as the rule-free plan."""
+    SECTOR_CLUSTER_MIN_KTILES k-tiles or more, the tile rows an even number or at least 4, and
+    not (SECTOR_CLUSTER_PAD_WAVES) where an odd number of tile rows up to SECTOR_CLUSTER_PAD_ROWS
+    gets a padding row that adds more waves than the ratio; everything else as the rule-free plan."""
     from fastswz import cuda
     from fastswz.cuda import choose_plan, runtime
 
@@ -1284,7 +1292,10 @@ def test_choose_plan_clusters_rows_off_the_sector(m, n, k, dt, a_major, cluster)
     one_wave = (tiles >= cuda.SECTOR_CLUSTER_MIN_TILES and c["bm"] * c["bn"] >= cuda.SECTOR_CLUSTER_AREA
                 and -(-k // c["bk"]) >= cuda.SECTOR_CLUSTER_MIN_KTILES and (rows_m % 2 == 0 or rows_m >= 4))
     off = not all(r % 32 == 0 for r in staged)
-    assert (cluster == 2) == (off and (tiles >= 2 * 132 or one_wave))
+    padded = -(-(rows_m + rows_m % 2) * (tiles // rows_m) // 132)
+    pad_costs = (rows_m % 2 == 1 and rows_m <= cuda.SECTOR_CLUSTER_PAD_ROWS
+                 and padded > cuda.SECTOR_CLUSTER_PAD_WAVES * -(-tiles // 132))
+    assert (cluster == 2) == (off and (tiles >= 2 * 132 or one_wave) and not pad_costs)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(cuda, "SECTOR_CLUSTER_WAVES", 1 << 20)
         mp.setattr(cuda, "SECTOR_CLUSTER_MIN_TILES", 1 << 20)

@@ -505,6 +505,18 @@ SECTOR_CLUSTER_MIN_TILES = 110
 SECTOR_CLUSTER_AREA = 64 * 128
 #: The fewest k-tiles of :data:`SECTOR_CLUSTER_MIN_TILES`' rule.
 SECTOR_CLUSTER_MIN_KTILES = 8
+#: ... unless an odd number of tile rows, at most :data:`SECTOR_CLUSTER_PAD_ROWS`, is made even
+#: by the cluster's padding row and that row costs more waves than this ratio: ceil(CTAs with it /
+#: SMs) / ceil(CTAs without / SMs) (the sectors the cluster saves, 5/4). Measured on an H200
+#: (twentieth session, ``probe.py`` sets v32 and v33: each problem's plan with and without the
+#: cluster): the five such problems of the corpus and seeds (3 or 5 tile rows, 2 -> 3 or 3 -> 4
+#: waves) 1.13-1.30x faster on one CTA, and 21 of 30 drawn off the sector 1.01-1.38x (1.17x in
+#: geometric mean); the 9 drawn with 15-49 tile rows 0.90-1.09x (0.98x), where the padding row is
+#: a sliver of the CTAs and the few CTAs of the extra wave run alone (hence the row limit, set
+#: after that run).
+SECTOR_CLUSTER_PAD_WAVES = 1.25
+#: The most tile rows for :data:`SECTOR_CLUSTER_PAD_WAVES`' rule.
+SECTOR_CLUSTER_PAD_ROWS = 13
 
 
 def _rows_off(m, n, k, a_dtype, b_dtype, a_major, b_major, align):
@@ -536,6 +548,10 @@ def _sector_cluster(c, m, n, k):
             and -(-k // c["bk"]) >= SECTOR_CLUSTER_MIN_KTILES and (rows % 2 == 0 or rows >= 4)):
         return c
     if not _off_sector(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]):
+        return c
+    sms = DEFAULT_SMS["sm90"]
+    if (rows % 2 and rows <= SECTOR_CLUSTER_PAD_ROWS
+            and -(-(rows + 1) * (tiles // rows) // sms) > SECTOR_CLUSTER_PAD_WAVES * -(-tiles // sms)):
         return c
     pair = dict(c, cluster_m=2)
     return pair if supported(pair) is None else c
