@@ -1927,3 +1927,34 @@ def test_prepared_calls_read_each_calls_pointers_and_hand_rule_breakers_to_the_g
     assert args == (a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, k, k, n)
     assert kw == {"stream": 7, "device": 0, "workspace": 9 << 30, "scale_a": sa.data_ptr(),
                   "scale_b": sb.data_ptr(), "sa_sm": 1, "sb_sn": 1}
+
+
+def test_clusters_along_n_share_a():
+    """cluster_n=2: A's boxes halved along their outer dimension, each CTA multicasting its half
+    (the header's cluster tables), B's own boxes the same for both CTAs; the rules' errors."""
+    from fastswz.errors import PlanError
+    from fastswz.plan import with_cluster
+
+    cfg = dict(bm=128, bn=128, bk=64, stages=4)
+    row = codegen.kernel_row(dict(cfg, cluster_n=2))
+    k, a = row["kernel"], row["a"]
+    assert k["cluster"] == [1, 2] and k["barriers"]["empty_arrivals"] == 4
+    mc = k["multicast"]
+    assert mc["operand"] == "a" and mc["tma_box"] == [a["tma_box"][0], a["tma_box"][1] // 2]
+    e = codegen.dtype_bits(a["dtype"]) // 8
+    half = a["tma_box"][1] // 2
+    for r in range(2):   # rank r's half: rows r half .. of each of A's boxes, at their bytes
+        assert mc["copies"][r] == [{"smem_offset": o["smem_offset"] + r * half * a["tma_box"][0] * e,
+                                    "coords": [o["coords"][0], o["coords"][1] + r * half]}
+                                   for o in a["tma_box_offsets"]]
+    h = codegen.emit_header(row)
+    assert "constexpr bool kAMulticast = true;" in h and "constexpr bool kBMulticast = false;" in h
+    assert "constexpr int kClusterN = 2;" in h
+    t = codegen.emit_header(codegen.kernel_row(dict(cfg, cluster_m=2)))
+    assert "constexpr bool kAMulticast = false;" in t and "constexpr bool kBMulticast = true;" in t
+    assert "use one of them" in supported(dict(cfg, cluster_n=2, cluster_m=2))
+    assert "no split_k" in supported(dict(cfg, cluster_n=2, split_k=2))
+    assert "no split_k" in supported(dict(cfg, bm=64, cluster_n=2, pingpong=True))
+    assert "clusters of 1 or 2 CTAs along N" in supported(dict(cfg, cluster_n=4))
+    with pytest.raises(PlanError, match="use one of them"):
+        with_cluster(codegen.plan_for(cfg).row(0), 2, cluster_n=2)

@@ -275,6 +275,34 @@ def test_fp8_rows_off_the_sector_are_staged_bit_for_bit():
     assert _err(scaled[0], a.float() * sa, b.float() * sb) < 1e-2
 
 
+@pytest.mark.parametrize("m,n,k,dtype,cfg", [
+    (127, 3904, 6672, torch.float8_e4m3fn, dict(bm=64, bn=64, bk=128, stages=8, epilogue=True)),   # 61 tile columns
+    (1000, 700, 520, torch.bfloat16, dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, epilogue_n=64)),
+])
+def test_clusters_along_n_give_the_one_cta_bits(m, n, k, dtype, cfg):
+    """cluster_n=2 (A multicast to the two CTAs of a tile row) changes where A's bytes come from,
+    not what is summed: D is bit-identical to the same plan on one CTA, through gemm's general
+    path and its prepared call."""
+    _gpu()
+    import fastswz.cuda as fc
+
+    if dtype == torch.bfloat16:
+        a, b = _rand(m, k), _rand(n, k).t()
+    else:
+        a, b = _rand(m, k, dtype=dtype), _rand(n, k, dtype=dtype).t()
+        cfg = dict(cfg, a_dtype="e4m3", b_dtype="e4m3")
+    ref = _poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16))
+    fc.gemm(a, b, out=ref, plan=cfg)
+    outs = []
+    for _ in range(2):
+        outs.append(_poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16)))
+        fc.gemm(a, b, out=outs[-1], plan=dict(cfg, cluster_n=2))
+    torch.cuda.synchronize()
+    for out in outs:
+        assert torch.equal(out.view(torch.int16), ref.view(torch.int16))
+    assert _err(outs[0], a.float(), b.float()) < 1e-2
+
+
 def test_empty_and_zero_k():
     _gpu()
     import fastswz.cuda as fc

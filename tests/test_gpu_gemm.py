@@ -74,6 +74,14 @@ pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("hopper_gpu")]
      (1000, 1000, 520)),
     (dict(bm=128, bn=128, bk=128, stages=3, pingpong=True, epilogue=True, epilogue_n=32, epilogue_stages=4,
           a_dtype="e4m3", b_dtype="e4m3", out_dtype="f32"), (4096, 2048, 1024)),
+    # 2-CTA clusters along N (A multicast): an odd number of tile columns (a padding column), rows
+    # 16 mod 32 bytes, MN-major A (halves along K), no swizzle on B, swap-AB, a shifted last row
+    (dict(bm=128, bn=128, bk=64, stages=4, cluster_n=2), (1000, 1000, 1000)),
+    (dict(bm=64, bn=64, bk=128, stages=8, a_dtype="e4m3", b_dtype="e4m3", epilogue=True, cluster_n=2), (127, 3904, 6672)),
+    (dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, a_major="MN", b_major="MN", cluster_n=2), (129, 257, 72)),
+    (dict(bm=64, bn=96, bk=64, stages=3, b_major="MN", swizzle_b="none", cluster_n=2), (777, 300, 136)),
+    (dict(bm=128, bn=256, bk=64, stages=4, swap_ab=True, cluster_n=2), (300, 1000, 520)),
+    (dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, epilogue_n=64, cluster_n=2), (1000, 700, 520)),
 ])
 def test_kernel_product(cfg, shape):
     from fastswz.cuda.runtime import check

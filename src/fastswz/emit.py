@@ -356,17 +356,24 @@ def _kernel_header(data):
         lines += _c_layout_fn("workspace_offset", ws["layout"], ("thread", "reg", "warpgroup", "split"),
                               f"float offset in a tile's workspace block: {ws['layout']}")
     lines.append("  }  // namespace scheduler")
-    # B's copies per CTA of the cluster: the multicast halves, or B's own boxes without one
+    # each operand's copies per CTA of the cluster: the multicast halves (B with a cluster along
+    # M, A with one along N), or the operand's own boxes, the same for every CTA
     mc = k.get("multicast")
-    copies = mc["copies"] if mc else [data["b"]["tma_box_offsets"]]
-    lines += [f"  namespace cluster {{  // {'B multicast to both CTAs (mask 0b11)' if mc else 'one CTA'}",
+    what = f"{mc['operand'].upper()} multicast to both CTAs (mask 0b11)" if mc else "one CTA"
+    lines += [f"  namespace cluster {{  // {what}",
               f"    constexpr int kSize = {k['cluster'][0] * k['cluster'][1]};",
-              f"    constexpr uint32_t kMulticastMask = {mc['mask'] if mc else 1}u;",
-              _c_array("uint32_t", "kBTmaBox", mc["tma_box"] if mc else data["b"]["tma_box"]),
-              f"    constexpr int kBCopies = {len(copies[0])};",
-              _c_array("uint32_t", "kBBoxSmemOffsets", [[o["smem_offset"] for o in r] for r in copies], 8),
-              _c_array("uint32_t", "kBBoxCoords", [[o["coords"] for o in r] for r in copies]),
-              "  }  // namespace cluster",
+              f"    constexpr uint32_t kMulticastMask = {mc['mask'] if mc else 1}u;"]
+    for op in ("a", "b"):
+        mine = mc if mc and mc["operand"] == op else None
+        copies = mine["copies"] if mine else [data[op]["tma_box_offsets"]]
+        o = op.upper()
+        lines += [f"    constexpr bool k{o}Multicast = {'true' if mine else 'false'};  "
+                  f"// tables per CTA rank, else one row for every CTA",
+                  _c_array("uint32_t", f"k{o}TmaBox", mine["tma_box"] if mine else data[op]["tma_box"]),
+                  f"    constexpr int k{o}Copies = {len(copies[0])};",
+                  _c_array("uint32_t", f"k{o}BoxSmemOffsets", [[x["smem_offset"] for x in r] for r in copies], 8),
+                  _c_array("uint32_t", f"k{o}BoxCoords", [[x["coords"] for x in r] for r in copies])]
+    lines += ["  }  // namespace cluster",
              f"  namespace accumulator {{  // {acc['instruction']} D fragment, per warpgroup",
              f"    constexpr int kRows = {acc['shape'][0]};",
              f"    constexpr int kCols = {acc['shape'][1]};",

@@ -791,9 +791,10 @@ class GemmPlans:
         return f["mma_m"] // c["cta_group"] if op == "a" else tile.mn
 
 
-def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP):
+def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP, cluster_n=1):
     """A plan row (:meth:`GemmPlans.row`) whose kernel section runs on clusters of ``cluster_m``
-    CTAs along M that share B by TMA multicast, visiting tiles in groups of ``tile_group``.
+    CTAs along M that share B, or of ``cluster_n`` CTAs along N that share A, by TMA multicast,
+    visiting tiles in groups of ``tile_group``.
 
     ``cluster_m=2``: the two CTAs of a cluster compute output tiles ``(2 p, n)`` and
     ``(2 p + 1, n)``, so they need the same B tile. Each loads half of it, every B copy cut in
@@ -804,7 +805,10 @@ def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP):
     its peer); a stage is refilled only when the consumers of both CTAs have released it, so a
     consumer warpgroup arrives on the "empty" barrier of both CTAs (``empty_arrivals`` = 2 W).
     Tile pairs ``p`` of ``ceil(tiles_m / 2) x tiles_n`` follow the grouped order; a CTA whose
-    tile row is past M computes on zero-filled A and stores nothing. Returns a new dict.
+    tile row is past M computes on zero-filled A and stores nothing. ``cluster_n=2``: the same
+    with the roles of the operands exchanged: tiles ``(m, 2 q)`` and ``(m, 2 q + 1)`` share A,
+    each CTA loads half of A's boxes and multicasts them, and loads its own B (a tile column
+    past N stores nothing). One of the two at most. Returns a new dict.
 
     Examples
     --------
@@ -814,14 +818,25 @@ def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP):
     >>> mc = r["kernel"]["multicast"]
     >>> mc["operand"], mc["tma_box"], [c["smem_offset"] for c in mc["copies"][1]]
     ('b', [64, 128], [16384])
+    >>> r = with_cluster(plan_gemm(bm=128, bn=256, bk=64, stages=3).row(0), cluster_n=2)
+    >>> mc = r["kernel"]["multicast"]
+    >>> r["kernel"]["cluster"], mc["operand"], mc["tma_box"], [c["coords"] for c in mc["copies"][1]]
+    ([1, 2], 'a', [64, 64], [[0, 64]])
     """
     import copy
 
     cluster_m = as_int("cluster_m", cluster_m)
+    cluster_n = as_int("cluster_n", cluster_n)
     tile_group = as_int("tile_group", tile_group)
     if cluster_m not in (1, 2):
         raise PlanError(f"cluster_m={cluster_m} must be 1 or 2 (CTAs per cluster along M that "
                         f"share B by multicast)")
+    if cluster_n not in (1, 2):
+        raise PlanError(f"cluster_n={cluster_n} must be 1 or 2 (CTAs per cluster along N that "
+                        f"share A by multicast)")
+    if cluster_m > 1 and cluster_n > 1:
+        raise PlanError("cluster_m=2 with cluster_n=2: a cluster shares one operand (B along M, "
+                        "A along N); use one of them")
     if not 1 <= tile_group <= 1 << 16:
         raise PlanError(f"tile_group={tile_group} must be in 1..65536 (tile rows per group of the "
                         f"persistent tile order)")
@@ -830,23 +845,25 @@ def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP):
     out = copy.deepcopy(row)
     k = out["kernel"]
     k["tile_order"]["group"] = tile_group
-    if cluster_m == 1:
+    if cluster_m == 1 and cluster_n == 1:
         return out
-    b = out["b"]
-    inner, outer = b["tma_box"]
+    name = "b" if cluster_m > 1 else "a"
+    op = out[name]
+    inner, outer = op["tma_box"]
     half = outer // 2
     if outer % 16:
-        raise PlanError(f"B's TMA box has {outer} outer rows: halving it for multicast needs a "
-                        f"multiple of 16 (whole 8-row atoms per CTA); use another BN / BK")
-    e = DTYPES[b["dtype"]].bits // 8
+        raise PlanError(f"{name.upper()}'s TMA box has {outer} outer rows: halving it for multicast "
+                        f"needs a multiple of 16 (whole 8-row atoms per CTA); use another "
+                        f"{'BN' if name == 'b' else 'BM'} / BK")
+    e = DTYPES[op["dtype"]].bits // 8
     row_bytes = inner * e
-    k["cluster"] = [2, 1]
+    k["cluster"] = [cluster_m, cluster_n]
     k["barriers"]["empty_arrivals"] = 2 * len(k["consumer_warpgroups"])
     k["multicast"] = {
-        "operand": "b", "mask": 3, "tma_box": [inner, half],
+        "operand": name, "mask": 3, "tma_box": [inner, half],
         "copies": [[{"smem_offset": o["smem_offset"] + r * half * row_bytes,
                      "coords": [o["coords"][0], o["coords"][1] + r * half]}
-                    for o in b["tma_box_offsets"]] for r in range(2)]}
+                    for o in op["tma_box_offsets"]] for r in range(2)]}
     return out
 
 

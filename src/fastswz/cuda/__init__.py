@@ -539,7 +539,7 @@ def _sector_cluster(c, m, n, k):
     """``c`` on a 2-CTA cluster where :data:`SECTOR_CLUSTER_WAVES`'s rule asks for one."""
     from ..tune import DEFAULT_SMS
 
-    if c["cluster_m"] != 1 or c["split_k"] != 1 or c["swap_ab"] or c["pingpong"]:
+    if c["cluster_m"] != 1 or c["cluster_n"] != 1 or c["split_k"] != 1 or c["swap_ab"] or c["pingpong"]:
         return c
     rows = -(-m // c["bm"])
     tiles = rows * -(-n // c["bn"])

@@ -63,11 +63,12 @@ BLOCK_SCALE_AHEAD = 4
 #: ``split_k`` pieces (:func:`fastswz.plan.with_schedule`, :func:`fastswz.plan.stream_k_units`).
 #: ``pingpong``: two consumer warpgroups on alternate output tiles (BM = 64 or 128: one or two
 #: MN blocks each), so one's epilogue
-#: overlaps the other's wgmma.
+#: overlaps the other's wgmma. ``cluster_m`` / ``cluster_n``: 2-CTA clusters along M sharing B, or
+#: along N sharing A, by TMA multicast (:func:`fastswz.plan.with_cluster`).
 GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages",
              "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group",
              "cluster_m", "epilogue_n", "epilogue_stages", "swap_ab", "split_k", "pingpong",
-             "split_reduce", "stream_k",
+             "split_reduce", "stream_k", "cluster_n",
              # the fused epilogue and the scales (issue 28): D = act(alpha acc s + beta C + bias)
              "activation", "bias", "residual", "scale", "amax", "promote")
 #: The configuration keys of the fused epilogue, with their "nothing fused" values. ``promote``:
@@ -79,7 +80,7 @@ _DEFAULTS = {"arch": "sm90", "a_dtype": "bf16", "b_dtype": "bf16", "a_major": "K
              "bm": 128, "bn": 256, "bk": 64, "stages": 4, "swizzle_a": "auto", "swizzle_b": "auto",
              "cta_group": 1, "out_dtype": "bf16", "epilogue": False, "tile_group": TILE_GROUP, "cluster_m": 1,
              "epilogue_n": 0, "epilogue_stages": 1, "swap_ab": False, "split_k": 1, "pingpong": False,
-             "split_reduce": "auto", "stream_k": 0, **FUSION_DEFAULTS}
+             "split_reduce": "auto", "stream_k": 0, "cluster_n": 1, **FUSION_DEFAULTS}
 # wgmma input kinds the kernel family runs (PTX 9.7.15.5.2): f16/bf16 with both majors;
 # tf32 and fp8 K-major only (imm-trans exists for .f16/.bf16 alone).
 _INPUTS = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "tf32", "e4m3": "e4m3", "e5m2": "e5m2"}
@@ -136,7 +137,7 @@ def normalize_config(config=None, **overrides) -> dict:
                                     f"{near[0]!r}? (keys: {', '.join(GEMM_KEYS)})")
     if c["epilogue_n"] is None:
         c["epilogue_n"] = 0
-    for k in ("bm", "bn", "bk", "stages", "cta_group", "tile_group", "cluster_m", "epilogue_n",
+    for k in ("bm", "bn", "bk", "stages", "cta_group", "tile_group", "cluster_m", "cluster_n", "epilogue_n",
               "epilogue_stages", "split_k", "stream_k"):
         if isinstance(c[k], bool) or not isinstance(c[k], int):
             try:
@@ -361,6 +362,17 @@ def _supported(c):
                 f"about {_REG_OVERHEAD}; use bn <= {most} with this BM")
     if c["cluster_m"] not in (1, 2):
         return f"cluster_m={c['cluster_m']}: clusters of 1 or 2 CTAs along M"
+    if c["cluster_n"] not in (1, 2):
+        return f"cluster_n={c['cluster_n']}: clusters of 1 or 2 CTAs along N"
+    if c["cluster_n"] == 2 and c["cluster_m"] == 2:
+        return ("cluster_m=2 with cluster_n=2: a cluster shares one operand (B along M, A along N); "
+                "use one of them")
+    if c["cluster_n"] == 2 and (c["split_k"] > 1 or c["pingpong"]):
+        return ("cluster_n=2 runs whole tiles with cooperative consumers (no split_k, stream_k or "
+                "pingpong); use cluster_m=2 or cluster_n=1")
+    if c["cluster_n"] == 2 and p.row(0)["a"]["tma_box"][1] % 16:
+        return (f"cluster_n=2: A's TMA box has {p.row(0)['a']['tma_box'][1]} outer rows; each CTA "
+                f"multicasts half of them, so they must be a multiple of 16")
     if c["cluster_m"] == 2 and p.row(0)["b"]["tma_box"][1] % 16:
         return (f"cluster_m=2: B's TMA box has {p.row(0)['b']['tma_box'][1]} outer rows; each CTA "
                 f"multicasts half of them, so they must be a multiple of 16")
@@ -497,7 +509,7 @@ def kernel_row(config) -> dict:
     cluster and tile order (:func:`fastswz.plan.with_cluster`), its swapped roles and K splits
     (:func:`fastswz.plan.with_schedule`)."""
     c = normalize_config(config)
-    row = with_schedule(with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"]),
+    row = with_schedule(with_cluster(plan_for(c).row(0), c["cluster_m"], c["tile_group"], c["cluster_n"]),
                         c["swap_ab"], c["split_k"], c["pingpong"], c["split_reduce"], c["stream_k"])
     row["fusion"] = fusion_row(c)
     if c["residual"] or c["stream_k"]:
@@ -528,7 +540,7 @@ def _scale_ring(c, end):
     scale loads, their addresses and products were a fifth of their instructions. None without
     block scales, where the slots do not fit, and for ping-pong consumers and 2-CTA clusters (not
     run on a GPU with the slots): those plans keep the consumers' global loads."""
-    if c["scale"] != "block" or c["pingpong"] or c["cluster_m"] > 1:
+    if c["scale"] != "block" or c["pingpong"] or c["cluster_m"] > 1 or c["cluster_n"] > 1:
         return None
     offset = -(-end // 16) * 16
     slot_bytes = 4 * c["bm"] + 16   # B's scale in a 16-byte cell of its own

@@ -395,8 +395,11 @@ class GemmKernel:
             # the kernel's operands (swap_ab: its A is the caller's B), from the launch metadata
             dtypes = [_driver.TMA_DATA_TYPE[t] for t in m["dtypes"]]
             sizes = [_lookup_dtype(t).bits // 8 for t in m["dtypes"]]
-            cm = c["cluster_m"]
-            limit = _device(ordinal)["info"]["sms"] if cm == 1 else self._clusters(ordinal)
+            cm = c["cluster_m"] * c["cluster_n"]
+            # grid=0 (the launcher's own grid) pairs tile rows; a cluster along N always
+            # passes grid() instead (limit 0 refuses grid=0)
+            limit = (_device(ordinal)["info"]["sms"] if cm == 1 else
+                     0 if c["cluster_n"] > 1 else self._clusters(ordinal))
             lau = _driver.Launcher(int(f), _device(ordinal)["ctx_int"], m["threads"],
                                    self.smem_bytes, cm, dtypes, sizes, m["boxes"],
                                    m["swizzles"], [mj == "K" for mj in m["majors"]], m["epilogue"],
@@ -428,10 +431,11 @@ class GemmKernel:
         g = self._grids.get((ordinal, m, n))
         if g is not None:
             return g
-        cm = self.config["cluster_m"]
+        cm, cn = self.config["cluster_m"], self.config["cluster_n"]
         sms = _device(ordinal)["info"]["sms"]
         rows, cols = self._tiles(m, n)
-        groups = math.ceil(rows / cm) * cols * self._splits
+        groups = math.ceil(rows / cm) * math.ceil(cols / cn) * self._splits
+        cm *= cn   # CTAs per cluster
         if self._stream_k:   # every worker, whatever the GPU: its share is the plan's (one result)
             g = cm * self._stream_k
         elif cm == 1:
@@ -445,7 +449,7 @@ class GemmKernel:
 
     def _clusters(self, ordinal):
         """How many of this kernel's clusters fit on GPU ``ordinal`` at once."""
-        cm = self.config["cluster_m"]
+        cm = self.config["cluster_m"] * self.config["cluster_n"]
         sms = _device(ordinal)["info"]["sms"]
         key = ("clusters", ordinal)
         if key not in self.__dict__:

@@ -18,7 +18,9 @@
 // on alternate units (ConsumerUnits; each on every MN block of its unit, kBlocksPerConsumer), so
 // one's epilogue overlaps the other's wgmma. With a 2-CTA cluster (namespace
 // cluster) the two CTAs take tile rows 2p and 2p + 1 of one column, each loads its half of B and
-// multicasts it to both, and a stage is refilled once both CTAs' consumers have released it.
+// multicasts it to both, and a stage is refilled once both CTAs' consumers have released it;
+// with a 2-CTA cluster along N (kClusterN) the two take columns 2q and 2q + 1 of one row and
+// share A the same way.
 // Descriptors are moved to this CTA's buffer by P::descriptor_rebase, which masks the shared
 // address as PTX does: in a CTA of cluster rank r > 0 the address carries r from bit 24 up.
 // PTX ISA references: mbarrier 9.7.13.15, cp.async.bulk.tensor 9.7.9.25, wgmma 9.7.15,
@@ -109,29 +111,37 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_b) : "memory");
       int stage = 0;
       uint32_t phase = 0;
+      // the row of each operand's copy tables: this CTA's rank for the multicast operand
+      const uint32_t ra = cluster::kAMulticast ? rank : 0u, rb = cluster::kBMulticast ? rank : 0u;
       Scheduler tiles(p.m, p.n, k_tiles, rank);
       WorkUnit u;
       while (tiles.next(u)) {
-        const int tm = u.tm, tn = u.tn, row0 = load_row0(tm, p.m);
+        const int tm = u.tm, row0 = load_row0(tm, p.m);
+        // a cluster's padding column (tn BN >= N) loads the last tile column's B (in bounds; what
+        // it computes is never stored), as load_row0 does for a padding row
+        const int tn = K::kClusterN > 1 && u.tn * P::kBN >= p.n ? (p.n - 1) / P::kBN : u.tn;
         for (int kt = u.k_begin; kt < u.k_end; ++kt) {
           const uint32_t full = base + K::full_barrier(stage);
           mbar_wait(base + K::empty_barrier(stage), phase ^ 1u);
           mbar_expect_tx(full, K::kTxBytes);
 #pragma unroll
-          for (int c = 0; c < P::a::kTmaCopiesPerStage; ++c) {
-            const uint32_t dst = base + P::a::stage_offset(stage) + P::a::kTmaBoxSmemOffsets[c];
-            const int a0 = P::a::kMajorK ? kt * P::kBK + P::a::kTmaBoxCoords[c][0] : row0 + P::a::kTmaBoxCoords[c][0];
-            const int a1 = P::a::kMajorK ? row0 + P::a::kTmaBoxCoords[c][1] : kt * P::kBK + P::a::kTmaBoxCoords[c][1];
-            tma_load(&tma_a, dst, full, a0, a1);
+          for (int c = 0; c < cluster::kACopies; ++c) {   // this CTA's share of A (all of it, but with a cluster along N)
+            const uint32_t dst = base + P::a::stage_offset(stage) + cluster::kABoxSmemOffsets[ra][c];
+            const int a0 = P::a::kMajorK ? kt * P::kBK + cluster::kABoxCoords[ra][c][0] : row0 + cluster::kABoxCoords[ra][c][0];
+            const int a1 = P::a::kMajorK ? row0 + cluster::kABoxCoords[ra][c][1] : kt * P::kBK + cluster::kABoxCoords[ra][c][1];
+            if (cluster::kAMulticast)
+              tma_load_multicast(&tma_a, dst, full, a0, a1, (unsigned short)cluster::kMulticastMask);
+            else
+              tma_load(&tma_a, dst, full, a0, a1);
           }
 #pragma unroll
-          for (int c = 0; c < cluster::kBCopies; ++c) {   // this CTA's share of B
-            const uint32_t dst = base + P::b::stage_offset(stage) + cluster::kBBoxSmemOffsets[rank][c];
-            const int c0 = P::b::kMajorK ? kt * P::kBK + cluster::kBBoxCoords[rank][c][0]
-                                         : tn * P::kBN + cluster::kBBoxCoords[rank][c][0];
-            const int c1 = P::b::kMajorK ? tn * P::kBN + cluster::kBBoxCoords[rank][c][1]
-                                         : kt * P::kBK + cluster::kBBoxCoords[rank][c][1];
-            if (cluster::kSize > 1)
+          for (int c = 0; c < cluster::kBCopies; ++c) {   // this CTA's share of B (all of it, but with a cluster along M)
+            const uint32_t dst = base + P::b::stage_offset(stage) + cluster::kBBoxSmemOffsets[rb][c];
+            const int c0 = P::b::kMajorK ? kt * P::kBK + cluster::kBBoxCoords[rb][c][0]
+                                         : tn * P::kBN + cluster::kBBoxCoords[rb][c][0];
+            const int c1 = P::b::kMajorK ? tn * P::kBN + cluster::kBBoxCoords[rb][c][1]
+                                         : kt * P::kBK + cluster::kBBoxCoords[rb][c][1];
+            if (cluster::kBMulticast)
               tma_load_multicast(&tma_b, dst, full, c0, c1, (unsigned short)cluster::kMulticastMask);
             else
               tma_load(&tma_b, dst, full, c0, c1);

@@ -882,6 +882,62 @@ def problems_v34():
     return out
 
 
+TWENTIETH_RUN = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "2026-11-28-twentieth-session",
+                              "run4-corpus-seeds-tests")
+
+
+def problems_v36():
+    """The problems of the shipped corpus and fresh seeds 1-7 in the twentieth session's corpus
+    run (run 4) under 0.85x cuBLAS's speed, then every 30th of the rest (controls), then seed 8's
+    (20261205) under 0.85x and every 30th of its rest (held out). The question: does a 2-CTA
+    cluster along N (cluster_n=2: A multicast to the two CTAs of a tile row) pay where cuBLAS's
+    kernels run 2 x 2 and 4 x 2 clusters (Nsight Compute, run 5)?"""
+    import gzip
+
+    def rows(names):
+        lost, rest = [], []
+        for name in names:
+            with gzip.open(os.path.join(TWENTIETH_RUN, f"{name}.json.gz")) as f:
+                for r in json.load(f)["rows"]:
+                    if r["cublas"]["kind"] != "same" or r["a_major"] != "K" or r["b_major"] != "K":
+                        continue
+                    key = (r["m"], r["n"], r["k"], r["a_dtype"])
+                    (lost if r["cublas"]["median_ms"] / r["fastswz"]["median_ms"] < 0.85 else rest).append(key)
+        return lost + rest[::30]
+
+    seeds = (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 20261204)
+    out = []
+    for p in rows(["corpus"] + [f"fresh-{s}" for s in seeds]) + rows(["fresh-20261205"]):
+        if p not in out:
+            out.append(p)
+    return out
+
+
+def candidates_v36(m, n, k, dt):
+    """The default; the default on a 2-CTA cluster along N instead (one pass: a split default
+    unsplit, its D from registers); 128 x 128 and 128 x 256 tiles on one (64-column epilogue
+    blocks)."""
+    from fastswz.cuda import choose_plan, supported
+
+    base = choose_plan(m, n, k, dt, dt)
+    bk = 128 if dt in ("e4m3", "e5m2") else 64
+    out = [dict(base)]
+
+    def add(c):
+        if c is not None and supported(c) is None and c not in out:
+            out.append(c)
+
+    one = dict(base, cluster_m=1, cluster_n=2, split_k=1, stream_k=0, pingpong=False)
+    if base["split_k"] > 1:
+        one = dict(one, epilogue=False, epilogue_n=0, epilogue_stages=1)
+    add(one)
+    if not base["swap_ab"]:
+        for bm, bn in ((128, 128), (128, 256)):
+            add(_fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": bn, "bk": bk, "stages": 2, "epilogue": True,
+                      "epilogue_n": 64, "cluster_n": 2}, 8))
+    return out
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
         "v17": (problems_v17, candidates_v17), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),

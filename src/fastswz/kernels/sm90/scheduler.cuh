@@ -15,15 +15,16 @@ __device__ __forceinline__ void grouped_tile(int t, int tiles_m, int tiles_n, ui
   const int first_m = (t / per_group) * K::kTileGroup;
   const int height = min(tiles_m - first_m, K::kTileGroup);
   const int i = t % per_group;
-  tm = (first_m + i % height) * K::kClusterM + rank;
-  tn = i / height;
+  tm = (first_m + i % height) * K::kClusterM + (K::kClusterM > 1 ? (int)rank : 0);
+  tn = i / height * K::kClusterN + (K::kClusterN > 1 ? (int)rank : 0);
 }
 
 // Persistent, grouped tile order (plan.row()["kernel"]["tile_order"]): CTA b of a grid of G
 // takes tiles b, b + G, ...; tiles run in groups of kTileGroup tile rows so that the CTAs of a
 // wave share rows of A and columns of B in L2. With a cluster of kClusterM CTAs along M, "tiles"
 // are the clusters' tile groups (rows of kClusterM tiles) and the CTA of rank r takes row
-// kClusterM * tm + r. The producer and the consumers walk the same sequence through next().
+// kClusterM * tm + r; with a cluster of kClusterN CTAs along N, column kClusterN * tn + r. The
+// producer and the consumers walk the same sequence through next().
 struct PersistentScheduler {
   static constexpr bool kPartials = false;   // each unit is a whole tile: the epilogue stores D
   int tiles_m, tiles_n, num_tiles, tile, step, k_tiles;
@@ -31,7 +32,7 @@ struct PersistentScheduler {
   __device__ __forceinline__ PersistentScheduler(int M, int N, int k_tiles_, uint32_t cluster_rank) {
     const int rows_m = (M + P::kBM - 1) / P::kBM;                   // output tile rows
     tiles_m = (rows_m + K::kClusterM - 1) / K::kClusterM;           // cluster tile rows
-    tiles_n = (N + P::kBN - 1) / P::kBN;
+    tiles_n = ((N + P::kBN - 1) / P::kBN + K::kClusterN - 1) / K::kClusterN;   // cluster tile columns
     num_tiles = tiles_m * tiles_n;
     tile = blockIdx.x / cluster::kSize;
     step = gridDim.x / cluster::kSize;
