@@ -255,7 +255,8 @@ cdef class Launcher:
     """One loaded GEMM kernel on one context: encodes its tensor maps and launches it.
 
     Parameters (all fixed per kernel): ``func`` and ``ctx`` (driver handles as integers),
-    ``threads``, ``smem`` (dynamic shared-memory bytes), ``cluster`` (CTAs along x), and for A,
+    ``threads``, ``smem`` (dynamic shared-memory bytes), ``cluster`` (CTAs along x; ``along_n``:
+    they take tile columns, else tile rows), and for A,
     B and D: the TMA data type code (:data:`TMA_DATA_TYPE`), element bytes, box
     ``(inner, outer)``, swizzle code and whether the operand is stored K-major (D: always
     row-major; ``d_map=False``: D is stored from registers and its map stays zero).
@@ -275,16 +276,17 @@ cdef class Launcher:
     cdef bint cached[3]
     cdef fsw_mutex lock
     cdef unsigned int limit, bm, bn
+    cdef bint along_n
 
     def __init__(self, uintptr_t func, uintptr_t ctx, unsigned int threads, unsigned int smem,
                  unsigned int cluster, dtypes, esizes, boxes, swizzles, kmajor, bint d_map,
-                 unsigned int bm=0, unsigned int bn=0, unsigned int limit=0):
+                 unsigned int bm=0, unsigned int bn=0, unsigned int limit=0, bint along_n=False):
         load()
         self.func, self.ctx = <CUfunction>func, <CUcontext>ctx
         self.threads, self.smem, self.cluster = threads, smem, cluster
         # grid=0 in run(): clusters of output tiles (ceil(ceil(m/bm)/cluster) x ceil(n/bn)), at
         # most `limit` of them (the SMs, or the clusters that fit at once), times the cluster
-        self.bm, self.bn, self.limit = bm, bn, limit
+        self.bm, self.bn, self.limit, self.along_n = bm, bn, limit, along_n
         for i in range(3):
             self.dtype[i], self.esize[i], self.swizzle[i] = dtypes[i], esizes[i], swizzles[i]
             self.box[i][0], self.box[i][1] = boxes[i][0], boxes[i][1]
@@ -348,7 +350,10 @@ cdef class Launcher:
         if grid == 0:
             if self.bm == 0 or self.bn == 0 or self.limit == 0:
                 raise ValueError("grid=0 needs the launcher's bm, bn and limit")
-            groups = ((m + self.bm - 1) // self.bm + self.cluster - 1) // self.cluster * ((n + self.bn - 1) // self.bn)
+            if self.along_n:   # clusters of tile columns (cluster_n)
+                groups = (m + self.bm - 1) // self.bm * (((n + self.bn - 1) // self.bn + self.cluster - 1) // self.cluster)
+            else:
+                groups = ((m + self.bm - 1) // self.bm + self.cluster - 1) // self.cluster * ((n + self.bn - 1) // self.bn)
             grid = self.cluster * <unsigned int>(1 if groups < 1 else (self.limit if groups > self.limit else groups))
         if plen < 32 or plen > 512:
             raise ValueError(f"params holds {plen} bytes: FswParams is 32 to 512 bytes")

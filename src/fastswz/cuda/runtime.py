@@ -396,14 +396,11 @@ class GemmKernel:
             dtypes = [_driver.TMA_DATA_TYPE[t] for t in m["dtypes"]]
             sizes = [_lookup_dtype(t).bits // 8 for t in m["dtypes"]]
             cm = c["cluster_m"] * c["cluster_n"]
-            # grid=0 (the launcher's own grid) pairs tile rows; a cluster along N always
-            # passes grid() instead (limit 0 refuses grid=0)
-            limit = (_device(ordinal)["info"]["sms"] if cm == 1 else
-                     0 if c["cluster_n"] > 1 else self._clusters(ordinal))
+            limit = _device(ordinal)["info"]["sms"] if cm == 1 else self._clusters(ordinal)
             lau = _driver.Launcher(int(f), _device(ordinal)["ctx_int"], m["threads"],
                                    self.smem_bytes, cm, dtypes, sizes, m["boxes"],
                                    m["swizzles"], [mj == "K" for mj in m["majors"]], m["epilogue"],
-                                   c["bm"], c["bn"], limit)
+                                   c["bm"], c["bn"], limit, c["cluster_n"] > 1)
             self._by_ctx[_device(ordinal)["ctx_int"]] = (lau, ordinal)
             self._launchers[ordinal] = lau
         return lau

@@ -949,7 +949,8 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v29": (problems_v26, candidates_v29),
         "v30": (problems_v30, candidates_v30),
         "v31": (problems_v31, candidates_v31),
-        "v33": (problems_v33, candidates_v33), "v34": (problems_v34, candidates)}
+        "v33": (problems_v33, candidates_v33), "v34": (problems_v34, candidates),
+        "v36": (problems_v36, candidates_v36)}
 
 
 def cmd_make(args):
