@@ -386,6 +386,9 @@ def _gemm_parser(sub):
                    help="tile rows per group of the persistent tile order (default: the plan's, 8)")
     g.add_argument("--cluster-m", type=_int, default=None,
                    help="2: clusters of 2 CTAs along M that share B by TMA multicast (default 1)")
+    g.add_argument("--cluster-n", type=_int, default=None,
+                   help="2: clusters of 2 CTAs along N that share A by TMA multicast (default 1; "
+                        "whole tiles, cooperative consumers)")
     g.add_argument("--epilogue", action=argparse.BooleanOptionalAction, default=None,
                    help="store D through the plan's swizzled smem epilogue tile and TMA (--epilogue) "
                         "or from registers (--no-epilogue); default: a given plan stores from "
@@ -468,7 +471,7 @@ def _gemm(args):
         cfg = {**fc.normalize_config(), **{k: v for k, v in fields.items() if v is not None},
                "swizzle_a": args.swizzle_a, "swizzle_b": args.swizzle_b}
         chosen = "given"
-    extra = {k: getattr(args, k) for k in ("tile_group", "cluster_m", "epilogue_n", "epilogue_stages",
+    extra = {k: getattr(args, k) for k in ("tile_group", "cluster_m", "cluster_n", "epilogue_n", "epilogue_stages",
                                            "swap_ab", "split_k", "pingpong", "split_reduce", "stream_k")
              if getattr(args, k) is not None}
     cfg = fc.normalize_config(cfg, a_dtype=a_dt, b_dtype=b_dt, a_major=args.a_major,
@@ -691,7 +694,8 @@ def _plan_name(c) -> str:
     from .cuda.search import kind_of
 
     return (f"{c['bm']}x{c['bn']}x{c['bk']} {c['stages']} st {kind_of(c)}"
-            + (f" cluster {c['cluster_m']}" if c["cluster_m"] > 1 else ""))
+            + (f" cluster {c['cluster_m']}" if c["cluster_m"] > 1 else "")
+            + (f" cluster_n {c['cluster_n']}" if c.get("cluster_n", 1) > 1 else ""))
 
 
 def _summary(r) -> str:
