@@ -541,8 +541,8 @@ def _sector_cluster(c, m, n, k):
 
     if c["cluster_m"] != 1 or c["cluster_n"] != 1 or c["split_k"] != 1 or c["swap_ab"] or c["pingpong"]:
         return c
-    rows = -(-m // c["bm"])
-    tiles = rows * -(-n // c["bn"])
+    rows, cols = -(-m // c["bm"]), -(-n // c["bn"])
+    tiles = rows * cols
     if tiles < SECTOR_CLUSTER_WAVES * DEFAULT_SMS["sm90"] and not (
             tiles >= SECTOR_CLUSTER_MIN_TILES and c["bm"] * c["bn"] >= SECTOR_CLUSTER_AREA
             and -(-k // c["bk"]) >= SECTOR_CLUSTER_MIN_KTILES and (rows % 2 == 0 or rows >= 4)):
@@ -551,7 +551,7 @@ def _sector_cluster(c, m, n, k):
         return c
     sms = DEFAULT_SMS["sm90"]
     if (rows % 2 and rows <= SECTOR_CLUSTER_PAD_ROWS
-            and -(-(rows + 1) * (tiles // rows) // sms) > SECTOR_CLUSTER_PAD_WAVES * -(-tiles // sms)):
+            and -(-(rows + 1) * cols // sms) > SECTOR_CLUSTER_PAD_WAVES * -(-tiles // sms)):
         return c
     pair = dict(c, cluster_m=2)
     return pair if supported(pair) is None else c

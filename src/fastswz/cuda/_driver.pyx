@@ -225,7 +225,8 @@ def copy2d(uint64_t src, size_t src_pitch, uint64_t dst, size_t dst_pitch, size_
     cdef Memcpy2D cp
     cdef CUcontext before = NULL
     cdef CUresult r
-    load()
+    if _copy2d == NULL:
+        load()
     memset(&cp, 0, sizeof(Memcpy2D))
     cp.srcMemoryType, cp.srcDevice, cp.srcPitch = MEMORYTYPE_DEVICE, src, src_pitch
     cp.dstMemoryType, cp.dstDevice, cp.dstPitch = MEMORYTYPE_DEVICE, dst, dst_pitch

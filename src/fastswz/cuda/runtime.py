@@ -395,7 +395,7 @@ class GemmKernel:
             # the kernel's operands (swap_ab: its A is the caller's B), from the launch metadata
             dtypes = [_driver.TMA_DATA_TYPE[t] for t in m["dtypes"]]
             sizes = [_lookup_dtype(t).bits // 8 for t in m["dtypes"]]
-            cm = c["cluster_m"] * c["cluster_n"]
+            cm = self._cluster_ctas
             limit = _device(ordinal)["info"]["sms"] if cm == 1 else self._clusters(ordinal)
             lau = _driver.Launcher(int(f), _device(ordinal)["ctx_int"], m["threads"],
                                    self.smem_bytes, cm, dtypes, sizes, m["boxes"],
@@ -404,6 +404,11 @@ class GemmKernel:
             self._by_ctx[_device(ordinal)["ctx_int"]] = (lau, ordinal)
             self._launchers[ordinal] = lau
         return lau
+
+    @property
+    def _cluster_ctas(self):
+        """CTAs per cluster (along M or along N)."""
+        return self.config["cluster_m"] * self.config["cluster_n"]
 
     def _tiles(self, m, n):
         """(tile rows, tile columns) of the kernel's output for the caller's M x N."""
@@ -428,11 +433,10 @@ class GemmKernel:
         g = self._grids.get((ordinal, m, n))
         if g is not None:
             return g
-        cm, cn = self.config["cluster_m"], self.config["cluster_n"]
         sms = _device(ordinal)["info"]["sms"]
         rows, cols = self._tiles(m, n)
-        groups = math.ceil(rows / cm) * math.ceil(cols / cn) * self._splits
-        cm *= cn   # CTAs per cluster
+        groups = math.ceil(rows / self.config["cluster_m"]) * math.ceil(cols / self.config["cluster_n"]) * self._splits
+        cm = self._cluster_ctas
         if self._stream_k:   # every worker, whatever the GPU: its share is the plan's (one result)
             g = cm * self._stream_k
         elif cm == 1:
@@ -446,7 +450,7 @@ class GemmKernel:
 
     def _clusters(self, ordinal):
         """How many of this kernel's clusters fit on GPU ``ordinal`` at once."""
-        cm = self.config["cluster_m"] * self.config["cluster_n"]
+        cm = self._cluster_ctas
         sms = _device(ordinal)["info"]["sms"]
         key = ("clusters", ordinal)
         if key not in self.__dict__:
