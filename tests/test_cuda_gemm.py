@@ -1306,6 +1306,44 @@ def test_choose_plan_clusters_rows_off_the_sector(m, n, k, dt, a_major, cluster)
             choose_plan.cache_clear()
 
 
+@pytest.mark.parametrize("m,n,k,dt,narrow_before", [
+    (3839, 7120, 784, "e4m3", True),      # 784-byte rows; the model ranked 192 x 192 x 32 first
+    (11560, 2960, 656, "e4m3", True),     # 128 x 240 x 64 before
+    (3, 19024, 28848, "e4m3", True),      # swapped: 192 x 16 x 64 before
+    (7, 15328, 432, "e4m3", True),        # swapped, 128 x 16 x 64 before
+    (2245, 22688, 136, "bf16", True),     # 272-byte rows: 192 x 192 x 16 before
+    (1, 18419, 9032, "bf16", True),       # swapped: 192 x 16 x 32 before
+    (3000, 5000, 1000, "bf16", False),    # off the sector, already full width
+    (3839, 7120, 800, "e4m3", True),      # 800-byte rows, on the sector: the rule does not apply
+    (4096, 4096, 4096, "e4m3", False)])
+def test_choose_plan_full_width_k_tiles_off_the_sector(m, n, k, dt, narrow_before):
+    """SECTOR_FULL_WIDTH_BITS' rule, from its statement: where A's or B's rows are 16 but not
+    32 bytes aligned and both operands are of a width it names, the plan's k-tile is
+    FULL_WIDTH_BK bytes or wider; without the rule (SECTOR_FULL_WIDTH_BITS empty) the plan is
+    the model's, narrow on the problems measured (probe set v37), and on the sector the rule
+    changes nothing."""
+    from fastswz import cuda
+    from fastswz.cuda import choose_plan
+
+    bits = codegen.dtype_bits(dt)
+    c = choose_plan(m, n, k, dt, dt)
+    assert supported(c) is None
+    off = (k * bits // 8) % 32 == 16
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cuda, "SECTOR_FULL_WIDTH_BITS", ())
+        choose_plan.cache_clear()
+        try:
+            before = choose_plan(m, n, k, dt, dt)
+        finally:
+            choose_plan.cache_clear()
+    assert (before["bk"] * bits < 8 * cuda.FULL_WIDTH_BK) == narrow_before
+    if off and bits in cuda.SECTOR_FULL_WIDTH_BITS:
+        assert c["bk"] * bits >= 8 * cuda.FULL_WIDTH_BK
+        assert c["swap_ab"] == before["swap_ab"]
+    else:
+        assert c == before
+
+
 @pytest.mark.parametrize("m,n,k,dt,deep", [
     (4158, 256, 2688, "bf16", True), (763, 480, 2608, "bf16", True), (310, 1152, 5760, "e4m3", True),
     (267, 2448, 4096, "bf16", True),

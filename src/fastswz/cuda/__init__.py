@@ -474,6 +474,27 @@ def _full_width(row, a_dtype):
     return row["bk"] * dtype_bits(a_dtype) >= 8 * FULL_WIDTH_BK
 
 
+#: Where an operand's rows, as ``gemm`` reads them, are 16 but not 32 bytes aligned and both
+#: operands are this many bits wide, choose_plan takes only full-width k-tiles
+#: (:data:`FULL_WIDTH_BK`) from the model's whole ranking (one-pass and swapped plans), a
+#: narrower one only where none runs: a box row of BK bytes that starts 16 bytes into a sector
+#: spans BK / 32 + 1 sectors, so on every other row 32- and 64-byte k-tiles read 2x and 1.5x the
+#: sectors they use, 128-byte ones 1.25x, and the model, which prices a wide k-tile's K padding
+#: (K = 784 e4m3: 7 k-tiles of 128 for 6.1), does not price sectors. Measured on an H200
+#: (``tests/gpu/gemm/probe.py`` set v37; docs/conformance/2026-11-28-twenty-first-session, run 1):
+#: on the 12 e4m3 problems of the corpus and fresh seeds 1-8 it changes 1.23x faster in
+#: geometric mean (1.03-1.59x; 3839 x 7120 x 784 78.5 -> 49.4 us, cuBLAS 53.4), held out 21
+#: e4m3 and 20 bf16 problems drawn off the sector (seed 20261210) 1.22x and 1.24x, every one
+#: faster (at least 1.03x).
+SECTOR_FULL_WIDTH_BITS = (8, 16)
+
+
+def _sector_wide_only(m, n, k, a_dtype, b_dtype, a_major, b_major):
+    """Whether :data:`SECTOR_FULL_WIDTH_BITS`' rule applies to the problem."""
+    return (dtype_bits(a_dtype) in SECTOR_FULL_WIDTH_BITS and dtype_bits(b_dtype) in SECTOR_FULL_WIDTH_BITS
+            and _off_sector(m, n, k, a_dtype, b_dtype, a_major, b_major))
+
+
 #: A 2-CTA cluster (``cluster_m=2``, B multicast to both) when an operand's rows, as ``gemm``
 #: reads them (packed, or staged at :data:`runtime.STAGED_PITCH`), are a multiple of 16 bytes but
 #: not of 32 (e.g. bf16 K = 1000: every 128-byte row segment of a TMA box spans five 32-byte
@@ -681,6 +702,8 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
         yield from filter(wide, first)
         rows = tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=64)
         yield from filter(wide, rows[len(first):])
+        if _sector_wide_only(m, n, k, a_dtype, b_dtype, a_major, b_major):   # SECTOR_FULL_WIDTH_BITS
+            yield from filter(wide, tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=1 << 20)[len(rows):])
         yield from (r for r in rows if not wide(r))
 
     for row in ranked():
@@ -796,8 +819,14 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
 
     def ranked():   # the model's first 8, then its first 64 only if none of those runs; in
         # each of the two parts full-width k-tiles first (the one-pass ranking puts every full-width
-        # row of the 64 before any narrow one)
+        # row of the 64 before any narrow one); off the sector (SECTOR_FULL_WIDTH_BITS) every
+        # full-width row of the whole ranking before any narrow one
         rows = tune(km, kn, k, ta, tb, ma, mb, top=8)
+        if _sector_wide_only(m, n, k, a_dtype, b_dtype, a_major, b_major):
+            every = _full_width_first(tune(km, kn, k, ta, tb, ma, mb, top=1 << 20), ta)
+            yield from (r for r in every if _full_width(r, ta))
+            yield from (r for r in every[:64] if not _full_width(r, ta))
+            return
         yield from _full_width_first(rows, ta)
         yield from _full_width_first(tune(km, kn, k, ta, tb, ma, mb, top=64)[len(rows):], ta)
 

@@ -938,6 +938,136 @@ def candidates_v36(m, n, k, dt):
     return out
 
 
+def _twentieth_run_problems():
+    """(M, N, K, type) of the shipped corpus and fresh seeds 1-8 as the twentieth session's
+    corpus run (run 4) timed them (same-type rows, both operands K-major), each once."""
+    import gzip
+
+    out = []
+    seeds = (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 20261204, 20261205)
+    for name in ["corpus"] + [f"fresh-{s}" for s in seeds]:
+        with gzip.open(os.path.join(TWENTIETH_RUN, f"{name}.json.gz")) as f:
+            for r in json.load(f)["rows"]:
+                key = (r["m"], r["n"], r["k"], r["a_dtype"])
+                if r["a_major"] == r["b_major"] == "K" and r["cublas"]["kind"] == "same" and key not in out:
+                    out.append(key)
+    return out
+
+
+#: SECTOR_FULL_WIDTH_BITS before the twenty-first session's rule (none), and the rule widened to
+#: 16-bit operands (the question for bf16).
+V37_OLD = {"SECTOR_FULL_WIDTH_BITS": ()}
+V37_WIDE = {"SECTOR_FULL_WIDTH_BITS": (8, 16)}
+
+
+def problems_v37():
+    """Every problem of the shipped corpus and fresh seeds 1-8 (twentieth session, run 4) that
+    SECTOR_FULL_WIDTH_BITS' rule changes, or would change widened to 16 bits; then those of 600
+    drawn with rows off the 32-byte sector (seed 20261210: e4m3 and bf16, M log-uniform 1-16000,
+    N 256-32000, K an odd multiple of 16 bytes, 256-32000 bytes) that it changes, at most 40 of
+    each type (held out: the rule was read off the run's 12 e4m3 problems with narrow k-tiles)."""
+    import math
+    import random
+
+    rng = random.Random(20261210)
+
+    def log_uniform(lo, hi):
+        return int(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+
+    drawn = []
+    for _ in range(600):
+        dt = rng.choice(("e4m3", "bf16"))
+        e = 1 if dt == "e4m3" else 2
+        k = (log_uniform(256, 32000) // 32 * 32 + 16) // e
+        drawn.append((log_uniform(1, 16000), log_uniform(256, 32000), k, dt))
+
+    def changed(rows):
+        out = []
+        for p in rows:
+            if p[3] == "e4m3":
+                if _rule_changes(V37_OLD, [p]):
+                    out.append(p)
+            elif _rule_changes(V37_WIDE, [p]):
+                out.append(p)
+        return out
+
+    run = changed(_twentieth_run_problems())
+    got = changed(drawn)
+    return (run + [p for p in got if p[3] == "e4m3"][:40] + [p for p in got if p[3] == "bf16"][:40])
+
+
+def candidates_v37(m, n, k, dt):
+    """e4m3: the rule's plan (first, the default), the plan before it, and the rule's plan on a
+    2-CTA cluster along N where it has one along M; bf16: the default (first), the rule widened
+    to 16 bits."""
+    from fastswz.cuda import supported
+
+    if dt != "e4m3":
+        pair = _rule_changes(V37_WIDE, [(m, n, k, dt)])
+        return [pair[0][1][0], pair[0][1][1]] if pair else []
+    new, old = _rule_changes(V37_OLD, [(m, n, k, dt)])[0][1]
+    out = [new, old]
+    if new["cluster_m"] == 2:
+        along_n = dict(new, cluster_m=1, cluster_n=2)
+        if supported(along_n) is None:
+            out.append(along_n)
+    return out
+
+
+def problems_v38():
+    """e4m3 problems of the shipped corpus and fresh seeds 1-8 (twentieth session, run 4) with
+    rows off the 32-byte sector, M 17-512 and a one-pass, unswapped default (the tile rows of a
+    column re-read B's rows, off the sector, from L2), then 30 drawn in that region (seed
+    20261211: M 17-512, N 1024-30000 log-uniform, K an odd multiple of 16 bytes, 1024-30000)."""
+    import math
+    import random
+
+    from fastswz.cuda import choose_plan
+
+    rng = random.Random(20261211)
+
+    def log_uniform(lo, hi):
+        return int(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+
+    def region(p):
+        m, n, k, dt = p
+        if dt != "e4m3" or k % 32 != 16 or not 17 <= m <= 512:
+            return False
+        c = choose_plan(m, n, k, dt, dt)
+        return not c["swap_ab"] and c["split_k"] == 1 and c["stream_k"] == 0
+    run = [p for p in _twentieth_run_problems() if region(p)]
+    drawn = []
+    while len(drawn) < 30:
+        p = (log_uniform(17, 512), log_uniform(1024, 30000), log_uniform(1024, 30000) // 32 * 32 + 16, "e4m3")
+        if region(p):
+            drawn.append(p)
+    return run + drawn
+
+
+def candidates_v38(m, n, k, dt):
+    """The default; the default on a 2-CTA cluster along M (B multicast: each tile column's rows
+    of B read once for two tile rows) and along N; a 128-row tile (one tile row up to M = 128) of
+    the default's BN, alone and along N."""
+    from fastswz.cuda import choose_plan, supported
+
+    base = choose_plan(m, n, k, dt, dt)
+    out = [dict(base)]
+
+    def add(c):
+        if c is not None and supported(c) is None and c not in out:
+            out.append(c)
+
+    one = dict(base, cluster_m=1, cluster_n=1)
+    add(dict(one, cluster_m=2))
+    add(dict(one, cluster_n=2))
+    if base["bm"] != 128:
+        tall = _fit(dict(one, bm=128, stages=2), 8)
+        add(tall)
+        if tall is not None:
+            add(dict(tall, cluster_n=2))
+    return out
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
         "v17": (problems_v17, candidates_v17), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
@@ -950,7 +1080,8 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v30": (problems_v30, candidates_v30),
         "v31": (problems_v31, candidates_v31),
         "v33": (problems_v33, candidates_v33), "v34": (problems_v34, candidates),
-        "v36": (problems_v36, candidates_v36)}
+        "v36": (problems_v36, candidates_v36), "v37": (problems_v37, candidates_v37),
+        "v38": (problems_v38, candidates_v38)}
 
 
 def cmd_make(args):
