@@ -350,7 +350,8 @@ def test_cluster_plan_halves_b_between_the_ctas():
                 dict(bm=64, bn=80, bk=64, stages=4)):
         row = codegen.plan_for(cfg).row(0)
         r = with_cluster(row, 2)
-        mc = r["kernel"]["multicast"]
+        mc, = r["kernel"]["multicast"]
+        assert mc["operand"] == "b" and mc["share"] == [0, 1] and mc["masks"] == [3, 3]
         inner, outer = row["b"]["tma_box"]
         assert mc["tma_box"] == [inner, outer // 2]
         assert r["kernel"]["barriers"]["empty_arrivals"] == 2 * len(r["kernel"]["consumer_warpgroups"])
@@ -1977,8 +1978,9 @@ def test_clusters_along_n_share_a():
     row = codegen.kernel_row(dict(cfg, cluster_n=2))
     k, a = row["kernel"], row["a"]
     assert k["cluster"] == [1, 2] and k["barriers"]["empty_arrivals"] == 4
-    mc = k["multicast"]
+    mc, = k["multicast"]
     assert mc["operand"] == "a" and mc["tma_box"] == [a["tma_box"][0], a["tma_box"][1] // 2]
+    assert mc["share"] == [0, 1] and mc["masks"] == [3, 3]
     e = codegen.dtype_bits(a["dtype"]) // 8
     half = a["tma_box"][1] // 2
     for r in range(2):   # rank r's half: rows r half .. of each of A's boxes, at their bytes
@@ -1990,9 +1992,42 @@ def test_clusters_along_n_share_a():
     assert "constexpr int kClusterN = 2;" in h
     t = codegen.emit_header(codegen.kernel_row(dict(cfg, cluster_m=2)))
     assert "constexpr bool kAMulticast = false;" in t and "constexpr bool kBMulticast = true;" in t
-    assert "use one of them" in supported(dict(cfg, cluster_n=2, cluster_m=2))
     assert "no split_k" in supported(dict(cfg, cluster_n=2, split_k=2))
     assert "no split_k" in supported(dict(cfg, bm=64, cluster_n=2, pingpong=True))
+    assert "no split_k" in supported(dict(cfg, cluster_n=2, cluster_m=2, stream_k=132, split_k=2))
     assert "clusters of 1 or 2 CTAs along N" in supported(dict(cfg, cluster_n=4))
-    with pytest.raises(PlanError, match="use one of them"):
-        with_cluster(codegen.plan_for(cfg).row(0), 2, cluster_n=2)
+    with pytest.raises(PlanError, match="must be 1 or 2"):
+        with_cluster(codegen.plan_for(cfg).row(0), 1, cluster_n=4)
+
+
+@pytest.mark.parametrize("cfg", [dict(bm=128, bn=128, bk=64, stages=4),
+                                 dict(bm=128, bn=256, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3",
+                                      epilogue=True, epilogue_n=64),
+                                 dict(bm=128, bn=128, bk=64, stages=4, a_major="MN", b_major="MN")])
+def test_two_by_two_clusters_share_both_operands(cfg):
+    """cluster_m=2 with cluster_n=2: rank r = rm + 2 rn computes tile (2p + rm, 2q + rn); it
+    loads half rm of B and sends it to the CTAs of its column (same rn), half rn of A to those of
+    its row (same rm); every CTA receives both halves of each operand exactly once, and the
+    header's tables say the same."""
+    row = codegen.kernel_row(dict(cfg, cluster_m=2, cluster_n=2))
+    k = row["kernel"]
+    assert supported(dict(cfg, cluster_m=2, cluster_n=2)) is None
+    assert k["cluster"] == [2, 2] and k["barriers"]["empty_arrivals"] == 4 * len(k["consumer_warpgroups"])
+    by = {m["operand"]: m for m in k["multicast"]}
+    assert sorted(by) == ["a", "b"]
+    for op, along in (("b", 0), ("a", 1)):   # B shared along M (same column), A along N (same row)
+        mc = by[op]
+        for r in range(4):
+            rm, rn = r % 2, r // 2
+            assert mc["share"][r] == (rm if op == "b" else rn)
+            peers = [q for q in range(4) if (q // 2 == rn if op == "b" else q % 2 == rm)]
+            assert mc["masks"][r] == sum(1 << q for q in peers)
+        for dst in range(4):   # the halves that land in CTA dst: both, once each
+            got = sorted(mc["share"][src] for src in range(4) if mc["masks"][src] >> dst & 1)
+            assert got == [0, 1]
+        assert mc["tma_box"] == [row[op]["tma_box"][0], row[op]["tma_box"][1] // 2]
+    h = codegen.emit_header(row)
+    assert "constexpr bool kAMulticast = true;" in h and "constexpr bool kBMulticast = true;" in h
+    assert "kAShare[4] = {0u, 0u, 1u, 1u}" in h and "kBMasks[4] = {3u, 3u, 12u, 12u}" in h
+    meta = codegen.launch_meta(row)
+    assert meta["boxes"][:2] == [by["a"]["tma_box"], by["b"]["tma_box"]]

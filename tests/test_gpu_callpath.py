@@ -280,9 +280,10 @@ def test_fp8_rows_off_the_sector_are_staged_bit_for_bit():
     (1000, 700, 520, torch.bfloat16, dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, epilogue_n=64)),
 ])
 def test_clusters_along_n_give_the_one_cta_bits(m, n, k, dtype, cfg):
-    """cluster_n=2 (A multicast to the two CTAs of a tile row) changes where A's bytes come from,
-    not what is summed: D is bit-identical to the same plan on one CTA, through gemm's general
-    path and its prepared call."""
+    """cluster_n=2 (A multicast to the two CTAs of a tile row), and 2 x 2 clusters (both operands
+    multicast), change where the operands' bytes come from, not what is summed: D is
+    bit-identical to the same plan on one CTA, through gemm's general path and its prepared
+    call."""
     _gpu()
     import fastswz.cuda as fc
 
@@ -294,9 +295,9 @@ def test_clusters_along_n_give_the_one_cta_bits(m, n, k, dtype, cfg):
     ref = _poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16))
     fc.gemm(a, b, out=ref, plan=cfg)
     outs = []
-    for _ in range(2):
+    for cluster_m in (1, 2, 2):   # along N, then 2 x 2 twice (the general path, the prepared call)
         outs.append(_poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16)))
-        fc.gemm(a, b, out=outs[-1], plan=dict(cfg, cluster_n=2))
+        fc.gemm(a, b, out=outs[-1], plan=dict(cfg, cluster_m=cluster_m, cluster_n=2))
     torch.cuda.synchronize()
     for out in outs:
         assert torch.equal(out.view(torch.int16), ref.view(torch.int16))

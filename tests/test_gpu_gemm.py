@@ -82,6 +82,16 @@ pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("hopper_gpu")]
     (dict(bm=64, bn=96, bk=64, stages=3, b_major="MN", swizzle_b="none", cluster_n=2), (777, 300, 136)),
     (dict(bm=128, bn=256, bk=64, stages=4, swap_ab=True, cluster_n=2), (300, 1000, 520)),
     (dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, epilogue_n=64, cluster_n=2), (1000, 700, 520)),
+    # 2 x 2 clusters (both operands multicast): odd tile rows and columns (a padding row, column
+    # and corner), off-sector e4m3 through the epilogue tile, MN-major operands, swap-AB
+    (dict(bm=128, bn=128, bk=64, stages=4, cluster_m=2, cluster_n=2), (1000, 1000, 1000)),
+    (dict(bm=128, bn=256, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3", epilogue=True, epilogue_n=64,
+          cluster_m=2, cluster_n=2), (755, 2208, 2256)),
+    (dict(bm=64, bn=64, bk=128, stages=8, a_dtype="e4m3", b_dtype="e4m3", epilogue=True, cluster_m=2,
+          cluster_n=2), (127, 3904, 6672)),
+    (dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, a_major="MN", b_major="MN", cluster_m=2,
+          cluster_n=2), (129, 257, 72)),
+    (dict(bm=128, bn=128, bk=64, stages=4, swap_ab=True, cluster_m=2, cluster_n=2), (300, 1000, 520)),
 ])
 def test_kernel_product(cfg, shape):
     from fastswz.cuda.runtime import check

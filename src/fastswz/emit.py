@@ -16,7 +16,7 @@ import re
 from .errors import FastswzTypeError, PlanError
 from .int_tuple import flatten
 from .notation import parse
-from .plan import GemmPlans, TMA_SWIZZLE
+from .plan import GemmPlans, TMA_SWIZZLE, multicast_of
 from .swizzle import ComposedLayout
 from .tile import OperandTile
 
@@ -357,22 +357,25 @@ def _kernel_header(data):
                               f"float offset in a tile's workspace block: {ws['layout']}")
     lines.append("  }  // namespace scheduler")
     # each operand's copies per CTA of the cluster: the multicast halves (B with a cluster along
-    # M, A with one along N), or the operand's own boxes, the same for every CTA
-    mc = k.get("multicast")
-    what = f"{mc['operand'].upper()} multicast to both CTAs (mask 0b11)" if mc else "one CTA"
-    lines += [f"  namespace cluster {{  // {what}",
-              f"    constexpr int kSize = {k['cluster'][0] * k['cluster'][1]};",
-              f"    constexpr uint32_t kMulticastMask = {mc['mask'] if mc else 1}u;"]
+    # M, A with one along N, both with a 2 x 2 cluster), or the operand's own boxes, the same for
+    # every CTA; per cluster rank, the half it loads and the CTAs its copies land in
+    size = k["cluster"][0] * k["cluster"][1]
+    shared = [m["operand"].upper() for m in k.get("multicast") or ()]
+    what = " and ".join(f"{o} multicast" for o in shared) or "one CTA"
+    lines += [f"  namespace cluster {{  // {k['cluster'][0]} x {k['cluster'][1]} CTAs: {what}",
+              f"    constexpr int kSize = {size};"]
     for op in ("a", "b"):
-        mine = mc if mc and mc["operand"] == op else None
+        mine = multicast_of(k, op)
         copies = mine["copies"] if mine else [data[op]["tma_box_offsets"]]
         o = op.upper()
         lines += [f"    constexpr bool k{o}Multicast = {'true' if mine else 'false'};  "
-                  f"// tables per CTA rank, else one row for every CTA",
+                  f"// tables per half of the box, else one row for every CTA",
                   _c_array("uint32_t", f"k{o}TmaBox", mine["tma_box"] if mine else data[op]["tma_box"]),
                   f"    constexpr int k{o}Copies = {len(copies[0])};",
                   _c_array("uint32_t", f"k{o}BoxSmemOffsets", [[x["smem_offset"] for x in r] for r in copies], 8),
-                  _c_array("uint32_t", f"k{o}BoxCoords", [[x["coords"] for x in r] for r in copies])]
+                  _c_array("uint32_t", f"k{o}BoxCoords", [[x["coords"] for x in r] for r in copies]),
+                  _c_array("uint32_t", f"k{o}Share", mine["share"] if mine else [0] * size),
+                  _c_array("uint32_t", f"k{o}Masks", mine["masks"] if mine else [1 << r for r in range(size)])]
     lines += ["  }  // namespace cluster",
              f"  namespace accumulator {{  // {acc['instruction']} D fragment, per warpgroup",
              f"    constexpr int kRows = {acc['shape'][0]};",

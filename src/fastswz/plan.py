@@ -62,7 +62,7 @@ from .tile import OperandTile
 
 __all__ = ["plan_gemm", "GemmPlans", "PLAN_ERRORS", "plan_reason", "SMEM_OPTIN", "TMA_SWIZZLE",
            "PLAN_FIELDS", "EPILOGUE_BANK_FIELDS", "EPILOGUE_SWIZZLES", "epilogue_access",
-           "TILE_GROUP", "wgmma_accumulator_layout", "with_cluster", "with_schedule",
+           "TILE_GROUP", "wgmma_accumulator_layout", "with_cluster", "with_schedule", "multicast_of",
            "LAST_CTA_REDUCE_REGISTERS", "LAST_CTA_MAX_SPLITS", "SPLIT_REDUCE", "stream_k_tail",
            "stream_k_units"]
 
@@ -793,35 +793,46 @@ class GemmPlans:
 
 def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP, cluster_n=1):
     """A plan row (:meth:`GemmPlans.row`) whose kernel section runs on clusters of ``cluster_m``
-    CTAs along M that share B, or of ``cluster_n`` CTAs along N that share A, by TMA multicast,
-    visiting tiles in groups of ``tile_group``.
+    CTAs along M that share B, and/or of ``cluster_n`` CTAs along N that share A, by TMA
+    multicast, visiting tiles in groups of ``tile_group``.
 
     ``cluster_m=2``: the two CTAs of a cluster compute output tiles ``(2 p, n)`` and
     ``(2 p + 1, n)``, so they need the same B tile. Each loads half of it, every B copy cut in
     half along its outer box dimension (MN rows of a K-major B, K rows of an MN-major one: both
     halves are contiguous runs of box rows in the stage buffer), and multicasts it to both
-    (``cp.async.bulk.tensor ... .multicast::cluster``, mask 0b11); each CTA still loads its own
-    A. Each CTA's "full" barrier still expects both operands' stage bytes (half of B comes from
-    its peer); a stage is refilled only when the consumers of both CTAs have released it, so a
-    consumer warpgroup arrives on the "empty" barrier of both CTAs (``empty_arrivals`` = 2 W).
-    Tile pairs ``p`` of ``ceil(tiles_m / 2) x tiles_n`` follow the grouped order; a CTA whose
-    tile row is past M computes on zero-filled A and stores nothing. ``cluster_n=2``: the same
-    with the roles of the operands exchanged: tiles ``(m, 2 q)`` and ``(m, 2 q + 1)`` share A,
-    each CTA loads half of A's boxes and multicasts them, and loads its own B (a tile column
-    past N stores nothing). One of the two at most. Returns a new dict.
+    (``cp.async.bulk.tensor ... .multicast::cluster``); each CTA still loads its own A. Each
+    CTA's "full" barrier still expects both operands' stage bytes (half of B comes from its
+    peer); a stage is refilled only when the consumers of every CTA of the cluster have
+    released it, so a consumer warpgroup arrives on the "empty" barrier of each CTA
+    (``empty_arrivals`` = CTAs x W). Tile pairs ``p`` of ``ceil(tiles_m / 2) x tiles_n`` follow
+    the grouped order; a CTA whose tile row is past M computes on zero-filled A and stores
+    nothing. ``cluster_n=2``: the same with the roles of the operands exchanged: tiles
+    ``(m, 2 q)`` and ``(m, 2 q + 1)`` share A, each CTA loads half of A's boxes and multicasts
+    them (a tile column past N loads the last column's B and stores nothing). Both (a 2 x 2
+    cluster, as cuBLAS runs on fp8 rows off the 32-byte sector): the CTA of rank
+    ``r = rm + 2 rn`` computes tile ``(2 p + rm, 2 q + rn)``, loads half ``rm`` of B for the
+    CTAs of its column (``rn``) and half ``rn`` of A for those of its row (``rm``).
+
+    ``kernel.multicast`` is None without a cluster, else one entry per shared operand:
+    ``operand``, ``tma_box`` (the half box), ``copies`` (per half, each box's shared-memory
+    offset and coordinates), ``share`` (per cluster rank, the half it loads) and ``masks`` (per
+    cluster rank, the ``ctaMask`` of the CTAs its copies land in). Returns a new dict.
 
     Examples
     --------
     >>> r = with_cluster(plan_gemm(bm=128, bn=256, bk=64, stages=3).row(0), 2)
     >>> r["kernel"]["cluster"], r["kernel"]["barriers"]["empty_arrivals"]
     ([2, 1], 4)
-    >>> mc = r["kernel"]["multicast"]
-    >>> mc["operand"], mc["tma_box"], [c["smem_offset"] for c in mc["copies"][1]]
-    ('b', [64, 128], [16384])
+    >>> mc, = r["kernel"]["multicast"]
+    >>> mc["operand"], mc["tma_box"], [c["smem_offset"] for c in mc["copies"][1]], mc["masks"]
+    ('b', [64, 128], [16384], [3, 3])
     >>> r = with_cluster(plan_gemm(bm=128, bn=256, bk=64, stages=3).row(0), cluster_n=2)
-    >>> mc = r["kernel"]["multicast"]
+    >>> mc, = r["kernel"]["multicast"]
     >>> r["kernel"]["cluster"], mc["operand"], mc["tma_box"], [c["coords"] for c in mc["copies"][1]]
     ([1, 2], 'a', [64, 64], [[0, 64]])
+    >>> r = with_cluster(plan_gemm(bm=128, bn=256, bk=64, stages=3).row(0), 2, cluster_n=2)
+    >>> [(m["operand"], m["share"], m["masks"]) for m in r["kernel"]["multicast"]]
+    [('b', [0, 1, 0, 1], [3, 3, 12, 12]), ('a', [0, 0, 1, 1], [5, 10, 5, 10])]
     """
     import copy
 
@@ -834,9 +845,6 @@ def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP, cluster_n=1):
     if cluster_n not in (1, 2):
         raise PlanError(f"cluster_n={cluster_n} must be 1 or 2 (CTAs per cluster along N that "
                         f"share A by multicast)")
-    if cluster_m > 1 and cluster_n > 1:
-        raise PlanError("cluster_m=2 with cluster_n=2: a cluster shares one operand (B along M, "
-                        "A along N); use one of them")
     if not 1 <= tile_group <= 1 << 16:
         raise PlanError(f"tile_group={tile_group} must be in 1..65536 (tile rows per group of the "
                         f"persistent tile order)")
@@ -847,24 +855,46 @@ def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP, cluster_n=1):
     k["tile_order"]["group"] = tile_group
     if cluster_m == 1 and cluster_n == 1:
         return out
-    name = "b" if cluster_m > 1 else "a"
-    op = out[name]
-    inner, outer = op["tma_box"]
-    half = outer // 2
-    if outer % 16:
-        raise PlanError(f"{name.upper()}'s TMA box has {outer} outer rows: halving it for multicast "
-                        f"needs a multiple of 16 (whole 8-row atoms per CTA); use another "
-                        f"{'BN' if name == 'b' else 'BM'} / BK")
-    e = DTYPES[op["dtype"]].bits // 8
-    row_bytes = inner * e
+    size = cluster_m * cluster_n
+    # rank r = rm + cluster_m rn: B is shared by the CTAs of one tile column (same rn), A by
+    # those of one tile row (same rm)
+    ranks = [(r % cluster_m, r // cluster_m) for r in range(size)]
+    shared = [("b", cluster_m, lambda rm, rn: rm, lambda rm, rn: {rn * cluster_m + i for i in range(cluster_m)}),
+              ("a", cluster_n, lambda rm, rn: rn, lambda rm, rn: {rm + cluster_m * j for j in range(cluster_n)})]
+    entries = []
+    for name, count, share, peers in shared:
+        if count == 1:
+            continue
+        op = out[name]
+        inner, outer = op["tma_box"]
+        half = outer // 2
+        if outer % 16:
+            raise PlanError(f"{name.upper()}'s TMA box has {outer} outer rows: halving it for multicast "
+                            f"needs a multiple of 16 (whole 8-row atoms per CTA); use another "
+                            f"{'BN' if name == 'b' else 'BM'} / BK")
+        row_bytes = inner * (DTYPES[op["dtype"]].bits // 8)
+        entries.append({
+            "operand": name, "tma_box": [inner, half],
+            "copies": [[{"smem_offset": o["smem_offset"] + h * half * row_bytes,
+                         "coords": [o["coords"][0], o["coords"][1] + h * half]}
+                        for o in op["tma_box_offsets"]] for h in range(2)],
+            "share": [share(rm, rn) for rm, rn in ranks],
+            "masks": [sum(1 << c for c in peers(rm, rn)) for rm, rn in ranks]})
     k["cluster"] = [cluster_m, cluster_n]
-    k["barriers"]["empty_arrivals"] = 2 * len(k["consumer_warpgroups"])
-    k["multicast"] = {
-        "operand": name, "mask": 3, "tma_box": [inner, half],
-        "copies": [[{"smem_offset": o["smem_offset"] + r * half * row_bytes,
-                     "coords": [o["coords"][0], o["coords"][1] + r * half]}
-                    for o in op["tma_box_offsets"]] for r in range(2)]}
+    k["barriers"]["empty_arrivals"] = size * len(k["consumer_warpgroups"])
+    k["multicast"] = entries
     return out
+
+
+def multicast_of(kernel, operand):
+    """The ``kernel.multicast`` entry of ``operand`` ("a" or "b") of a plan row's kernel section
+    (:func:`with_cluster`), or None where that operand is not shared.
+
+    >>> r = with_cluster(plan_gemm(bm=128, bn=256, bk=64, stages=3).row(0), 2)
+    >>> multicast_of(r["kernel"], "b")["tma_box"], multicast_of(r["kernel"], "a")
+    ([64, 128], None)
+    """
+    return next((m for m in kernel.get("multicast") or () if m["operand"] == operand), None)
 
 
 def _epilogue_box_offsets(rows, cols, box, span):

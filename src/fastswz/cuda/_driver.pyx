@@ -256,8 +256,8 @@ cdef class Launcher:
     """One loaded GEMM kernel on one context: encodes its tensor maps and launches it.
 
     Parameters (all fixed per kernel): ``func`` and ``ctx`` (driver handles as integers),
-    ``threads``, ``smem`` (dynamic shared-memory bytes), ``cluster`` (CTAs along x; ``along_n``:
-    they take tile columns, else tile rows), and for A,
+    ``threads``, ``smem`` (dynamic shared-memory bytes), ``cluster`` (CTAs along x; ``cluster_n``
+    of them take tile columns, the rest tile rows: ``cluster / cluster_n`` along M), and for A,
     B and D: the TMA data type code (:data:`TMA_DATA_TYPE`), element bytes, box
     ``(inner, outer)``, swizzle code and whether the operand is stored K-major (D: always
     row-major; ``d_map=False``: D is stored from registers and its map stays zero).
@@ -277,17 +277,20 @@ cdef class Launcher:
     cdef bint cached[3]
     cdef fsw_mutex lock
     cdef unsigned int limit, bm, bn
-    cdef bint along_n
+    cdef unsigned int cluster_n
 
     def __init__(self, uintptr_t func, uintptr_t ctx, unsigned int threads, unsigned int smem,
                  unsigned int cluster, dtypes, esizes, boxes, swizzles, kmajor, bint d_map,
-                 unsigned int bm=0, unsigned int bn=0, unsigned int limit=0, bint along_n=False):
+                 unsigned int bm=0, unsigned int bn=0, unsigned int limit=0, unsigned int cluster_n=1):
         load()
         self.func, self.ctx = <CUfunction>func, <CUcontext>ctx
         self.threads, self.smem, self.cluster = threads, smem, cluster
-        # grid=0 in run(): clusters of output tiles (ceil(ceil(m/bm)/cluster) x ceil(n/bn)), at
-        # most `limit` of them (the SMs, or the clusters that fit at once), times the cluster
-        self.bm, self.bn, self.limit, self.along_n = bm, bn, limit, along_n
+        # grid=0 in run(): clusters of output tiles (ceil(ceil(m/bm)/cluster_m) x
+        # ceil(ceil(n/bn)/cluster_n)), at most `limit` of them (the SMs, or the clusters that fit at
+        # once), times the cluster
+        if cluster_n < 1 or cluster % cluster_n:
+            raise ValueError(f"cluster_n={cluster_n} must divide the cluster's {cluster} CTAs")
+        self.bm, self.bn, self.limit, self.cluster_n = bm, bn, limit, cluster_n
         for i in range(3):
             self.dtype[i], self.esize[i], self.swizzle[i] = dtypes[i], esizes[i], swizzles[i]
             self.box[i][0], self.box[i][1] = boxes[i][0], boxes[i][1]
@@ -347,14 +350,13 @@ cdef class Launcher:
         cdef void* args[4]
         cdef uint64_t pbuf[64]      # FswParams, 8-byte aligned, at most 512 bytes
         cdef Py_ssize_t plen = len(params)
-        cdef int64_t groups
+        cdef int64_t groups, cm
         if grid == 0:
             if self.bm == 0 or self.bn == 0 or self.limit == 0:
                 raise ValueError("grid=0 needs the launcher's bm, bn and limit")
-            if self.along_n:   # clusters of tile columns (cluster_n)
-                groups = (m + self.bm - 1) // self.bm * (((n + self.bn - 1) // self.bn + self.cluster - 1) // self.cluster)
-            else:
-                groups = ((m + self.bm - 1) // self.bm + self.cluster - 1) // self.cluster * ((n + self.bn - 1) // self.bn)
+            cm = self.cluster // self.cluster_n
+            groups = (((m + self.bm - 1) // self.bm + cm - 1) // cm
+                      * (((n + self.bn - 1) // self.bn + self.cluster_n - 1) // self.cluster_n))
             grid = self.cluster * <unsigned int>(1 if groups < 1 else (self.limit if groups > self.limit else groups))
         if plen < 32 or plen > 512:
             raise ValueError(f"params holds {plen} bytes: FswParams is 32 to 512 bytes")

@@ -18,7 +18,7 @@ from ..dtypes import DTYPES, dtype as _lookup_dtype
 from ..emit import emit_header
 from ..errors import FastswzTypeError, PlanError
 from ..plan import (LAST_CTA_MAX_SPLITS, R_BUDGET, SMEM_OPTIN, SPLIT_REDUCE, TILE_GROUP, plan_gemm, plan_reason,
-                    with_cluster, with_schedule)
+                    multicast_of, with_cluster, with_schedule)
 
 __all__ = ["GEMM_KEYS", "OUT_DTYPES", "MAX_SPLIT_K", "REDUCE_KERNEL_NAME", "normalize_config",
            "supported", "plan_for", "kernel_row", "mma_header",
@@ -364,12 +364,9 @@ def _supported(c):
         return f"cluster_m={c['cluster_m']}: clusters of 1 or 2 CTAs along M"
     if c["cluster_n"] not in (1, 2):
         return f"cluster_n={c['cluster_n']}: clusters of 1 or 2 CTAs along N"
-    if c["cluster_n"] == 2 and c["cluster_m"] == 2:
-        return ("cluster_m=2 with cluster_n=2: a cluster shares one operand (B along M, A along N); "
-                "use one of them")
-    if c["cluster_n"] == 2 and (c["split_k"] > 1 or c["pingpong"]):
+    if c["cluster_n"] == 2 and (c["split_k"] > 1 or c["stream_k"] or c["pingpong"]):
         return ("cluster_n=2 runs whole tiles with cooperative consumers (no split_k, stream_k or "
-                "pingpong); use cluster_m=2 or cluster_n=1")
+                "pingpong); use cluster_m=2 alone or cluster_n=1")
     if c["cluster_n"] == 2 and p.row(0)["a"]["tma_box"][1] % 16:
         return (f"cluster_n=2: A's TMA box has {p.row(0)['a']['tma_box'][1]} outer rows; each CTA "
                 f"multicasts half of them, so they must be a multiple of 16")
@@ -838,11 +835,11 @@ def launch_meta(row, out_dtype="bf16") -> dict:
     >>> m["threads"], m["boxes"][0], m["epilogue"], m["dtypes"]
     (384, [64, 128], False, ['bf16', 'bf16', 'bf16'])
     """
-    mc = row["kernel"]["multicast"]
     boxes, swizzles = [], []
     for op in ("a", "b"):
         o = row[op]
-        boxes.append(list(mc["tma_box"] if mc and mc["operand"] == op else o["tma_box"]))
+        mc = multicast_of(row["kernel"], op)
+        boxes.append(list(mc["tma_box"] if mc else o["tma_box"]))
         swizzles.append(int(o["tma_swizzle_value"]))
     e = row["epilogue"]
     boxes.append(list(e["tma_box"]) if e else [1, 1])

@@ -400,14 +400,14 @@ class GemmKernel:
             lau = _driver.Launcher(int(f), _device(ordinal)["ctx_int"], m["threads"],
                                    self.smem_bytes, cm, dtypes, sizes, m["boxes"],
                                    m["swizzles"], [mj == "K" for mj in m["majors"]], m["epilogue"],
-                                   c["bm"], c["bn"], limit, c["cluster_n"] > 1)
+                                   c["bm"], c["bn"], limit, c["cluster_n"])
             self._by_ctx[_device(ordinal)["ctx_int"]] = (lau, ordinal)
             self._launchers[ordinal] = lau
         return lau
 
     @property
     def _cluster_ctas(self):
-        """CTAs per cluster (along M or along N)."""
+        """CTAs per cluster (cluster_m x cluster_n)."""
         return self.config["cluster_m"] * self.config["cluster_n"]
 
     def _tiles(self, m, n):

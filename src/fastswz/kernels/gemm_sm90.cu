@@ -20,7 +20,9 @@
 // cluster) the two CTAs take tile rows 2p and 2p + 1 of one column, each loads its half of B and
 // multicasts it to both, and a stage is refilled once both CTAs' consumers have released it;
 // with a 2-CTA cluster along N (kClusterN) the two take columns 2q and 2q + 1 of one row and
-// share A the same way.
+// share A the same way; a 2 x 2 cluster shares B along its columns and A along its rows (each
+// CTA's half and destination CTAs: cluster::kAShare/kAMasks, kBShare/kBMasks by rank), and a
+// stage is refilled once all four CTAs' consumers have released it.
 // Descriptors are moved to this CTA's buffer by P::descriptor_rebase, which masks the shared
 // address as PTX does: in a CTA of cluster rank r > 0 the address carries r from bit 24 up.
 // PTX ISA references: mbarrier 9.7.13.15, cp.async.bulk.tensor 9.7.9.25, wgmma 9.7.15,
@@ -111,8 +113,11 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_b) : "memory");
       int stage = 0;
       uint32_t phase = 0;
-      // the row of each operand's copy tables: this CTA's rank for the multicast operand
-      const uint32_t ra = cluster::kAMulticast ? rank : 0u, rb = cluster::kBMulticast ? rank : 0u;
+      // the row of each operand's copy tables (the half this CTA loads) and the CTAs its copies
+      // land in, by cluster rank (plan.row()["kernel"]["multicast"]: share, masks)
+      const uint32_t ra = cluster::kAShare[rank], rb = cluster::kBShare[rank];
+      const unsigned short mask_a = (unsigned short)cluster::kAMasks[rank];
+      const unsigned short mask_b = (unsigned short)cluster::kBMasks[rank];
       Scheduler tiles(p.m, p.n, k_tiles, rank);
       WorkUnit u;
       while (tiles.next(u)) {
@@ -130,7 +135,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
             const int a0 = P::a::kMajorK ? kt * P::kBK + cluster::kABoxCoords[ra][c][0] : row0 + cluster::kABoxCoords[ra][c][0];
             const int a1 = P::a::kMajorK ? row0 + cluster::kABoxCoords[ra][c][1] : kt * P::kBK + cluster::kABoxCoords[ra][c][1];
             if (cluster::kAMulticast)
-              tma_load_multicast(&tma_a, dst, full, a0, a1, (unsigned short)cluster::kMulticastMask);
+              tma_load_multicast(&tma_a, dst, full, a0, a1, mask_a);
             else
               tma_load(&tma_a, dst, full, a0, a1);
           }
@@ -142,7 +147,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
             const int c1 = P::b::kMajorK ? tn * P::kBN + cluster::kBBoxCoords[rb][c][1]
                                          : kt * P::kBK + cluster::kBBoxCoords[rb][c][1];
             if (cluster::kBMulticast)
-              tma_load_multicast(&tma_b, dst, full, c0, c1, (unsigned short)cluster::kMulticastMask);
+              tma_load_multicast(&tma_b, dst, full, c0, c1, mask_b);
             else
               tma_load(&tma_b, dst, full, c0, c1);
           }

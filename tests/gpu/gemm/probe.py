@@ -1196,6 +1196,54 @@ def candidates_v40(m, n, k, dt):
     return out
 
 
+def problems_v41():
+    """e4m3 problems of fresh seeds 1-8 in the twenty-first session's run 2 whose rows are off
+    the 32-byte sector (K = 16 mod 32 bytes), the default unswapped: those under 0.95x cuBLAS's
+    speed, then every third of the rest; every tenth of the on-sector unswapped ones (controls).
+    The question: do 2 x 2 clusters (both operands multicast, as cuBLAS's nvjet kernels there:
+    Nsight Compute, twentieth session run 5) pay where the 2-CTA ones did not?"""
+    import gzip
+
+    slow, rest, on = [], [], []
+    for seed in (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 20261204, 20261205):
+        with gzip.open(os.path.join(TWENTY_FIRST_RUN, f"fresh-{seed}.json.gz")) as f:
+            for r in json.load(f)["rows"]:
+                if r["cublas"]["kind"] != "same" or r["a_dtype"] != "e4m3" or r["plan"]["swap_ab"]:
+                    continue
+                p = (r["m"], r["n"], r["k"], "e4m3")
+                if p in slow or p in rest or p in on:
+                    continue
+                if r["k"] % 32 != 16:
+                    on.append(p)
+                else:
+                    (slow if r["cublas"]["median_ms"] / r["fastswz"]["median_ms"] < 0.95 else rest).append(p)
+    return slow + rest[::3] + on[::10]
+
+
+def candidates_v41(m, n, k, dt):
+    """The default; its tile on a 2 x 2 cluster (one pass: a split default unsplit, D from
+    registers); 128 x 256 and 128 x 128 tiles of 128-element k-tiles on 2 x 2 clusters (64-column
+    epilogue blocks); at M <= 256 also 64 x 128 and 64 x 64 ones."""
+    from fastswz.cuda import choose_plan, supported
+
+    base = choose_plan(m, n, k, dt, dt)
+    out = [dict(base)]
+
+    def add(c):
+        if c is not None and supported(c) is None and c not in out:
+            out.append(c)
+
+    one = dict(base, cluster_m=2, cluster_n=2, split_k=1, stream_k=0, pingpong=False)
+    if base["split_k"] > 1:
+        one = dict(one, epilogue=False, epilogue_n=0, epilogue_stages=1)
+    add(one)
+    tiles = [(128, 256), (128, 128)] + ([(64, 128), (64, 64)] if m <= 256 else [])
+    for bm, bn in tiles:
+        add(_fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": bn, "bk": 128, "stages": 2, "epilogue": True,
+                  "epilogue_n": 64 if bn > 64 else 0, "cluster_m": 2, "cluster_n": 2}, 8))
+    return out
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
         "v17": (problems_v17, candidates_v17), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
@@ -1210,7 +1258,7 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v33": (problems_v33, candidates_v33), "v34": (problems_v34, candidates),
         "v36": (problems_v36, candidates_v36), "v37": (problems_v37, candidates_v37),
         "v38": (problems_v38, candidates_v38), "v39": (problems_v39, candidates_v39),
-        "v40": (problems_v40, candidates_v40)}
+        "v40": (problems_v40, candidates_v40), "v41": (problems_v41, candidates_v41)}
 
 
 def cmd_make(args):

@@ -15,15 +15,17 @@ __device__ __forceinline__ void grouped_tile(int t, int tiles_m, int tiles_n, ui
   const int first_m = (t / per_group) * K::kTileGroup;
   const int height = min(tiles_m - first_m, K::kTileGroup);
   const int i = t % per_group;
-  tm = (first_m + i % height) * K::kClusterM + (K::kClusterM > 1 ? (int)rank : 0);
-  tn = i / height * K::kClusterN + (K::kClusterN > 1 ? (int)rank : 0);
+  // cluster rank r = rm + kClusterM rn (plan.with_cluster): tile row rm, tile column rn of the cluster
+  tm = (first_m + i % height) * K::kClusterM + (K::kClusterM > 1 ? (int)rank % K::kClusterM : 0);
+  tn = i / height * K::kClusterN + (K::kClusterN > 1 ? (int)rank / K::kClusterM : 0);
 }
 
 // Persistent, grouped tile order (plan.row()["kernel"]["tile_order"]): CTA b of a grid of G
 // takes tiles b, b + G, ...; tiles run in groups of kTileGroup tile rows so that the CTAs of a
 // wave share rows of A and columns of B in L2. With a cluster of kClusterM CTAs along M, "tiles"
 // are the clusters' tile groups (rows of kClusterM tiles) and the CTA of rank r takes row
-// kClusterM * tm + r; with a cluster of kClusterN CTAs along N, column kClusterN * tn + r. The
+// kClusterM * tm + r; with a cluster of kClusterN CTAs along N, column kClusterN * tn + r; with
+// both (2 x 2), rank r = rm + kClusterM rn takes (kClusterM tm + rm, kClusterN tn + rn). The
 // producer and the consumers walk the same sequence through next().
 struct PersistentScheduler {
   static constexpr bool kPartials = false;   // each unit is a whole tile: the epilogue stores D
