@@ -1244,6 +1244,51 @@ def candidates_v41(m, n, k, dt):
     return out
 
 
+def _v42_region(p):
+    """A one-pass default on a 2-CTA cluster along M (SECTOR_CLUSTER_WAVES' rule) with an even
+    number of tile columns, at least 16 k-tiles and at most two waves of tiles: where v41's
+    2 x 2 clusters of the default's tile won (1274 x 1312 x 2416 1.18x, 590 x 1536 x 2896 1.12x,
+    6299 x 1392 x 3504 1.09x, 1247 x 4192 x 25200 1.29x, 7351 x 864 x 22128 1.06x; 4057 x 672 x
+    19856 0.72x)."""
+    from fastswz.cuda import choose_plan
+
+    m, n, k, dt = p
+    c = choose_plan(m, n, k, dt, dt)
+    rows, cols = -(-m // c["bm"]), -(-n // c["bn"])
+    return (c["cluster_m"] == 2 and c["split_k"] == 1 and not c["swap_ab"] and cols % 2 == 0
+            and -(-k // c["bk"]) >= 16 and rows * cols <= 264)
+
+
+def problems_v42():
+    """60 problems drawn in _v42_region (seed 20261213: e4m3 and bf16, M 200-8000, N 256-8000
+    log-uniform, K an odd multiple of 16 bytes, 2000-30000 bytes): held out for v41's pattern."""
+    import math
+    import random
+
+    rng = random.Random(20261213)
+
+    def log_uniform(lo, hi):
+        return int(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+
+    out = []
+    while len(out) < 60:
+        dt = rng.choice(("e4m3", "bf16"))
+        e = 1 if dt == "e4m3" else 2
+        p = (log_uniform(200, 8000), log_uniform(256, 8000), (log_uniform(2000, 30000) // 32 * 32 + 16) // e, dt)
+        if _v42_region(p):
+            out.append(p)
+    return out
+
+
+def candidates_v42(m, n, k, dt):
+    """The default (a 2-CTA cluster along M) and its tile on a 2 x 2 cluster."""
+    from fastswz.cuda import choose_plan, supported
+
+    base = choose_plan(m, n, k, dt, dt)
+    both = dict(base, cluster_n=2)
+    return [base] + ([both] if supported(both) is None else [])
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
         "v17": (problems_v17, candidates_v17), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
@@ -1258,7 +1303,8 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v33": (problems_v33, candidates_v33), "v34": (problems_v34, candidates),
         "v36": (problems_v36, candidates_v36), "v37": (problems_v37, candidates_v37),
         "v38": (problems_v38, candidates_v38), "v39": (problems_v39, candidates_v39),
-        "v40": (problems_v40, candidates_v40), "v41": (problems_v41, candidates_v41)}
+        "v40": (problems_v40, candidates_v40), "v41": (problems_v41, candidates_v41),
+        "v42": (problems_v42, candidates_v42)}
 
 
 def cmd_make(args):
