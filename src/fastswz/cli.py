@@ -388,7 +388,8 @@ def _gemm_parser(sub):
                    help="2: clusters of 2 CTAs along M that share B by TMA multicast (default 1)")
     g.add_argument("--cluster-n", type=_int, default=None,
                    help="2: clusters of 2 CTAs along N that share A by TMA multicast (default 1; "
-                        "whole tiles, cooperative consumers)")
+                        "whole tiles, cooperative consumers; with --cluster-m 2 a 2 x 2 cluster "
+                        "sharing both operands)")
     g.add_argument("--epilogue", action=argparse.BooleanOptionalAction, default=None,
                    help="store D through the plan's swizzled smem epilogue tile and TMA (--epilogue) "
                         "or from registers (--no-epilogue); default: a given plan stores from "
