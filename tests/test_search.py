@@ -68,7 +68,7 @@ def every():
 
 
 def test_candidates_cover_every_class_once(every):
-    classes = [(c["config"]["bm"], c["config"]["bn"], c["kind"], c["cluster_m"]) for c in every]
+    classes = [(c["config"]["bm"], c["config"]["bn"], c["kind"], c["cluster_m"], c["cluster_n"]) for c in every]
     assert len(classes) == len(set(classes))
     assert {c["kind"] for c in every} == set(S.KINDS)
     assert {c["cluster_m"] for c in every} == {1, 2}
@@ -91,7 +91,15 @@ def test_candidates_start_with_the_default_then_the_best_shapes(every):
     assert sum(c["default"] for c in every) == 1
     ranked = fastswz.tune(*PROBLEM, top=1 << 30)
     shapes = list(dict.fromkeys((r["bm"], r["bn"]) for r in ranked))
-    # right after the default: the model's two best shapes in every epilogue and cluster
+    # right after the default, rows off the sector (K = 1000 bf16): 2 x 2 clusters of the
+    # default's tile and of SQUARE_CLUSTER_SHAPES, full-width k-tiles
+    square = [c for c in every if c["cluster_n"] == 2]
+    assert every[1:1 + len(square)] == square and {c["cluster_m"] for c in square} == {2}
+    assert {(c["config"]["bm"], c["config"]["bn"]) for c in square} == {
+        (every[0]["config"]["bm"], every[0]["config"]["bn"])} | set(S.SQUARE_CLUSTER_SHAPES)
+    assert all(c["config"]["bk"] * 16 >= 8 * fastswz.cuda.FULL_WIDTH_BK for c in square)
+    every = [c for c in every if c["cluster_n"] == 1]
+    # then the model's two best shapes in every epilogue and cluster along M
     head = [(c["config"]["bm"], c["config"]["bn"]) for c in every[1:12]]
     assert set(head) <= set(shapes[:2]) and len(set(head)) == 2
     firsts = {(c["config"]["bm"], c["config"]["bn"], c["kind"], c["cluster_m"]) for c in every[:12]}
@@ -99,7 +107,7 @@ def test_candidates_start_with_the_default_then_the_best_shapes(every):
         kinds = {k for (bm, bn, k, _) in firsts if (bm, bn) == s}
         assert "registers" in kinds and "tile" in kinds
     # a budget is a prefix
-    assert S.candidates(*PROBLEM, budget=24) == every[:24]
+    assert S.candidates(*PROBLEM, budget=24) == S.candidates(*PROBLEM)[:24]
 
 
 def test_candidate_is_the_models_best_row_of_its_class(every):
@@ -109,7 +117,9 @@ def test_candidate_is_the_models_best_row_of_its_class(every):
     rank = {(r["bm"], r["bn"], r["bk"], r["stages"], r["swizzle_a"], r["swizzle_b"]): r["rank"]
             for r in ranked}
     first = {}
-    for r in ranked:
+    # rows off the 32-byte sector (K = 1000 bf16): per shape, its best full-width row
+    # (choose_plan's SECTOR_FULL_WIDTH_BITS), else its best row
+    for r in sorted(ranked, key=lambda r: r["bk"] * 16 < 8 * fastswz.cuda.FULL_WIDTH_BK):
         first.setdefault((r["bm"], r["bn"]), r)
     lowest = {True: fastswz.cuda.EPILOGUE_MIN_STAGES, False: 2}
     kinds = {"rule": 0, "fallback": 0}
@@ -621,3 +631,17 @@ def test_cli_gemm_names_the_tuned_table_it_ran(tmp_path, monkeypatch, capsys):
     assert main(argv) == 0
     assert "(tune model's best supported plan)" in capsys.readouterr().out
     assert ran[-1] == choose_plan(3000, 5000, 1000)
+
+
+def test_square_clusters_only_off_the_sector():
+    """2 x 2 clusters are drawn where rows are off the 32-byte sector (SQUARE_CLUSTER_SHAPES and
+    the default's tile, right after the default), nowhere else; a tuned entry on a cluster along
+    N fits a problem with at least two tile columns."""
+    import fastswz.cuda.tuned as tuned
+
+    assert not [c for c in S.candidates(4096, 4096, 4096) if c["cluster_n"] == 2]
+    off = S.candidates(755, 2208, 22576, "e4m3", "e4m3", budget=4)
+    assert [c["cluster_n"] for c in off[1:3]] == [2, 2]
+    assert all(S.plan_label(c["config"]).endswith("c2x2") for c in off[1:3])
+    c = dict(bm=128, bn=128, cluster_m=1, cluster_n=2)
+    assert not tuned._fits(c, 1000, 128) and tuned._fits(c, 1000, 256)

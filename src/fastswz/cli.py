@@ -771,7 +771,7 @@ def _tune_measured(args) -> str:
         keys = [k for k in rows[0] if k not in ("samples", "config")]
         return "\n".join([",".join(keys)] + [",".join(str(x[k]) for k in keys) for x in rows])
     cols = ["rank", "model_rank", "shape_rank", "median_ms", "tflops", "spread", "reps", "round",
-            "bm", "bn", "bk", "stages", "kind", "cluster_m", "default"]
+            "bm", "bn", "bk", "stages", "kind", "cluster_m", "cluster_n", "default"]
     lines = [f"# {MEASURED_NOTE}", f"# device: {r['device']}", f"# {_summary(r)}"]
     if r.get("stopped"):
         lines.append(f"# {r['stopped']}")

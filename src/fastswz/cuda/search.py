@@ -7,7 +7,9 @@ clock decide:
 
 * **Candidates** (:func:`candidates`): every tile shape the model ranks (BM 64/128/192/256 as the
   registers allow, BN 16..256), every epilogue (:data:`KINDS`: registers, the whole tile, 64-column
-  blocks through 2 or 1 epilogue tiles) and clusters of 1 and 2 CTAs (``cluster_m``). Where they
+  blocks through 2 or 1 epilogue tiles) and clusters of 1 and 2 CTAs (``cluster_m``); off the
+  32-byte sector, full-width k-tiles first and 2 x 2 clusters (:data:`SQUARE_CLUSTER_SHAPES`)
+  right after the default. Where they
   can help, the schedules ``choose_plan`` picks too (:func:`_schedule_candidates`): swap-AB for
   M <= 128 and split-K where the tiles leave SMs idle. For each such
   class the model picks the rest (BK, stages, swizzles) as ``choose_plan`` does: the model's best
@@ -57,7 +59,7 @@ from ..rules import _choice
 from ..tune import tune
 from .codegen import normalize_config, supported
 
-__all__ = ["KINDS", "CLUSTERS", "candidates", "plan_label", "Halving", "Journal", "search_plans", "gpu_timer",
+__all__ = ["KINDS", "CLUSTERS", "SQUARE_CLUSTER_SHAPES", "candidates", "plan_label", "Halving", "Journal", "search_plans", "gpu_timer",
            "kind_of", "problem_of", "problem_key", "cache_dir_default", "DEFAULT_BUDGET", "stand_in_timer",
            "load_timer", "run_search", "timing_key", "result_key",
            "DEFAULT_REPS", "DEFAULT_ETA"]
@@ -71,6 +73,13 @@ _KIND_FIELDS = {"registers": {"epilogue": False, "epilogue_n": 0, "epilogue_stag
                 "blocks1": {"epilogue": True, "epilogue_n": 64, "epilogue_stages": 1}}
 #: CTAs per cluster along M the search draws.
 CLUSTERS = (1, 2)
+#: Off the 32-byte sector the search also draws 2 x 2 clusters (both operands multicast) of the
+#: default's tile and of these BM x BN. Measured on an H200 (probe set v41, 56 e4m3 problems off
+#: the sector; docs/conformance/2026-11-28-twenty-first-session, run 4): no rule found where they
+#: win (0.78x in geometric mean on the default's tile, and a held-out region lost: v42), but
+#: they won by 5-46% on 12, most on 128 x 128 (755 x 2208 x 22576 e4m3 95.1 -> 65.0 us, cuBLAS
+#: 59.7; 1247 x 4192 x 25200 on its own 128 x 176 tile 247.0 -> 191.8 us).
+SQUARE_CLUSTER_SHAPES = ((128, 128),)
 #: The model's cycles, relative to its best shape's, within which another BM's best shape is
 #: drawn early (step 2 of :func:`candidates`).
 OTHER_BM_CYCLES = 1.5
@@ -128,7 +137,8 @@ def plan_label(config) -> str:
     """
     c = normalize_config(config)
     return (f"{c['bm']}x{c['bn']}x{c['bk']}/{c['stages']} {kind_of(c)}"
-            + (" c2" if c["cluster_m"] == 2 else "") + (" swap" if c["swap_ab"] else "")
+            + {(1, 1): "", (2, 1): " c2", (1, 2): " cn2", (2, 2): " c2x2"}[(c["cluster_m"], c["cluster_n"])]
+            + (" swap" if c["swap_ab"] else "")
             + (f" split={c['split_k']}" if c["split_k"] > 1 and not c["stream_k"] else "")
             + (f" streamk={c['stream_k']}/{c['split_k']}" if c["stream_k"] else "")
             + (" pingpong" if c["pingpong"] else ""))
@@ -172,9 +182,10 @@ def _default_plan(p):
                            p["b_major"], p["out_dtype"])
 
 
-def _variant(row, p, kind, cluster):
-    """The configuration of a tune row with an epilogue kind and a cluster, or None where the
-    family does not run it (or an epilogue tile would leave fewer than EPILOGUE_MIN_STAGES)."""
+def _variant(row, p, kind, cluster, cluster_n=1):
+    """The configuration of a tune row with an epilogue kind and a cluster (``cluster`` CTAs
+    along M, ``cluster_n`` along N), or None where the family does not run it (or an epilogue
+    tile would leave fewer than EPILOGUE_MIN_STAGES)."""
     from . import EPILOGUE_MIN_STAGES
 
     if kind.startswith("blocks") and not (row["bn"] > 64 and row["bn"] % 64 == 0):
@@ -184,7 +195,8 @@ def _variant(row, p, kind, cluster):
     c = {f: row[f] for f in ("arch", "bm", "bn", "bk", "stages", "swizzle_a", "swizzle_b",
                              "cta_group")}
     c.update(a_dtype=p["a_dtype"], b_dtype=p["b_dtype"], a_major=p["a_major"],
-             b_major=p["b_major"], out_dtype=p["out_dtype"], cluster_m=cluster, **_KIND_FIELDS[kind])
+             b_major=p["b_major"], out_dtype=p["out_dtype"], cluster_m=cluster, cluster_n=cluster_n,
+             **_KIND_FIELDS[kind])
     c = normalize_config(c)
     return c if _supported(c) is None else None
 
@@ -241,6 +253,12 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
             rows[s] = {}
         rows[s].setdefault((r["bk"], r["stages"]), r)
     cycles = {s: next(iter(rows[s].values()))["model_cycles"] for s in shapes}
+    from . import _full_width, _sector_wide_only
+
+    if _sector_wide_only(p["m"], p["n"], p["k"], p["a_dtype"], p["b_dtype"], p["a_major"], p["b_major"]):
+        # choose_plan's SECTOR_FULL_WIDTH_BITS rule: per shape, its full-width k-tiles first
+        for sh in shapes:
+            rows[sh] = dict(sorted(rows[sh].items(), key=lambda kv: not _full_width(kv[1], p["a_dtype"])))
     default = _default_plan(p)
     dkey = _config_key(default)
     dclass = (default["bm"], default["bn"], kind_of(default), default["cluster_m"])
@@ -250,19 +268,19 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
                            r["rank"])
     from . import EPILOGUE_MIN_STAGES
 
-    def best(shape, kind, cluster):
+    def best(shape, kind, cluster, cluster_n=1):
         # choose_plan's rule first: the shape's best row, its stages lowered until the epilogue
         # fits (the model ranks register stores; measured, fewer stages of the same BK beat
         # another BK there); else the best-ranked row of the shape that runs in this class
         first = next(iter(rows[shape].values()))
         lowest = 2 if kind == "registers" else EPILOGUE_MIN_STAGES
         for st in range(first["stages"], lowest - 1, -1):
-            c = _variant(dict(first, stages=st), p, kind, cluster)
+            c = _variant(dict(first, stages=st), p, kind, cluster, cluster_n)
             if c is not None:
                 return c, rank_of.get((shape[0], shape[1], first["bk"], st, first["swizzle_a"],
                                        first["swizzle_b"]), first["rank"])
         for row in rows[shape].values():
-            c = _variant(row, p, kind, cluster)
+            c = _variant(row, p, kind, cluster, cluster_n)
             if c is not None:
                 return c, row["rank"]
         return None
@@ -273,6 +291,7 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
 
     picked, seen = [], {dkey}
     picked.append({"config": default, "kind": dclass[2], "cluster_m": dclass[3],
+                   "cluster_n": default["cluster_n"],
                    "model_rank": rank_of.get((default["bm"], default["bn"], default["bk"],
                                               default["stages"], default["swizzle_a"],
                                               default["swizzle_b"])),
@@ -293,7 +312,7 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
         if key in seen:
             return
         seen.add(key)
-        picked.append({"config": c, "kind": kind, "cluster_m": cluster, "model_rank": rank,
+        picked.append({"config": c, "kind": kind, "cluster_m": cluster, "cluster_n": 1, "model_rank": rank,
                        "shape_rank": shapes.index(shape) + 1, "default": False})
 
     def full():
@@ -305,9 +324,31 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
             if key not in seen:
                 seen.add(key)
                 picked.append({"config": c, "kind": kind_of(c), "cluster_m": c["cluster_m"],
-                               "model_rank": rank, "shape_rank": srank, "default": False})
+                               "cluster_n": c["cluster_n"], "model_rank": rank, "shape_rank": srank,
+                               "default": False})
 
-    # 0. where the default is a swap-AB or split-K plan, the other schedule classes next
+    from . import _off_sector
+
+    pair = _off_sector(p["m"], p["n"], p["k"], p["a_dtype"], p["b_dtype"], p["a_major"], p["b_major"])
+    # 0. off the 32-byte sector, 2 x 2 clusters (SQUARE_CLUSTER_SHAPES) first: no rule picks
+    #    them, and they won by 5-46% on a fifth of such e4m3 problems (probe set v41)
+    if pair and not default["swap_ab"]:
+        for shape in [(default["bm"], default["bn"])] + [t for t in SQUARE_CLUSTER_SHAPES if t in rows]:
+            if -(-p["m"] // shape[0]) < 2 or -(-p["n"] // shape[1]) < 2:
+                continue   # (a cluster wider than the tiles leaves CTAs idle)
+            kind = next((kd for kd in default_kinds if shape in rows and best(shape, kd, 2, 2) is not None),
+                        None)
+            got = best(shape, kind, 2, 2) if kind is not None else None
+            if got is None:
+                continue
+            c, rank = got
+            key = _config_key(c)
+            if key not in seen:
+                seen.add(key)
+                picked.append({"config": c, "kind": kind, "cluster_m": 2, "cluster_n": 2,
+                               "model_rank": rank, "shape_rank": shapes.index(shape) + 1,
+                               "default": False})
+    # 0b. where the default is a swap-AB or split-K plan, the other schedule classes next
     scheduled = default["swap_ab"] or default["split_k"] > 1
     if scheduled:
         add_schedules()
@@ -336,9 +377,6 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
     #    (SECTOR_CLUSTER_WAVES), while the whole tile beat the one-tile blocks of the same shape by
     #    up to 3.7% (2500 x 7000 x 1536, 128 x 192: a plan the 24-plan search had missed in 3 of
     #    5 runs).
-    from . import _off_sector
-
-    pair = _off_sector(p["m"], p["n"], p["k"], p["a_dtype"], p["b_dtype"], p["a_major"], p["b_major"])
     for s in shapes[1:]:
         if full():
             break
@@ -931,7 +969,8 @@ def _row(p, cand, h, i, last, errors):
     ok = med < math.inf
     c = cand["config"]
     return {"model_rank": cand["model_rank"], "shape_rank": cand["shape_rank"],
-            "kind": cand["kind"], "cluster_m": cand["cluster_m"], "default": cand["default"],
+            "kind": cand["kind"], "cluster_m": cand["cluster_m"], "cluster_n": cand.get("cluster_n", 1),
+            "default": cand["default"],
             "bm": c["bm"], "bn": c["bn"], "bk": c["bk"], "stages": c["stages"],
             "median_ms": med if ok else None, "min_ms": min(s) if ok else None,
             "max_ms": max(s) if ok else None,
@@ -958,7 +997,7 @@ def _report(p, cands, h, errors, timed, replayed, wall, device, kernel_version):
     best = good[0]
     dflt = next((r for r in rows if r["default"]), None)
     keep = ("config", "median_ms", "min_ms", "max_ms", "spread", "tflops", "model_rank", "kind",
-            "cluster_m", "samples", "reps", "round")
+            "cluster_m", "cluster_n", "samples", "reps", "round")
     out = {"problem": p, "best": {f: best[f] for f in keep},
            "default": {f: dflt[f] for f in keep} if dflt else None, "rows": rows,
            "plans": len(rows), "timings": timed, "replayed": replayed, "stopped": h.stopped,

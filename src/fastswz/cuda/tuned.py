@@ -25,8 +25,8 @@ this process's GPU is known (or at once, given ``gpu=``).
    log-space, ``d = max(|log2(M'/M)|, |log2(N'/N)|, |log2(K'/K)|)`` (ties: the smaller sum of the
    three), if ``d <= NEAREST_BOUND`` (0.25: each extent within a factor of 1.19), its configuration
    still passes :func:`fastswz.cuda.supported` and it fits the new problem: BM no larger than M
-   rounded up to 64, BN no larger than N rounded up to 16, with a 2-CTA cluster at least two
-   row tiles, and its work units filling the SMs' last wave at most ``NEAREST_FILL_LOSS`` (0.1)
+   rounded up to 64, BN no larger than N rounded up to 16, with a cluster along M at least two
+   row tiles (along N, two column tiles), and its work units filling the SMs' last wave at most ``NEAREST_FILL_LOSS`` (0.1)
    less than on the entry's own problem (:func:`wave_fill`);
 3. **none**: ``choose_plan`` falls back to the cost model.
 
@@ -109,7 +109,8 @@ def _canonical(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
 
 def _fits(c, m, n):
     return (c["bm"] <= -(-m // 64) * 64 and c["bn"] <= -(-n // 16) * 16
-            and (c["cluster_m"] == 1 or -(-m // c["bm"]) >= 2))
+            and (c["cluster_m"] == 1 or -(-m // c["bm"]) >= 2)
+            and (c.get("cluster_n", 1) == 1 or -(-n // c["bn"]) >= 2))
 
 
 def wave_fill(c, m, n, sms=None):
