@@ -790,18 +790,20 @@ def _rule_changes(old_consts, rows):
     return out
 
 
-def _all_run_problems():
-    """(M, N, K, type) of the shipped corpus and fresh seeds 1-8 as the seventeenth session's final
-    run timed them (same-type rows), each once."""
+def _all_run_problems(run=None, same_type=False):
+    """(M, N, K, type) of the shipped corpus and fresh seeds 1-8 as a corpus run timed them (both
+    operands K-major), each once: ``run`` the run's directory (default the seventeenth session's
+    final run); ``same_type``: only rows timed against cuBLAS of their own type."""
     import gzip
 
     out = []
     seeds = (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 20261204, 20261205)
     for name in ["corpus"] + [f"fresh-{s}" for s in seeds]:
-        with gzip.open(os.path.join(SEVENTEENTH_RUN, f"{name}.json.gz")) as f:
+        with gzip.open(os.path.join(run or SEVENTEENTH_RUN, f"{name}.json.gz")) as f:
             for r in json.load(f)["rows"]:
                 key = (r["m"], r["n"], r["k"], r["a_dtype"])
-                if r["a_major"] == r["b_major"] == "K" and key not in out:
+                if (r["a_major"] == r["b_major"] == "K" and key not in out
+                        and (not same_type or r["cublas"]["kind"] == "same")):
                     out.append(key)
     return out
 
@@ -836,25 +838,28 @@ NINETEENTH_RUN = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "20
 V33_OLD = {"SECTOR_CLUSTER_PAD_WAVES": 1e9}
 
 
+def _log_uniform(rng, lo, hi):
+    """An integer drawn log-uniformly in [lo, hi) by ``rng`` (random.Random)."""
+    import math
+
+    return int(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+
+
 def problems_v33():
     """Every problem of the shipped corpus and fresh seeds 1-8 that SECTOR_CLUSTER_PAD_WAVES's
     rule changes, then those of 400 drawn with rows off the 32-byte sector (seed 20261209: e4m3
     and bf16, M 200-8000, N 500-30000 log-uniform, K an odd multiple of 16 bytes, 300-30000
     elements) that it changes, at most 30: the rule's plan against the plan before it."""
-    import math
     import random
 
     rng = random.Random(20261209)
-
-    def log_uniform(lo, hi):
-        return int(math.exp(rng.uniform(math.log(lo), math.log(hi))))
 
     drawn = []
     for _ in range(400):
         dt = rng.choice(("e4m3", "bf16"))
         e = 1 if dt == "e4m3" else 2
-        k = (log_uniform(300, 30000) * e // 32 * 32 + 16) // e
-        drawn.append((log_uniform(200, 8000), log_uniform(500, 30000), k, dt))
+        k = (_log_uniform(rng, 300, 30000) * e // 32 * 32 + 16) // e
+        drawn.append((_log_uniform(rng, 200, 8000), _log_uniform(rng, 500, 30000), k, dt))
     run = [p for p, _ in _rule_changes(V33_OLD, _all_run_problems())]
     return run + [p for p, _ in _rule_changes(V33_OLD, drawn)][:30]
 
@@ -913,6 +918,15 @@ def problems_v36():
     return out
 
 
+def _one_pass_on_cluster(base, cluster_m, cluster_n):
+    """``base`` on a cluster of ``cluster_m`` x ``cluster_n`` CTAs, whole tiles with cooperative
+    consumers (a split default unsplit, its D from registers)."""
+    one = dict(base, cluster_m=cluster_m, cluster_n=cluster_n, split_k=1, stream_k=0, pingpong=False)
+    if base["split_k"] > 1:
+        one = dict(one, epilogue=False, epilogue_n=0, epilogue_stages=1)
+    return one
+
+
 def candidates_v36(m, n, k, dt):
     """The default; the default on a 2-CTA cluster along N instead (one pass: a split default
     unsplit, its D from registers); 128 x 128 and 128 x 256 tiles on one (64-column epilogue
@@ -927,10 +941,7 @@ def candidates_v36(m, n, k, dt):
         if c is not None and supported(c) is None and c not in out:
             out.append(c)
 
-    one = dict(base, cluster_m=1, cluster_n=2, split_k=1, stream_k=0, pingpong=False)
-    if base["split_k"] > 1:
-        one = dict(one, epilogue=False, epilogue_n=0, epilogue_stages=1)
-    add(one)
+    add(_one_pass_on_cluster(base, 1, 2))
     if not base["swap_ab"]:
         for bm, bn in ((128, 128), (128, 256)):
             add(_fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": bn, "bk": bk, "stages": 2, "epilogue": True,
@@ -941,55 +952,32 @@ def candidates_v36(m, n, k, dt):
 def _twentieth_run_problems():
     """(M, N, K, type) of the shipped corpus and fresh seeds 1-8 as the twentieth session's
     corpus run (run 4) timed them (same-type rows, both operands K-major), each once."""
-    import gzip
-
-    out = []
-    seeds = (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 20261204, 20261205)
-    for name in ["corpus"] + [f"fresh-{s}" for s in seeds]:
-        with gzip.open(os.path.join(TWENTIETH_RUN, f"{name}.json.gz")) as f:
-            for r in json.load(f)["rows"]:
-                key = (r["m"], r["n"], r["k"], r["a_dtype"])
-                if r["a_major"] == r["b_major"] == "K" and r["cublas"]["kind"] == "same" and key not in out:
-                    out.append(key)
-    return out
+    return _all_run_problems(TWENTIETH_RUN, same_type=True)
 
 
-#: SECTOR_FULL_WIDTH_BITS before the twenty-first session's rule (none), and the rule widened to
-#: 16-bit operands (the question for bf16).
+#: SECTOR_FULL_WIDTH_BITS before the twenty-first session's rule (none).
 V37_OLD = {"SECTOR_FULL_WIDTH_BITS": ()}
-V37_WIDE = {"SECTOR_FULL_WIDTH_BITS": (8, 16)}
 
 
 def problems_v37():
     """Every problem of the shipped corpus and fresh seeds 1-8 (twentieth session, run 4) that
-    SECTOR_FULL_WIDTH_BITS' rule changes, or would change widened to 16 bits; then those of 600
+    SECTOR_FULL_WIDTH_BITS' rule changes; then those of 600
     drawn with rows off the 32-byte sector (seed 20261210: e4m3 and bf16, M log-uniform 1-16000,
     N 256-32000, K an odd multiple of 16 bytes, 256-32000 bytes) that it changes, at most 40 of
     each type (held out: the rule was read off the run's 12 e4m3 problems with narrow k-tiles)."""
-    import math
     import random
 
     rng = random.Random(20261210)
-
-    def log_uniform(lo, hi):
-        return int(math.exp(rng.uniform(math.log(lo), math.log(hi))))
 
     drawn = []
     for _ in range(600):
         dt = rng.choice(("e4m3", "bf16"))
         e = 1 if dt == "e4m3" else 2
-        k = (log_uniform(256, 32000) // 32 * 32 + 16) // e
-        drawn.append((log_uniform(1, 16000), log_uniform(256, 32000), k, dt))
+        k = (_log_uniform(rng, 256, 32000) // 32 * 32 + 16) // e
+        drawn.append((_log_uniform(rng, 1, 16000), _log_uniform(rng, 256, 32000), k, dt))
 
     def changed(rows):
-        out = []
-        for p in rows:
-            if p[3] == "e4m3":
-                if _rule_changes(V37_OLD, [p]):
-                    out.append(p)
-            elif _rule_changes(V37_WIDE, [p]):
-                out.append(p)
-        return out
+        return [p for p in rows if _rule_changes(V37_OLD, [p])]
 
     run = changed(_twentieth_run_problems())
     got = changed(drawn)
@@ -997,17 +985,14 @@ def problems_v37():
 
 
 def candidates_v37(m, n, k, dt):
-    """e4m3: the rule's plan (first, the default), the plan before it, and the rule's plan on a
-    2-CTA cluster along N where it has one along M; bf16: the default (first), the rule widened
-    to 16 bits."""
+    """The rule's plan (first, the default), the plan before it, and for e4m3 the rule's plan on a
+    2-CTA cluster along N where it has one along M. (Run 1 had the rule on 8-bit operands only:
+    its bf16 cases put the plan before the rule first and the rule widened to 16 bits second.)"""
     from fastswz.cuda import supported
 
-    if dt != "e4m3":
-        pair = _rule_changes(V37_WIDE, [(m, n, k, dt)])
-        return [pair[0][1][0], pair[0][1][1]] if pair else []
     new, old = _rule_changes(V37_OLD, [(m, n, k, dt)])[0][1]
     out = [new, old]
-    if new["cluster_m"] == 2:
+    if dt == "e4m3" and new["cluster_m"] == 2:
         along_n = dict(new, cluster_m=1, cluster_n=2)
         if supported(along_n) is None:
             out.append(along_n)
@@ -1019,15 +1004,11 @@ def problems_v38():
     rows off the 32-byte sector, M 17-512 and a one-pass, unswapped default (the tile rows of a
     column re-read B's rows, off the sector, from L2), then 30 drawn in that region (seed
     20261211: M 17-512, N 1024-30000 log-uniform, K an odd multiple of 16 bytes, 1024-30000)."""
-    import math
     import random
 
     from fastswz.cuda import choose_plan
 
     rng = random.Random(20261211)
-
-    def log_uniform(lo, hi):
-        return int(math.exp(rng.uniform(math.log(lo), math.log(hi))))
 
     def region(p):
         m, n, k, dt = p
@@ -1038,7 +1019,7 @@ def problems_v38():
     run = [p for p in _twentieth_run_problems() if region(p)]
     drawn = []
     while len(drawn) < 30:
-        p = (log_uniform(17, 512), log_uniform(1024, 30000), log_uniform(1024, 30000) // 32 * 32 + 16, "e4m3")
+        p = (_log_uniform(rng, 17, 512), _log_uniform(rng, 1024, 30000), _log_uniform(rng, 1024, 30000) // 32 * 32 + 16, "e4m3")
         if region(p):
             drawn.append(p)
     return run + drawn
@@ -1083,13 +1064,9 @@ def problems_v39():
     """Every other problem of fresh seeds 1-8 (twentieth session, run 4) in _v39_region, then
     30 drawn there (seed 20261212: M 1-64, N 3000-40000 and K 2048-32768
     log-uniform, K a multiple of 16 bytes, e4m3 and bf16)."""
-    import math
     import random
 
     rng = random.Random(20261212)
-
-    def log_uniform(lo, hi):
-        return int(math.exp(rng.uniform(math.log(lo), math.log(hi))))
 
     import gzip
 
@@ -1105,7 +1082,7 @@ def problems_v39():
     drawn = []
     while len(drawn) < 30:
         dt = rng.choice(("e4m3", "bf16"))
-        p = (log_uniform(1, 64), log_uniform(3000, 40000), log_uniform(2048, 32768) // 16 * 16, dt)
+        p = (_log_uniform(rng, 1, 64), _log_uniform(rng, 3000, 40000), _log_uniform(rng, 2048, 32768) // 16 * 16, dt)
         if _v39_region(p):
             drawn.append(p)
     return run + drawn
@@ -1233,10 +1210,7 @@ def candidates_v41(m, n, k, dt):
         if c is not None and supported(c) is None and c not in out:
             out.append(c)
 
-    one = dict(base, cluster_m=2, cluster_n=2, split_k=1, stream_k=0, pingpong=False)
-    if base["split_k"] > 1:
-        one = dict(one, epilogue=False, epilogue_n=0, epilogue_stages=1)
-    add(one)
+    add(_one_pass_on_cluster(base, 2, 2))
     tiles = [(128, 256), (128, 128)] + ([(64, 128), (64, 64)] if m <= 256 else [])
     for bm, bn in tiles:
         add(_fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": bn, "bk": 128, "stages": 2, "epilogue": True,
@@ -1262,19 +1236,15 @@ def _v42_region(p):
 def problems_v42():
     """60 problems drawn in _v42_region (seed 20261213: e4m3 and bf16, M 200-8000, N 256-8000
     log-uniform, K an odd multiple of 16 bytes, 2000-30000 bytes): held out for v41's pattern."""
-    import math
     import random
 
     rng = random.Random(20261213)
-
-    def log_uniform(lo, hi):
-        return int(math.exp(rng.uniform(math.log(lo), math.log(hi))))
 
     out = []
     while len(out) < 60:
         dt = rng.choice(("e4m3", "bf16"))
         e = 1 if dt == "e4m3" else 2
-        p = (log_uniform(200, 8000), log_uniform(256, 8000), (log_uniform(2000, 30000) // 32 * 32 + 16) // e, dt)
+        p = (_log_uniform(rng, 200, 8000), _log_uniform(rng, 256, 8000), (_log_uniform(rng, 2000, 30000) // 32 * 32 + 16) // e, dt)
         if _v42_region(p):
             out.append(p)
     return out
