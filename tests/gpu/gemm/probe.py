@@ -1259,6 +1259,42 @@ def candidates_v42(m, n, k, dt):
     return [base] + ([both] if supported(both) is None else [])
 
 
+def _full_width_everywhere(m, n, k, a_dtype, b_dtype, a_major, b_major):
+    """SECTOR_FULL_WIDTH_BITS' test with the sector left out: every 8- or 16-bit problem."""
+    from fastswz.cuda import SECTOR_FULL_WIDTH_BITS, dtype_bits
+
+    return dtype_bits(a_dtype) in SECTOR_FULL_WIDTH_BITS and dtype_bits(b_dtype) in SECTOR_FULL_WIDTH_BITS
+
+
+#: v43's question as module values: the full-width rule on rows on the sector too.
+V43_EVERYWHERE = {"_sector_wide_only": _full_width_everywhere}
+
+
+def problems_v43():
+    """Problems of fresh seeds 1-8 (twentieth session, run 4) whose default changes when
+    SECTOR_FULL_WIDTH_BITS' rule applies on the sector too (v39 saw full-width k-tiles win on 7
+    of 9 swapped plans there), then up to 40 of each type of 800 drawn on the sector (seed
+    20261214: M 1-16000, N 256-32000, K 256-32000 bytes log-uniform, K a multiple of 32 bytes)."""
+    import random
+
+    rng = random.Random(20261214)
+    drawn = []
+    for _ in range(800):
+        dt = rng.choice(("e4m3", "bf16"))
+        e = 1 if dt == "e4m3" else 2
+        drawn.append((_log_uniform(rng, 1, 16000), _log_uniform(rng, 256, 32000),
+                      _log_uniform(rng, 256, 32000) // 32 * 32 // e, dt))
+    seeds = [p for p in _all_run_problems(TWENTIETH_RUN, same_type=True)]
+    run = [p for p, _ in _rule_changes(V43_EVERYWHERE, seeds)]
+    got = [p for p, _ in _rule_changes(V43_EVERYWHERE, drawn)]
+    return run + [p for p in got if p[3] == "e4m3"][:40] + [p for p in got if p[3] == "bf16"][:40]
+
+
+def candidates_v43(m, n, k, dt):
+    """The default (first) and the plan with full-width k-tiles by the rule on the sector too."""
+    return _rule_changes(V43_EVERYWHERE, [(m, n, k, dt)])[0][1]
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
         "v17": (problems_v17, candidates_v17), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
@@ -1274,7 +1310,7 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v36": (problems_v36, candidates_v36), "v37": (problems_v37, candidates_v37),
         "v38": (problems_v38, candidates_v38), "v39": (problems_v39, candidates_v39),
         "v40": (problems_v40, candidates_v40), "v41": (problems_v41, candidates_v41),
-        "v42": (problems_v42, candidates_v42)}
+        "v42": (problems_v42, candidates_v42), "v43": (problems_v43, candidates_v43)}
 
 
 def cmd_make(args):
