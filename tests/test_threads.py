@@ -207,7 +207,10 @@ def test_other_kernels_release_the_gil(name):
             "tile_coords": lambda: fastswz.tile_coords(tile, addr),
             "unpack": lambda: fastswz.unpack_smem_descriptors("sm90", words)}[name]
     work()
-    assert _progress(work, 3) > 0
+    # three calls stay under the 0.5 s switch interval _progress sets, so a held GIL leaves the
+    # counter at 0 in every attempt; a few attempts keep a loaded machine (the counter thread not
+    # scheduled in one short window) from failing a kernel that does release it
+    assert max(_progress(work, 3) for _ in range(3)) > 0
 
 
 def test_gil_harness_sees_a_held_gil():
