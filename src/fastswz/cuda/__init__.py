@@ -495,6 +495,13 @@ def _sector_wide_only(m, n, k, a_dtype, b_dtype, a_major, b_major):
             and _off_sector(m, n, k, a_dtype, b_dtype, a_major, b_major))
 
 
+def _sector_ranking(ranked, a_dtype):
+    """:data:`SECTOR_FULL_WIDTH_BITS`' order of the model's whole ranking ``ranked``: every
+    full-width row in the model's order, then the narrow rows of its first 64."""
+    yield from (r for r in ranked if _full_width(r, a_dtype))
+    yield from (r for r in ranked[:64] if not _full_width(r, a_dtype))
+
+
 #: A 2-CTA cluster (``cluster_m=2``, B multicast to both) when an operand's rows, as ``gemm``
 #: reads them (packed, or staged at :data:`runtime.STAGED_PITCH`), are a multiple of 16 bytes but
 #: not of 32 (e.g. bf16 K = 1000: every 128-byte row segment of a TMA box spans five 32-byte
@@ -697,13 +704,14 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
     def ranked():
         # the model's first 64 in its order, those with a full-width k-tile first (FULL_WIDTH_BK);
         # its first 8 are asked first: one of those almost always runs, and the 64 cost more
+        if _sector_wide_only(m, n, k, a_dtype, b_dtype, a_major, b_major):
+            yield from _sector_ranking(tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=1 << 20), a_dtype)
+            return
         wide = lambda r: _full_width(r, a_dtype)   # noqa: E731
         first = tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=8)
         yield from filter(wide, first)
         rows = tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=64)
         yield from filter(wide, rows[len(first):])
-        if _sector_wide_only(m, n, k, a_dtype, b_dtype, a_major, b_major):   # SECTOR_FULL_WIDTH_BITS
-            yield from filter(wide, tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=1 << 20)[len(rows):])
         yield from (r for r in rows if not wide(r))
 
     for row in ranked():
@@ -821,12 +829,10 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
         # each of the two parts full-width k-tiles first (the one-pass ranking puts every full-width
         # row of the 64 before any narrow one); off the sector (SECTOR_FULL_WIDTH_BITS) every
         # full-width row of the whole ranking before any narrow one
-        rows = tune(km, kn, k, ta, tb, ma, mb, top=8)
         if _sector_wide_only(m, n, k, a_dtype, b_dtype, a_major, b_major):
-            every = _full_width_first(tune(km, kn, k, ta, tb, ma, mb, top=1 << 20), ta)
-            yield from (r for r in every if _full_width(r, ta))
-            yield from (r for r in every[:64] if not _full_width(r, ta))
+            yield from _sector_ranking(tune(km, kn, k, ta, tb, ma, mb, top=1 << 20), ta)
             return
+        rows = tune(km, kn, k, ta, tb, ma, mb, top=8)
         yield from _full_width_first(rows, ta)
         yield from _full_width_first(tune(km, kn, k, ta, tb, ma, mb, top=64)[len(rows):], ta)
 
