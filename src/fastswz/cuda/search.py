@@ -261,7 +261,7 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
             rows[sh] = dict(sorted(rows[sh].items(), key=lambda kv: not _full_width(kv[1], p["a_dtype"])))
     default = _default_plan(p)
     dkey = _config_key(default)
-    dclass = (default["bm"], default["bn"], kind_of(default), default["cluster_m"])
+    dclass = (default["bm"], default["bn"], kind_of(default), default["cluster_m"], default["cluster_n"])
     rank_of = {}
     for r in ranked:
         rank_of.setdefault((r["bm"], r["bn"], r["bk"], r["stages"], r["swizzle_a"], r["swizzle_b"]),
@@ -290,8 +290,7 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
     default_kinds = ("blocks1", "tile", "blocks2", "registers")
 
     picked, seen = [], {dkey}
-    picked.append({"config": default, "kind": dclass[2], "cluster_m": dclass[3],
-                   "cluster_n": default["cluster_n"],
+    picked.append({"config": default, "kind": dclass[2], "cluster_m": dclass[3], "cluster_n": dclass[4],
                    "model_rank": rank_of.get((default["bm"], default["bn"], default["bk"],
                                               default["stages"], default["swizzle_a"],
                                               default["swizzle_b"])),
@@ -299,21 +298,22 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
                    if (default["bm"], default["bn"]) in rows else None, "default": True})
     done_classes = {dclass}
 
-    def add(shape, kind, cluster):
-        cls = (shape[0], shape[1], kind, cluster)
-        if cls in done_classes or (cluster > 1 and -(-p["m"] // shape[0]) < cluster):
-            return   # (a cluster wider than M's tiles leaves CTAs idle)
+    def add(shape, kind, cluster, cluster_n=1):
+        # the class's plan, unless drawn already; whether the family runs the class
+        cls = (shape[0], shape[1], kind, cluster, cluster_n)
+        if cls in done_classes or -(-p["m"] // shape[0]) < cluster or -(-p["n"] // shape[1]) < cluster_n:
+            return False   # (a cluster wider than the tiles leaves CTAs idle)
         done_classes.add(cls)
-        got = best(shape, kind, cluster)
+        got = best(shape, kind, cluster, cluster_n)
         if got is None:
-            return
+            return False
         c, rank = got
         key = _config_key(c)
-        if key in seen:
-            return
-        seen.add(key)
-        picked.append({"config": c, "kind": kind, "cluster_m": cluster, "cluster_n": 1, "model_rank": rank,
-                       "shape_rank": shapes.index(shape) + 1, "default": False})
+        if key not in seen:
+            seen.add(key)
+            picked.append({"config": c, "kind": kind, "cluster_m": cluster, "cluster_n": cluster_n,
+                           "model_rank": rank, "shape_rank": shapes.index(shape) + 1, "default": False})
+        return True
 
     def full():
         return budget is not None and len(picked) >= budget
@@ -333,21 +333,10 @@ def candidates(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K"
     # 0. off the 32-byte sector, 2 x 2 clusters (SQUARE_CLUSTER_SHAPES) first: no rule picks
     #    them, and they won by 5-46% on a fifth of such e4m3 problems (probe set v41)
     if pair and not default["swap_ab"]:
-        for shape in [(default["bm"], default["bn"])] + [t for t in SQUARE_CLUSTER_SHAPES if t in rows]:
-            if -(-p["m"] // shape[0]) < 2 or -(-p["n"] // shape[1]) < 2:
-                continue   # (a cluster wider than the tiles leaves CTAs idle)
-            kind = next((kd for kd in default_kinds if shape in rows and best(shape, kd, 2, 2) is not None),
-                        None)
-            got = best(shape, kind, 2, 2) if kind is not None else None
-            if got is None:
-                continue
-            c, rank = got
-            key = _config_key(c)
-            if key not in seen:
-                seen.add(key)
-                picked.append({"config": c, "kind": kind, "cluster_m": 2, "cluster_n": 2,
-                               "model_rank": rank, "shape_rank": shapes.index(shape) + 1,
-                               "default": False})
+        for shape in [(default["bm"], default["bn"]), *SQUARE_CLUSTER_SHAPES]:
+            for kind in default_kinds if shape in rows else ():
+                if add(shape, kind, 2, 2):   # choose_plan's first epilogue that runs on 2 x 2
+                    break
     # 0b. where the default is a swap-AB or split-K plan, the other schedule classes next
     scheduled = default["swap_ab"] or default["split_k"] > 1
     if scheduled:
