@@ -63,8 +63,8 @@ BLOCK_SCALE_AHEAD = 4
 #: ``split_k`` pieces (:func:`fastswz.plan.with_schedule`, :func:`fastswz.plan.stream_k_units`).
 #: ``pingpong``: two consumer warpgroups on alternate output tiles (BM = 64 or 128: one or two
 #: MN blocks each), so one's epilogue
-#: overlaps the other's wgmma. ``cluster_m`` / ``cluster_n``: 2-CTA clusters along M sharing B, or
-#: along N sharing A, by TMA multicast (:func:`fastswz.plan.with_cluster`).
+#: overlaps the other's wgmma. ``cluster_m`` / ``cluster_n``: 2-CTA clusters along M sharing B, and/or
+#: along N sharing A (both: 2 x 2), by TMA multicast (:func:`fastswz.plan.with_cluster`).
 GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages",
              "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group",
              "cluster_m", "epilogue_n", "epilogue_stages", "swap_ab", "split_k", "pingpong",
@@ -367,12 +367,11 @@ def _supported(c):
     if c["cluster_n"] == 2 and (c["split_k"] > 1 or c["stream_k"] or c["pingpong"]):
         return ("cluster_n=2 runs whole tiles with cooperative consumers (no split_k, stream_k or "
                 "pingpong); use cluster_m=2 alone or cluster_n=1")
-    if c["cluster_n"] == 2 and p.row(0)["a"]["tma_box"][1] % 16:
-        return (f"cluster_n=2: A's TMA box has {p.row(0)['a']['tma_box'][1]} outer rows; each CTA "
-                f"multicasts half of them, so they must be a multiple of 16")
-    if c["cluster_m"] == 2 and p.row(0)["b"]["tma_box"][1] % 16:
-        return (f"cluster_m=2: B's TMA box has {p.row(0)['b']['tma_box'][1]} outer rows; each CTA "
-                f"multicasts half of them, so they must be a multiple of 16")
+    for key, op in (("cluster_n", "a"), ("cluster_m", "b")):   # the operand each cluster shares
+        outer = p.row(0)[op]["tma_box"][1]
+        if c[key] == 2 and outer % 16:
+            return (f"{key}=2: {op.upper()}'s TMA box has {outer} outer rows; each CTA "
+                    f"multicasts half of them, so they must be a multiple of 16")
     if c["scale"] == "block":
         if c["a_dtype"] not in ("e4m3", "e5m2") or c["b_dtype"] not in ("e4m3", "e5m2"):
             return "scale=block: block scales are for fp8 operands (e4m3/e5m2)"
