@@ -401,7 +401,12 @@ FUSED = [
                                          # more than 64 splits, reduced by the second kernel: the
                                          # last-CTA path's 64-split assertion must not fire (it did
                                          # before the fifteenth session, though supported() said yes)
-                                         dict(bm=64, bn=256, bk=64, stages=5, split_k=66)]
+                                         dict(bm=64, bn=256, bk=64, stages=5, split_k=66),
+                                         # clusters along N and 2 x 2 (each rank's half and mask
+                                         # read from the header's tables)
+                                         dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, cluster_n=2),
+                                         dict(bm=128, bn=256, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3",
+                                              epilogue=True, epilogue_n=64, cluster_m=2, cluster_n=2)]
                          + SCHEDULES + FUSED,
                          ids=_ids)
 def test_nvrtc_compiles_the_kernel(cfg, tmp_path, monkeypatch):
