@@ -978,17 +978,23 @@ def test_choose_plan_swapped_split_tile(m, n, k, dt):
     # unswapped split (e4m3, 28 k-tiles), N 2688 (42 tiles)
     (32, 2112, 4096, "bf16"), (64, 3584, 18944, "bf16"), (40, 4096, 5120, "bf16"), (44, 3200, 24528, "e4m3"),
     (32, 3584, 3584, "e4m3"), (30, 2688, 5248, "e4m3")])
-def test_choose_plan_swap_deep_instead_of_the_unswapped_split(m, n, k, dt):
+def test_choose_plan_swap_deep_instead_of_the_unswapped_split(m, n, k, dt, monkeypatch):
     # SWAP_DEEP_MAX_K's rule, derived here from its statement: where the unswapped split rule
     # splits (the plan with SPLIT_K_SWAP_M's rule alone), a swapped one-pass 64 x (M rounded up to
     # 8) plan with 256-byte k-tiles and the deepest ring up to DEEP_TILE_MAX_STAGES takes its place
     # when K <= SWAP_DEEP_MAX_K (SWAP_DEEP_MAX_K_8BIT for 8-bit inputs) and N has
-    # SWAP_DEEP_MIN_TILES 64-row tiles
+    # SWAP_DEEP_MIN_TILES 64-row tiles (SWAP_SPLIT_MIN_TILES' rule, which it comes before, is
+    # off here: test_choose_plan_swaps_whole_m_where_it_would_split_unswapped has it)
     from fastswz import cuda
     from fastswz.cuda import (DEEP_TILE_MAX_STAGES, SWAP_DEEP_MAX_K, SWAP_DEEP_MAX_K_8BIT, SWAP_DEEP_MIN_TILES,
                               choose_plan)
 
-    c = choose_plan(m, n, k, dt, dt)
+    monkeypatch.setattr(cuda, "SWAP_SPLIT_MIN_TILES", 1 << 30)
+    choose_plan.cache_clear()
+    try:
+        c = choose_plan(m, n, k, dt, dt)
+    finally:
+        choose_plan.cache_clear()   # no plan of this test outlives it
     assert supported(c) is None
     split = cuda._split_mn_plan(m, n, k, dt, dt, "K", "K", c["out_dtype"])
     most = SWAP_DEEP_MAX_K_8BIT if codegen.dtype_bits(dt) == 8 else SWAP_DEEP_MAX_K
@@ -1102,7 +1108,8 @@ def test_choose_plan_wide_split_on_rows_off_the_line(m, n, k, dt):
                                       (27, 496, 30400, "e4m3"), (340, 500, 6287, "bf16")])
 def test_schedule_plans_take_full_width_k_tiles_first(m, n, k, dt):
     """The split and swapped plans follow FULL_WIDTH_BK as the one-pass plan does: the fresh
-    shapes where the model ranked a 64-byte k-tile first (64-byte swizzle) get 128 bytes."""
+    shapes where the model ranked a 64-byte k-tile first (64-byte swizzle) get 128 bytes; of the
+    narrower rows those of NARROW_LAST_BK bytes come last."""
     from fastswz import cuda
 
     c = cuda.choose_plan(m, n, k, dt, dt)
@@ -1110,7 +1117,7 @@ def test_schedule_plans_take_full_width_k_tiles_first(m, n, k, dt):
     assert c["bk"] * codegen.dtype_bits(dt) >= 8 * cuda.FULL_WIDTH_BK
     rows = [dict(bk=32), dict(bk=64), dict(bk=16), dict(bk=128)]
     assert [r["bk"] for r in cuda._full_width_first(rows, "bf16")] == [64, 128, 32, 16]
-    assert [r["bk"] for r in cuda._full_width_first(rows, "e4m3")] == [128, 32, 64, 16]
+    assert [r["bk"] for r in cuda._full_width_first(rows, "e4m3")] == [128, 64, 32, 16]
 
 
 def test_choose_plan_picks_schedules(monkeypatch):
@@ -1348,6 +1355,80 @@ def test_choose_plan_full_width_k_tiles_off_the_sector(m, n, k, dt, narrow_befor
         assert c["swap_ab"] == before["swap_ab"]
     else:
         assert c == before
+
+
+@pytest.mark.parametrize("m,n,k,dt,applies", [
+    # measured in probe set v44: the corpus's down and output projections, drawn problems
+    (32, 4096, 14336, "e4m3", True), (64, 5120, 12288, "bf16", True), (32, 2112, 5120, "e4m3", True),
+    (30, 2688, 5248, "e4m3", True), (21, 3613, 8768, "bf16", True),
+    # outside: fewer than SWAP_SPLIT_MIN_TILES 64-row tiles (31), one pass (SWAP_DEEP_MAX_K's rule),
+    # M above SWAP_AB_MAX_M, M at most SPLIT_K_SWAP_M (the decode rules), unsplit defaults
+    (39, 1851, 10727, "bf16", False), (32, 4096, 4096, "e4m3", False), (96, 4096, 14336, "e4m3", False),
+    (16, 4096, 14336, "e4m3", False), (32, 28672, 4096, "bf16", False)])
+def test_choose_plan_swaps_whole_m_where_it_would_split_unswapped(m, n, k, dt, applies):
+    """SWAP_SPLIT_MIN_TILES' rule, from its statement: where SPLIT_K_SWAP_M's rule splits K
+    unswapped (16 < M <= 64), SWAP_DEEP_MAX_K's one-pass rule does not apply and N has at least
+    SWAP_SPLIT_MIN_TILES 64-row tiles, the plan is swapped on 64 x (M rounded up to 8) tiles with
+    256-byte k-tiles, the deepest ring up to DEEP_TILE_MAX_STAGES, and split_k_splits' count for
+    SPLIT_K_SWAP_UNITS work units; elsewhere the rule changes nothing."""
+    from fastswz import cuda
+
+    bits = codegen.dtype_bits(dt)
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    assert supported(c) is None
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cuda, "SWAP_SPLIT_MIN_TILES", 1 << 30)
+        cuda.choose_plan.cache_clear()
+        try:
+            before = cuda.choose_plan(m, n, k, dt, dt)
+        finally:
+            cuda.choose_plan.cache_clear()
+    if not applies:
+        assert c == before
+        return
+    assert not before["swap_ab"] and before["split_k"] > 1   # the unswapped split it replaces
+    tiles = -(-n // 64)
+    least = cuda.SPLIT_K_SWAP_MIN_KTILES if bits == 8 else cuda.SPLIT_K_MIN_KTILES
+    split = cuda.split_k_splits(tiles, -(-k // (2048 // bits)), min_ktiles=least,
+                                ctas=cuda.SPLIT_K_SWAP_UNITS, most=cuda.SPLIT_K_SWAP_MAX)
+    assert (c["swap_ab"], c["bm"], c["bn"], c["bk"] * bits, c["split_k"], c["epilogue"]) == (
+        True, 64, -(-m // 8) * 8, 2048, split, False)
+    deeper = dict(c, stages=c["stages"] + 1)
+    assert c["stages"] == cuda.DEEP_TILE_MAX_STAGES or supported(deeper) is not None
+
+
+@pytest.mark.parametrize("m,n,k,dt", [
+    # probe set v45 (held out): short K on the sector, where the model ranks 32-byte k-tiles first
+    (9416, 18784, 544, "e4m3"), (13998, 13060, 288, "e4m3"), (8035, 1034, 288, "e4m3"),
+    (6306, 26173, 464, "bf16"), (8787, 1281, 144, "bf16")])
+def test_choose_plan_puts_32_byte_k_tiles_last(m, n, k, dt):
+    """NARROW_LAST_BK's rule, from its statement: among the model's rows narrower than
+    FULL_WIDTH_BK, those of NARROW_LAST_BK bytes or less come last; on these problems the plan
+    before the rule had 32-byte k-tiles and the rule's has 64-byte ones."""
+    from fastswz import cuda
+
+    bits = codegen.dtype_bits(dt)
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    assert supported(c) is None
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cuda, "NARROW_LAST_BK", 0)
+        cuda.choose_plan.cache_clear()
+        try:
+            before = cuda.choose_plan(m, n, k, dt, dt)
+        finally:
+            cuda.choose_plan.cache_clear()
+    assert before["bk"] * bits == 8 * 32
+    assert c["bk"] * bits == 8 * 64
+
+
+def test_narrow_last_keeps_the_model_order_within_each_part():
+    """_narrow_last on hand-made rows: the full-width rows leave, the 64-byte ones come first and
+    the 32- and 16-byte ones after them, each part in the order given."""
+    from fastswz.cuda import _narrow_last
+
+    rows = [{"bk": b, "i": i} for i, b in enumerate((16, 64, 128, 32, 64, 256, 16))]
+    assert [r["i"] for r in _narrow_last(rows, "e4m3")] == [1, 4, 0, 3, 6]
+    assert [r["i"] for r in _narrow_last(rows, "bf16")] == [3, 0, 6]   # 64 elements and up leave
 
 
 @pytest.mark.parametrize("m,n,k,dt,deep", [

@@ -398,6 +398,25 @@ SWAP_DEEP_MIN_TILES = 48
 #: v31, run 2): 1.13-1.17x on those four, 1.16x and 1.08x on the corpus's 32 and 64 x 8192 x 8192,
 #: 0.92-1.33x on ten drawn (nine faster; the slower one M = 62, where 64-row tiles pad nothing).
 SWAP_DEEP_MAX_K_8BIT = 8192
+#: Where :data:`SPLIT_K_SWAP_M`'s rule would split K unswapped (16 < M <= 64, 8- and 16-bit
+#: inputs, both operands K-major) and :data:`SWAP_DEEP_MAX_K`'s one-pass rule does not apply,
+#: problems with at least this many 64-row tiles of N run swapped on one column tile that covers M:
+#: 64 x (M rounded up to 8), 256-byte k-tiles, the deepest ring up to
+#: :data:`DEEP_TILE_MAX_STAGES`, K split as the swapped decode plans are
+#: (:data:`SPLIT_K_SWAP_TILE_M`'s rule: :data:`SPLIT_K_SWAP_UNITS` work units, unsplit from
+#: :data:`SPLIT_K_FILL`'s half of the SMs up). The unswapped split reads the same weight bytes
+#: but on 64 x 128 tiles padded to 64 rows of D and through a reduction; the corpus's M = 32 and 64
+#: down and output projections ran 10-17% slower on it than the same layer at M = 16 on its
+#: swapped plan. Measured on an H200 (``tests/gpu/gemm/probe.py`` set v44,
+#: docs/conformance/2026-11-28-twenty-second-session run 1: the corpus's 122 problems with
+#: 16 < M <= 128 and an unswapped default, every third of fresh seeds 1-8's, 40 drawn): on the 65
+#: split defaults with at least 32 tiles the rule's plan ran 1.076x faster in geometric mean
+#: (0.93-1.25x, one slower by more than 3%: 46 x 6016 x 30720 bf16); 32 x 4096 x 14336 e4m3
+#: 23.2 -> 20.5 us (cuBLAS 19.8), 30 x 2688 x 5248 e4m3 13.2 -> 10.6 (10.3). With fewer tiles the
+#: split's count grows past what was timed and the few wide tiles lost (0.70-0.99x at 4-16 tiles);
+#: with M 65-128 every swapped plan timed was slower in geometric mean (0.69-0.83x); unsplit
+#: unswapped defaults (N of 168 tiles and more) stay: 0.74-1.08x.
+SWAP_SPLIT_MIN_TILES = 32
 #: Long-K 16-bit problems with ``SWAP_AB_MAX_M < M <= SWAP_LONG_K_MAX_M`` (both operands K-major,
 #: at least :data:`SWAP_LONG_K_MIN_KTILES` 128-byte k-tiles) run swapped: 128 rows of N by M cut
 #: into the fewest pieces of at most 256 columns (each rounded up to 8, so M pads by less than 8
@@ -465,13 +484,34 @@ def _full_width_first(rows, a_dtype):
     k-tiles, 64-byte swizzle) and 73.3 us at BK 64. No plan of the shipped corpus changes: its
     split and swapped plans already had full-width k-tiles."""
     rows = list(rows)
-    return ([r for r in rows if _full_width(r, a_dtype)]
-            + [r for r in rows if not _full_width(r, a_dtype)])
+    return [r for r in rows if _full_width(r, a_dtype)] + _narrow_last(rows, a_dtype)
 
 
 def _full_width(row, a_dtype):
     """Whether a plan row's k-tile is :data:`FULL_WIDTH_BK` bytes or wider."""
     return row["bk"] * dtype_bits(a_dtype) >= 8 * FULL_WIDTH_BK
+
+
+#: Among the model's rows narrower than :data:`FULL_WIDTH_BK`, those whose k-tiles are at most
+#: this many bytes come last (after the 64-byte ones, each part in the model's order). The model
+#: prices the K padding of wider k-tiles (K = 288 bytes pads to 384 in 128-byte k-tiles, to 320
+#: in 64-byte ones) but not the cost of a k-tile: each is a TMA box per operand, a barrier round
+#: trip and a wgmma group of one or two K steps, so 32-byte k-tiles starve the tensor cores. Measured
+#: on an H200 (``tests/gpu/gemm/probe.py`` sets v43 and v45; docs/conformance/
+#: 2026-11-28-twenty-first-session run 7, 2026-11-28-twenty-second-session run 1): every default
+#: with 32-byte k-tiles timed ran slower than its tile with 64- or 128-byte ones: 6 of v43, then
+#: held out 27 drawn on the sector (seed 20261216; short K, 288-928 bytes, 192 x 176 and 192 x 192
+#: tiles), where 64-byte k-tiles were 1.20x faster in geometric mean (1.09-1.47x; 9416 x 18784 x 544
+#: e4m3 287.7 -> 221.6 us, cuBLAS 227.2) and 128-byte ones 1.18x (1.05-1.42x).
+NARROW_LAST_BK = 32
+
+
+def _narrow_last(rows, a_dtype):
+    """The rows of ``rows`` narrower than :data:`FULL_WIDTH_BK`, in the model's order but those
+    of :data:`NARROW_LAST_BK` bytes or less last."""
+    narrow = [r for r in rows if not _full_width(r, a_dtype)]
+    last = [r["bk"] * dtype_bits(a_dtype) <= 8 * NARROW_LAST_BK for r in narrow]
+    return [r for r, x in zip(narrow, last) if not x] + [r for r, x in zip(narrow, last) if x]
 
 
 #: Where an operand's rows, as ``gemm`` reads them, are 16 but not 32 bytes aligned and both
@@ -499,7 +539,7 @@ def _sector_ranking(ranked, a_dtype):
     """:data:`SECTOR_FULL_WIDTH_BITS`' order of the model's whole ranking ``ranked``: every
     full-width row in the model's order, then the narrow rows of its first 64."""
     yield from (r for r in ranked if _full_width(r, a_dtype))
-    yield from (r for r in ranked[:64] if not _full_width(r, a_dtype))
+    yield from _narrow_last(ranked[:64], a_dtype)
 
 
 #: A 2-CTA cluster (``cluster_m=2``, B multicast to both) when an operand's rows, as ``gemm``
@@ -702,8 +742,9 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
 
     first_why = None
     def ranked():
-        # the model's first 64 in its order, those with a full-width k-tile first (FULL_WIDTH_BK);
-        # its first 8 are asked first: one of those almost always runs, and the 64 cost more
+        # the model's first 64 in its order, those with a full-width k-tile first (FULL_WIDTH_BK)
+        # and those of NARROW_LAST_BK bytes last; its first 8 are asked first: one of those
+        # almost always runs, and the 64 cost more
         if _sector_wide_only(m, n, k, a_dtype, b_dtype, a_major, b_major):
             yield from _sector_ranking(tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=1 << 20), a_dtype)
             return
@@ -712,7 +753,7 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
         yield from filter(wide, first)
         rows = tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=64)
         yield from filter(wide, rows[len(first):])
-        yield from (r for r in rows if not wide(r))
+        yield from _narrow_last(rows, a_dtype)
 
     for row in ranked():
         c = normalize_config(row, a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major,
@@ -808,7 +849,8 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
                 deep = _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, True)
                 if deep is not None:
                     return deep
-            return _swap_deep_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype) or split
+            return (_swap_deep_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
+                    or _swap_whole_m_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype) or split)
         wide = _narrow_split_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if wide is not None:
             return wide
@@ -878,6 +920,22 @@ def _swap_deep_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
             "swizzle_a": "128B", "swizzle_b": "128B"}
     return _deepest_ring(lambda stages: schedule_config(dict(base, stages=stages), a_dtype, b_dtype,
                                                         a_major, b_major, out_dtype, True))
+
+
+def _swap_whole_m_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
+    """The swapped plan of :data:`SWAP_SPLIT_MIN_TILES`' rule, or None where it does not apply
+    (the caller keeps the unswapped split)."""
+    bits = _k_major_bits(a_dtype, b_dtype, a_major, b_major)
+    tiles = -(-n // 64)
+    if not (m <= SWAP_AB_MAX_M and bits in (8, 16) and tiles >= SWAP_SPLIT_MIN_TILES):
+        return None
+    bk = 2048 // bits
+    split = split_k_splits(tiles, -(-k // bk), min_ktiles=SPLIT_K_SWAP_MIN_KTILES if bits == 8 else SPLIT_K_MIN_KTILES,
+                           ctas=SPLIT_K_SWAP_UNITS, most=SPLIT_K_SWAP_MAX)
+    base = {"bm": 64, "bn": -(-m // 8) * 8, "bk": bk, "epilogue": False, "swizzle_a": "128B",
+            "swizzle_b": "128B"}
+    return _deepest_ring(lambda stages: schedule_config(dict(base, stages=stages), a_dtype, b_dtype,
+                                                        a_major, b_major, out_dtype, True, split))
 
 
 def _swap_long_k_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):

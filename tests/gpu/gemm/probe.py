@@ -790,6 +790,30 @@ def _rule_changes(old_consts, rows):
     return out
 
 
+class _Consts:
+    """``with _Consts(values):`` fastswz.cuda's module constants (or functions) ``values`` in
+    place, choose_plan's memo cleared on the way in and out: a probe set drawn under the rules as
+    they were when it ran."""
+
+    def __init__(self, values):
+        self.values, self.saved = values, {}
+
+    def __enter__(self):
+        import fastswz.cuda as fc
+
+        self.saved = {name: getattr(fc, name) for name in self.values}
+        for name, v in self.values.items():
+            setattr(fc, name, v)
+        fc.choose_plan.cache_clear()
+
+    def __exit__(self, *exc):
+        import fastswz.cuda as fc
+
+        for name, v in self.saved.items():
+            setattr(fc, name, v)
+        fc.choose_plan.cache_clear()
+
+
 def _all_run_problems(run=None, same_type=False):
     """(M, N, K, type) of the shipped corpus and fresh seeds 1-8 as a corpus run timed them (both
     operands K-major), each once: ``run`` the run's directory (default the seventeenth session's
@@ -1295,6 +1319,215 @@ def candidates_v43(m, n, k, dt):
     return _rule_changes(V43_EVERYWHERE, [(m, n, k, dt)])[0][1]
 
 
+def _v44_region(p):
+    """16 < M <= 128, K-major operands of one 8- or 16-bit type, an unswapped default with N
+    over M: where SPLIT_K_SWAP_M's rule splits K unswapped (M <= 64) or the 64- and 128-row
+    rules take over (M 65-128), while the same layer at M = 16 runs swapped."""
+    from fastswz.cuda import choose_plan
+
+    m, n, k, dt = p
+    return 16 < m <= 128 and n > m and not choose_plan(m, n, k, dt, dt)["swap_ab"]
+
+
+def problems_v44():
+    """:func:`_problems_v44` under the rules as they were when v44 ran."""
+    with _Consts(V44_BEFORE):
+        return _problems_v44()
+
+
+def _problems_v44():
+    """Every problem of the shipped corpus and every third of fresh seeds 1-8 (twenty-first
+    session, run 2) in _v44_region, then 40 drawn there (seed 20261215: M 17-128, N 1500-40000 and K 2048-32768
+    log-uniform, K a multiple of 16 elements, e4m3 and bf16). The question: the corpus's M = 32
+    and 64 down and output projections run 10-17% slower on their unswapped split than the same
+    layer at M = 16 on its swapped plan, with the same weight bytes to read."""
+    import random
+
+    rng = random.Random(20261215)
+    import gzip
+
+    with gzip.open(os.path.join(TWENTY_FIRST_RUN, "corpus.json.gz")) as f:
+        shipped = {(r["m"], r["n"], r["k"], r["a_dtype"]) for r in json.load(f)["rows"]}
+    run = [p for p in _all_run_problems(TWENTY_FIRST_RUN, same_type=True) if _v44_region(p)]
+    run = [p for p in run if p in shipped] + [p for p in run if p not in shipped][::3]
+    drawn = []
+    while len(drawn) < 40:
+        dt = rng.choice(("e4m3", "bf16"))
+        p = (_log_uniform(rng, 17, 129), _log_uniform(rng, 1500, 40000), _log_uniform(rng, 2048, 32768) // 16 * 16, dt)
+        if _v44_region(p):
+            drawn.append(p)
+    return run + drawn
+
+
+#: The two rules of the twenty-second session as they were before it (v44 and v45 ran then).
+V44_BEFORE = {"NARROW_LAST_BK": 0, "SWAP_SPLIT_MIN_TILES": 1 << 30}
+#: v44's first question as module values: the swapped rules of M <= 16 up to SWAP_AB_MAX_M.
+V44_SWAP = {"SPLIT_K_SWAP_M": 64}
+
+
+def _swap_whole_m(m, n, k, dt, split=1, bm=64):
+    """A swapped plan whose one column tile covers M (BN = M rounded up to 8), BM rows of N,
+    256-byte k-tiles, the deepest ring up to 8 stages, ``split`` K splits."""
+    bits = 8 if dt == "e4m3" else 16
+    return _fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": -(-m // 8) * 8, "bk": 2048 // bits,
+                 "stages": 2, "swap_ab": True, "epilogue": False, "split_k": split,
+                 "swizzle_a": "128B", "swizzle_b": "128B"}, 8)
+
+
+def candidates_v44(m, n, k, dt):
+    """:func:`_candidates_v44` under the rules as they were when v44 ran."""
+    with _Consts(V44_BEFORE):
+        return _candidates_v44(m, n, k, dt)
+
+
+def _candidates_v44(m, n, k, dt):
+    """The default; the plan of the M <= 16 rules (V44_SWAP); a swapped 64-row tile covering M
+    in one column tile, unsplit and split 2 and 3 ways; above M = 64 the same on 128 rows."""
+    from fastswz.cuda import choose_plan
+
+    out = [dict(choose_plan(m, n, k, dt, dt))]
+
+    def add(c):
+        if c is not None and c not in out:
+            out.append(c)
+
+    got = _rule_changes(V44_SWAP, [(m, n, k, dt)])
+    if got:
+        add(got[0][1][0])
+    if -(-m // 8) * 8 <= 256:
+        for s in (1, 2, 3):
+            add(_swap_whole_m(m, n, k, dt, s))
+        if m > 64:
+            add(_swap_whole_m(m, n, k, dt, 1, 128))
+    return out
+
+
+def _narrowest_k_tile_bytes(c):
+    return c["bk"] * (1 if c["a_dtype"] in ("e4m3", "e5m2") else 2)
+
+
+def problems_v45():
+    """:func:`_problems_v45` under the rules as they were when v45 ran."""
+    with _Consts(V44_BEFORE):
+        return _problems_v45()
+
+
+def _problems_v45():
+    """Held out for the rule v43 suggested (no 32-byte k-tiles): up to 25 of each type among
+    4000 drawn on the sector (seed 20261216: M 1-16000, N 256-32000, K 256-32000 bytes
+    log-uniform, K a multiple of 32 bytes) whose default has k-tiles of 32 bytes."""
+    import random
+
+    from fastswz.cuda import choose_plan
+
+    rng = random.Random(20261216)
+    got = {"e4m3": [], "bf16": []}
+    for _ in range(4000):
+        dt = rng.choice(("e4m3", "bf16"))
+        e = 1 if dt == "e4m3" else 2
+        p = (_log_uniform(rng, 1, 16000), _log_uniform(rng, 256, 32000),
+             _log_uniform(rng, 256, 32000) // 32 * 32 // e, dt)
+        if len(got[dt]) < 25 and _narrowest_k_tile_bytes(choose_plan(*p[:3], dt, dt)) <= 32:
+            got[dt].append(p)
+    return got["e4m3"] + got["bf16"]
+
+
+def candidates_v45(m, n, k, dt):
+    """:func:`_candidates_v45` under the rules as they were when v45 ran."""
+    with _Consts(V44_BEFORE):
+        return _candidates_v45(m, n, k, dt)
+
+
+def _candidates_v45(m, n, k, dt):
+    """The default (first), v43's full-width plan, and the default's tile with 64- and 128-byte
+    k-tiles at the deepest ring that fits."""
+    from fastswz.cuda import choose_plan
+
+    base = choose_plan(m, n, k, dt, dt)
+    out = [dict(base)]
+
+    def add(c):
+        if c is not None and c not in out:
+            out.append(c)
+
+    got = _rule_changes(V43_EVERYWHERE, [(m, n, k, dt)])
+    if got:
+        add(got[0][1][0])
+    bits = 8 if dt == "e4m3" else 16
+    for width in (64, 128):
+        sw = f"{width}B"
+        add(_fit(dict(base, bk=8 * width // bits, swizzle_a=sw, swizzle_b=sw, stages=2), max(8, base["stages"])))
+    return out
+
+
+#: The constant of the twenty-second session's k-tile rule as it was before it (no row last).
+V46_OLD = {"NARROW_LAST_BK": 0}
+
+
+def problems_v46():
+    """v45's 27 problems, then up to 15 of each type among 4000 more drawn as v45's (seed
+    20261217) whose plan NARROW_LAST_BK's rule changes: the rule's plan (the model's first row
+    with 64-byte k-tiles) against the plan before it and against v45's winner (the old plan's tile
+    with 64-byte k-tiles)."""
+    import random
+
+    rng = random.Random(20261217)
+    drawn = []
+    for _ in range(4000):
+        dt = rng.choice(("e4m3", "bf16"))
+        e = 1 if dt == "e4m3" else 2
+        drawn.append((_log_uniform(rng, 1, 16000), _log_uniform(rng, 256, 32000),
+                      _log_uniform(rng, 256, 32000) // 32 * 32 // e, dt))
+    old = problems_v45()
+    got = [p for p, _ in _rule_changes(V46_OLD, [p for p in drawn if p not in old])]
+    return old + [p for p in got if p[3] == "e4m3"][:15] + [p for p in got if p[3] == "bf16"][:15]
+
+
+def candidates_v46(m, n, k, dt):
+    """The rule's plan (first, the default), the plan before it, and that plan's tile with
+    64-byte k-tiles at the deepest ring that fits (v45's)."""
+    got = _rule_changes(V46_OLD, [(m, n, k, dt)])
+    if not got:
+        return []
+    new, old = got[0][1]
+    out = [new, old]
+    bits = 8 if dt == "e4m3" else 16
+    same = _fit(dict(old, bk=512 // bits, swizzle_a="64B", swizzle_b="64B", stages=2), max(8, old["stages"]))
+    if same is not None and same not in out:
+        out.append(same)
+    return out
+
+
+#: The constant of the twenty-second session's swap rule as it was before it (never).
+V47_OLD = {"SWAP_SPLIT_MIN_TILES": 1 << 30}
+
+
+def problems_v47():
+    """Held out for SWAP_SPLIT_MIN_TILES' rule: the problems of fresh seeds 1-8 (twenty-first
+    session, run 2) it changes that v44 did not time, then up to 40 of 2000 drawn in v44's
+    region (seed 20261218, v44's ranges) that it changes: the rule's plan against the plan
+    before it."""
+    import random
+
+    rng = random.Random(20261218)
+    timed = set(problems_v44())
+    seeds = [p for p in _all_run_problems(TWENTY_FIRST_RUN, same_type=True) if p not in timed]
+    drawn = []
+    for _ in range(2000):
+        dt = rng.choice(("e4m3", "bf16"))
+        drawn.append((_log_uniform(rng, 17, 65), _log_uniform(rng, 1500, 40000),
+                      _log_uniform(rng, 2048, 32768) // 16 * 16, dt))
+    run = [p for p, _ in _rule_changes(V47_OLD, seeds)]
+    got = [p for p, _ in _rule_changes(V47_OLD, drawn)]
+    return run + got[:40]
+
+
+def candidates_v47(m, n, k, dt):
+    """The rule's plan (first, the default) and the plan before it."""
+    got = _rule_changes(V47_OLD, [(m, n, k, dt)])
+    return got[0][1] if got else []
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
         "v17": (problems_v17, candidates_v17), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
@@ -1310,7 +1543,9 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v36": (problems_v36, candidates_v36), "v37": (problems_v37, candidates_v37),
         "v38": (problems_v38, candidates_v38), "v39": (problems_v39, candidates_v39),
         "v40": (problems_v40, candidates_v40), "v41": (problems_v41, candidates_v41),
-        "v42": (problems_v42, candidates_v42), "v43": (problems_v43, candidates_v43)}
+        "v42": (problems_v42, candidates_v42), "v43": (problems_v43, candidates_v43),
+        "v44": (problems_v44, candidates_v44), "v45": (problems_v45, candidates_v45),
+        "v46": (problems_v46, candidates_v46), "v47": (problems_v47, candidates_v47)}
 
 
 def cmd_make(args):
