@@ -1108,8 +1108,7 @@ def test_choose_plan_wide_split_on_rows_off_the_line(m, n, k, dt):
                                       (27, 496, 30400, "e4m3"), (340, 500, 6287, "bf16")])
 def test_schedule_plans_take_full_width_k_tiles_first(m, n, k, dt):
     """The split and swapped plans follow FULL_WIDTH_BK as the one-pass plan does: the fresh
-    shapes where the model ranked a 64-byte k-tile first (64-byte swizzle) get 128 bytes; of the
-    narrower rows those of NARROW_LAST_BK bytes come last."""
+    shapes where the model ranked a 64-byte k-tile first (64-byte swizzle) get 128 bytes."""
     from fastswz import cuda
 
     c = cuda.choose_plan(m, n, k, dt, dt)
@@ -1117,7 +1116,7 @@ def test_schedule_plans_take_full_width_k_tiles_first(m, n, k, dt):
     assert c["bk"] * codegen.dtype_bits(dt) >= 8 * cuda.FULL_WIDTH_BK
     rows = [dict(bk=32), dict(bk=64), dict(bk=16), dict(bk=128)]
     assert [r["bk"] for r in cuda._full_width_first(rows, "bf16")] == [64, 128, 32, 16]
-    assert [r["bk"] for r in cuda._full_width_first(rows, "e4m3")] == [128, 64, 32, 16]
+    assert [r["bk"] for r in cuda._full_width_first(rows, "e4m3")] == [128, 32, 64, 16]
 
 
 def test_choose_plan_picks_schedules(monkeypatch):
@@ -1364,13 +1363,18 @@ def test_choose_plan_full_width_k_tiles_off_the_sector(m, n, k, dt, narrow_befor
     # outside: fewer than SWAP_SPLIT_MIN_TILES 64-row tiles (31), one pass (SWAP_DEEP_MAX_K's rule),
     # M above SWAP_AB_MAX_M, M at most SPLIT_K_SWAP_M (the decode rules), unsplit defaults
     (39, 1851, 10727, "bf16", False), (32, 4096, 4096, "e4m3", False), (96, 4096, 14336, "e4m3", False),
-    (16, 4096, 14336, "e4m3", False), (32, 28672, 4096, "bf16", False)])
+    (16, 4096, 14336, "e4m3", False), (32, 28672, 4096, "bf16", False),
+    # SWAP_SPLIT_ONE_PASS_MAX_M's exception (v47): unsplit, M above 32, rows off the 128-byte line
+    (48, 3840, 30864, "bf16", False), (57, 3947, 22960, "bf16", False), (35, 3772, 29648, "e4m3", False),
+    # ... but M at most 32 off the line, or split, or on the line keep the rule
+    (26, 4471, 19248, "e4m3", True), (48, 2047, 9648, "e4m3", True), (39, 4352, 25216, "bf16", True)])
 def test_choose_plan_swaps_whole_m_where_it_would_split_unswapped(m, n, k, dt, applies):
     """SWAP_SPLIT_MIN_TILES' rule, from its statement: where SPLIT_K_SWAP_M's rule splits K
     unswapped (16 < M <= 64), SWAP_DEEP_MAX_K's one-pass rule does not apply and N has at least
     SWAP_SPLIT_MIN_TILES 64-row tiles, the plan is swapped on 64 x (M rounded up to 8) tiles with
     256-byte k-tiles, the deepest ring up to DEEP_TILE_MAX_STAGES, and split_k_splits' count for
-    SPLIT_K_SWAP_UNITS work units; elsewhere the rule changes nothing."""
+    SPLIT_K_SWAP_UNITS work units, unless that count is 1 with M above SWAP_SPLIT_ONE_PASS_MAX_M
+    and rows off the 128-byte line; elsewhere the rule changes nothing."""
     from fastswz import cuda
 
     bits = codegen.dtype_bits(dt)
@@ -1398,37 +1402,46 @@ def test_choose_plan_swaps_whole_m_where_it_would_split_unswapped(m, n, k, dt, a
 
 
 @pytest.mark.parametrize("m,n,k,dt", [
-    # probe set v45 (held out): short K on the sector, where the model ranks 32-byte k-tiles first
+    # probe sets v45 and v46: short K on the sector, where the model ranks 32-byte k-tiles first
     (9416, 18784, 544, "e4m3"), (13998, 13060, 288, "e4m3"), (8035, 1034, 288, "e4m3"),
     (6306, 26173, 464, "bf16"), (8787, 1281, 144, "bf16")])
-def test_choose_plan_puts_32_byte_k_tiles_last(m, n, k, dt):
-    """NARROW_LAST_BK's rule, from its statement: among the model's rows narrower than
-    FULL_WIDTH_BK, those of NARROW_LAST_BK bytes or less come last; on these problems the plan
-    before the rule had 32-byte k-tiles and the rule's has 64-byte ones."""
+def test_choose_plan_widens_32_byte_k_tiles(m, n, k, dt):
+    """NARROW_BK_BYTES' rule, from its statement: the plan before it had k-tiles of at most
+    NARROW_BK_BYTES bytes; the rule's is the same plan (tile, epilogue, clusters) with
+    WIDENED_BK-byte k-tiles and their swizzle at the deepest ring up to max(its stages,
+    DEEP_TILE_MAX_STAGES) that the family runs."""
     from fastswz import cuda
 
     bits = codegen.dtype_bits(dt)
     c = cuda.choose_plan(m, n, k, dt, dt)
     assert supported(c) is None
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cuda, "NARROW_LAST_BK", 0)
+        mp.setattr(cuda, "NARROW_BK_BYTES", 0)
         cuda.choose_plan.cache_clear()
         try:
             before = cuda.choose_plan(m, n, k, dt, dt)
         finally:
             cuda.choose_plan.cache_clear()
-    assert before["bk"] * bits == 8 * 32
-    assert c["bk"] * bits == 8 * 64
+    assert before["bk"] * bits <= 8 * cuda.NARROW_BK_BYTES
+    sw = f"{cuda.WIDENED_BK}B"
+    same = {key: v for key, v in c.items() if key not in ("bk", "swizzle_a", "swizzle_b", "stages")}
+    assert same == {key: v for key, v in before.items() if key not in ("bk", "swizzle_a", "swizzle_b", "stages")}
+    assert (c["bk"] * bits, c["swizzle_a"], c["swizzle_b"]) == (8 * cuda.WIDENED_BK, sw, sw)
+    top = max(before["stages"], cuda.DEEP_TILE_MAX_STAGES)
+    assert c["stages"] == top or supported(dict(c, stages=c["stages"] + 1)) is not None
 
 
-def test_narrow_last_keeps_the_model_order_within_each_part():
-    """_narrow_last on hand-made rows: the full-width rows leave, the 64-byte ones come first and
-    the 32- and 16-byte ones after them, each part in the order given."""
-    from fastswz.cuda import _narrow_last
+def test_widen_narrow_leaves_wider_and_mixed_plans():
+    """_widen_narrow changes only plans whose k-tiles are NARROW_BK_BYTES or less with operands
+    of one width; a 64-byte one stays, and so does a plan no wider ring runs for."""
+    from fastswz import cuda
 
-    rows = [{"bk": b, "i": i} for i, b in enumerate((16, 64, 128, 32, 64, 256, 16))]
-    assert [r["i"] for r in _narrow_last(rows, "e4m3")] == [1, 4, 0, 3, 6]
-    assert [r["i"] for r in _narrow_last(rows, "bf16")] == [3, 0, 6]   # 64 elements and up leave
+    c = cuda.choose_plan(9416, 18784, 544, "e4m3", "e4m3")
+    assert cuda._widen_narrow(c) == c   # already 64 bytes
+    narrow = dict(c, bk=32, swizzle_a="32B", swizzle_b="32B")
+    assert cuda._widen_narrow(narrow)["bk"] == 64
+    mixed = cuda.normalize_config(dict(narrow, b_dtype="bf16"))
+    assert cuda._widen_narrow(mixed) == mixed
 
 
 @pytest.mark.parametrize("m,n,k,dt,deep", [

@@ -404,19 +404,27 @@ SWAP_DEEP_MAX_K_8BIT = 8192
 #: 64 x (M rounded up to 8), 256-byte k-tiles, the deepest ring up to
 #: :data:`DEEP_TILE_MAX_STAGES`, K split as the swapped decode plans are
 #: (:data:`SPLIT_K_SWAP_TILE_M`'s rule: :data:`SPLIT_K_SWAP_UNITS` work units, unsplit from
-#: :data:`SPLIT_K_FILL`'s half of the SMs up). The unswapped split reads the same weight bytes
-#: but on 64 x 128 tiles padded to 64 rows of D and through a reduction; the corpus's M = 32 and 64
-#: down and output projections ran 10-17% slower on it than the same layer at M = 16 on its
-#: swapped plan. Measured on an H200 (``tests/gpu/gemm/probe.py`` set v44,
-#: docs/conformance/2026-11-28-twenty-second-session run 1: the corpus's 122 problems with
-#: 16 < M <= 128 and an unswapped default, every third of fresh seeds 1-8's, 40 drawn): on the 65
-#: split defaults with at least 32 tiles the rule's plan ran 1.076x faster in geometric mean
-#: (0.93-1.25x, one slower by more than 3%: 46 x 6016 x 30720 bf16); 32 x 4096 x 14336 e4m3
-#: 23.2 -> 20.5 us (cuBLAS 19.8), 30 x 2688 x 5248 e4m3 13.2 -> 10.6 (10.3). With fewer tiles the
-#: split's count grows past what was timed and the few wide tiles lost (0.70-0.99x at 4-16 tiles);
-#: with M 65-128 every swapped plan timed was slower in geometric mean (0.69-0.83x); unsplit
-#: unswapped defaults (N of 168 tiles and more) stay: 0.74-1.08x.
+#: :data:`SPLIT_K_FILL`'s half of the SMs up), except where that leaves it unsplit with M above
+#: :data:`SWAP_SPLIT_ONE_PASS_MAX_M` and A's or B's rows off the 128-byte L2 line. The unswapped
+#: split reads the same weight bytes but on 64 x 128 tiles padded to 64 rows of D and through a
+#: reduction; the corpus's M = 32 and 64 down and output projections ran 10-17% slower on it than
+#: the same layer at M = 16 on its swapped plan. Measured on an H200 (``tests/gpu/gemm/probe.py``
+#: sets v44 and v47, docs/conformance/2026-11-28-twenty-second-session runs 1-2). v44 (the
+#: corpus's 122 problems with 16 < M <= 128 and an unswapped default, every third of fresh seeds
+#: 1-8's, 40 drawn) found the region: on the 65 split defaults with at least 32 tiles this plan
+#: ran 1.076x faster in geometric mean (0.93-1.25x; 32 x 4096 x 14336 e4m3 23.2 -> 20.5 us,
+#: cuBLAS 19.8; 30 x 2688 x 5248 e4m3 13.2 -> 10.6, 10.3); with fewer tiles the split's count
+#: grows past what was timed and the few wide tiles lost (0.70-0.99x at 4-16 tiles); with M 65-128
+#: every swapped plan timed was slower in geometric mean (0.69-0.83x); unsplit unswapped defaults
+#: (N of 168 tiles and more) stay: 0.74-1.08x. v47 held it out (the 12 seed problems v44 had not
+#: timed and 40 drawn, seed 20261218): 1.034x, but 13 of 52 slower by more than 3%, 9 of them
+#: unsplit with M above 32 on rows off the 128-byte line (0.77-0.93x; 16 such problems 0.949x,
+#: where v44's 20 on the line ran 1.042x), so those keep the unswapped split. With that exception,
+#: fitted on both sets: 1.076x over v44's 64 and 1.078x over v47's 37 (4 slower by more than 3%,
+#: 0.91x the least: 26 x 4471 x 19248 e4m3).
 SWAP_SPLIT_MIN_TILES = 32
+#: The largest M :data:`SWAP_SPLIT_MIN_TILES`' rule runs unsplit on rows off the 128-byte line.
+SWAP_SPLIT_ONE_PASS_MAX_M = 32
 #: Long-K 16-bit problems with ``SWAP_AB_MAX_M < M <= SWAP_LONG_K_MAX_M`` (both operands K-major,
 #: at least :data:`SWAP_LONG_K_MIN_KTILES` 128-byte k-tiles) run swapped: 128 rows of N by M cut
 #: into the fewest pieces of at most 256 columns (each rounded up to 8, so M pads by less than 8
@@ -484,7 +492,8 @@ def _full_width_first(rows, a_dtype):
     k-tiles, 64-byte swizzle) and 73.3 us at BK 64. No plan of the shipped corpus changes: its
     split and swapped plans already had full-width k-tiles."""
     rows = list(rows)
-    return [r for r in rows if _full_width(r, a_dtype)] + _narrow_last(rows, a_dtype)
+    return ([r for r in rows if _full_width(r, a_dtype)]
+            + [r for r in rows if not _full_width(r, a_dtype)])
 
 
 def _full_width(row, a_dtype):
@@ -492,26 +501,36 @@ def _full_width(row, a_dtype):
     return row["bk"] * dtype_bits(a_dtype) >= 8 * FULL_WIDTH_BK
 
 
-#: Among the model's rows narrower than :data:`FULL_WIDTH_BK`, those whose k-tiles are at most
-#: this many bytes come last (after the 64-byte ones, each part in the model's order). The model
-#: prices the K padding of wider k-tiles (K = 288 bytes pads to 384 in 128-byte k-tiles, to 320
-#: in 64-byte ones) but not the cost of a k-tile: each is a TMA box per operand, a barrier round
-#: trip and a wgmma group of one or two K steps, so 32-byte k-tiles starve the tensor cores. Measured
-#: on an H200 (``tests/gpu/gemm/probe.py`` sets v43 and v45; docs/conformance/
-#: 2026-11-28-twenty-first-session run 7, 2026-11-28-twenty-second-session run 1): every default
-#: with 32-byte k-tiles timed ran slower than its tile with 64- or 128-byte ones: 6 of v43, then
-#: held out 27 drawn on the sector (seed 20261216; short K, 288-928 bytes, 192 x 176 and 192 x 192
-#: tiles), where 64-byte k-tiles were 1.20x faster in geometric mean (1.09-1.47x; 9416 x 18784 x 544
-#: e4m3 287.7 -> 221.6 us, cuBLAS 227.2) and 128-byte ones 1.18x (1.05-1.42x).
-NARROW_LAST_BK = 32
+#: A one-pass plan whose k-tiles are at most this many bytes takes :data:`WIDENED_BK`-byte ones
+#: on the same tile and epilogue, at the deepest ring up to the larger of its own stages and
+#: :data:`DEEP_TILE_MAX_STAGES` that fits (the model ranks such k-tiles first where K is short
+#: and a wider one pads it: K = 288 bytes pads to 384 in 128-byte k-tiles, to 320 in 64-byte ones;
+#: it does not price what each k-tile costs: a TMA box per operand, a barrier round trip and a
+#: wgmma group of one or two K steps). Measured on an H200 (``tests/gpu/gemm/probe.py`` sets v43,
+#: v45 and v46; docs/conformance/2026-11-28-twenty-first-session run 7 and
+#: 2026-11-28-twenty-second-session runs 1-2): every default with 32-byte k-tiles timed ran slower
+#: than its tile with wider ones: 6 of v43; 27 drawn on the sector (v45, seed 20261216; K 144-928
+#: elements, 192 x 176 and 192 x 192 tiles), 64-byte k-tiles 1.20x faster in geometric mean
+#: (1.09-1.47x; 9416 x 18784 x 544 e4m3 287.7 -> 221.6 us, cuBLAS 227.2), 128-byte ones 1.18x;
+#: held out (v46, seed 20261217) 26 more, 1.24x (1.11-1.48x), where the model's own first 64-byte
+#: row (128 x 256 or 128 x 240, 6 stages) was 0.92x this rule's plan in geometric mean.
+NARROW_BK_BYTES = 32
+#: The k-tile width in bytes :data:`NARROW_BK_BYTES`' rule gives.
+WIDENED_BK = 64
 
 
-def _narrow_last(rows, a_dtype):
-    """The rows of ``rows`` narrower than :data:`FULL_WIDTH_BK`, in the model's order but those
-    of :data:`NARROW_LAST_BK` bytes or less last."""
-    narrow = [r for r in rows if not _full_width(r, a_dtype)]
-    last = [r["bk"] * dtype_bits(a_dtype) <= 8 * NARROW_LAST_BK for r in narrow]
-    return [r for r, x in zip(narrow, last) if not x] + [r for r, x in zip(narrow, last) if x]
+def _widen_narrow(c):
+    """``c``, or its tile with :data:`WIDENED_BK`-byte k-tiles where :data:`NARROW_BK_BYTES`' rule
+    applies and such a plan runs."""
+    bits = dtype_bits(c["a_dtype"])
+    if c["bk"] * bits > 8 * NARROW_BK_BYTES or dtype_bits(c["b_dtype"]) != bits:
+        return c
+    swizzle = f"{WIDENED_BK}B"
+    for stages in range(max(c["stages"], DEEP_TILE_MAX_STAGES), 1, -1):
+        wide = dict(c, bk=8 * WIDENED_BK // bits, swizzle_a=swizzle, swizzle_b=swizzle, stages=stages)
+        if supported(wide) is None:
+            return wide
+    return c
 
 
 #: Where an operand's rows, as ``gemm`` reads them, are 16 but not 32 bytes aligned and both
@@ -539,7 +558,7 @@ def _sector_ranking(ranked, a_dtype):
     """:data:`SECTOR_FULL_WIDTH_BITS`' order of the model's whole ranking ``ranked``: every
     full-width row in the model's order, then the narrow rows of its first 64."""
     yield from (r for r in ranked if _full_width(r, a_dtype))
-    yield from _narrow_last(ranked[:64], a_dtype)
+    yield from (r for r in ranked[:64] if not _full_width(r, a_dtype))
 
 
 #: A 2-CTA cluster (``cluster_m=2``, B multicast to both) when an operand's rows, as ``gemm``
@@ -742,9 +761,8 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
 
     first_why = None
     def ranked():
-        # the model's first 64 in its order, those with a full-width k-tile first (FULL_WIDTH_BK)
-        # and those of NARROW_LAST_BK bytes last; its first 8 are asked first: one of those
-        # almost always runs, and the 64 cost more
+        # the model's first 64 in its order, those with a full-width k-tile first (FULL_WIDTH_BK);
+        # its first 8 are asked first: one of those almost always runs, and the 64 cost more
         if _sector_wide_only(m, n, k, a_dtype, b_dtype, a_major, b_major):
             yield from _sector_ranking(tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=1 << 20), a_dtype)
             return
@@ -753,7 +771,7 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
         yield from filter(wide, first)
         rows = tune(m, n, k, a_dtype, b_dtype, a_major, b_major, top=64)
         yield from filter(wide, rows[len(first):])
-        yield from _narrow_last(rows, a_dtype)
+        yield from (r for r in rows if not wide(r))
 
     for row in ranked():
         c = normalize_config(row, a_dtype=a_dtype, b_dtype=b_dtype, a_major=a_major,
@@ -773,9 +791,9 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
                     with_tile = dict(c, epilogue=True, stages=stages, epilogue_n=cols,
                                      epilogue_stages=est)
                     if supported(with_tile) is None:
-                        return _sector_cluster(_round_up_bn(with_tile, k), m, n, k)
+                        return _widen_narrow(_sector_cluster(_round_up_bn(with_tile, k), m, n, k))
         if epilogue is not True:
-            return _sector_cluster(c, m, n, k)
+            return _widen_narrow(_sector_cluster(c, m, n, k))
     tile = {None: "", True: ", with the shared-memory epilogue tile", False: ", with register stores"}
     raise PlanError(f"no plan of the model's first 64 runs {a_dtype} x {b_dtype} "
                     f"({a_major}/{b_major}-major){tile[epilogue]} on the sm90 kernel family"
@@ -932,6 +950,8 @@ def _swap_whole_m_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     bk = 2048 // bits
     split = split_k_splits(tiles, -(-k // bk), min_ktiles=SPLIT_K_SWAP_MIN_KTILES if bits == 8 else SPLIT_K_MIN_KTILES,
                            ctas=SPLIT_K_SWAP_UNITS, most=SPLIT_K_SWAP_MAX)
+    if split == 1 and m > SWAP_SPLIT_ONE_PASS_MAX_M and _rows_off(m, n, k, a_dtype, b_dtype, a_major, b_major, 128):
+        return None
     base = {"bm": 64, "bn": -(-m // 8) * 8, "bk": bk, "epilogue": False, "swizzle_a": "128B",
             "swizzle_b": "128B"}
     return _deepest_ring(lambda stages: schedule_config(dict(base, stages=stages), a_dtype, b_dtype,

@@ -1360,7 +1360,7 @@ def _problems_v44():
 
 
 #: The two rules of the twenty-second session as they were before it (v44 and v45 ran then).
-V44_BEFORE = {"NARROW_LAST_BK": 0, "SWAP_SPLIT_MIN_TILES": 1 << 30}
+V44_BEFORE = {"NARROW_BK_BYTES": 0, "SWAP_SPLIT_MIN_TILES": 1 << 30}
 #: v44's first question as module values: the swapped rules of M <= 16 up to SWAP_AB_MAX_M.
 V44_SWAP = {"SPLIT_K_SWAP_M": 64}
 
@@ -1460,15 +1460,13 @@ def _candidates_v45(m, n, k, dt):
     return out
 
 
-#: The constant of the twenty-second session's k-tile rule as it was before it (no row last).
-V46_OLD = {"NARROW_LAST_BK": 0}
+#: The constant of the twenty-second session's k-tile rule as it was before it (never).
+V46_OLD = {"NARROW_BK_BYTES": 0}
 
 
 def problems_v46():
     """v45's 27 problems, then up to 15 of each type among 4000 more drawn as v45's (seed
-    20261217) whose plan NARROW_LAST_BK's rule changes: the rule's plan (the model's first row
-    with 64-byte k-tiles) against the plan before it and against v45's winner (the old plan's tile
-    with 64-byte k-tiles)."""
+    20261217) whose plan NARROW_BK_BYTES' rule changes."""
     import random
 
     rng = random.Random(20261217)
@@ -1484,25 +1482,34 @@ def problems_v46():
 
 
 def candidates_v46(m, n, k, dt):
-    """The rule's plan (first, the default), the plan before it, and that plan's tile with
-    64-byte k-tiles at the deepest ring that fits (v45's)."""
+    """The rule's plan (first, the default: the old plan's tile with 64-byte k-tiles) and the
+    plan before it. (Run 2 of the twenty-second session timed a first form of the rule, the
+    model's first row with 64-byte k-tiles, in front of these two: 0.92x this plan in geometric
+    mean, so the rule became this one; its cases are in that run's log folder.)"""
     got = _rule_changes(V46_OLD, [(m, n, k, dt)])
-    if not got:
-        return []
-    new, old = got[0][1]
-    out = [new, old]
-    bits = 8 if dt == "e4m3" else 16
-    same = _fit(dict(old, bk=512 // bits, swizzle_a="64B", swizzle_b="64B", stages=2), max(8, old["stages"]))
-    if same is not None and same not in out:
-        out.append(same)
-    return out
+    return got[0][1] if got else []
 
 
 #: The constant of the twenty-second session's swap rule as it was before it (never).
 V47_OLD = {"SWAP_SPLIT_MIN_TILES": 1 << 30}
+#: What v47 ran: the swap rule before its exception (SWAP_SPLIT_ONE_PASS_MAX_M), set after it.
+V47_RAN = {"SWAP_SPLIT_ONE_PASS_MAX_M": 1 << 30}
 
 
 def problems_v47():
+    """:func:`_problems_v47` under the swap rule as v47 ran it (V47_RAN)."""
+    with _Consts(V47_RAN):
+        return _problems_v47()
+
+
+def candidates_v47(m, n, k, dt):
+    """The rule's plan as v47 ran it (first, the default) and the plan before it."""
+    with _Consts(V47_RAN):
+        got = _rule_changes(V47_OLD, [(m, n, k, dt)])
+    return got[0][1] if got else []
+
+
+def _problems_v47():
     """Held out for SWAP_SPLIT_MIN_TILES' rule: the problems of fresh seeds 1-8 (twenty-first
     session, run 2) it changes that v44 did not time, then up to 40 of 2000 drawn in v44's
     region (seed 20261218, v44's ranges) that it changes: the rule's plan against the plan
@@ -1522,10 +1529,6 @@ def problems_v47():
     return run + got[:40]
 
 
-def candidates_v47(m, n, k, dt):
-    """The rule's plan (first, the default) and the plan before it."""
-    got = _rule_changes(V47_OLD, [(m, n, k, dt)])
-    return got[0][1] if got else []
 
 
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
