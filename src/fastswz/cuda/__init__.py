@@ -418,7 +418,7 @@ SWAP_DEEP_MAX_K_8BIT = 8192
 #: every swapped plan timed was slower in geometric mean (0.69-0.83x); unsplit unswapped defaults
 #: (N of 168 tiles and more) stay: 0.74-1.08x. v47 held it out (the 12 seed problems v44 had not
 #: timed and 40 drawn, seed 20261218): 1.034x, but 13 of 52 slower by more than 3%, 9 of them
-#: unsplit with M above 32 on rows off the 128-byte line (0.77-0.93x; 16 such problems 0.949x,
+#: unsplit with M above 32 on rows off the 128-byte line (0.77-0.93x; the 15 such problems 0.934x,
 #: where v44's 20 on the line ran 1.042x), so those keep the unswapped split. With that exception,
 #: fitted on both sets: 1.076x over v44's 64 and 1.078x over v47's 37 (4 slower by more than 3%,
 #: 0.91x the least: 26 x 4471 x 19248 e4m3).
