@@ -1073,6 +1073,19 @@ def candidates_v38(m, n, k, dt):
     return out
 
 
+def _draw_in(rng, count, ms, ns, region):
+    """``count`` problems drawn by ``rng`` (random.Random) for which ``region`` holds: e4m3 or
+    bf16, M in ``ms`` and N in ``ns`` (half-open ranges) and K in [2048, 32768) log-uniform, K a
+    multiple of 16."""
+    drawn = []
+    while len(drawn) < count:
+        dt = rng.choice(("e4m3", "bf16"))
+        p = (_log_uniform(rng, *ms), _log_uniform(rng, *ns), _log_uniform(rng, 2048, 32768) // 16 * 16, dt)
+        if region(p):
+            drawn.append(p)
+    return drawn
+
+
 def _v39_region(p):
     """A swapped, unsplit default with more tiles than SPLIT_K_FILL's half of the SMs and at most
     two waves: the memory-bound decode plans that leave SMs idle for the whole K loop."""
@@ -1102,14 +1115,7 @@ def problems_v39():
                 p = (r["m"], r["n"], r["k"], r["a_dtype"])
                 if r["cublas"]["kind"] == "same" and p not in run and _v39_region(p):
                     run.append(p)
-    run = run[::2]
-    drawn = []
-    while len(drawn) < 30:
-        dt = rng.choice(("e4m3", "bf16"))
-        p = (_log_uniform(rng, 1, 64), _log_uniform(rng, 3000, 40000), _log_uniform(rng, 2048, 32768) // 16 * 16, dt)
-        if _v39_region(p):
-            drawn.append(p)
-    return run + drawn
+    return run[::2] + _draw_in(rng, 30, (1, 64), (3000, 40000), _v39_region)
 
 
 def candidates_v39(m, n, k, dt):
@@ -1294,6 +1300,18 @@ def _full_width_everywhere(m, n, k, a_dtype, b_dtype, a_major, b_major):
 V43_EVERYWHERE = {"_sector_wide_only": _full_width_everywhere}
 
 
+def _draw_on_sector(rng, count):
+    """``count`` problems drawn by ``rng`` (random.Random) on the 32-byte sector: e4m3 or bf16,
+    M 1-16000, N 256-32000 and K 256-32000 bytes log-uniform, K a multiple of 32 bytes."""
+    drawn = []
+    for _ in range(count):
+        dt = rng.choice(("e4m3", "bf16"))
+        e = 1 if dt == "e4m3" else 2
+        drawn.append((_log_uniform(rng, 1, 16000), _log_uniform(rng, 256, 32000),
+                      _log_uniform(rng, 256, 32000) // 32 * 32 // e, dt))
+    return drawn
+
+
 def problems_v43():
     """Problems of fresh seeds 1-8 (twentieth session, run 4) whose default changes when
     SECTOR_FULL_WIDTH_BITS' rule applies on the sector too (v39 saw full-width k-tiles win on 7
@@ -1301,13 +1319,7 @@ def problems_v43():
     20261214: M 1-16000, N 256-32000, K 256-32000 bytes log-uniform, K a multiple of 32 bytes)."""
     import random
 
-    rng = random.Random(20261214)
-    drawn = []
-    for _ in range(800):
-        dt = rng.choice(("e4m3", "bf16"))
-        e = 1 if dt == "e4m3" else 2
-        drawn.append((_log_uniform(rng, 1, 16000), _log_uniform(rng, 256, 32000),
-                      _log_uniform(rng, 256, 32000) // 32 * 32 // e, dt))
+    drawn = _draw_on_sector(random.Random(20261214), 800)
     seeds = [p for p in _all_run_problems(TWENTIETH_RUN, same_type=True)]
     run = [p for p, _ in _rule_changes(V43_EVERYWHERE, seeds)]
     got = [p for p, _ in _rule_changes(V43_EVERYWHERE, drawn)]
@@ -1350,19 +1362,11 @@ def _problems_v44():
         shipped = {(r["m"], r["n"], r["k"], r["a_dtype"]) for r in json.load(f)["rows"]}
     run = [p for p in _all_run_problems(TWENTY_FIRST_RUN, same_type=True) if _v44_region(p)]
     run = [p for p in run if p in shipped] + [p for p in run if p not in shipped][::3]
-    drawn = []
-    while len(drawn) < 40:
-        dt = rng.choice(("e4m3", "bf16"))
-        p = (_log_uniform(rng, 17, 129), _log_uniform(rng, 1500, 40000), _log_uniform(rng, 2048, 32768) // 16 * 16, dt)
-        if _v44_region(p):
-            drawn.append(p)
-    return run + drawn
+    return run + _draw_in(rng, 40, (17, 129), (1500, 40000), _v44_region)
 
 
 #: The two rules of the twenty-second session as they were before it (v44 and v45 ran then).
 V44_BEFORE = {"NARROW_BK_BYTES": 0, "SWAP_SPLIT_MIN_TILES": 1 << 30}
-#: v44's first question as module values: the swapped rules of M <= 16 up to SWAP_AB_MAX_M.
-V44_SWAP = {"SPLIT_K_SWAP_M": 64}
 
 
 def _swap_whole_m(m, n, k, dt, split=1, bm=64):
@@ -1381,8 +1385,8 @@ def candidates_v44(m, n, k, dt):
 
 
 def _candidates_v44(m, n, k, dt):
-    """The default; the plan of the M <= 16 rules (V44_SWAP); a swapped 64-row tile covering M
-    in one column tile, unsplit and split 2 and 3 ways; above M = 64 the same on 128 rows."""
+    """The default; a swapped 64-row tile covering M in one column tile, unsplit and split 2 and 3
+    ways; above M = 64 the same on 128 rows."""
     from fastswz.cuda import choose_plan
 
     out = [dict(choose_plan(m, n, k, dt, dt))]
@@ -1391,9 +1395,6 @@ def _candidates_v44(m, n, k, dt):
         if c is not None and c not in out:
             out.append(c)
 
-    got = _rule_changes(V44_SWAP, [(m, n, k, dt)])
-    if got:
-        add(got[0][1][0])
     if -(-m // 8) * 8 <= 256:
         for s in (1, 2, 3):
             add(_swap_whole_m(m, n, k, dt, s))
@@ -1420,13 +1421,9 @@ def _problems_v45():
 
     from fastswz.cuda import choose_plan
 
-    rng = random.Random(20261216)
     got = {"e4m3": [], "bf16": []}
-    for _ in range(4000):
-        dt = rng.choice(("e4m3", "bf16"))
-        e = 1 if dt == "e4m3" else 2
-        p = (_log_uniform(rng, 1, 16000), _log_uniform(rng, 256, 32000),
-             _log_uniform(rng, 256, 32000) // 32 * 32 // e, dt)
+    for p in _draw_on_sector(random.Random(20261216), 4000):
+        dt = p[3]
         if len(got[dt]) < 25 and _narrowest_k_tile_bytes(choose_plan(*p[:3], dt, dt)) <= 32:
             got[dt].append(p)
     return got["e4m3"] + got["bf16"]
@@ -1439,24 +1436,18 @@ def candidates_v45(m, n, k, dt):
 
 
 def _candidates_v45(m, n, k, dt):
-    """The default (first), v43's full-width plan, and the default's tile with 64- and 128-byte
-    k-tiles at the deepest ring that fits."""
+    """The default (first) and its tile with 64- and 128-byte k-tiles at the deepest ring up to
+    max(8, its stages) that fits."""
     from fastswz.cuda import choose_plan
 
     base = choose_plan(m, n, k, dt, dt)
     out = [dict(base)]
-
-    def add(c):
-        if c is not None and c not in out:
-            out.append(c)
-
-    got = _rule_changes(V43_EVERYWHERE, [(m, n, k, dt)])
-    if got:
-        add(got[0][1][0])
     bits = 8 if dt == "e4m3" else 16
     for width in (64, 128):
         sw = f"{width}B"
-        add(_fit(dict(base, bk=8 * width // bits, swizzle_a=sw, swizzle_b=sw, stages=2), max(8, base["stages"])))
+        c = _fit(dict(base, bk=8 * width // bits, swizzle_a=sw, swizzle_b=sw, stages=2), max(8, base["stages"]))
+        if c is not None and c not in out:
+            out.append(c)
     return out
 
 
@@ -1469,13 +1460,7 @@ def problems_v46():
     20261217) whose plan NARROW_BK_BYTES' rule changes."""
     import random
 
-    rng = random.Random(20261217)
-    drawn = []
-    for _ in range(4000):
-        dt = rng.choice(("e4m3", "bf16"))
-        e = 1 if dt == "e4m3" else 2
-        drawn.append((_log_uniform(rng, 1, 16000), _log_uniform(rng, 256, 32000),
-                      _log_uniform(rng, 256, 32000) // 32 * 32 // e, dt))
+    drawn = _draw_on_sector(random.Random(20261217), 4000)
     old = problems_v45()
     got = [p for p, _ in _rule_changes(V46_OLD, [p for p in drawn if p not in old])]
     return old + [p for p in got if p[3] == "e4m3"][:15] + [p for p in got if p[3] == "bf16"][:15]
