@@ -1432,8 +1432,8 @@ def test_choose_plan_widens_32_byte_k_tiles(m, n, k, dt):
 
 
 def test_widen_narrow_leaves_wider_and_mixed_plans():
-    """_widen_narrow changes only plans whose k-tiles are NARROW_BK_BYTES or less with operands
-    of one width; a 64-byte one stays, and so does a plan no wider ring runs for."""
+    """_widen_narrow changes only plans whose k-tiles are NARROW_BK_BYTES or less with 8- or
+    16-bit operands of one width; a 64-byte one stays."""
     from fastswz import cuda
 
     c = cuda.choose_plan(9416, 18784, 544, "e4m3", "e4m3")
@@ -1442,6 +1442,8 @@ def test_widen_narrow_leaves_wider_and_mixed_plans():
     assert cuda._widen_narrow(narrow)["bk"] == 64
     mixed = cuda.normalize_config(dict(narrow, b_dtype="bf16"))
     assert cuda._widen_narrow(mixed) == mixed
+    tf32 = cuda.normalize_config(dict(narrow, a_dtype="tf32", b_dtype="tf32", bk=8, out_dtype="f32"))
+    assert cuda._widen_narrow(tf32) == tf32   # measured on 8- and 16-bit operands only
 
 
 @pytest.mark.parametrize("m,n,k,dt,deep", [

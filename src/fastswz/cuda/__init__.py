@@ -501,8 +501,8 @@ def _full_width(row, a_dtype):
     return row["bk"] * dtype_bits(a_dtype) >= 8 * FULL_WIDTH_BK
 
 
-#: A one-pass plan whose k-tiles are at most this many bytes takes :data:`WIDENED_BK`-byte ones
-#: on the same tile and epilogue, at the deepest ring up to the larger of its own stages and
+#: A one-pass plan of 8- or 16-bit operands whose k-tiles are at most this many bytes takes
+#: :data:`WIDENED_BK`-byte ones on the same tile and epilogue, at the deepest ring up to the larger of its own stages and
 #: :data:`DEEP_TILE_MAX_STAGES` that fits (the model ranks such k-tiles first where K is short
 #: and a wider one pads it: K = 288 bytes pads to 384 in 128-byte k-tiles, to 320 in 64-byte ones;
 #: it does not price what each k-tile costs: a TMA box per operand, a barrier round trip and a
@@ -523,8 +523,8 @@ def _widen_narrow(c):
     """``c``, or its tile with :data:`WIDENED_BK`-byte k-tiles where :data:`NARROW_BK_BYTES`' rule
     applies and such a plan runs."""
     bits = dtype_bits(c["a_dtype"])
-    if c["bk"] * bits > 8 * NARROW_BK_BYTES or dtype_bits(c["b_dtype"]) != bits:
-        return c
+    if c["bk"] * bits > 8 * NARROW_BK_BYTES or dtype_bits(c["b_dtype"]) != bits or bits not in (8, 16):
+        return c   # (measured on 8- and 16-bit operands only)
     swizzle = f"{WIDENED_BK}B"
     for stages in range(max(c["stages"], DEEP_TILE_MAX_STAGES), 1, -1):
         wide = dict(c, bk=8 * WIDENED_BK // bits, swizzle_a=swizzle, swizzle_b=swizzle, stages=stages)
