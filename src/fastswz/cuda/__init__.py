@@ -909,10 +909,7 @@ def _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
                     "swizzle_a": "128B", "swizzle_b": "128B"}
             c = _deepest_ring(lambda stages: config(dict(base, stages=stages)))
             if c is not None:
-                tiles = -(-km // c["bm"]) * -(-kn // c["bn"])
-                least = SPLIT_K_SWAP_MIN_KTILES if bits == 8 else SPLIT_K_MIN_KTILES
-                s = split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=least, ctas=SPLIT_K_SWAP_UNITS,
-                                   most=SPLIT_K_SWAP_MAX)
+                s = _swap_splits(-(-km // c["bm"]) * -(-kn // c["bn"]), -(-k // c["bk"]), bits)
                 if s == 1:
                     return c
                 if supported(dict(c, split_k=s)) is None:
@@ -934,10 +931,7 @@ def _swap_deep_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     if not (m <= SWAP_AB_MAX_M and k <= (SWAP_DEEP_MAX_K_8BIT if bits == 8 else SWAP_DEEP_MAX_K) and bits in (8, 16)
             and -(-n // 64) >= SWAP_DEEP_MIN_TILES):
         return None
-    base = {"bm": 64, "bn": -(-m // 8) * 8, "bk": 2048 // bits, "epilogue": False,
-            "swizzle_a": "128B", "swizzle_b": "128B"}
-    return _deepest_ring(lambda stages: schedule_config(dict(base, stages=stages), a_dtype, b_dtype,
-                                                        a_major, b_major, out_dtype, True))
+    return _whole_m_swapped(m, bits, a_dtype, b_dtype, a_major, b_major, out_dtype)
 
 
 def _swap_whole_m_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
@@ -947,15 +941,30 @@ def _swap_whole_m_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     tiles = -(-n // 64)
     if not (m <= SWAP_AB_MAX_M and bits in (8, 16) and tiles >= SWAP_SPLIT_MIN_TILES):
         return None
-    bk = 2048 // bits
-    split = split_k_splits(tiles, -(-k // bk), min_ktiles=SPLIT_K_SWAP_MIN_KTILES if bits == 8 else SPLIT_K_MIN_KTILES,
-                           ctas=SPLIT_K_SWAP_UNITS, most=SPLIT_K_SWAP_MAX)
+    split = _swap_splits(tiles, -(-k // (2048 // bits)), bits)
     if split == 1 and m > SWAP_SPLIT_ONE_PASS_MAX_M and _rows_off(m, n, k, a_dtype, b_dtype, a_major, b_major, 128):
         return None
-    base = {"bm": 64, "bn": -(-m // 8) * 8, "bk": bk, "epilogue": False, "swizzle_a": "128B",
-            "swizzle_b": "128B"}
+    return _whole_m_swapped(m, bits, a_dtype, b_dtype, a_major, b_major, out_dtype, split)
+
+
+def _whole_m_swapped(m, bits, a_dtype, b_dtype, a_major, b_major, out_dtype, split=1):
+    """The swapped plan on one column tile covering M (64 x (M rounded up to 8), 256-byte
+    k-tiles of ``bits``-bit operands, ``split`` K splits) at the deepest ring up to
+    :data:`DEEP_TILE_MAX_STAGES` that runs, or None: :data:`SWAP_DEEP_MAX_K`'s and
+    :data:`SWAP_SPLIT_MIN_TILES`' plan."""
+    base = {"bm": 64, "bn": -(-m // 8) * 8, "bk": 2048 // bits, "epilogue": False,
+            "swizzle_a": "128B", "swizzle_b": "128B"}
     return _deepest_ring(lambda stages: schedule_config(dict(base, stages=stages), a_dtype, b_dtype,
                                                         a_major, b_major, out_dtype, True, split))
+
+
+def _swap_splits(tiles, k_tiles, bits):
+    """The K splits of a swapped plan with ``tiles`` 64-row tiles and ``k_tiles`` k-tiles of
+    ``bits``-bit operands (:data:`SPLIT_K_SWAP_TILE_M`'s rule: at least
+    :data:`SPLIT_K_SWAP_MIN_KTILES` (8-bit) or :data:`SPLIT_K_MIN_KTILES` k-tiles a split,
+    :data:`SPLIT_K_SWAP_UNITS` work units, at most :data:`SPLIT_K_SWAP_MAX` splits)."""
+    least = SPLIT_K_SWAP_MIN_KTILES if bits == 8 else SPLIT_K_MIN_KTILES
+    return split_k_splits(tiles, k_tiles, min_ktiles=least, ctas=SPLIT_K_SWAP_UNITS, most=SPLIT_K_SWAP_MAX)
 
 
 def _swap_long_k_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
