@@ -1514,6 +1514,87 @@ def _problems_v47():
     return run + got[:40]
 
 
+TWENTY_SECOND_RUN = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "2026-11-28-twenty-second-session",
+                                 "run2-probes-v46-v47-corpus-seeds-tests")
+
+
+def _v48_region(p):
+    """An unswapped default with 64 < M <= 1024, at least 32 k-tiles of 128 bytes and at most two
+    waves of work units (tiles x splits): the mid-M long-K problems where e4m3 ran 0.94-0.97x
+    cuBLAS's speed in geometric mean on fresh seeds 1-8 (19 of 65 under 0.9x)."""
+    from fastswz.cuda import choose_plan
+
+    m, n, k, dt = p
+    c = choose_plan(m, n, k, dt, dt)
+    tiles = -(-m // c["bm"]) * -(-n // c["bn"])
+    bits = 8 if dt == "e4m3" else 16
+    return (not c["swap_ab"] and 64 < m <= 1024 and k * bits // 8 // 128 >= 32
+            and tiles * c["split_k"] <= 264)
+
+
+def problems_v48():
+    """Every e4m3 and every other bf16 problem of fresh seeds 1-8 (twenty-second session, run 2)
+    in _v48_region, then 30 drawn there (seed 20261219: M 65-1024, N 256-32000 and K 2048-32768
+    log-uniform, K a multiple of 16, e4m3 and bf16). The question: does a 2-CTA cluster along M
+    (B multicast: an fp8 128 x 256 tile at full rate reads about 48 KB of operands per k-tile
+    per SM, near what L2 serves to 132 SMs) pay on split plans, and which tile and split fill
+    the SMs best there?"""
+    import random
+
+    rng = random.Random(20261219)
+    import gzip
+
+    with gzip.open(os.path.join(TWENTY_SECOND_RUN, "corpus.json.gz")) as f:
+        shipped = {(r["m"], r["n"], r["k"], r["a_dtype"]) for r in json.load(f)["rows"]}
+    seeds = [p for p in _all_run_problems(TWENTY_SECOND_RUN, same_type=True)
+             if p not in shipped and _v48_region(p)]
+    run = [p for p in seeds if p[3] == "e4m3"] + [p for p in seeds if p[3] == "bf16"][::2]
+    drawn = []
+    while len(drawn) < 30:
+        dt = rng.choice(("e4m3", "bf16"))
+        q = (_log_uniform(rng, 65, 1025), _log_uniform(rng, 256, 32000),
+             _log_uniform(rng, 2048, 32768) // 16 * 16, dt)
+        if _v48_region(q):
+            drawn.append(q)
+    return run + drawn
+
+
+def _fill_split(m, n, k, dt, bm, bn, cluster_m=1, units=132):
+    """A bm x bn register-store plan of full-width k-tiles, split so that tiles x splits is about
+    ``units`` (each split at least 8 k-tiles, at most 16 splits), on ``cluster_m`` CTAs along M,
+    at the deepest ring up to 8 stages; None where it does not run."""
+    bk = 128 if dt == "e4m3" else 64
+    tiles = -(-m // bm) * -(-n // bn)
+    s = max(1, min(units // tiles, -(-k // bk) // 8, 16))
+    return _fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": bn, "bk": bk, "stages": 2,
+                 "epilogue": False, "split_k": s, "cluster_m": cluster_m}, 8)
+
+
+def candidates_v48(m, n, k, dt):
+    """The default; it on a 2-CTA cluster along M; its tile split twice as many ways (2 where
+    it is one pass), with and without the cluster; 128 x 256 and 128 x 128 split to about one
+    wave on the cluster, 128 x 128 also without; at M <= 512 64 x 128 on the cluster."""
+    from fastswz.cuda import choose_plan, supported
+
+    base = choose_plan(m, n, k, dt, dt)
+    out = [dict(base)]
+
+    def add(c):
+        if c is not None and supported(c) is None and c not in out:
+            out.append(c)
+
+    add(dict(base, cluster_m=2))
+    twice = dict(base, split_k=2 * base["split_k"], epilogue=False, epilogue_n=0, epilogue_stages=1)
+    for cm in (1, 2):
+        add(dict(twice, cluster_m=cm))
+    add(_fill_split(m, n, k, dt, 128, 256, 2))
+    add(_fill_split(m, n, k, dt, 128, 128, 2))
+    add(_fill_split(m, n, k, dt, 128, 128, 1))
+    if m <= 512:
+        add(_fill_split(m, n, k, dt, 64, 128, 2))
+    return out
+
+
 
 
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
@@ -1533,7 +1614,8 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v40": (problems_v40, candidates_v40), "v41": (problems_v41, candidates_v41),
         "v42": (problems_v42, candidates_v42), "v43": (problems_v43, candidates_v43),
         "v44": (problems_v44, candidates_v44), "v45": (problems_v45, candidates_v45),
-        "v46": (problems_v46, candidates_v46), "v47": (problems_v47, candidates_v47)}
+        "v46": (problems_v46, candidates_v46), "v47": (problems_v47, candidates_v47),
+        "v48": (problems_v48, candidates_v48)}
 
 
 def cmd_make(args):
