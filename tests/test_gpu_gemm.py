@@ -44,6 +44,9 @@ pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("hopper_gpu")]
     (dict(bm=128, bn=128, bk=64, stages=5, split_k=8), (256, 256, 16384)),
     (dict(bm=128, bn=128, bk=64, stages=5, split_k=8), (129, 257, 65)),
     (dict(bm=128, bn=128, bk=64, stages=4, split_k=3, cluster_m=2, a_major="MN"), (300, 200, 3000)),
+    # SPLIT_CLUSTER_MIN_KTILES' plan: e4m3 128 x 256 split on a pair, rows off the 128-byte line
+    (dict(bm=128, bn=256, bk=128, stages=4, split_k=2, cluster_m=2, a_dtype="e4m3", b_dtype="e4m3"),
+     (500, 700, 6224)),
     (dict(bm=64, bn=64, bk=32, stages=4, split_k=5, a_dtype="tf32", b_dtype="tf32", out_dtype="f32"), (100, 300, 1000)),
     # stream-K (132 workers; split_k: the most pieces a tail tile is cut into): fewer tiles than
     # workers cut into up to 17 pieces, whole waves then a tail, 2 k-tiles for 132 workers, a

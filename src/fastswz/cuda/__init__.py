@@ -307,6 +307,15 @@ SPLIT_K_MN_PER_SPLIT = 8
 SPLIT_K_MN_FEW_MAX_M = 256
 #: ... where the problem has at most this many 128-row tiles.
 SPLIT_K_MN_FEW_TILES = 12
+#: Where :data:`SPLIT_K_MN_CTAS`' unit target gives M above 64 at most this many splits, the
+#: 64-row split takes twice as many (at most one per :data:`SPLIT_K_MN_PER_SPLIT` k-tiles): the
+#: target leaves more than half the SMs idle there (48-60 work units), while a reduction chain of
+#: 4-8 splits still costs little. Measured on an H200 (``tests/gpu/gemm/probe.py`` set v48,
+#: docs/conformance/2026-11-28-twenty-third-session run 1): all five such problems of fresh seeds
+#: 1-8 and the draws ran 1.04-1.32x faster split twice as many ways (241 x 688 x 10384 bf16 24.2
+#: -> 18.4 us at 4 splits, cuBLAS 18.4; 231 x 544 x 20960 bf16 28.9 -> 24.9 at 6), while from 5
+#: splits up doubling was 0.74-1.00x (84 x 283 x 32128 bf16 10 -> 20 splits 0.74x).
+SPLIT_K_MN_DOUBLE_MAX = 4
 #: The most splits of a 128-row unswapped split (473 x 256 x 32640 e4m3: 25.5 us at 15 splits,
 #: 21.3 at 12).
 SPLIT_K_MN_WIDE_MOST = 12
@@ -451,6 +460,16 @@ SWAP_LONG_K_MIN_TILES = 20
 #: split 64 x 64 plan of 128 x 2112 x K was 7-14% faster than one pass for bf16 (K 5120, 7168:
 #: 40-56 k-tiles per split) and 1-9% slower for e4m3 (20-28).
 DEEP_TILE_SPLIT_MIN_KTILES = 32
+#: ... except that where its tiles number at most :data:`DEEP_TILE_FEW_TILES` (a third of the
+#: SMs or fewer) K splits 2 ways with at least this many k-tiles a split: two thirds of the SMs
+#: idle for the whole K loop cost more than one split's reduction. Measured on an H200
+#: (``tests/gpu/gemm/probe.py`` set v48, docs/conformance/2026-11-28-twenty-third-session
+#: run 1): on the 11 such problems of fresh seeds 1-8 and the draws (10-48 tiles, 32-63 k-tiles)
+#: the 2-way split was faster on 10 (1.01-1.18x; 96 x 310 x 4016 bf16 13.5 -> 11.4 us, 68 x 432
+#: x 3616 bf16 12.4 -> 10.8) and 0.97x on the other.
+DEEP_TILE_FEW_MIN_KTILES = 16
+#: The most tiles of :data:`DEEP_TILE_FEW_MIN_KTILES`' rule.
+DEEP_TILE_FEW_TILES = 48
 #: Problems with ``SPLIT_K_SWAP_M < M <= SWAP_AB_MAX_M`` and ``K <= WIDE_N_MAX_K`` (8- and 16-bit
 #: inputs, both operands K-major) whose D has at least ``WIDE_N_MIN_TILES`` 128-column tiles, and
 #: that no split rule splits, run unswapped on 64-row tiles storing D through the shared-memory
@@ -606,6 +625,33 @@ SECTOR_CLUSTER_PAD_WAVES = 1.25
 SECTOR_CLUSTER_PAD_ROWS = 13
 
 
+#: An unswapped split-K plan of 8-bit K-major operands on 128-row tiles, whose A or B rows are off
+#: the 128-byte L2 line, runs on 2-CTA clusters along M (B's tile multicast to the pair) where its
+#: tile rows are even and each split keeps at least this many k-tiles. An fp8 128 x 256 tile at
+#: the tensor cores' rate reads about 48 KB of operands a k-tile per SM, near what L2 serves 132
+#: SMs, and rows off the line read a fifth more sectors; the pair reads B once. 16-bit operands
+#: need half the bytes per product and lost on the pair (0.72-0.74x in geometric mean). Measured
+#: on an H200 (``tests/gpu/gemm/probe.py`` set v48, docs/conformance/
+#: 2026-11-28-twenty-third-session run 1): the four such problems 1.10-1.23x faster on the pair
+#: (755 x 2208 x 22576 e4m3 93.3 -> 75.6 us, cuBLAS 60.1; 224 x 2528 x 18128 43.3 -> 38.3); with
+#: 17-21 k-tiles a split or an odd number of tile rows (padded by the pair) 0.70-0.94x.
+SPLIT_CLUSTER_MIN_KTILES = 24
+
+
+def _split_cluster(c, m, n, k):
+    """``c`` on a 2-CTA cluster along M where :data:`SPLIT_CLUSTER_MIN_KTILES`' rule asks for one."""
+    if not (c["split_k"] > 1 and not c["swap_ab"] and c["bm"] == 128 and c["cluster_m"] == 1
+            and c["cluster_n"] == 1 and not c["stream_k"]
+            and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) == 8):
+        return c
+    if -(-m // 128) % 2 or -(-k // c["bk"]) // c["split_k"] < SPLIT_CLUSTER_MIN_KTILES:
+        return c
+    if not _rows_off(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"], 128):
+        return c
+    pair = dict(c, cluster_m=2)
+    return pair if supported(pair) is None else c
+
+
 def _rows_off(m, n, k, a_dtype, b_dtype, a_major, b_major, align):
     """Whether A's or B's rows, as gemm reads them (packed, or staged at
     :data:`runtime.STAGED_PITCH`), are not a multiple of ``align`` bytes."""
@@ -755,7 +801,7 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
     if epilogue is not True and schedules:   # swap-AB and split-K store from registers
         sched = _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if sched is not None:
-            return sched
+            return _split_cluster(sched, m, n, k)
         # the model's plan, through the memo: the schedule rules may have asked for it already
         return choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, False)
 
@@ -1022,6 +1068,9 @@ def _deep_tile_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, one_
     bk = 8 * FULL_WIDTH_BK // bits
     tiles = rows * -(-n // bn)
     split = split_k_splits(tiles, -(-k // bk), min_ktiles=DEEP_TILE_SPLIT_MIN_KTILES)
+    if (split == 1 and not one_wave and tiles <= DEEP_TILE_FEW_TILES
+            and -(-k // bk) >= 2 * DEEP_TILE_FEW_MIN_KTILES):
+        split = 2
     if split > (1 if one_wave else 2):   # long K on few tiles: SPLIT_K_SWAP_M's rule splits wider tiles further
         return None
     base = {"bm": 64, "bn": bn, "bk": bk, "split_k": split}
@@ -1080,6 +1129,9 @@ def _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
         c = _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, 64, bn,
                       SPLIT_K_MIN_KTILES_MN, SPLIT_K_MN_CTAS if few else None,
                       most=SPLIT_K_MN_MOST, per_split=SPLIT_K_MN_PER_SPLIT)
+        if c is not None and few and m > 64 and c["split_k"] <= SPLIT_K_MN_DOUBLE_MAX:
+            twice = dict(c, split_k=min(2 * c["split_k"], -(-k // c["bk"]) // SPLIT_K_MN_PER_SPLIT))
+            c = twice if supported(twice) is None else c
         if c is not None or m <= 64:
             return c
     return _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, 128, bn,

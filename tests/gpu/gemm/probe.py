@@ -1595,6 +1595,43 @@ def candidates_v48(m, n, k, dt):
     return out
 
 
+#: The two rules of the twenty-third session as they were before it (v48 ran then).
+V49_OLD = {"SPLIT_K_MN_DOUBLE_MAX": 0, "SPLIT_CLUSTER_MIN_KTILES": 1 << 30, "DEEP_TILE_FEW_TILES": 0}
+
+
+def problems_v49():
+    """Held out for SPLIT_K_MN_DOUBLE_MAX's, SPLIT_CLUSTER_MIN_KTILES' and DEEP_TILE_FEW_TILES'
+    rules: the problems of fresh seeds 1-8 (twenty-second session, run 2) they change that v48
+    did not time, then up to 30 drawn that each changes (seed 20261220: M 65-256, N 256-1500 for
+    the first; e4m3, M 65-2048, N 256-8000 for the second; M 65-256, N 256-3000 for the third
+    (it changes those in the first two regions too); K 2048-32768; log-uniform, K a multiple of
+    16): the rules' plan against the plan before them."""
+    import random
+
+    rng = random.Random(20261220)
+    timed = set(problems_v48())
+    seeds = [p for p in _all_run_problems(TWENTY_SECOND_RUN, same_type=True) if p not in timed]
+    run = [p for p, _ in _rule_changes(V49_OLD, seeds)]
+    for ms, ns, types in (((65, 257), (256, 1500), ("e4m3", "bf16")), ((65, 2049), (256, 8000), ("e4m3",)),
+                          ((65, 257), (256, 3000), ("e4m3", "bf16"))):
+        got = []
+        for _ in range(3000):
+            if len(got) == 30:
+                break
+            q = (_log_uniform(rng, *ms), _log_uniform(rng, *ns), _log_uniform(rng, 2048, 32768) // 16 * 16,
+                 rng.choice(types))
+            if q not in run and q not in got and _rule_changes(V49_OLD, [q]):
+                got.append(q)
+        run += got
+    return run
+
+
+def candidates_v49(m, n, k, dt):
+    """The rules' plan (first, the default) and the plan before them."""
+    got = _rule_changes(V49_OLD, [(m, n, k, dt)])
+    return got[0][1] if got else []
+
+
 
 
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
@@ -1615,7 +1652,7 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v42": (problems_v42, candidates_v42), "v43": (problems_v43, candidates_v43),
         "v44": (problems_v44, candidates_v44), "v45": (problems_v45, candidates_v45),
         "v46": (problems_v46, candidates_v46), "v47": (problems_v47, candidates_v47),
-        "v48": (problems_v48, candidates_v48)}
+        "v48": (problems_v48, candidates_v48), "v49": (problems_v49, candidates_v49)}
 
 
 def cmd_make(args):
