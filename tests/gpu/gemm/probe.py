@@ -1533,6 +1533,18 @@ def _v48_region(p):
 
 
 def problems_v48():
+    """:func:`_problems_v48` under the rules as they were when v48 ran (V49_OLD)."""
+    with _Consts(V49_OLD):
+        return _problems_v48()
+
+
+def candidates_v48(m, n, k, dt):
+    """:func:`_candidates_v48` under the rules as they were when v48 ran (V49_OLD)."""
+    with _Consts(V49_OLD):
+        return _candidates_v48(m, n, k, dt)
+
+
+def _problems_v48():
     """Every e4m3 and every other bf16 problem of fresh seeds 1-8 (twenty-second session, run 2)
     in _v48_region, then 30 drawn there (seed 20261219: M 65-1024, N 256-32000 and K 2048-32768
     log-uniform, K a multiple of 16, e4m3 and bf16). The question: does a 2-CTA cluster along M
@@ -1570,7 +1582,7 @@ def _fill_split(m, n, k, dt, bm, bn, cluster_m=1, units=132):
                  "epilogue": False, "split_k": s, "cluster_m": cluster_m}, 8)
 
 
-def candidates_v48(m, n, k, dt):
+def _candidates_v48(m, n, k, dt):
     """The default; it on a 2-CTA cluster along M; its tile split twice as many ways (2 where
     it is one pass), with and without the cluster; 128 x 256 and 128 x 128 split to about one
     wave on the cluster, 128 x 128 also without; at M <= 512 64 x 128 on the cluster."""
@@ -1600,6 +1612,18 @@ V49_OLD = {"SPLIT_K_MN_DOUBLE_MAX": 0, "SPLIT_CLUSTER_MIN_KTILES": 1 << 30, "DEE
 
 
 def problems_v49():
+    """:func:`_problems_v49` under the cluster rule as v49 ran it (V49_RAN)."""
+    with _Consts(V49_RAN):
+        return _problems_v49()
+
+
+def candidates_v49(m, n, k, dt):
+    """:func:`_candidates_v49` under the cluster rule as v49 ran it (V49_RAN)."""
+    with _Consts(V49_RAN):
+        return _candidates_v49(m, n, k, dt)
+
+
+def _problems_v49():
     """Held out for SPLIT_K_MN_DOUBLE_MAX's, SPLIT_CLUSTER_MIN_KTILES' and DEEP_TILE_FEW_TILES'
     rules: the problems of fresh seeds 1-8 (twenty-second session, run 2) they change that v48
     did not time, then up to 30 drawn that each changes (seed 20261220: M 65-256, N 256-1500 for
@@ -1626,9 +1650,40 @@ def problems_v49():
     return run
 
 
-def candidates_v49(m, n, k, dt):
+def _candidates_v49(m, n, k, dt):
     """The rules' plan (first, the default) and the plan before them."""
     got = _rule_changes(V49_OLD, [(m, n, k, dt)])
+    return got[0][1] if got else []
+
+
+#: v49 ran SPLIT_CLUSTER_MIN_KTILES' rule on rows off the 128-byte line; since, off the sector.
+V49_RAN = {"SPLIT_CLUSTER_ALIGN": 128}
+V50_OLD = {"SPLIT_CLUSTER_MIN_KTILES": 1 << 30}
+
+
+def problems_v50():
+    """Held out for SPLIT_CLUSTER_MIN_KTILES' rule as narrowed after v49 (rows off the 32-byte
+    sector): 30 problems it changes, drawn (seed 20261221: e4m3, M 65-2048, N 256-8000, K
+    2048-32768, log-uniform, K a multiple of 16), none of v48's or v49's: the rule's plan
+    against the plan before it."""
+    import random
+
+    rng = random.Random(20261221)
+    timed = set(problems_v48())
+    got = []
+    for _ in range(4000):
+        if len(got) == 30:
+            break
+        q = (_log_uniform(rng, 65, 2049), _log_uniform(rng, 256, 8000),
+             _log_uniform(rng, 2048, 32768) // 16 * 16, "e4m3")
+        if q not in timed and q not in got and _rule_changes(V50_OLD, [q]):
+            got.append(q)
+    return got
+
+
+def candidates_v50(m, n, k, dt):
+    """The rule's plan (first, the default) and the plan before it."""
+    got = _rule_changes(V50_OLD, [(m, n, k, dt)])
     return got[0][1] if got else []
 
 
@@ -1652,7 +1707,8 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v42": (problems_v42, candidates_v42), "v43": (problems_v43, candidates_v43),
         "v44": (problems_v44, candidates_v44), "v45": (problems_v45, candidates_v45),
         "v46": (problems_v46, candidates_v46), "v47": (problems_v47, candidates_v47),
-        "v48": (problems_v48, candidates_v48), "v49": (problems_v49, candidates_v49)}
+        "v48": (problems_v48, candidates_v48), "v49": (problems_v49, candidates_v49),
+        "v50": (problems_v50, candidates_v50)}
 
 
 def cmd_make(args):
