@@ -1687,6 +1687,44 @@ def candidates_v50(m, n, k, dt):
     return got[0][1] if got else []
 
 
+def _v51_region(p):
+    """e4m3 rows off the 32-byte sector, a 64-row one-pass default without a cluster and with at
+    least 64 tiles: :data:`SECTOR_CLUSTER_AREA` keeps these tiles (64 x 48 to 64 x 96) off the
+    cluster, from an H100 run (set v17: slower on 9 of 11); v48 on an H200 had the pair 1.08-1.16x
+    faster on the three such problems it timed."""
+    from fastswz.cuda import _off_sector, choose_plan
+
+    m, n, k, dt = p
+    c = choose_plan(m, n, k, dt, dt)
+    return (dt == "e4m3" and _off_sector(m, n, k, dt, dt, "K", "K") and c["bm"] == 64 and c["split_k"] == 1
+            and not c["swap_ab"] and c["cluster_m"] == 1 and -(-m // 64) * -(-n // c["bn"]) >= 64)
+
+
+def problems_v51():
+    """Every problem of fresh seeds 1-8 (twenty-second session, run 2) in _v51_region, then 40 drawn
+    there (seed 20261222: e4m3, M 65-512, N 1000-16000, K 1024-8192 log-uniform, K 16 past a multiple
+    of 32): the default beside it on a 2-CTA cluster along M."""
+    import random
+
+    rng = random.Random(20261222)
+    run = [p for p in _all_run_problems(TWENTY_SECOND_RUN, same_type=True) if _v51_region(p)]
+    drawn = []
+    while len(drawn) < 40:
+        q = (_log_uniform(rng, 65, 513), _log_uniform(rng, 1000, 16000),
+             _log_uniform(rng, 1024, 8192) // 32 * 32 + 16, "e4m3")
+        if q not in run and q not in drawn and _v51_region(q):
+            drawn.append(q)
+    return run + drawn
+
+
+def candidates_v51(m, n, k, dt):
+    """The default and it on a 2-CTA cluster along M."""
+    from fastswz.cuda import choose_plan
+
+    base = choose_plan(m, n, k, dt, dt)
+    return [dict(base), dict(base, cluster_m=2)]
+
+
 
 
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
@@ -1708,7 +1746,8 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v44": (problems_v44, candidates_v44), "v45": (problems_v45, candidates_v45),
         "v46": (problems_v46, candidates_v46), "v47": (problems_v47, candidates_v47),
         "v48": (problems_v48, candidates_v48), "v49": (problems_v49, candidates_v49),
-        "v50": (problems_v50, candidates_v50)}
+        "v50": (problems_v50, candidates_v50),
+        "v51": (problems_v51, candidates_v51)}
 
 
 def cmd_make(args):
