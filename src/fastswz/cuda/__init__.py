@@ -626,6 +626,14 @@ SECTOR_CLUSTER_MIN_KTILES = 8
 SECTOR_CLUSTER_PAD_WAVES = 1.25
 #: The most tile rows for :data:`SECTOR_CLUSTER_PAD_WAVES`' rule.
 SECTOR_CLUSTER_PAD_ROWS = 13
+#: From this M up, the one-pass 64-row plans of the schedule rules (:data:`DEEP_TILE_MAX_M`'s and
+#: :data:`DEEP_TILE_ONE_WAVE_SPLITS`') take :data:`SECTOR_CLUSTER_WAVES`' cluster as the model's
+#: plans do (until 2026-11-28 they returned before it). Measured on an H200
+#: (``tests/gpu/gemm/probe.py`` set v51, docs/conformance/2026-11-28-twenty-third-session run 4:
+#: every e4m3 64-row one-pass default off the sector with 64 tiles or more in fresh seeds 1-8 and
+#: 40 drawn, beside it on the pair): of the 55, the 10 the rule pairs ran 1.109x faster in
+#: geometric mean (0.99-1.29x; 86 x 11583 x 4848 e4m3 1.29x), the 45 it leaves 0.914x on the pair.
+SECTOR_CLUSTER_DEEP_MIN_M = 65
 
 
 def _rows_off(m, n, k, a_dtype, b_dtype, a_major, b_major, align):
@@ -811,6 +819,8 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
     if epilogue is not True and schedules:   # swap-AB and split-K store from registers
         sched = _schedule_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if sched is not None:
+            if m >= SECTOR_CLUSTER_DEEP_MIN_M:
+                sched = _sector_cluster(sched, m, n, k)
             return _split_cluster(sched, m, n, k)
         # the model's plan, through the memo: the schedule rules may have asked for it already
         return choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, False)

@@ -1701,6 +1701,18 @@ def _v51_region(p):
 
 
 def problems_v51():
+    """:func:`_problems_v51` under the rules as they were when v51 ran (V52_OLD)."""
+    with _Consts(V52_OLD):
+        return _problems_v51()
+
+
+def candidates_v51(m, n, k, dt):
+    """:func:`_candidates_v51` under the rules as they were when v51 ran (V52_OLD)."""
+    with _Consts(V52_OLD):
+        return _candidates_v51(m, n, k, dt)
+
+
+def _problems_v51():
     """Every problem of fresh seeds 1-8 (twenty-second session, run 2) in _v51_region, then 40 drawn
     there (seed 20261222: e4m3, M 65-512, N 1000-16000, K 1024-8192 log-uniform, K 16 past a multiple
     of 32): the default beside it on a 2-CTA cluster along M."""
@@ -1717,12 +1729,42 @@ def problems_v51():
     return run + drawn
 
 
-def candidates_v51(m, n, k, dt):
+def _candidates_v51(m, n, k, dt):
     """The default and it on a 2-CTA cluster along M."""
     from fastswz.cuda import choose_plan
 
     base = choose_plan(m, n, k, dt, dt)
     return [dict(base), dict(base, cluster_m=2)]
+
+
+#: SECTOR_CLUSTER_DEEP_MIN_M's rule as it was before the twenty-third session (v51 ran then).
+V52_OLD = {"SECTOR_CLUSTER_DEEP_MIN_M": 1 << 30}
+
+
+def problems_v52():
+    """Held out for SECTOR_CLUSTER_DEEP_MIN_M's rule: 40 problems it changes, drawn (seed 20261223:
+    e4m3, M 65-512, N 1000-32000, K 1024-8192 log-uniform, K 16 past a multiple of 32), none of
+    v51's: the rule's plan against the plan before it."""
+    import random
+
+    rng = random.Random(20261223)
+    with _Consts(V52_OLD):
+        timed = set(problems_v51())
+    got = []
+    for _ in range(6000):
+        if len(got) == 40:
+            break
+        q = (_log_uniform(rng, 65, 513), _log_uniform(rng, 1000, 32000),
+             _log_uniform(rng, 1024, 8192) // 32 * 32 + 16, "e4m3")
+        if q not in timed and q not in got and _rule_changes(V52_OLD, [q]):
+            got.append(q)
+    return got
+
+
+def candidates_v52(m, n, k, dt):
+    """The rule's plan (first, the default) and the plan before it."""
+    got = _rule_changes(V52_OLD, [(m, n, k, dt)])
+    return got[0][1] if got else []
 
 
 
@@ -1747,7 +1789,8 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v46": (problems_v46, candidates_v46), "v47": (problems_v47, candidates_v47),
         "v48": (problems_v48, candidates_v48), "v49": (problems_v49, candidates_v49),
         "v50": (problems_v50, candidates_v50),
-        "v51": (problems_v51, candidates_v51)}
+        "v51": (problems_v51, candidates_v51),
+        "v52": (problems_v52, candidates_v52)}
 
 
 def cmd_make(args):
