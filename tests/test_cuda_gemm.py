@@ -2132,3 +2132,103 @@ def test_two_by_two_clusters_share_both_operands(cfg):
     assert "kAShare[4] = {0u, 0u, 1u, 1u}" in h and "kBMasks[4] = {3u, 3u, 12u, 12u}" in h
     meta = codegen.launch_meta(row)
     assert meta["boxes"][:2] == [by["a"]["tma_box"], by["b"]["tma_box"]]
+
+
+def _plan_without(consts, m, n, k, dt):
+    """choose_plan's plan of (m, n, k, dt) with fastswz.cuda's ``consts`` set to the values given
+    (a rule switched off), the plan memo cleared on the way in and out."""
+    from fastswz import cuda
+
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in consts.items():
+            mp.setattr(cuda, name, value)
+        cuda.choose_plan.cache_clear()
+        try:
+            return cuda.choose_plan(m, n, k, dt, dt)
+        finally:
+            cuda.choose_plan.cache_clear()
+
+
+@pytest.mark.parametrize("m,n,k,dt,applies", [
+    # probe set v48: few 64-row tiles, 32-63 k-tiles; then too many tiles and too short a K
+    (96, 310, 4016, "bf16", True), (68, 432, 3616, "bf16", True), (131, 1024, 6528, "e4m3", True),
+    (118, 2080, 5984, "e4m3", False), (209, 1128, 1104, "e4m3", False)])
+def test_choose_plan_splits_few_deep_tiles_two_ways(m, n, k, dt, applies):
+    """DEEP_TILE_FEW_TILES' rule, from its statement: a one-pass 64-row plan of DEEP_TILE_MAX_M's
+    rule on at most DEEP_TILE_FEW_TILES tiles, with at least 2 x DEEP_TILE_FEW_MIN_KTILES k-tiles,
+    splits K 2 ways on the same tile, storing D from registers."""
+    from fastswz import cuda
+
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    before = _plan_without({"DEEP_TILE_FEW_TILES": 0}, m, n, k, dt)
+    tiles = -(-m // 64) * -(-n // before["bn"])
+    k_tiles = -(-k // before["bk"])
+    rule = (before["bm"] == 64 and before["split_k"] == 1 and tiles <= cuda.DEEP_TILE_FEW_TILES
+            and k_tiles >= 2 * cuda.DEEP_TILE_FEW_MIN_KTILES)
+    assert rule == applies
+    if not applies:
+        assert c == before
+        return
+    assert supported(c) is None
+    assert (c["bm"], c["bn"], c["bk"], c["split_k"], c["epilogue"], c["swap_ab"]) == (
+        64, before["bn"], before["bk"], 2, False, False)
+
+
+@pytest.mark.parametrize("m,n,k,dt,applies", [
+    # probe set v48: 2-4 splits of few 64-row tiles doubled; then 5 splits (kept)
+    (241, 688, 10384, "bf16", True), (231, 544, 20960, "bf16", True), (70, 896, 20864, "e4m3", True),
+    (220, 259, 8544, "bf16", False)])
+def test_choose_plan_doubles_few_64_row_splits(m, n, k, dt, applies):
+    """SPLIT_K_MN_DOUBLE_MAX's rule, from its statement: an unswapped 64-row split of
+    SPLIT_K_MN_CTAS' unit target with M above 64 and at most SPLIT_K_MN_DOUBLE_MAX splits takes
+    twice as many (at most one per SPLIT_K_MN_PER_SPLIT k-tiles), the plan otherwise the same."""
+    from fastswz import cuda
+
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    before = _plan_without({"SPLIT_K_MN_DOUBLE_MAX": 0}, m, n, k, dt)
+    assert before["bm"] == 64 and before["split_k"] > 1 and not before["swap_ab"]
+    if not applies:
+        assert before["split_k"] > cuda.SPLIT_K_MN_DOUBLE_MAX and c == before
+        return
+    twice = min(2 * before["split_k"], -(-k // before["bk"]) // cuda.SPLIT_K_MN_PER_SPLIT)
+    assert twice > before["split_k"] and c == dict(before, split_k=twice)
+
+
+@pytest.mark.parametrize("m,n,k,dt,applies", [
+    # probe sets v48/v50: e4m3 splits off the 32-byte sector with even tile rows; then rows on
+    # the sector off the line (v49's losers), five tile rows, and bf16
+    (755, 2208, 22576, "e4m3", True), (224, 2528, 18128, "e4m3", True),
+    (1501, 363, 32544, "e4m3", False), (922, 880, 8864, "e4m3", False),
+    (637, 3200, 24528, "e4m3", False), (241, 688, 10384, "bf16", False)])
+def test_choose_plan_pairs_fp8_splits_off_the_sector(m, n, k, dt, applies):
+    """SPLIT_CLUSTER_MIN_KTILES' rule, from its statement: an unswapped 8-bit split on 128-row
+    tiles, rows off the 32-byte sector, an even number of tile rows and at least
+    SPLIT_CLUSTER_MIN_KTILES k-tiles a split runs on a 2-CTA cluster along M, the plan otherwise
+    the same; elsewhere the rule changes nothing."""
+    from fastswz import cuda
+
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    before = _plan_without({"SPLIT_CLUSTER_MIN_KTILES": 1 << 30}, m, n, k, dt)
+    rule = (dt == "e4m3" and before["split_k"] > 1 and before["bm"] == 128 and before["cluster_m"] == 1
+            and (k % 32) == 16 and -(-m // 128) % 2 == 0
+            and -(-k // before["bk"]) // before["split_k"] >= cuda.SPLIT_CLUSTER_MIN_KTILES)
+    assert rule == applies
+    assert c == (dict(before, cluster_m=2) if applies else before)
+    assert supported(c) is None
+
+
+@pytest.mark.parametrize("m,n,k,dt,applies", [
+    # probe set v51: 64-row one-pass plans off the sector that the sector rule pairs; then one
+    # whose 64 x 64 tile is under SECTOR_CLUSTER_AREA, and one on the sector
+    (86, 11583, 4848, "e4m3", True), (66, 12097, 4304, "e4m3", True), (246, 4051, 5552, "e4m3", True),
+    (127, 3904, 6672, "e4m3", False), (128, 4096, 4096, "e4m3", False)])
+def test_choose_plan_pairs_deep_tiles_off_the_sector(m, n, k, dt, applies):
+    """SECTOR_CLUSTER_DEEP_MIN_M's rule, from its statement: from that M up the schedule rules'
+    one-pass 64-row plans take _sector_cluster's answer (the model's plans' rule)."""
+    from fastswz import cuda
+
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    before = _plan_without({"SECTOR_CLUSTER_DEEP_MIN_M": 1 << 30}, m, n, k, dt)
+    assert before["bm"] == 64 and before["split_k"] == 1 and before["cluster_m"] == 1
+    assert c == cuda._sector_cluster(before, m, n, k)
+    assert (c["cluster_m"] == 2) == applies and c == dict(before, cluster_m=c["cluster_m"])
