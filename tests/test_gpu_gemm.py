@@ -163,3 +163,43 @@ def test_default_plans_with_schedules_through_gemm(shape):
     d = gemm(a, b)
     torch.cuda.synchronize()
     assert torch.equal(d, want)
+
+
+@pytest.mark.parametrize("shape,rule", [
+    ((224, 2528, 18128), "split on a pair"), ((86, 11583, 4848), "64 rows on a pair"),
+    ((131, 1024, 6528), "64 rows split 2"), ((70, 896, 20864), "64-row split doubled")])
+def test_fp8_rule_plans_through_gemm(shape, rule):
+    """gemm() on e4m3 shapes where the twenty-third session's plan rules apply (an 8-bit split
+    on a 2-CTA cluster, SPLIT_CLUSTER_MIN_KTILES; a 64-row one-pass plan on the pair,
+    SECTOR_CLUSTER_DEEP_MIN_M; a few-tile 64-row plan split 2 ways, DEEP_TILE_FEW_TILES; a 64-row
+    split doubled, SPLIT_K_MN_DOUBLE_MAX), unscaled and with rowwise power-of-two scales (the
+    rowwise default keeps the plan): small integers exact, D poisoned first, two calls the same
+    bits."""
+    torch = pytest.importorskip("torch")
+    from fastswz.cuda import choose_plan, default_config, gemm
+
+    m, n, k = shape
+    c = choose_plan(m, n, k, "e4m3", "e4m3")
+    want = {"split on a pair": (128, 2, True), "64 rows on a pair": (64, 2, False),
+            "64 rows split 2": (64, 1, True), "64-row split doubled": (64, 1, True)}[rule]
+    assert (c["bm"], c["cluster_m"], c["split_k"] > 1) == want
+    row = default_config(m, n, k, "e4m3", "e4m3", fusion={"scale": "row"})
+    keys = ("bm", "bn", "split_k", "cluster_m")
+    assert [row[key] for key in keys] == [c[key] for key in keys]
+    g = torch.Generator(device="cuda").manual_seed(3)
+    e4 = torch.float8_e4m3fn
+    a = torch.randint(-2, 3, (m, k), generator=g, device="cuda").to(e4)
+    b = torch.randint(-2, 3, (n, k), generator=g, device="cuda").to(e4).t()
+    sa = 2.0 ** torch.randint(-2, 3, (m, 1), generator=g, device="cuda").float()
+    sb = 2.0 ** torch.randint(-2, 3, (1, n), generator=g, device="cuda").float()
+    prod = a.double() @ b.double()
+    scaled = (prod * sa.double() * sb.double()).to(torch.bfloat16)
+    for scales, expect in (({}, prod.to(torch.bfloat16)), ({"scale_a": sa, "scale_b": sb}, scaled)):
+        outs = []
+        for _ in range(2):
+            out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+            gemm(a, b, out=out, **scales)
+            torch.cuda.synchronize()
+            outs.append(out)
+        assert torch.equal(outs[0], expect)
+        assert torch.equal(outs[0].view(torch.int16), outs[1].view(torch.int16))

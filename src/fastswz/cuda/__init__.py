@@ -695,14 +695,16 @@ SPLIT_CLUSTER_ALIGN = 32
 
 
 def _split_cluster(c, m, n, k):
-    """``c`` on a 2-CTA cluster along M where :data:`SPLIT_CLUSTER_MIN_KTILES`' rule asks for one."""
+    """``c`` on a 2-CTA cluster along M where :data:`SPLIT_CLUSTER_MIN_KTILES`' rule asks for
+    one."""
     if not (c["split_k"] > 1 and not c["swap_ab"] and c["bm"] == 128 and c["cluster_m"] == 1
             and c["cluster_n"] == 1 and not c["stream_k"]
             and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) == 8):
         return c
     if -(-m // 128) % 2 or -(-k // c["bk"]) // c["split_k"] < SPLIT_CLUSTER_MIN_KTILES:
         return c
-    if not _rows_off(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"], SPLIT_CLUSTER_ALIGN):
+    if not _rows_off(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"],
+                     SPLIT_CLUSTER_ALIGN):
         return c
     pair = dict(c, cluster_m=2)
     return pair if supported(pair) is None else c
