@@ -814,6 +814,20 @@ class _Consts:
         fc.choose_plan.cache_clear()
 
 
+def _as_run(consts, problems, candidates):
+    """``(problems, candidates)`` of a probe set, each called under fastswz.cuda's constants
+    ``consts`` (:class:`_Consts`): the set as it ran, under the rules of that time."""
+    def as_run_problems():
+        with _Consts(consts):
+            return problems()
+
+    def as_run_candidates(m, n, k, dt):
+        with _Consts(consts):
+            return candidates(m, n, k, dt)
+
+    return as_run_problems, as_run_candidates
+
+
 def _all_run_problems(run=None, same_type=False):
     """(M, N, K, type) of the shipped corpus and fresh seeds 1-8 as a corpus run timed them (both
     operands K-major), each once: ``run`` the run's directory (default the seventeenth session's
@@ -1532,18 +1546,6 @@ def _v48_region(p):
             and tiles * c["split_k"] <= 264)
 
 
-def problems_v48():
-    """:func:`_problems_v48` under the rules as they were when v48 ran (V49_OLD)."""
-    with _Consts(V49_OLD):
-        return _problems_v48()
-
-
-def candidates_v48(m, n, k, dt):
-    """:func:`_candidates_v48` under the rules as they were when v48 ran (V49_OLD)."""
-    with _Consts(V49_OLD):
-        return _candidates_v48(m, n, k, dt)
-
-
 def _problems_v48():
     """Every e4m3 and every other bf16 problem of fresh seeds 1-8 (twenty-second session, run 2)
     in _v48_region, then 30 drawn there (seed 20261219: M 65-1024, N 256-32000 and K 2048-32768
@@ -1611,18 +1613,6 @@ def _candidates_v48(m, n, k, dt):
 V49_OLD = {"SPLIT_K_MN_DOUBLE_MAX": 0, "SPLIT_CLUSTER_MIN_KTILES": 1 << 30, "DEEP_TILE_FEW_TILES": 0}
 
 
-def problems_v49():
-    """:func:`_problems_v49` under the cluster rule as v49 ran it (V49_RAN)."""
-    with _Consts(V49_RAN):
-        return _problems_v49()
-
-
-def candidates_v49(m, n, k, dt):
-    """:func:`_candidates_v49` under the cluster rule as v49 ran it (V49_RAN)."""
-    with _Consts(V49_RAN):
-        return _candidates_v49(m, n, k, dt)
-
-
 def _problems_v49():
     """Held out for SPLIT_K_MN_DOUBLE_MAX's, SPLIT_CLUSTER_MIN_KTILES' and DEEP_TILE_FEW_TILES'
     rules: the problems of fresh seeds 1-8 (twenty-second session, run 2) they change that v48
@@ -1656,9 +1646,12 @@ def _candidates_v49(m, n, k, dt):
     return got[0][1] if got else []
 
 
+#: v48 as it ran: before the twenty-third session's rules.
+problems_v48, candidates_v48 = _as_run(V49_OLD, _problems_v48, _candidates_v48)
 #: v49 ran SPLIT_CLUSTER_MIN_KTILES' rule on rows off the 128-byte line; since, off the sector.
 V49_RAN = {"SPLIT_CLUSTER_ALIGN": 128}
 V50_OLD = {"SPLIT_CLUSTER_MIN_KTILES": 1 << 30}
+problems_v49, candidates_v49 = _as_run(V49_RAN, _problems_v49, _candidates_v49)
 
 
 def problems_v50():
@@ -1700,18 +1693,6 @@ def _v51_region(p):
             and not c["swap_ab"] and c["cluster_m"] == 1 and -(-m // 64) * -(-n // c["bn"]) >= 64)
 
 
-def problems_v51():
-    """:func:`_problems_v51` under the rules as they were when v51 ran (V52_OLD)."""
-    with _Consts(V52_OLD):
-        return _problems_v51()
-
-
-def candidates_v51(m, n, k, dt):
-    """:func:`_candidates_v51` under the rules as they were when v51 ran (V52_OLD)."""
-    with _Consts(V52_OLD):
-        return _candidates_v51(m, n, k, dt)
-
-
 def _problems_v51():
     """Every problem of fresh seeds 1-8 (twenty-second session, run 2) in _v51_region, then 40 drawn
     there (seed 20261222: e4m3, M 65-512, N 1000-16000, K 1024-8192 log-uniform, K 16 past a multiple
@@ -1739,6 +1720,7 @@ def _candidates_v51(m, n, k, dt):
 
 #: SECTOR_CLUSTER_DEEP_MIN_M's rule as it was before the twenty-third session (v51 ran then).
 V52_OLD = {"SECTOR_CLUSTER_DEEP_MIN_M": 1 << 30}
+problems_v51, candidates_v51 = _as_run(V52_OLD, _problems_v51, _candidates_v51)
 
 
 def problems_v52():
