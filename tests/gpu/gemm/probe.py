@@ -790,6 +790,26 @@ def _rule_changes(old_consts, rows):
     return out
 
 
+def _drawn_changes(old_consts, rng, draw, count, tries, exclude=()):
+    """Up to ``count`` problems ``draw(rng)`` gives (at most ``tries`` draws), none in
+    ``exclude`` and none twice, whose choose_plan plan the constants ``old_consts`` change."""
+    got = []
+    for _ in range(tries):
+        if len(got) == count:
+            break
+        q = draw(rng)
+        if q not in exclude and q not in got and _rule_changes(old_consts, [q]):
+            got.append(q)
+    return got
+
+
+def _new_and_old(old_consts, m, n, k, dt):
+    """A held-out set's candidates: choose_plan's plan (first, the default) and the plan with
+    ``old_consts`` (the rule off), or none where the two are the same."""
+    got = _rule_changes(old_consts, [(m, n, k, dt)])
+    return got[0][1] if got else []
+
+
 class _Consts:
     """``with _Consts(values):`` fastswz.cuda's module constants (or functions) ``values`` in
     place, choose_plan's memo cleared on the way in and out: a probe set drawn under the rules as
@@ -1628,22 +1648,15 @@ def _problems_v49():
     run = [p for p, _ in _rule_changes(V49_OLD, seeds)]
     for ms, ns, types in (((65, 257), (256, 1500), ("e4m3", "bf16")), ((65, 2049), (256, 8000), ("e4m3",)),
                           ((65, 257), (256, 3000), ("e4m3", "bf16"))):
-        got = []
-        for _ in range(3000):
-            if len(got) == 30:
-                break
-            q = (_log_uniform(rng, *ms), _log_uniform(rng, *ns), _log_uniform(rng, 2048, 32768) // 16 * 16,
-                 rng.choice(types))
-            if q not in run and q not in got and _rule_changes(V49_OLD, [q]):
-                got.append(q)
-        run += got
+        run += _drawn_changes(V49_OLD, rng, lambda r, ms=ms, ns=ns, types=types: (
+            _log_uniform(r, *ms), _log_uniform(r, *ns), _log_uniform(r, 2048, 32768) // 16 * 16,
+            r.choice(types)), 30, 3000, run)
     return run
 
 
 def _candidates_v49(m, n, k, dt):
     """The rules' plan (first, the default) and the plan before them."""
-    got = _rule_changes(V49_OLD, [(m, n, k, dt)])
-    return got[0][1] if got else []
+    return _new_and_old(V49_OLD, m, n, k, dt)
 
 
 #: v48 as it ran: before the twenty-third session's rules.
@@ -1657,27 +1670,18 @@ problems_v49, candidates_v49 = _as_run(V49_RAN, _problems_v49, _candidates_v49)
 def problems_v50():
     """Held out for SPLIT_CLUSTER_MIN_KTILES' rule as narrowed after v49 (rows off the 32-byte
     sector): 30 problems it changes, drawn (seed 20261221: e4m3, M 65-2048, N 256-8000, K
-    2048-32768, log-uniform, K a multiple of 16), none of v48's or v49's: the rule's plan
-    against the plan before it."""
+    2048-32768, log-uniform, K a multiple of 16), none of v48's (nor, as drawn, of v49's): the
+    rule's plan against the plan before it."""
     import random
 
-    rng = random.Random(20261221)
-    timed = set(problems_v48())
-    got = []
-    for _ in range(4000):
-        if len(got) == 30:
-            break
-        q = (_log_uniform(rng, 65, 2049), _log_uniform(rng, 256, 8000),
-             _log_uniform(rng, 2048, 32768) // 16 * 16, "e4m3")
-        if q not in timed and q not in got and _rule_changes(V50_OLD, [q]):
-            got.append(q)
-    return got
+    return _drawn_changes(V50_OLD, random.Random(20261221), lambda r: (
+        _log_uniform(r, 65, 2049), _log_uniform(r, 256, 8000), _log_uniform(r, 2048, 32768) // 16 * 16,
+        "e4m3"), 30, 4000, set(problems_v48()))
 
 
 def candidates_v50(m, n, k, dt):
     """The rule's plan (first, the default) and the plan before it."""
-    got = _rule_changes(V50_OLD, [(m, n, k, dt)])
-    return got[0][1] if got else []
+    return _new_and_old(V50_OLD, m, n, k, dt)
 
 
 def _v51_region(p):
@@ -1729,24 +1733,14 @@ def problems_v52():
     v51's: the rule's plan against the plan before it."""
     import random
 
-    rng = random.Random(20261223)
-    with _Consts(V52_OLD):
-        timed = set(problems_v51())
-    got = []
-    for _ in range(6000):
-        if len(got) == 40:
-            break
-        q = (_log_uniform(rng, 65, 513), _log_uniform(rng, 1000, 32000),
-             _log_uniform(rng, 1024, 8192) // 32 * 32 + 16, "e4m3")
-        if q not in timed and q not in got and _rule_changes(V52_OLD, [q]):
-            got.append(q)
-    return got
+    return _drawn_changes(V52_OLD, random.Random(20261223), lambda r: (
+        _log_uniform(r, 65, 513), _log_uniform(r, 1000, 32000), _log_uniform(r, 1024, 8192) // 32 * 32 + 16,
+        "e4m3"), 40, 6000, set(problems_v51()))
 
 
 def candidates_v52(m, n, k, dt):
     """The rule's plan (first, the default) and the plan before it."""
-    got = _rule_changes(V52_OLD, [(m, n, k, dt)])
-    return got[0][1] if got else []
+    return _new_and_old(V52_OLD, m, n, k, dt)
 
 
 
