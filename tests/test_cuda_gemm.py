@@ -1264,6 +1264,20 @@ def test_choose_plan_round_up_pinned():
     c = choose_plan(3425, 32576, 352, "e4m3", "e4m3")
     assert (c["bm"], c["bn"], c["stages"], c["epilogue_n"]) == (128, 256, 4, 64)
 
+def _plan_without(consts, m, n, k, dt, a_major="K"):
+    """choose_plan's plan of (m, n, k, dt) with fastswz.cuda's ``consts`` set to the values given
+    (a rule switched off), the plan memo cleared on the way in and out."""
+    from fastswz import cuda
+
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in consts.items():
+            mp.setattr(cuda, name, value)
+        cuda.choose_plan.cache_clear()
+        try:
+            return cuda.choose_plan(m, n, k, dt, dt, a_major, "K")
+        finally:
+            cuda.choose_plan.cache_clear()
+
 
 @pytest.mark.parametrize("m,n,k,dt,a_major,cluster", [
     (3000, 5000, 1000, "bf16", "K", 2),    # 2000-byte rows: 16- but not 32-byte aligned
@@ -1308,14 +1322,8 @@ def test_choose_plan_clusters_rows_off_the_sector(m, n, k, dt, a_major, cluster)
     pad_costs = (rows_m % 2 == 1 and rows_m <= cuda.SECTOR_CLUSTER_PAD_ROWS
                  and padded > cuda.SECTOR_CLUSTER_PAD_WAVES * -(-tiles // 132))
     assert (cluster == 2) == (off and (tiles >= 2 * 132 or one_wave) and not pad_costs)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cuda, "SECTOR_CLUSTER_WAVES", 1 << 20)
-        mp.setattr(cuda, "SECTOR_CLUSTER_MIN_TILES", 1 << 20)
-        choose_plan.cache_clear()
-        try:
-            assert choose_plan(m, n, k, dt, dt, a_major, "K") == dict(c, cluster_m=1)
-        finally:
-            choose_plan.cache_clear()
+    assert _plan_without({"SECTOR_CLUSTER_WAVES": 1 << 20, "SECTOR_CLUSTER_MIN_TILES": 1 << 20},
+                         m, n, k, dt, a_major) == dict(c, cluster_m=1)
 
 
 @pytest.mark.parametrize("m,n,k,dt,narrow_before", [
@@ -1341,13 +1349,7 @@ def test_choose_plan_full_width_k_tiles_off_the_sector(m, n, k, dt, narrow_befor
     c = choose_plan(m, n, k, dt, dt)
     assert supported(c) is None
     off = (k * bits // 8) % 32 == 16
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cuda, "SECTOR_FULL_WIDTH_BITS", ())
-        choose_plan.cache_clear()
-        try:
-            before = choose_plan(m, n, k, dt, dt)
-        finally:
-            choose_plan.cache_clear()
+    before = _plan_without({"SECTOR_FULL_WIDTH_BITS": ()}, m, n, k, dt)
     assert (before["bk"] * bits < 8 * cuda.FULL_WIDTH_BK) == narrow_before
     if off and bits in cuda.SECTOR_FULL_WIDTH_BITS:
         assert c["bk"] * bits >= 8 * cuda.FULL_WIDTH_BK
@@ -1380,13 +1382,7 @@ def test_choose_plan_swaps_whole_m_where_it_would_split_unswapped(m, n, k, dt, a
     bits = codegen.dtype_bits(dt)
     c = cuda.choose_plan(m, n, k, dt, dt)
     assert supported(c) is None
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cuda, "SWAP_SPLIT_MIN_TILES", 1 << 30)
-        cuda.choose_plan.cache_clear()
-        try:
-            before = cuda.choose_plan(m, n, k, dt, dt)
-        finally:
-            cuda.choose_plan.cache_clear()
+    before = _plan_without({"SWAP_SPLIT_MIN_TILES": 1 << 30}, m, n, k, dt)
     if not applies:
         assert c == before
         return
@@ -1415,13 +1411,7 @@ def test_choose_plan_widens_32_byte_k_tiles(m, n, k, dt):
     bits = codegen.dtype_bits(dt)
     c = cuda.choose_plan(m, n, k, dt, dt)
     assert supported(c) is None
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cuda, "NARROW_BK_BYTES", 0)
-        cuda.choose_plan.cache_clear()
-        try:
-            before = cuda.choose_plan(m, n, k, dt, dt)
-        finally:
-            cuda.choose_plan.cache_clear()
+    before = _plan_without({"NARROW_BK_BYTES": 0}, m, n, k, dt)
     assert before["bk"] * bits <= 8 * cuda.NARROW_BK_BYTES
     sw = f"{cuda.WIDENED_BK}B"
     same = {key: v for key, v in c.items() if key not in ("bk", "swizzle_a", "swizzle_b", "stages")}
@@ -2133,20 +2123,6 @@ def test_two_by_two_clusters_share_both_operands(cfg):
     meta = codegen.launch_meta(row)
     assert meta["boxes"][:2] == [by["a"]["tma_box"], by["b"]["tma_box"]]
 
-
-def _plan_without(consts, m, n, k, dt):
-    """choose_plan's plan of (m, n, k, dt) with fastswz.cuda's ``consts`` set to the values given
-    (a rule switched off), the plan memo cleared on the way in and out."""
-    from fastswz import cuda
-
-    with pytest.MonkeyPatch.context() as mp:
-        for name, value in consts.items():
-            mp.setattr(cuda, name, value)
-        cuda.choose_plan.cache_clear()
-        try:
-            return cuda.choose_plan(m, n, k, dt, dt)
-        finally:
-            cuda.choose_plan.cache_clear()
 
 
 @pytest.mark.parametrize("m,n,k,dt,applies", [
