@@ -1745,6 +1745,68 @@ def candidates_v52(m, n, k, dt):
 
 
 
+TWENTY_THIRD_RUN = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "2026-11-28-twenty-third-session",
+                                "run3-probe-v50-corpus-seeds")
+
+
+def _v53_region(p):
+    """An unswapped default with M > 1024, N <= 2048, at least 32 k-tiles of 128 bytes and at most
+    two waves of work units: many rows, few tile columns, long K (4944 x 256 x 28928 bf16 ran
+    0.70x cuBLAS's speed on its 128 x 96 one-pass plan in the twenty-third session's run 3, and
+    1.41x faster on 128 x 256 split three ways in the twentieth's v34)."""
+    from fastswz.cuda import choose_plan
+
+    m, n, k, dt = p
+    c = choose_plan(m, n, k, dt, dt)
+    tiles = -(-m // c["bm"]) * -(-n // c["bn"])
+    bits = 8 if dt == "e4m3" else 16
+    return (not c["swap_ab"] and m > 1024 and n <= 2048 and k * bits // 8 // 128 >= 32
+            and tiles * c["split_k"] <= 264)
+
+
+def problems_v53():
+    """Every problem of the shipped corpus and fresh seeds 1-8 (twenty-third session, run 3) in
+    _v53_region, then 30 drawn there (seed 20261224: M 1025-16384, N 256-2048 and K 4096-32768
+    log-uniform, K a multiple of 16, e4m3 and bf16). The question: which tile and split fill the
+    SMs best where a tile column covers much of N?"""
+    import random
+
+    rng = random.Random(20261224)
+    run = [p for p in _all_run_problems(TWENTY_THIRD_RUN, same_type=True) if _v53_region(p)]
+    drawn = []
+    while len(drawn) < 30:
+        dt = rng.choice(("e4m3", "bf16"))
+        q = (_log_uniform(rng, 1025, 16385), _log_uniform(rng, 256, 2049),
+             _log_uniform(rng, 4096, 32769) // 16 * 16, dt)
+        if q not in run and q not in drawn and _v53_region(q):
+            drawn.append(q)
+    return run + drawn
+
+
+def candidates_v53(m, n, k, dt):
+    """The default; its tile split twice as many ways (2 where it is one pass); split to about
+    one wave: 128 x 256 (also on a 2-CTA cluster along M), 128 x 128, 256 x 128, 192 x 192 and
+    128 x BN with BN N split evenly into tiles of at most 256 (rounded up to 16)."""
+    from fastswz.cuda import choose_plan, supported
+
+    base = choose_plan(m, n, k, dt, dt)
+    out = [dict(base)]
+
+    def add(c):
+        if c is not None and supported(c) is None and c not in out:
+            out.append(c)
+
+    add(dict(base, split_k=2 * base["split_k"], epilogue=False, epilogue_n=0, epilogue_stages=1))
+    add(_fill_split(m, n, k, dt, 128, 256))
+    add(_fill_split(m, n, k, dt, 128, 256, 2))
+    add(_fill_split(m, n, k, dt, 128, 128))
+    add(_fill_split(m, n, k, dt, 256, 128))
+    add(_fill_split(m, n, k, dt, 192, 192))
+    cols = -(-n // 256)
+    add(_fill_split(m, n, k, dt, 128, -(-n // cols // 16) * 16))
+    return out
+
+
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
         "v17": (problems_v17, candidates_v17), "v2": (lambda: PROBLEMS_V2, candidates_v2),
         "v3": (problems_v3, candidates_v3), "v4": (problems_v4, candidates_v4),
@@ -1766,7 +1828,8 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v48": (problems_v48, candidates_v48), "v49": (problems_v49, candidates_v49),
         "v50": (problems_v50, candidates_v50),
         "v51": (problems_v51, candidates_v51),
-        "v52": (problems_v52, candidates_v52)}
+        "v52": (problems_v52, candidates_v52),
+        "v53": (problems_v53, candidates_v53)}
 
 
 def cmd_make(args):
