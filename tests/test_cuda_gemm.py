@@ -2208,3 +2208,29 @@ def test_choose_plan_pairs_deep_tiles_off_the_sector(m, n, k, dt, applies):
     assert before["bm"] == 64 and before["split_k"] == 1 and before["cluster_m"] == 1
     assert c == cuda._sector_cluster(before, m, n, k)
     assert (c["cluster_m"] == 2) == applies and c == dict(before, cluster_m=c["cluster_m"])
+
+
+@pytest.mark.parametrize("m,n,k,dt,applies", [
+    # probe set v53: 128 x 256 splits over two or more tile columns (one on a pair); the split
+    # rule's 128- and 64-row tiles of 128 columns; then N in one column, and columns already even
+    (4193, 416, 8752, "bf16", True), (1646, 1136, 17680, "bf16", True), (2603, 581, 20560, "e4m3", True),
+    (1728, 400, 29840, "e4m3", True), (1267, 304, 4336, "bf16", True), (231, 544, 20960, "bf16", True),
+    (1728, 256, 24576, "bf16", False), (1226, 1464, 10976, "bf16", False)])
+def test_choose_plan_evens_split_tile_columns(m, n, k, dt, applies):
+    """SPLIT_EVEN_BN_STEP's rule, from its statement: a split plan whose tile takes N in two or
+    more columns takes them of equal width (their mean rounded up to SPLIT_EVEN_BN_STEP), as many
+    columns, tiles and splits as before; elsewhere the rule changes nothing."""
+    from fastswz import cuda
+
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    before = _plan_without({"SPLIT_EVEN_MIN_COLUMNS": 1 << 30}, m, n, k, dt)
+    assert before["split_k"] > 1 and not before["swap_ab"]
+    cols = -(-n // before["bn"])
+    step = cuda.SPLIT_EVEN_BN_STEP
+    even = -(-(-(-n // cols)) // step) * step
+    assert (even < before["bn"]) == applies
+    assert cols >= 2 or not applies
+    assert c["bn"] == even if applies else c == before
+    assert -(-n // c["bn"]) == cols
+    assert [c[key] for key in ("bm", "split_k", "cluster_m", "bk")] == \
+        [before[key] for key in ("bm", "split_k", "cluster_m", "bk")]

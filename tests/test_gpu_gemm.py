@@ -165,6 +165,34 @@ def test_default_plans_with_schedules_through_gemm(shape):
     assert torch.equal(d, want)
 
 
+@pytest.mark.parametrize("shape,dt,bn", [
+    ((2547, 416, 7088), "bf16", 208), ((1267, 304, 4336), "bf16", 112), ((231, 544, 20960), "bf16", 112),
+    ((1728, 400, 29840), "e4m3", 208)])
+def test_even_split_tiles_through_gemm(shape, dt, bn):
+    """gemm() where SPLIT_EVEN_BN_STEP's rule evens a split plan's tile columns (128 x 208 split 3
+    ways; 128- and 64-row tiles of 112 columns; an e4m3 128 x 208 split on a 2-CTA cluster):
+    small integers exact, D poisoned first, two calls the same bits."""
+    torch = pytest.importorskip("torch")
+    from fastswz.cuda import choose_plan, gemm
+
+    m, n, k = shape
+    c = choose_plan(m, n, k, dt, dt)
+    assert c["bn"] == bn and c["split_k"] > 1
+    g = torch.Generator(device="cuda").manual_seed(5)
+    kind = torch.float8_e4m3fn if dt == "e4m3" else torch.bfloat16
+    a = torch.randint(-2, 3, (m, k), generator=g, device="cuda").to(kind)
+    b = torch.randint(-2, 3, (n, k), generator=g, device="cuda").to(kind).t()
+    want = (a.double() @ b.double()).to(torch.bfloat16)
+    outs = []
+    for _ in range(2):
+        out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        gemm(a, b, out=out)
+        torch.cuda.synchronize()
+        outs.append(out)
+    assert torch.equal(outs[0], want)
+    assert torch.equal(outs[0].view(torch.int16), outs[1].view(torch.int16))
+
+
 @pytest.mark.parametrize("shape,rule", [
     ((224, 2528, 18128), "split on a pair"), ((86, 11583, 4848), "64 rows on a pair"),
     ((131, 1024, 6528), "64 rows split 2"), ((70, 896, 20864), "64-row split doubled")])

@@ -1764,7 +1764,7 @@ def _v53_region(p):
             and tiles * c["split_k"] <= 264)
 
 
-def problems_v53():
+def _problems_v53():
     """Every problem of the shipped corpus and fresh seeds 1-8 (twenty-third session, run 3) in
     _v53_region, then 30 drawn there (seed 20261224: M 1025-16384, N 256-2048 and K 4096-32768
     log-uniform, K a multiple of 16, e4m3 and bf16). The question: which tile and split fill the
@@ -1783,7 +1783,7 @@ def problems_v53():
     return run + drawn
 
 
-def candidates_v53(m, n, k, dt):
+def _candidates_v53(m, n, k, dt):
     """The default; its tile split twice as many ways (2 where it is one pass); split to about
     one wave: 128 x 256 (also on a 2-CTA cluster along M), 128 x 128, 256 x 128, 192 x 192 and
     128 x BN with BN N split evenly into tiles of at most 256 (rounded up to 16)."""
@@ -1805,6 +1805,30 @@ def candidates_v53(m, n, k, dt):
     cols = -(-n // 256)
     add(_fill_split(m, n, k, dt, 128, -(-n // cols // 16) * 16))
     return out
+
+
+#: SPLIT_EVEN_BN_STEP's rule switched off (v53 ran before it).
+V54_OLD = {"SPLIT_EVEN_MIN_COLUMNS": 1 << 30}
+#: v53 as it ran: before the rule.
+problems_v53, candidates_v53 = _as_run(V54_OLD, _problems_v53, _candidates_v53)
+
+
+def problems_v54():
+    """Held out for SPLIT_EVEN_BN_STEP's rule: every problem of the shipped corpus and fresh seeds
+    1-8 (twenty-third session, run 3) it changes (v53 timed 12 of them on the even tile at its own
+    split), then 40 drawn that it changes (seed 20261225: M 65-8000, N 130-2000, K 2048-32768,
+    log-uniform, K a multiple of 16, e4m3 and bf16): the rule's plan against the plan before it."""
+    import random
+
+    run = [p for p, _ in _rule_changes(V54_OLD, _all_run_problems(TWENTY_THIRD_RUN, same_type=True))]
+    return run + _drawn_changes(V54_OLD, random.Random(20261225), lambda r: (
+        _log_uniform(r, 65, 8001), _log_uniform(r, 130, 2001), _log_uniform(r, 2048, 32769) // 16 * 16,
+        r.choice(("e4m3", "bf16"))), 40, 4000, run)
+
+
+def candidates_v54(m, n, k, dt):
+    """The rule's plan (first, the default) and the plan before it."""
+    return _new_and_old(V54_OLD, m, n, k, dt)
 
 
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
@@ -1829,7 +1853,7 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v50": (problems_v50, candidates_v50),
         "v51": (problems_v51, candidates_v51),
         "v52": (problems_v52, candidates_v52),
-        "v53": (problems_v53, candidates_v53)}
+        "v53": (problems_v53, candidates_v53), "v54": (problems_v54, candidates_v54)}
 
 
 def cmd_make(args):
