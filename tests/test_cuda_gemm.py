@@ -2211,15 +2211,17 @@ def test_choose_plan_pairs_deep_tiles_off_the_sector(m, n, k, dt, applies):
 
 
 @pytest.mark.parametrize("m,n,k,dt,applies", [
-    # probe set v53: 128 x 256 splits over two or more tile columns (one on a pair); the split
-    # rule's 128- and 64-row tiles of 128 columns; then N in one column, and columns already even
+    # probe sets v53/v54: 128 x 256 splits over two or more tile columns (one on a pair); then
+    # the split rules' 128- and 64-row tiles of 128 columns (v54: mixed), N in one column, and
+    # columns already even
     (4193, 416, 8752, "bf16", True), (1646, 1136, 17680, "bf16", True), (2603, 581, 20560, "e4m3", True),
-    (1728, 400, 29840, "e4m3", True), (1267, 304, 4336, "bf16", True), (231, 544, 20960, "bf16", True),
+    (1728, 400, 29840, "e4m3", True), (1267, 304, 4336, "bf16", False), (231, 544, 20960, "bf16", False),
     (1728, 256, 24576, "bf16", False), (1226, 1464, 10976, "bf16", False)])
 def test_choose_plan_evens_split_tile_columns(m, n, k, dt, applies):
-    """SPLIT_EVEN_BN_STEP's rule, from its statement: a split plan whose tile takes N in two or
-    more columns takes them of equal width (their mean rounded up to SPLIT_EVEN_BN_STEP), as many
-    columns, tiles and splits as before; elsewhere the rule changes nothing."""
+    """SPLIT_EVEN_BN_STEP's rule, from its statement: a 128 x 256 split plan that takes N in two
+    or more tile columns takes them of equal width (their mean rounded up to
+    SPLIT_EVEN_BN_STEP), as many columns, tiles and splits as before; elsewhere (other split
+    tiles, one column, even columns) the rule changes nothing."""
     from fastswz import cuda
 
     c = cuda.choose_plan(m, n, k, dt, dt)
@@ -2228,9 +2230,11 @@ def test_choose_plan_evens_split_tile_columns(m, n, k, dt, applies):
     cols = -(-n // before["bn"])
     step = cuda.SPLIT_EVEN_BN_STEP
     even = -(-(-(-n // cols)) // step) * step
-    assert (even < before["bn"]) == applies
-    assert cols >= 2 or not applies
-    assert c["bn"] == even if applies else c == before
-    assert -(-n // c["bn"]) == cols
+    if not applies:
+        assert c == before
+        assert (before["bm"], before["bn"]) != (128, 256) or cols < 2 or even == 256
+        return
+    assert (before["bm"], before["bn"]) == (128, 256) and cols >= 2 and even < 256
+    assert c["bn"] == even and -(-n // c["bn"]) == cols
     assert [c[key] for key in ("bm", "split_k", "cluster_m", "bk")] == \
         [before[key] for key in ("bm", "split_k", "cluster_m", "bk")]

@@ -1161,14 +1161,15 @@ def _split_mn_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
 
 
 def _wide_split(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, per_split=None):
-    """The 128 x 256 split (BN the problem's N rounded up to 8 below 256, at least
-    :data:`WIDE_SPLIT_MIN_KTILES` k-tiles a split) that :data:`WIDE_SPLIT_FLOP_PER_BYTE`'s and
-    :data:`NARROW_TILE_AREA`'s rules take, for a compute-bound problem with M above 64 and N
-    above 128; None elsewhere or where :func:`_split_on` gives none."""
+    """The 128 x 256 split (BN the problem's N rounded up to 8 below 256, above it N's tile
+    columns evened out by :func:`_even_bn`; at least :data:`WIDE_SPLIT_MIN_KTILES` k-tiles a
+    split) that :data:`WIDE_SPLIT_FLOP_PER_BYTE`'s and :data:`NARROW_TILE_AREA`'s rules take, for
+    a compute-bound problem with M above 64 and N above 128; None elsewhere or where
+    :func:`_split_on` gives none."""
     if not (m > 64 and n > 128 and _compute_bound(m, n, k, a_dtype, b_dtype, out_dtype)):
         return None
     return _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, 128,
-                     min(256, -(-n // 8) * 8), WIDE_SPLIT_MIN_KTILES, per_split=per_split)
+                     _even_bn(n, min(256, -(-n // 8) * 8)), WIDE_SPLIT_MIN_KTILES, per_split=per_split)
 
 
 def _narrow_split_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
@@ -1189,15 +1190,20 @@ def _compute_bound(m, n, k, a_dtype, b_dtype, out_dtype):
     return 2 * m * n * k >= WIDE_SPLIT_FLOP_PER_BYTE * 16 / bits * moved
 
 
-#: A split-K rule's tile of BN columns that takes N in two or more tile columns takes them of equal
-#: width instead: BN the columns' mean, rounded up to this many (the model's grid of BN). The
-#: tiles and splits stay as many, and each CTA's work shrinks with its BN (N = 416 on 128 x 256
-#: tiles is 256 + 160 columns, on 128 x 208 tiles 208 + 208: the slowest CTA does 0.81 of the work).
-#: Measured on an H200 (``tests/gpu/gemm/probe.py`` set v53, docs/conformance/2026-11-29-twenty-
-#: fourth-session run 1): on the 11 problems whose default was a 128 x 256 split without a cluster
-#: over two or more tile columns, the even tile at the same split was 1.02-1.24x faster (4193 x 416
-#: x 8752 bf16 71.5 -> 57.6 us, cuBLAS 56.8; 1646 x 1136 x 17680 bf16 1.054x; 2603 x 581 x 20560
-#: e4m3 1.093x).
+#: The 128 x 256 split of :data:`WIDE_SPLIT_FLOP_PER_BYTE`'s and :data:`NARROW_TILE_AREA`'s rules,
+#: where N takes two or more of its tile columns, takes them of equal width instead: BN the
+#: columns' mean, rounded up to this many (the model's grid of BN). The tiles and splits stay as
+#: many, and each CTA's work shrinks with its BN (N = 416 is 256 + 160 columns on 128 x 256 tiles,
+#: 208 + 208 on 128 x 208: the slowest CTA does 0.81 of the work). Measured on an H200
+#: (``tests/gpu/gemm/probe.py`` sets v53 and v54, docs/conformance/2026-11-29-twenty-fourth-session
+#: runs 1-2): in v53 the 11 problems whose default was such a split without a cluster ran
+#: 1.02-1.24x faster on the even tile at the same split (4193 x 416 x 8752 bf16 71.5 -> 57.6 us,
+#: cuBLAS 56.8); v54 held the rule out (the rule's plan against the plan before it): over the 18
+#: such problems v53 had not timed 1.143x in geometric mean, 13 faster by > 3%, one slower (451 x
+#: 636 x 12576 bf16, 11 splits, 0.955x); 28 in all 1.138x. v54 also timed the rule on the split
+#: rules' 128- and 64-row tiles of 128 columns (it was first written in :func:`_split_on`):
+#: 1.024x and 1.009x over 26 and 28, 0.83-0.89x on four with 10-12 splits, so it stays on the
+#: 128 x 256 split.
 SPLIT_EVEN_BN_STEP = 16
 #: The fewest tile columns for :data:`SPLIT_EVEN_BN_STEP`'s rule (1 << 30 switches it off).
 SPLIT_EVEN_MIN_COLUMNS = 2
@@ -1207,8 +1213,8 @@ def _even_bn(n, bn):
     """The width of ``-(-n // bn)`` equal tile columns covering N (:data:`SPLIT_EVEN_BN_STEP`'s
     rule), or ``bn`` where N takes fewer than :data:`SPLIT_EVEN_MIN_COLUMNS` columns.
 
-    >>> _even_bn(416, 256), _even_bn(1136, 256), _even_bn(256, 256), _even_bn(200, 128)
-    (208, 240, 256, 112)
+    >>> _even_bn(416, 256), _even_bn(1136, 256), _even_bn(256, 256), _even_bn(1464, 256)
+    (208, 240, 256, 256)
     """
     cols = -(-n // bn)
     if cols < SPLIT_EVEN_MIN_COLUMNS:
@@ -1219,13 +1225,11 @@ def _even_bn(n, bn):
 
 def _split_on(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, bm, bn, min_ktiles, ctas=None,
               most=None, per_split=None):
-    """The model's best split-K row of the BM x BN tile (full-width k-tiles first; BN evened out
-    over N's tile columns by :func:`_even_bn`), split by :func:`split_k_splits` with
-    ``min_ktiles`` and ``ctas``; None where those tiles do not leave SMs idle or K is too short
-    to split (``most`` and ``per_split`` as :func:`split_k_splits`)."""
+    """The model's best split-K row of the BM x BN tile (full-width k-tiles first), split by
+    :func:`split_k_splits` with ``min_ktiles`` and ``ctas``; None where those tiles do not leave
+    SMs idle or K is too short to split (``most`` and ``per_split`` as :func:`split_k_splits`)."""
     from ..tune import DEFAULT_SMS, tune
 
-    bn = _even_bn(n, bn)
     tiles = -(-m // bm) * -(-n // bn)
     if tiles > SPLIT_K_FILL * DEFAULT_SMS["sm90"]:   # split_k_splits is 1 whatever the BK
         return None

@@ -1813,7 +1813,16 @@ V54_OLD = {"SPLIT_EVEN_MIN_COLUMNS": 1 << 30}
 problems_v53, candidates_v53 = _as_run(V54_OLD, _problems_v53, _candidates_v53)
 
 
-def problems_v54():
+def _split_on_evened(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, bm, bn, *args, **kwargs):
+    """fastswz.cuda._split_on with every tile's columns evened out (_even_bn): the rule as v54
+    ran it, in every split rule's tile before it was narrowed to the 128 x 256 split."""
+    import fastswz.cuda as fc
+
+    return _SPLIT_ON(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, bm, fc._even_bn(n, bn),
+                     *args, **kwargs)
+
+
+def _problems_v54():
     """Held out for SPLIT_EVEN_BN_STEP's rule: every problem of the shipped corpus and fresh seeds
     1-8 (twenty-third session, run 3) it changes (v53 timed 12 of them on the even tile at its own
     split), then 40 drawn that it changes (seed 20261225: M 65-8000, N 130-2000, K 2048-32768,
@@ -1826,9 +1835,16 @@ def problems_v54():
         r.choice(("e4m3", "bf16"))), 40, 4000, run)
 
 
-def candidates_v54(m, n, k, dt):
+def _candidates_v54(m, n, k, dt):
     """The rule's plan (first, the default) and the plan before it."""
     return _new_and_old(V54_OLD, m, n, k, dt)
+
+
+from fastswz.cuda import _split_on as _SPLIT_ON  # noqa: E402 (the function _split_on_evened wraps)
+
+#: v54 as it ran: SPLIT_EVEN_BN_STEP's rule in every split rule's tile.
+V54_RAN = {"_split_on": _split_on_evened}
+problems_v54, candidates_v54 = _as_run(V54_RAN, _problems_v54, _candidates_v54)
 
 
 SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v13),
