@@ -1840,6 +1840,67 @@ def _candidates_v54(m, n, k, dt):
     return _new_and_old(V54_OLD, m, n, k, dt)
 
 
+def _v55_region(p):
+    """An unswapped one-pass default with M > 256, at most 8 k-tiles of 128 bytes and at least 1.5
+    waves of tiles: short K, where the epilogue is a large share of each tile's time (1619 x 19456
+    x 256 bf16 ran 0.81x cuBLAS's speed in the twenty-third session's run 3 on 128 x 256 tiles,
+    7.5 waves of them)."""
+    from fastswz.cuda import choose_plan
+
+    m, n, k, dt = p
+    c = choose_plan(m, n, k, dt, dt)
+    bits = 8 if dt == "e4m3" else 16
+    tiles = -(-m // c["bm"]) * -(-n // c["bn"])
+    return (not c["swap_ab"] and c["split_k"] == 1 and m > 256 and -(-k * bits // 8 // 128) <= 8
+            and tiles >= 198)
+
+
+def problems_v55():
+    """Every problem of the shipped corpus and fresh seeds 1-8 (twenty-third session, run 3) in
+    _v55_region, then 20 drawn there (seed 20261226: M 257-16384, N 256-32768, K 128-1024
+    log-uniform, K a multiple of 16, e4m3 and bf16). The question: which schedule hides the
+    epilogue where K is short: ping-pong consumers, clusters, wider epilogue tiles?"""
+    import random
+
+    rng = random.Random(20261226)
+    run = [p for p in _all_run_problems(TWENTY_THIRD_RUN, same_type=True) if _v55_region(p)]
+    drawn = []
+    while len(drawn) < 20:
+        dt = rng.choice(("e4m3", "bf16"))
+        q = (_log_uniform(rng, 257, 16385), _log_uniform(rng, 256, 32769),
+             _log_uniform(rng, 128, 1025) // 16 * 16, dt)
+        if q not in run and q not in drawn and _v55_region(q):
+            drawn.append(q)
+    return run + drawn
+
+
+def candidates_v55(m, n, k, dt):
+    """The default; on a 2-CTA cluster along M, along N; ping-pong 128 x 128 and 64 x 256; 128 x
+    256 through a 128- and a 256-column epilogue tile, and at 2 stages with a 64-column tile in 2
+    stages; 128 x 128 cooperative (each at the most stages up to 8 that fit)."""
+    from fastswz.cuda import choose_plan, supported
+
+    base = choose_plan(m, n, k, dt, dt)
+    out = [dict(base)]
+
+    def add(c):
+        if c is not None and supported(c) is None and c not in out:
+            out.append(c)
+
+    add(dict(base, cluster_m=2))
+    add(dict(base, cluster_n=2))
+    bk = 128 if dt == "e4m3" else 64
+    tile = {"a_dtype": dt, "b_dtype": dt, "bk": bk, "epilogue": True}
+    for bm, bn in ((128, 128), (64, 256)):   # (each warpgroup its half of the epilogue tiles)
+        add(_fit(dict(tile, bm=bm, bn=bn, pingpong=True, epilogue_n=0, epilogue_stages=2), 8)
+            or _fit(dict(tile, bm=bm, bn=bn, pingpong=True, epilogue_n=64, epilogue_stages=2), 8))
+    add(_fit(dict(tile, bm=128, bn=256, epilogue_n=128), 8))
+    add(_fit(dict(tile, bm=128, bn=256, epilogue_n=0), 8))
+    add(dict(tile, bm=128, bn=256, stages=2, epilogue_n=64, epilogue_stages=2))
+    add(_fit(dict(tile, bm=128, bn=128, epilogue_n=0), 8))
+    return out
+
+
 from fastswz.cuda import _split_on as _SPLIT_ON  # noqa: E402 (the function _split_on_evened wraps)
 
 #: v54 as it ran: SPLIT_EVEN_BN_STEP's rule in every split rule's tile.
@@ -1869,7 +1930,8 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v50": (problems_v50, candidates_v50),
         "v51": (problems_v51, candidates_v51),
         "v52": (problems_v52, candidates_v52),
-        "v53": (problems_v53, candidates_v53), "v54": (problems_v54, candidates_v54)}
+        "v53": (problems_v53, candidates_v53), "v54": (problems_v54, candidates_v54),
+        "v55": (problems_v55, candidates_v55)}
 
 
 def cmd_make(args):
