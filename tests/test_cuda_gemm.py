@@ -1082,6 +1082,7 @@ def test_choose_plan_wide_split_on_rows_off_the_line(m, n, k, dt):
     # or 512 (8-bit) FLOPs per byte of A, B and D, A's or B's row pitch as gemm reads it not a
     # multiple of 128 bytes, and 128 x 256 tiles that fill at most SPLIT_K_FILL of the SMs with
     # at least WIDE_SPLIT_MIN_KTILES k-tiles per split: that tile, split as split_k_splits says
+    from fastswz import cuda
     from fastswz.cuda import (SPLIT_K_FILL, WIDE_SPLIT_MIN_KTILES, WIDE_SPLIT_OFF_LINE_MIN_KTILES,
                               choose_plan, runtime, split_k_splits)
 
@@ -1092,7 +1093,8 @@ def test_choose_plan_wide_split_on_rows_off_the_line(m, n, k, dt):
     off = runtime._pitch(k, dt) * bits // 8 % 128 != 0
     tiles = -(-m // 128) * -(-n // 256)
     applies = m > 64 and flops >= 4096 / bits * moved and off and tiles <= SPLIT_K_FILL * 132
-    wide = (c["bm"], c["bn"], c["swap_ab"]) == (128, 256, False) and c["split_k"] > 1
+    even = cuda._even_bn(n, 256)   # SPLIT_EVEN_BN_STEP's even tile columns
+    wide = (c["bm"], c["bn"], c["swap_ab"]) == (128, even, False) and c["split_k"] > 1
     if not applies or split_k_splits(tiles, -(-k // c["bk"]), min_ktiles=WIDE_SPLIT_MIN_KTILES) == 1:
         assert not wide
         return
@@ -1224,6 +1226,7 @@ def test_choose_plan_rounds_a_short_k_240_wide_tile_up_to_256(m, n, k, dt, monke
     through 64-column blocks with one stage more (the cluster decided after); else unchanged."""
     from fastswz import cuda
 
+    monkeypatch.setattr(cuda, "SHORT_K_WHOLE_TILE_KTILES", 0)   # (its own test composes it)
     c, c0 = _with_and_without(monkeypatch, "ROUND_UP_BN_ABOVE", 256, m, n, k, dt)
     applies = (232 < c0["bn"] < 256 and c0["epilogue"] and c0["epilogue_n"] == 0
                and c0["stages"] <= cuda.EPILOGUE_MIN_STAGES and -(-k // c0["bk"]) <= cuda.ROUND_UP_BN_MAX_KTILES)
@@ -1248,6 +1251,7 @@ def test_choose_plan_short_k_blocks_through_two_tiles(m, n, k, dt, monkeypatch):
     at its stage count; else unchanged."""
     from fastswz import cuda
 
+    monkeypatch.setattr(cuda, "SHORT_K_WHOLE_TILE_KTILES", 0)   # (its own test composes it)
     c, c0 = _with_and_without(monkeypatch, "SHORT_K_TWO_TILES_KTILES", 0, m, n, k, dt)
     two = dict(c0, epilogue_stages=2)
     applies = (c0["epilogue"] and c0["epilogue_n"] == cuda.EPILOGUE_BLOCK_N and c0["epilogue_stages"] == 1
@@ -1257,12 +1261,13 @@ def test_choose_plan_short_k_blocks_through_two_tiles(m, n, k, dt, monkeypatch):
 
 
 def test_choose_plan_round_up_pinned():
-    """Pinned: 3425 x 32576 x 352 e4m3 (3 k-tiles) runs 128 x 256 with 4 stages, not 128 x 240 with
-    3 (H100, probe set v24: 165.3 -> 121.6 us)."""
+    """Pinned: 3425 x 32576 x 352 e4m3 (3 k-tiles) runs 128 x 256, not 128 x 240 (H100, probe set
+    v24: 165.3 -> 121.6 us), through one whole-tile epilogue buffer at 3 stages (H200, probe sets
+    v55/v56: SHORT_K_WHOLE_TILE_KTILES)."""
     from fastswz.cuda import choose_plan
 
     c = choose_plan(3425, 32576, 352, "e4m3", "e4m3")
-    assert (c["bm"], c["bn"], c["stages"], c["epilogue_n"]) == (128, 256, 4, 64)
+    assert (c["bm"], c["bn"], c["stages"], c["epilogue_n"], c["epilogue_stages"]) == (128, 256, 3, 0, 1)
 
 def _plan_without(consts, m, n, k, dt, a_major="K"):
     """choose_plan's plan of (m, n, k, dt) with fastswz.cuda's ``consts`` set to the values given
@@ -1484,11 +1489,13 @@ def test_choose_plan_splits_long_k_on_a_wide_tile_where_the_one_pass_tile_is_nar
                and one["bm"] * one["bn"] <= cuda.NARROW_TILE_AREA and one["split_k"] == 1)
     assert applies == wide
     if wide:
-        assert (c["bm"], c["bn"], c["swap_ab"], c["epilogue"]) == (128, min(256, -(-n // 8) * 8), False, False)
+        # (N's tile columns evened out: SPLIT_EVEN_BN_STEP's rule)
+        assert (c["bm"], c["bn"], c["swap_ab"], c["epilogue"]) == (128, cuda._even_bn(n, min(256, -(-n // 8) * 8)),
+                                                                    False, False)
         assert c["split_k"] == cuda.split_k_splits(-(-m // 128) * -(-n // c["bn"]), -(-k // c["bk"]),
                                                    min_ktiles=cuda.WIDE_SPLIT_MIN_KTILES) > 1
     else:
-        assert not (c["bm"] == 128 and c["bn"] == 256 and c["split_k"] > 1) or cuda._rows_off(
+        assert not (c["bm"] == 128 and c["bn"] == cuda._even_bn(n, 256) and c["split_k"] > 1) or cuda._rows_off(
             m, n, k, dt, dt, "K", "K", 128)
 
 
@@ -2238,3 +2245,27 @@ def test_choose_plan_evens_split_tile_columns(m, n, k, dt, applies):
     assert c["bn"] == even and -(-n // c["bn"]) == cols
     assert [c[key] for key in ("bm", "split_k", "cluster_m", "bk")] == \
         [before[key] for key in ("bm", "split_k", "cluster_m", "bk")]
+
+
+@pytest.mark.parametrize("m,n,k,dt,applies", [
+    # probe set v55: e4m3 on the sector with 2-4 k-tiles (one from a 128 x 240 round-up); then
+    # rows off the sector, 5 k-tiles, and bf16
+    (5526, 4864, 256, "e4m3", True), (8192, 32768, 512, "e4m3", True), (3425, 32576, 352, "e4m3", True),
+    (10980, 30336, 272, "e4m3", False), (7876, 1920, 640, "e4m3", False), (1619, 19456, 256, "bf16", False)])
+def test_choose_plan_stores_short_fp8_tiles_whole(m, n, k, dt, applies):
+    """SHORT_K_WHOLE_TILE_KTILES' rule, from its statement: an 8-bit K-major plan on the sector
+    with at most that many k-tiles, where SHORT_K_TWO_TILES_KTILES' rule gives 64-column blocks
+    through two tiles, stores through one tile of the whole BM x 256 at the most stages that fit
+    (and none fits one more); elsewhere the rule changes nothing."""
+    from fastswz import cuda
+
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    before = _plan_without({"SHORT_K_WHOLE_TILE_KTILES": 0}, m, n, k, dt)
+    assert (before["bn"], before["epilogue_n"], before["epilogue_stages"]) == (256, 64, 2)
+    if not applies:
+        assert c == before
+        return
+    assert -(-k // c["bk"]) <= cuda.SHORT_K_WHOLE_TILE_KTILES
+    assert (c["bm"], c["bn"], c["epilogue"], c["epilogue_n"], c["epilogue_stages"]) == (before["bm"], 256, True, 0, 1)
+    assert cuda.supported(c) is None and cuda.supported(dict(c, stages=c["stages"] + 1)) is not None
+    assert c["stages"] >= cuda.EPILOGUE_MIN_STAGES

@@ -192,6 +192,40 @@ def test_even_split_tiles_through_gemm(shape, dt, bn):
     assert torch.equal(outs[0].view(torch.int16), outs[1].view(torch.int16))
 
 
+@pytest.mark.parametrize("shape", [(2663, 4352, 256), (1000, 8192, 512)])
+def test_short_fp8_whole_tile_through_gemm(shape):
+    """gemm() on e4m3 shapes where SHORT_K_WHOLE_TILE_KTILES' rule stores the 128 x 256 tile
+    through one whole-tile epilogue buffer, unscaled and with rowwise power-of-two scales (the
+    rowwise default keeps the plan): small integers exact, D poisoned first, two calls the same
+    bits."""
+    torch = pytest.importorskip("torch")
+    from fastswz.cuda import choose_plan, default_config, gemm
+
+    m, n, k = shape
+    c = choose_plan(m, n, k, "e4m3", "e4m3")
+    assert (c["bn"], c["epilogue_n"], c["epilogue_stages"]) == (256, 0, 1)
+    row = default_config(m, n, k, "e4m3", "e4m3", fusion={"scale": "row"})
+    keys = ("bm", "bn", "stages", "epilogue_n", "epilogue_stages")
+    assert [row[key] for key in keys] == [c[key] for key in keys]
+    g = torch.Generator(device="cuda").manual_seed(7)
+    e4 = torch.float8_e4m3fn
+    a = torch.randint(-3, 4, (m, k), generator=g, device="cuda").to(e4)
+    b = torch.randint(-3, 4, (n, k), generator=g, device="cuda").to(e4).t()
+    sa = 2.0 ** torch.randint(-2, 3, (m, 1), generator=g, device="cuda").float()
+    sb = 2.0 ** torch.randint(-2, 3, (1, n), generator=g, device="cuda").float()
+    prod = a.double() @ b.double()
+    scaled = (prod * sa.double() * sb.double()).to(torch.bfloat16)
+    for scales, expect in (({}, prod.to(torch.bfloat16)), ({"scale_a": sa, "scale_b": sb}, scaled)):
+        outs = []
+        for _ in range(2):
+            out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+            gemm(a, b, out=out, **scales)
+            torch.cuda.synchronize()
+            outs.append(out)
+        assert torch.equal(outs[0], expect)
+        assert torch.equal(outs[0].view(torch.int16), outs[1].view(torch.int16))
+
+
 @pytest.mark.parametrize("shape,rule", [
     ((224, 2528, 18128), "split on a pair"), ((86, 11583, 4848), "64 rows on a pair"),
     ((131, 1024, 6528), "64 rows split 2"), ((70, 896, 20864), "64-row split doubled")])

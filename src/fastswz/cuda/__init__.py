@@ -160,6 +160,25 @@ ROUND_UP_BN_ABOVE = 232
 SHORT_K_TWO_TILES_KTILES = 8
 #: The narrowest tile of :data:`SHORT_K_TWO_TILES_KTILES`' rule (only 128 x 256 was timed).
 SHORT_K_TWO_TILES_BN = 256
+#: Where :data:`SHORT_K_TWO_TILES_KTILES`' rule applies to 8-bit K-major operands whose rows are on
+#: the 32-byte sector, with at most this many k-tiles, the plan stores through one tile of the
+#: whole BM x BN instead (at the most stages that fit beside it, 3 for an fp8 128 x 256 tile;
+#: :func:`_short_k_whole_tile`): with 2-4 k-tiles per output tile the epilogue's four blocks,
+#: each waiting for the store two blocks back, took longer than one store of the whole tile.
+#: Measured on an H200 (``tests/gpu/gemm/probe.py`` set v55, docs/conformance/2026-11-29-twenty-
+#: fourth-session run 3): on the 17 e4m3 problems of the corpus, seeds 1-8 and 20 drawn with
+#: such a default (128 x 256 through two 64-column tiles, 4 stages) the whole tile at 3 stages
+#: was faster on 16, 1.02-1.16x (5526 x 4864 x 256 25.9 -> 22.4 us, 8192 x 32768 x 512 261.5 ->
+#: 243.2), 0.96x on 16384 x 32768 x 512; on rows off the sector 0.80x (10980 x 30336 x 272), and
+#: bf16 with 4 k-tiles of 64 lost (0.90-1.01x).
+SHORT_K_WHOLE_TILE_KTILES = 4
+
+
+def _short_k_whole_tile(c, m, n, k):
+    """Whether :data:`SHORT_K_WHOLE_TILE_KTILES`' rule asks for the whole-tile epilogue of ``c``."""
+    return (-(-k // c["bk"]) <= SHORT_K_WHOLE_TILE_KTILES
+            and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) == 8
+            and not _off_sector(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]))
 #: The most k-tiles of :data:`ROUND_UP_BN_ABOVE`'s rule.
 ROUND_UP_BN_MAX_KTILES = 21
 #: Block-scaled calls with at most this many k-tiles take the plan whose scales go through
@@ -799,15 +818,21 @@ def _clear_plan_memos():
 choose_plan.cache_clear = _clear_plan_memos
 
 
-def _round_up_bn(c, k):
+def _round_up_bn(c, m, n, k):
     """``c``, or its BM x 256 tile through 64-column epilogue blocks with one stage more where
-    :data:`ROUND_UP_BN_ABOVE`'s rule applies (``k`` the problem's K; the blocks through two tiles
-    where :data:`SHORT_K_TWO_TILES_KTILES`' rule applies and they fit)."""
+    :data:`ROUND_UP_BN_ABOVE`'s rule applies (the problem's M, N and K; the blocks through two
+    tiles where :data:`SHORT_K_TWO_TILES_KTILES`' rule applies and they fit, the whole tile where
+    :data:`SHORT_K_WHOLE_TILE_KTILES`' does)."""
     k_tiles = -(-k // c["bk"])
     if not (ROUND_UP_BN_ABOVE < c["bn"] < 256 and c["epilogue_n"] == 0
             and c["stages"] <= EPILOGUE_MIN_STAGES and k_tiles <= ROUND_UP_BN_MAX_KTILES):
         return c
     short = k_tiles <= SHORT_K_TWO_TILES_KTILES   # SHORT_K_TWO_TILES_KTILES' two tiles first
+    if short and _short_k_whole_tile(c, m, n, k):
+        for stages in range(c["stages"] + 1, EPILOGUE_MIN_STAGES - 1, -1):
+            whole = dict(c, bn=256, stages=stages)
+            if supported(whole) is None:
+                return whole
     for est in ((2, EPILOGUE_BLOCK_STAGES) if short else (EPILOGUE_BLOCK_STAGES,)):
         wide = dict(c, bn=256, stages=c["stages"] + 1, epilogue_n=EPILOGUE_BLOCK_N, epilogue_stages=est)
         if supported(wide) is None:
@@ -854,12 +879,17 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
                      if blocks else [(0, 1)])
             if blocks and c["bn"] >= SHORT_K_TWO_TILES_BN and -(-k // c["bk"]) <= SHORT_K_TWO_TILES_KTILES:
                 tries = [(EPILOGUE_BLOCK_N, 2)] + [t for t in tries if t != (EPILOGUE_BLOCK_N, 2)]
+                if _short_k_whole_tile(c, m, n, k):
+                    for stages in range(c["stages"], EPILOGUE_MIN_STAGES - 1, -1):
+                        whole = dict(c, epilogue=True, stages=stages, epilogue_n=0, epilogue_stages=1)
+                        if supported(whole) is None:
+                            return _widen_narrow(_sector_cluster(_round_up_bn(whole, m, n, k), m, n, k))
             for stages in range(c["stages"], EPILOGUE_MIN_STAGES - 1, -1):
                 for cols, est in tries:
                     with_tile = dict(c, epilogue=True, stages=stages, epilogue_n=cols,
                                      epilogue_stages=est)
                     if supported(with_tile) is None:
-                        return _widen_narrow(_sector_cluster(_round_up_bn(with_tile, k), m, n, k))
+                        return _widen_narrow(_sector_cluster(_round_up_bn(with_tile, m, n, k), m, n, k))
         if epilogue is not True:
             return _widen_narrow(_sector_cluster(c, m, n, k))
     tile = {None: "", True: ", with the shared-memory epilogue tile", False: ", with register stores"}

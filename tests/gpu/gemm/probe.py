@@ -1855,7 +1855,7 @@ def _v55_region(p):
             and tiles >= 198)
 
 
-def problems_v55():
+def _problems_v55():
     """Every problem of the shipped corpus and fresh seeds 1-8 (twenty-third session, run 3) in
     _v55_region, then 20 drawn there (seed 20261226: M 257-16384, N 256-32768, K 128-1024
     log-uniform, K a multiple of 16, e4m3 and bf16). The question: which schedule hides the
@@ -1874,7 +1874,7 @@ def problems_v55():
     return run + drawn
 
 
-def candidates_v55(m, n, k, dt):
+def _candidates_v55(m, n, k, dt):
     """The default; on a 2-CTA cluster along M, along N; ping-pong 128 x 128 and 64 x 256; 128 x
     256 through a 128- and a 256-column epilogue tile, and at 2 stages with a 64-column tile in 2
     stages; 128 x 128 cooperative (each at the most stages up to 8 that fit)."""
@@ -1899,6 +1899,30 @@ def candidates_v55(m, n, k, dt):
     add(dict(tile, bm=128, bn=256, stages=2, epilogue_n=64, epilogue_stages=2))
     add(_fit(dict(tile, bm=128, bn=128, epilogue_n=0), 8))
     return out
+
+
+#: SHORT_K_WHOLE_TILE_KTILES' rule switched off (v55 ran before it).
+V56_OLD = {"SHORT_K_WHOLE_TILE_KTILES": 0}
+#: v55 as it ran: before the rule.
+problems_v55, candidates_v55 = _as_run(V56_OLD, _problems_v55, _candidates_v55)
+
+
+def problems_v56():
+    """Held out for SHORT_K_WHOLE_TILE_KTILES' rule: every problem of the shipped corpus and fresh
+    seeds 1-8 (twenty-third session, run 3) it changes, then 30 drawn that it changes (seed
+    20261227: e4m3, M 257-16384 and N 256-32768 log-uniform, K 96-512 uniform in steps of 32):
+    the rule's plan against the plan before it."""
+    import random
+
+    run = [p for p, _ in _rule_changes(V56_OLD, _all_run_problems(TWENTY_THIRD_RUN, same_type=True))]
+    return run + _drawn_changes(V56_OLD, random.Random(20261227), lambda r: (
+        _log_uniform(r, 257, 16385), _log_uniform(r, 256, 32769), r.randrange(96, 513, 32), "e4m3"),
+        30, 4000, run)
+
+
+def candidates_v56(m, n, k, dt):
+    """The rule's plan (first, the default) and the plan before it."""
+    return _new_and_old(V56_OLD, m, n, k, dt)
 
 
 from fastswz.cuda import _split_on as _SPLIT_ON  # noqa: E402 (the function _split_on_evened wraps)
@@ -1931,7 +1955,7 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v51": (problems_v51, candidates_v51),
         "v52": (problems_v52, candidates_v52),
         "v53": (problems_v53, candidates_v53), "v54": (problems_v54, candidates_v54),
-        "v55": (problems_v55, candidates_v55)}
+        "v55": (problems_v55, candidates_v55), "v56": (problems_v56, candidates_v56)}
 
 
 def cmd_make(args):
