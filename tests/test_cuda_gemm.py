@@ -2248,24 +2248,30 @@ def test_choose_plan_evens_split_tile_columns(m, n, k, dt, applies):
 
 
 @pytest.mark.parametrize("m,n,k,dt,applies", [
-    # probe set v55: e4m3 on the sector with 2-4 k-tiles (one from a 128 x 240 round-up); then
-    # rows off the sector, 5 k-tiles, and bf16
+    # probe sets v55/v56: e4m3 on the sector with 2-4 k-tiles (one from a 128 x 240 round-up); then
+    # rows off the sector, K under two 128-byte k-tiles, 5 k-tiles, and bf16
     (5526, 4864, 256, "e4m3", True), (8192, 32768, 512, "e4m3", True), (3425, 32576, 352, "e4m3", True),
-    (10980, 30336, 272, "e4m3", False), (7876, 1920, 640, "e4m3", False), (1619, 19456, 256, "bf16", False)])
+    (10980, 30336, 272, "e4m3", False), (1162, 30157, 128, "e4m3", False), (929, 3963, 192, "e4m3", False),
+    (7876, 1920, 640, "e4m3", False), (1619, 19456, 256, "bf16", False)])
 def test_choose_plan_stores_short_fp8_tiles_whole(m, n, k, dt, applies):
-    """SHORT_K_WHOLE_TILE_KTILES' rule, from its statement: an 8-bit K-major plan on the sector
-    with at most that many k-tiles, where SHORT_K_TWO_TILES_KTILES' rule gives 64-column blocks
-    through two tiles, stores through one tile of the whole BM x 256 at the most stages that fit
-    (and none fits one more); elsewhere the rule changes nothing."""
+    """SHORT_K_WHOLE_TILE_KTILES' rule, from its statement: a plain call's 8-bit K-major plan on
+    the sector, K at least SHORT_K_WHOLE_TILE_MIN_KTILES 128-byte k-tiles and at most
+    SHORT_K_WHOLE_TILE_KTILES k-tiles, where SHORT_K_TWO_TILES_KTILES' rule gives a 256-wide
+    tile's 64-column blocks, stores through one whole-tile buffer at the most stages that fit (no
+    more than before); a fused epilogue (rowwise scales) keeps the blocks; elsewhere the rule
+    changes nothing."""
     from fastswz import cuda
 
     c = cuda.choose_plan(m, n, k, dt, dt)
     before = _plan_without({"SHORT_K_WHOLE_TILE_KTILES": 0}, m, n, k, dt)
-    assert (before["bn"], before["epilogue_n"], before["epilogue_stages"]) == (256, 64, 2)
+    assert (before["bn"], before["epilogue_n"]) == (256, 64)
+    if dt == "e4m3":   # (the rowwise rules may change the tile, not to the whole-tile buffer)
+        assert cuda.default_config(m, n, k, dt, dt, fusion={"scale": "row"})["epilogue_n"] == 64
     if not applies:
-        assert c == before
+        assert c == before and cuda.default_config(m, n, k, dt, dt) == before
         return
-    assert -(-k // c["bk"]) <= cuda.SHORT_K_WHOLE_TILE_KTILES
-    assert (c["bm"], c["bn"], c["epilogue"], c["epilogue_n"], c["epilogue_stages"]) == (before["bm"], 256, True, 0, 1)
-    assert cuda.supported(c) is None and cuda.supported(dict(c, stages=c["stages"] + 1)) is not None
-    assert c["stages"] >= cuda.EPILOGUE_MIN_STAGES
+    assert k // 128 >= cuda.SHORT_K_WHOLE_TILE_MIN_KTILES and -(-k // c["bk"]) <= cuda.SHORT_K_WHOLE_TILE_KTILES
+    assert c == dict(before, stages=c["stages"], epilogue_n=0, epilogue_stages=1)
+    assert cuda.supported(c) is None and cuda.EPILOGUE_MIN_STAGES <= c["stages"] <= before["stages"]
+    assert c["stages"] == before["stages"] or cuda.supported(dict(c, stages=c["stages"] + 1)) is not None
+    assert cuda.default_config(m, n, k, dt, dt) == c

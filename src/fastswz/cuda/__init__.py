@@ -160,25 +160,44 @@ ROUND_UP_BN_ABOVE = 232
 SHORT_K_TWO_TILES_KTILES = 8
 #: The narrowest tile of :data:`SHORT_K_TWO_TILES_KTILES`' rule (only 128 x 256 was timed).
 SHORT_K_TWO_TILES_BN = 256
-#: Where :data:`SHORT_K_TWO_TILES_KTILES`' rule applies to 8-bit K-major operands whose rows are on
-#: the 32-byte sector, with at most this many k-tiles, the plan stores through one tile of the
-#: whole BM x BN instead (at the most stages that fit beside it, 3 for an fp8 128 x 256 tile;
-#: :func:`_short_k_whole_tile`): with 2-4 k-tiles per output tile the epilogue's four blocks,
-#: each waiting for the store two blocks back, took longer than one store of the whole tile.
-#: Measured on an H200 (``tests/gpu/gemm/probe.py`` set v55, docs/conformance/2026-11-29-twenty-
-#: fourth-session run 3): on the 17 e4m3 problems of the corpus, seeds 1-8 and 20 drawn with
-#: such a default (128 x 256 through two 64-column tiles, 4 stages) the whole tile at 3 stages
-#: was faster on 16, 1.02-1.16x (5526 x 4864 x 256 25.9 -> 22.4 us, 8192 x 32768 x 512 261.5 ->
-#: 243.2), 0.96x on 16384 x 32768 x 512; on rows off the sector 0.80x (10980 x 30336 x 272), and
-#: bf16 with 4 k-tiles of 64 lost (0.90-1.01x).
+#: A plain call's plan (no fused epilogue: :func:`choose_plan`'s own answer) where
+#: :data:`SHORT_K_TWO_TILES_KTILES`' rule stores a 128 x 256 tile's 64-column blocks, with 8-bit
+#: K-major operands whose rows are on the 32-byte sector and K of at least
+#: :data:`SHORT_K_WHOLE_TILE_MIN_KTILES` whole 128-byte k-tiles and at most this many k-tiles, stores
+#: through one tile of the whole BM x BN instead, at the most stages that fit beside it (3 for an
+#: fp8 128 x 256 tile; :func:`_short_k_whole_tile`): with 2-4 k-tiles per output tile the four
+#: blocks, each waiting for the store two blocks back, took longer than one store of the whole
+#: tile. Measured on an H200 (``tests/gpu/gemm/probe.py`` sets v55 and v56, docs/conformance/
+#: 2026-11-29-twenty-fourth-session runs 3-4): in v55 (the corpus's, seeds 1-8's and 20 drawn
+#: short-K problems) the whole tile at 3 stages was faster on 16 of the 17 e4m3 problems in the
+#: rule, 1.02-1.16x (5526 x 4864 x 256 25.9 -> 22.4 us); rows off the sector lost (10980 x 30336 x
+#: 272, 0.80x), and bf16 with 4 k-tiles of 64 (0.90-1.01x). v56 held it out: the 15 problems of
+#: the corpus and seeds it changes 1.077x in geometric mean, none slower by 3%; 30 drawn 1.016x,
+#: 0.98x where K held under two whole k-tiles (96-192), 1.032x over the 16 with K >= 256 (two
+#: 0.96x; this floor was set after v56). The rowwise-scaled calls of the same corpus problems
+#: (deepseek-v3 kv_b, K 512) ran 0.69-0.83x on the whole tile (run 4), so fused epilogues keep
+#: the blocks (:func:`default_config` builds on :func:`_planned`).
 SHORT_K_WHOLE_TILE_KTILES = 4
+#: The fewest whole 128-byte k-tiles of K (K bytes // 128) of :data:`SHORT_K_WHOLE_TILE_KTILES`' rule.
+SHORT_K_WHOLE_TILE_MIN_KTILES = 2
 
 
 def _short_k_whole_tile(c, m, n, k):
-    """Whether :data:`SHORT_K_WHOLE_TILE_KTILES`' rule asks for the whole-tile epilogue of ``c``."""
-    return (-(-k // c["bk"]) <= SHORT_K_WHOLE_TILE_KTILES
+    """``c`` through one whole-tile epilogue buffer where :data:`SHORT_K_WHOLE_TILE_KTILES`' rule
+    asks for it, else ``c``."""
+    k_tiles = -(-k // c["bk"])
+    if not (c["epilogue"] and (c["bm"], c["bn"]) == (128, 256) and c["epilogue_n"] == EPILOGUE_BLOCK_N and not c["pingpong"]
+            and not c["swap_ab"] and c["split_k"] == 1
+            and SHORT_K_WHOLE_TILE_MIN_KTILES <= k // 128 and k_tiles <= SHORT_K_WHOLE_TILE_KTILES
+            and k_tiles <= SHORT_K_TWO_TILES_KTILES
             and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) == 8
-            and not _off_sector(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]))
+            and not _off_sector(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"])):
+        return c
+    for stages in range(c["stages"], EPILOGUE_MIN_STAGES - 1, -1):
+        whole = dict(c, stages=stages, epilogue_n=0, epilogue_stages=1)
+        if supported(whole) is None:
+            return whole
+    return c
 #: The most k-tiles of :data:`ROUND_UP_BN_ABOVE`'s rule.
 ROUND_UP_BN_MAX_KTILES = 21
 #: Block-scaled calls with at most this many k-tiles take the plan whose scales go through
@@ -793,6 +812,13 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
         hit = _tuned.lookup(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if hit is not None:
             return hit
+    return _short_k_whole_tile(_planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue,
+                                        schedules), m, n, k)
+
+
+def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=None, schedules=True):
+    """:func:`choose_plan`'s plan before :data:`SHORT_K_WHOLE_TILE_KTILES`' rule (which only plain
+    calls take), memoized per problem, no tuned table asked: the plan a fused epilogue builds on."""
     from ..dtypes import dtype as lookup
 
     key = (m, n, k, lookup(a_dtype).name, lookup(b_dtype).name, str(a_major).upper(),
@@ -818,21 +844,15 @@ def _clear_plan_memos():
 choose_plan.cache_clear = _clear_plan_memos
 
 
-def _round_up_bn(c, m, n, k):
+def _round_up_bn(c, k):
     """``c``, or its BM x 256 tile through 64-column epilogue blocks with one stage more where
-    :data:`ROUND_UP_BN_ABOVE`'s rule applies (the problem's M, N and K; the blocks through two
-    tiles where :data:`SHORT_K_TWO_TILES_KTILES`' rule applies and they fit, the whole tile where
-    :data:`SHORT_K_WHOLE_TILE_KTILES`' does)."""
+    :data:`ROUND_UP_BN_ABOVE`'s rule applies (``k`` the problem's K; the blocks through two tiles
+    where :data:`SHORT_K_TWO_TILES_KTILES`' rule applies and they fit)."""
     k_tiles = -(-k // c["bk"])
     if not (ROUND_UP_BN_ABOVE < c["bn"] < 256 and c["epilogue_n"] == 0
             and c["stages"] <= EPILOGUE_MIN_STAGES and k_tiles <= ROUND_UP_BN_MAX_KTILES):
         return c
     short = k_tiles <= SHORT_K_TWO_TILES_KTILES   # SHORT_K_TWO_TILES_KTILES' two tiles first
-    if short and _short_k_whole_tile(c, m, n, k):
-        for stages in range(c["stages"] + 1, EPILOGUE_MIN_STAGES - 1, -1):
-            whole = dict(c, bn=256, stages=stages)
-            if supported(whole) is None:
-                return whole
     for est in ((2, EPILOGUE_BLOCK_STAGES) if short else (EPILOGUE_BLOCK_STAGES,)):
         wide = dict(c, bn=256, stages=c["stages"] + 1, epilogue_n=EPILOGUE_BLOCK_N, epilogue_stages=est)
         if supported(wide) is None:
@@ -850,7 +870,7 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
                 sched = _sector_cluster(sched, m, n, k)
             return _split_cluster(sched, m, n, k)
         # the model's plan, through the memo: the schedule rules may have asked for it already
-        return choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, False)
+        return _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, False)
 
     first_why = None
     def ranked():
@@ -879,17 +899,12 @@ def _choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogu
                      if blocks else [(0, 1)])
             if blocks and c["bn"] >= SHORT_K_TWO_TILES_BN and -(-k // c["bk"]) <= SHORT_K_TWO_TILES_KTILES:
                 tries = [(EPILOGUE_BLOCK_N, 2)] + [t for t in tries if t != (EPILOGUE_BLOCK_N, 2)]
-                if _short_k_whole_tile(c, m, n, k):
-                    for stages in range(c["stages"], EPILOGUE_MIN_STAGES - 1, -1):
-                        whole = dict(c, epilogue=True, stages=stages, epilogue_n=0, epilogue_stages=1)
-                        if supported(whole) is None:
-                            return _widen_narrow(_sector_cluster(_round_up_bn(whole, m, n, k), m, n, k))
             for stages in range(c["stages"], EPILOGUE_MIN_STAGES - 1, -1):
                 for cols, est in tries:
                     with_tile = dict(c, epilogue=True, stages=stages, epilogue_n=cols,
                                      epilogue_stages=est)
                     if supported(with_tile) is None:
-                        return _widen_narrow(_sector_cluster(_round_up_bn(with_tile, m, n, k), m, n, k))
+                        return _widen_narrow(_sector_cluster(_round_up_bn(with_tile, k), m, n, k))
         if epilogue is not True:
             return _widen_narrow(_sector_cluster(c, m, n, k))
     tile = {None: "", True: ", with the shared-memory epilogue tile", False: ", with register stores"}
@@ -1206,7 +1221,7 @@ def _narrow_split_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     """The 128 x 256 split of :data:`NARROW_TILE_AREA`'s rule, or None where it does not apply."""
     if k * dtype_bits(a_dtype) < 8 * 128 * NARROW_SPLIT_MIN_KTILES or m <= 64 or n <= 128:
         return None   # (the cheap conditions before the one-pass plan is asked for)
-    one = choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, None, False)
+    one = _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, None, False)
     if one["bm"] * one["bn"] > NARROW_TILE_AREA or one["split_k"] != 1:
         return None
     return _wide_split(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
@@ -1804,8 +1819,11 @@ def _default_config(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, fusi
     # swap-AB and split-K take scales alone (codegen.scheduled_fusion): the decode shapes of
     # rowwise fp8 get the unscaled problem's schedule
     scheduled = codegen.scheduled_fusion(dict(fusion, a_dtype=a_dtype, b_dtype=b_dtype, out_dtype=out_dtype))
-    cfg = normalize_config(choose_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype,
-                                       epilogue=epilogue, schedules=scheduled), **fusion)
+    # a fused epilogue (scales too) builds on the plan before the plain calls' whole-tile rule
+    # (SHORT_K_WHOLE_TILE_KTILES)
+    pick = _planned if fusion else choose_plan
+    cfg = normalize_config(pick(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype,
+                                epilogue=epilogue, schedules=scheduled), **fusion)
     if (not scheduled and cfg["epilogue"] and 0 < cfg["epilogue_n"] < cfg["bn"] and cfg["epilogue_stages"] == 1
             and not cfg["pingpong"]):
         # a fused epilogue's column blocks through two epilogue tiles where they fit beside the

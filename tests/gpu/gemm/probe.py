@@ -1907,7 +1907,7 @@ V56_OLD = {"SHORT_K_WHOLE_TILE_KTILES": 0}
 problems_v55, candidates_v55 = _as_run(V56_OLD, _problems_v55, _candidates_v55)
 
 
-def problems_v56():
+def _problems_v56():
     """Held out for SHORT_K_WHOLE_TILE_KTILES' rule: every problem of the shipped corpus and fresh
     seeds 1-8 (twenty-third session, run 3) it changes, then 30 drawn that it changes (seed
     20261227: e4m3, M 257-16384 and N 256-32768 log-uniform, K 96-512 uniform in steps of 32):
@@ -1920,10 +1920,14 @@ def problems_v56():
         30, 4000, run)
 
 
-def candidates_v56(m, n, k, dt):
+def _candidates_v56(m, n, k, dt):
     """The rule's plan (first, the default) and the plan before it."""
     return _new_and_old(V56_OLD, m, n, k, dt)
 
+
+#: v56 as it ran: SHORT_K_WHOLE_TILE_KTILES' rule without its K floor (set after v56).
+V56_RAN = {"SHORT_K_WHOLE_TILE_MIN_KTILES": 0}
+problems_v56, candidates_v56 = _as_run(V56_RAN, _problems_v56, _candidates_v56)
 
 from fastswz.cuda import _split_on as _SPLIT_ON  # noqa: E402 (the function _split_on_evened wraps)
 
