@@ -165,55 +165,25 @@ def test_default_plans_with_schedules_through_gemm(shape):
     assert torch.equal(d, want)
 
 
-@pytest.mark.parametrize("shape,dt,bn", [
-    ((2547, 416, 7088), "bf16", 208), ((1132, 880, 8864), "e4m3", 224), ((1728, 400, 29840), "e4m3", 208)])
-def test_even_split_tiles_through_gemm(shape, dt, bn):
-    """gemm() where SPLIT_EVEN_BN_STEP's rule evens a 128 x 256 split's tile columns (bf16 128 x
-    208 split 3 ways; e4m3 128 x 224 split 3 ways; e4m3 128 x 208 split on a 2-CTA cluster):
-    small integers exact, D poisoned first, two calls the same bits."""
-    torch = pytest.importorskip("torch")
-    from fastswz.cuda import choose_plan, gemm
+def _exact_twice(m, n, k, dt, seed, top, rowwise):
+    """gemm() of small integers (|values| <= ``top``) of type ``dt`` into a NaN-poisoned bf16 D,
+    unscaled and, where ``rowwise``, with rowwise power-of-two scales: equal to the float64
+    product rounded to bf16, and two calls the same bits."""
+    import torch
 
-    m, n, k = shape
-    c = choose_plan(m, n, k, dt, dt)
-    assert c["bn"] == bn and c["split_k"] > 1
-    g = torch.Generator(device="cuda").manual_seed(5)
+    from fastswz.cuda import gemm
+
+    g = torch.Generator(device="cuda").manual_seed(seed)
     kind = torch.float8_e4m3fn if dt == "e4m3" else torch.bfloat16
-    a = torch.randint(-2, 3, (m, k), generator=g, device="cuda").to(kind)
-    b = torch.randint(-2, 3, (n, k), generator=g, device="cuda").to(kind).t()
-    want = (a.double() @ b.double()).to(torch.bfloat16)
-    outs = []
-    for _ in range(2):
-        out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-        gemm(a, b, out=out)
-        torch.cuda.synchronize()
-        outs.append(out)
-    assert torch.equal(outs[0], want)
-    assert torch.equal(outs[0].view(torch.int16), outs[1].view(torch.int16))
-
-
-@pytest.mark.parametrize("shape", [(2663, 4352, 256), (1000, 8192, 512)])
-def test_short_fp8_whole_tile_through_gemm(shape):
-    """gemm() on e4m3 shapes where SHORT_K_WHOLE_TILE_KTILES' rule stores a plain call's 128 x 256
-    tile through one whole-tile epilogue buffer, and with rowwise power-of-two scales (whose plan
-    keeps the 64-column blocks): small integers exact, D poisoned first, two calls the same bits."""
-    torch = pytest.importorskip("torch")
-    from fastswz.cuda import choose_plan, default_config, gemm
-
-    m, n, k = shape
-    c = choose_plan(m, n, k, "e4m3", "e4m3")
-    assert (c["bn"], c["epilogue_n"], c["epilogue_stages"]) == (256, 0, 1)
-    row = default_config(m, n, k, "e4m3", "e4m3", fusion={"scale": "row"})
-    assert (row["bn"], row["epilogue_n"]) == (256, 64)
-    g = torch.Generator(device="cuda").manual_seed(7)
-    e4 = torch.float8_e4m3fn
-    a = torch.randint(-3, 4, (m, k), generator=g, device="cuda").to(e4)
-    b = torch.randint(-3, 4, (n, k), generator=g, device="cuda").to(e4).t()
-    sa = 2.0 ** torch.randint(-2, 3, (m, 1), generator=g, device="cuda").float()
-    sb = 2.0 ** torch.randint(-2, 3, (1, n), generator=g, device="cuda").float()
+    a = torch.randint(-top, top + 1, (m, k), generator=g, device="cuda").to(kind)
+    b = torch.randint(-top, top + 1, (n, k), generator=g, device="cuda").to(kind).t()
     prod = a.double() @ b.double()
-    scaled = (prod * sa.double() * sb.double()).to(torch.bfloat16)
-    for scales, expect in (({}, prod.to(torch.bfloat16)), ({"scale_a": sa, "scale_b": sb}, scaled)):
+    cases = [({}, prod.to(torch.bfloat16))]
+    if rowwise:
+        sa = 2.0 ** torch.randint(-2, 3, (m, 1), generator=g, device="cuda").float()
+        sb = 2.0 ** torch.randint(-2, 3, (1, n), generator=g, device="cuda").float()
+        cases.append(({"scale_a": sa, "scale_b": sb}, (prod * sa.double() * sb.double()).to(torch.bfloat16)))
+    for scales, expect in cases:
         outs = []
         for _ in range(2):
             out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
@@ -222,6 +192,37 @@ def test_short_fp8_whole_tile_through_gemm(shape):
             outs.append(out)
         assert torch.equal(outs[0], expect)
         assert torch.equal(outs[0].view(torch.int16), outs[1].view(torch.int16))
+
+
+@pytest.mark.parametrize("shape,dt,bn", [
+    ((2547, 416, 7088), "bf16", 208), ((1132, 880, 8864), "e4m3", 224), ((1728, 400, 29840), "e4m3", 208)])
+def test_even_split_tiles_through_gemm(shape, dt, bn):
+    """gemm() where SPLIT_EVEN_BN_STEP's rule evens a 128 x 256 split's tile columns (bf16 128 x
+    208 split 3 ways; e4m3 128 x 224 split 3 ways; e4m3 128 x 208 split on a 2-CTA cluster):
+    small integers exact, D poisoned first, two calls the same bits."""
+    pytest.importorskip("torch")
+    from fastswz.cuda import choose_plan
+
+    m, n, k = shape
+    c = choose_plan(m, n, k, dt, dt)
+    assert c["bn"] == bn and c["split_k"] > 1
+    _exact_twice(m, n, k, dt, 5, 2, rowwise=False)
+
+
+@pytest.mark.parametrize("shape", [(2663, 4352, 256), (1000, 8192, 512)])
+def test_short_fp8_whole_tile_through_gemm(shape):
+    """gemm() on e4m3 shapes where SHORT_K_WHOLE_TILE_KTILES' rule stores a plain call's 128 x 256
+    tile through one whole-tile epilogue buffer, and with rowwise power-of-two scales (whose plan
+    keeps the 64-column blocks): small integers exact, D poisoned first, two calls the same bits."""
+    pytest.importorskip("torch")
+    from fastswz.cuda import choose_plan, default_config
+
+    m, n, k = shape
+    c = choose_plan(m, n, k, "e4m3", "e4m3")
+    assert (c["bn"], c["epilogue_n"], c["epilogue_stages"]) == (256, 0, 1)
+    row = default_config(m, n, k, "e4m3", "e4m3", fusion={"scale": "row"})
+    assert (row["bn"], row["epilogue_n"]) == (256, 64)
+    _exact_twice(m, n, k, "e4m3", 7, 3, rowwise=True)
 
 
 @pytest.mark.parametrize("shape,rule", [
@@ -234,8 +235,8 @@ def test_fp8_rule_plans_through_gemm(shape, rule):
     split doubled, SPLIT_K_MN_DOUBLE_MAX), unscaled and with rowwise power-of-two scales (the
     rowwise default keeps the plan): small integers exact, D poisoned first, two calls the same
     bits."""
-    torch = pytest.importorskip("torch")
-    from fastswz.cuda import choose_plan, default_config, gemm
+    pytest.importorskip("torch")
+    from fastswz.cuda import choose_plan, default_config
 
     m, n, k = shape
     c = choose_plan(m, n, k, "e4m3", "e4m3")
@@ -245,20 +246,4 @@ def test_fp8_rule_plans_through_gemm(shape, rule):
     row = default_config(m, n, k, "e4m3", "e4m3", fusion={"scale": "row"})
     keys = ("bm", "bn", "split_k", "cluster_m")
     assert [row[key] for key in keys] == [c[key] for key in keys]
-    g = torch.Generator(device="cuda").manual_seed(3)
-    e4 = torch.float8_e4m3fn
-    a = torch.randint(-2, 3, (m, k), generator=g, device="cuda").to(e4)
-    b = torch.randint(-2, 3, (n, k), generator=g, device="cuda").to(e4).t()
-    sa = 2.0 ** torch.randint(-2, 3, (m, 1), generator=g, device="cuda").float()
-    sb = 2.0 ** torch.randint(-2, 3, (1, n), generator=g, device="cuda").float()
-    prod = a.double() @ b.double()
-    scaled = (prod * sa.double() * sb.double()).to(torch.bfloat16)
-    for scales, expect in (({}, prod.to(torch.bfloat16)), ({"scale_a": sa, "scale_b": sb}, scaled)):
-        outs = []
-        for _ in range(2):
-            out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-            gemm(a, b, out=out, **scales)
-            torch.cuda.synchronize()
-            outs.append(out)
-        assert torch.equal(outs[0], expect)
-        assert torch.equal(outs[0].view(torch.int16), outs[1].view(torch.int16))
+    _exact_twice(m, n, k, "e4m3", 3, 2, rowwise=True)

@@ -1087,14 +1087,7 @@ def candidates_v38(m, n, k, dt):
     """The default; the default on a 2-CTA cluster along M (B multicast: each tile column's rows
     of B read once for two tile rows) and along N; a 128-row tile (one tile row up to M = 128) of
     the default's BN, alone and along N."""
-    from fastswz.cuda import choose_plan, supported
-
-    base = choose_plan(m, n, k, dt, dt)
-    out = [dict(base)]
-
-    def add(c):
-        if c is not None and supported(c) is None and c not in out:
-            out.append(c)
+    base, out, add = _default_and_more(m, n, k, dt)
 
     one = dict(base, cluster_m=1, cluster_n=1)
     add(dict(one, cluster_m=2))
@@ -1156,14 +1149,7 @@ def candidates_v39(m, n, k, dt):
     """The default; it split 2, 3, 4 and 6 ways; where its k-tiles are narrow, its tile with
     full-width ones, unsplit and split 2-3 ways; a 64-row tile of full-width k-tiles on the
     deepest ring (<= 8 stages), unsplit and split 2-4 ways."""
-    from fastswz.cuda import choose_plan, supported
-
-    base = choose_plan(m, n, k, dt, dt)
-    out = [dict(base)]
-
-    def add(c):
-        if c is not None and supported(c) is None and c not in out:
-            out.append(c)
+    base, out, add = _default_and_more(m, n, k, dt)
 
     for s in (2, 3, 4, 6):
         add(dict(base, split_k=s))
@@ -1208,14 +1194,7 @@ def candidates_v40(m, n, k, dt):
     """The default (split s); its tile split s - 1, s + 1 and to about one and two waves of work
     units; its split with the other reduction; 128 x 256 (64 x 256 at M <= 64) split to about one
     wave."""
-    from fastswz.cuda import choose_plan, supported
-
-    base = choose_plan(m, n, k, dt, dt)
-    out = [dict(base)]
-
-    def add(c):
-        if c is not None and supported(c) is None and c not in out:
-            out.append(c)
+    base, out, add = _default_and_more(m, n, k, dt)
 
     km, kn = (n, m) if base["swap_ab"] else (m, n)
     k_tiles = -(-k // base["bk"])
@@ -1265,14 +1244,7 @@ def candidates_v41(m, n, k, dt):
     """The default; its tile on a 2 x 2 cluster (one pass: a split default unsplit, D from
     registers); 128 x 256 and 128 x 128 tiles of 128-element k-tiles on 2 x 2 clusters (64-column
     epilogue blocks); at M <= 256 also 64 x 128 and 64 x 64 ones."""
-    from fastswz.cuda import choose_plan, supported
-
-    base = choose_plan(m, n, k, dt, dt)
-    out = [dict(base)]
-
-    def add(c):
-        if c is not None and supported(c) is None and c not in out:
-            out.append(c)
+    base, out, add = _default_and_more(m, n, k, dt)
 
     add(_one_pass_on_cluster(base, 2, 2))
     tiles = [(128, 256), (128, 128)] + ([(64, 128), (64, 64)] if m <= 256 else [])
@@ -1604,10 +1576,9 @@ def _fill_split(m, n, k, dt, bm, bn, cluster_m=1, units=132):
                  "epilogue": False, "split_k": s, "cluster_m": cluster_m}, 8)
 
 
-def _candidates_v48(m, n, k, dt):
-    """The default; it on a 2-CTA cluster along M; its tile split twice as many ways (2 where
-    it is one pass), with and without the cluster; 128 x 256 and 128 x 128 split to about one
-    wave on the cluster, 128 x 128 also without; at M <= 512 64 x 128 on the cluster."""
+def _default_and_more(m, n, k, dt):
+    """``(base, out, add)``: choose_plan's plan, a candidate list holding it, and a function that
+    appends a plan that runs and is not in the list yet (None is skipped)."""
     from fastswz.cuda import choose_plan, supported
 
     base = choose_plan(m, n, k, dt, dt)
@@ -1616,6 +1587,15 @@ def _candidates_v48(m, n, k, dt):
     def add(c):
         if c is not None and supported(c) is None and c not in out:
             out.append(c)
+
+    return base, out, add
+
+
+def _candidates_v48(m, n, k, dt):
+    """The default; it on a 2-CTA cluster along M; its tile split twice as many ways (2 where
+    it is one pass), with and without the cluster; 128 x 256 and 128 x 128 split to about one
+    wave on the cluster, 128 x 128 also without; at M <= 512 64 x 128 on the cluster."""
+    base, out, add = _default_and_more(m, n, k, dt)
 
     add(dict(base, cluster_m=2))
     twice = dict(base, split_k=2 * base["split_k"], epilogue=False, epilogue_n=0, epilogue_stages=1)
@@ -1660,14 +1640,16 @@ def _candidates_v49(m, n, k, dt):
 
 
 #: v48 as it ran: before the twenty-third session's rules.
-problems_v48, candidates_v48 = _as_run(V49_OLD, _problems_v48, _candidates_v48)
+#: The twenty-fourth session's rules switched off: the twenty-third session's sets ran before them.
+BEFORE_24 = {"SPLIT_EVEN_MIN_COLUMNS": 1 << 30, "SHORT_K_WHOLE_TILE_KTILES": 0}
+problems_v48, candidates_v48 = _as_run({**V49_OLD, **BEFORE_24}, _problems_v48, _candidates_v48)
 #: v49 ran SPLIT_CLUSTER_MIN_KTILES' rule on rows off the 128-byte line; since, off the sector.
 V49_RAN = {"SPLIT_CLUSTER_ALIGN": 128}
 V50_OLD = {"SPLIT_CLUSTER_MIN_KTILES": 1 << 30}
-problems_v49, candidates_v49 = _as_run(V49_RAN, _problems_v49, _candidates_v49)
+problems_v49, candidates_v49 = _as_run({**V49_RAN, **BEFORE_24}, _problems_v49, _candidates_v49)
 
 
-def problems_v50():
+def _problems_v50():
     """Held out for SPLIT_CLUSTER_MIN_KTILES' rule as narrowed after v49 (rows off the 32-byte
     sector): 30 problems it changes, drawn (seed 20261221: e4m3, M 65-2048, N 256-8000, K
     2048-32768, log-uniform, K a multiple of 16), none of v48's (nor, as drawn, of v49's): the
@@ -1679,9 +1661,12 @@ def problems_v50():
         "e4m3"), 30, 4000, set(problems_v48()))
 
 
-def candidates_v50(m, n, k, dt):
+def _candidates_v50(m, n, k, dt):
     """The rule's plan (first, the default) and the plan before it."""
     return _new_and_old(V50_OLD, m, n, k, dt)
+
+
+problems_v50, candidates_v50 = _as_run(BEFORE_24, _problems_v50, _candidates_v50)
 
 
 def _v51_region(p):
@@ -1724,10 +1709,10 @@ def _candidates_v51(m, n, k, dt):
 
 #: SECTOR_CLUSTER_DEEP_MIN_M's rule as it was before the twenty-third session (v51 ran then).
 V52_OLD = {"SECTOR_CLUSTER_DEEP_MIN_M": 1 << 30}
-problems_v51, candidates_v51 = _as_run(V52_OLD, _problems_v51, _candidates_v51)
+problems_v51, candidates_v51 = _as_run({**V52_OLD, **BEFORE_24}, _problems_v51, _candidates_v51)
 
 
-def problems_v52():
+def _problems_v52():
     """Held out for SECTOR_CLUSTER_DEEP_MIN_M's rule: 40 problems it changes, drawn (seed 20261223:
     e4m3, M 65-512, N 1000-32000, K 1024-8192 log-uniform, K 16 past a multiple of 32), none of
     v51's: the rule's plan against the plan before it."""
@@ -1738,15 +1723,45 @@ def problems_v52():
         "e4m3"), 40, 6000, set(problems_v51()))
 
 
-def candidates_v52(m, n, k, dt):
+def _candidates_v52(m, n, k, dt):
     """The rule's plan (first, the default) and the plan before it."""
     return _new_and_old(V52_OLD, m, n, k, dt)
+
+
+problems_v52, candidates_v52 = _as_run(BEFORE_24, _problems_v52, _candidates_v52)
 
 
 
 
 TWENTY_THIRD_RUN = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "2026-11-28-twenty-third-session",
                                 "run3-probe-v50-corpus-seeds")
+
+
+def _region_then_drawn(region, seed, count, ms, ns, ks):
+    """Every problem of the shipped corpus and fresh seeds 1-8 (twenty-third session, run 3) in
+    ``region``, then ``count`` drawn there by ``random.Random(seed)``: e4m3 or bf16, then M, N and
+    K log-uniform over the half-open ranges ``ms``, ``ns`` and ``ks``, K a multiple of 16."""
+    import random
+
+    rng = random.Random(seed)
+    run = [p for p in _all_run_problems(TWENTY_THIRD_RUN, same_type=True) if region(p)]
+    drawn = []
+    while len(drawn) < count:
+        dt = rng.choice(("e4m3", "bf16"))
+        q = (_log_uniform(rng, *ms), _log_uniform(rng, *ns), _log_uniform(rng, *ks) // 16 * 16, dt)
+        if q not in run and q not in drawn and region(q):
+            drawn.append(q)
+    return run + drawn
+
+
+def _run_changes_then_drawn(old_consts, seed, draw, count, tries=4000):
+    """A held-out set: every problem of the shipped corpus and fresh seeds 1-8 (twenty-third
+    session, run 3) whose plan the constants ``old_consts`` change, then up to ``count`` drawn by
+    ``draw(random.Random(seed))`` that they change (:func:`_drawn_changes`)."""
+    import random
+
+    run = [p for p, _ in _rule_changes(old_consts, _all_run_problems(TWENTY_THIRD_RUN, same_type=True))]
+    return run + _drawn_changes(old_consts, random.Random(seed), draw, count, tries, run)
 
 
 def _v53_region(p):
@@ -1769,32 +1784,14 @@ def _problems_v53():
     _v53_region, then 30 drawn there (seed 20261224: M 1025-16384, N 256-2048 and K 4096-32768
     log-uniform, K a multiple of 16, e4m3 and bf16). The question: which tile and split fill the
     SMs best where a tile column covers much of N?"""
-    import random
-
-    rng = random.Random(20261224)
-    run = [p for p in _all_run_problems(TWENTY_THIRD_RUN, same_type=True) if _v53_region(p)]
-    drawn = []
-    while len(drawn) < 30:
-        dt = rng.choice(("e4m3", "bf16"))
-        q = (_log_uniform(rng, 1025, 16385), _log_uniform(rng, 256, 2049),
-             _log_uniform(rng, 4096, 32769) // 16 * 16, dt)
-        if q not in run and q not in drawn and _v53_region(q):
-            drawn.append(q)
-    return run + drawn
+    return _region_then_drawn(_v53_region, 20261224, 30, (1025, 16385), (256, 2049), (4096, 32769))
 
 
 def _candidates_v53(m, n, k, dt):
     """The default; its tile split twice as many ways (2 where it is one pass); split to about
     one wave: 128 x 256 (also on a 2-CTA cluster along M), 128 x 128, 256 x 128, 192 x 192 and
     128 x BN with BN N split evenly into tiles of at most 256 (rounded up to 16)."""
-    from fastswz.cuda import choose_plan, supported
-
-    base = choose_plan(m, n, k, dt, dt)
-    out = [dict(base)]
-
-    def add(c):
-        if c is not None and supported(c) is None and c not in out:
-            out.append(c)
+    base, out, add = _default_and_more(m, n, k, dt)
 
     add(dict(base, split_k=2 * base["split_k"], epilogue=False, epilogue_n=0, epilogue_stages=1))
     add(_fill_split(m, n, k, dt, 128, 256))
@@ -1827,12 +1824,9 @@ def _problems_v54():
     1-8 (twenty-third session, run 3) it changes (v53 timed 12 of them on the even tile at its own
     split), then 40 drawn that it changes (seed 20261225: M 65-8000, N 130-2000, K 2048-32768,
     log-uniform, K a multiple of 16, e4m3 and bf16): the rule's plan against the plan before it."""
-    import random
-
-    run = [p for p, _ in _rule_changes(V54_OLD, _all_run_problems(TWENTY_THIRD_RUN, same_type=True))]
-    return run + _drawn_changes(V54_OLD, random.Random(20261225), lambda r: (
+    return _run_changes_then_drawn(V54_OLD, 20261225, lambda r: (
         _log_uniform(r, 65, 8001), _log_uniform(r, 130, 2001), _log_uniform(r, 2048, 32769) // 16 * 16,
-        r.choice(("e4m3", "bf16"))), 40, 4000, run)
+        r.choice(("e4m3", "bf16"))), 40)
 
 
 def _candidates_v54(m, n, k, dt):
@@ -1860,32 +1854,14 @@ def _problems_v55():
     _v55_region, then 20 drawn there (seed 20261226: M 257-16384, N 256-32768, K 128-1024
     log-uniform, K a multiple of 16, e4m3 and bf16). The question: which schedule hides the
     epilogue where K is short: ping-pong consumers, clusters, wider epilogue tiles?"""
-    import random
-
-    rng = random.Random(20261226)
-    run = [p for p in _all_run_problems(TWENTY_THIRD_RUN, same_type=True) if _v55_region(p)]
-    drawn = []
-    while len(drawn) < 20:
-        dt = rng.choice(("e4m3", "bf16"))
-        q = (_log_uniform(rng, 257, 16385), _log_uniform(rng, 256, 32769),
-             _log_uniform(rng, 128, 1025) // 16 * 16, dt)
-        if q not in run and q not in drawn and _v55_region(q):
-            drawn.append(q)
-    return run + drawn
+    return _region_then_drawn(_v55_region, 20261226, 20, (257, 16385), (256, 32769), (128, 1025))
 
 
 def _candidates_v55(m, n, k, dt):
     """The default; on a 2-CTA cluster along M, along N; ping-pong 128 x 128 and 64 x 256; 128 x
     256 through a 128- and a 256-column epilogue tile, and at 2 stages with a 64-column tile in 2
     stages; 128 x 128 cooperative (each at the most stages up to 8 that fit)."""
-    from fastswz.cuda import choose_plan, supported
-
-    base = choose_plan(m, n, k, dt, dt)
-    out = [dict(base)]
-
-    def add(c):
-        if c is not None and supported(c) is None and c not in out:
-            out.append(c)
+    base, out, add = _default_and_more(m, n, k, dt)
 
     add(dict(base, cluster_m=2))
     add(dict(base, cluster_n=2))
@@ -1912,12 +1888,8 @@ def _problems_v56():
     seeds 1-8 (twenty-third session, run 3) it changes, then 30 drawn that it changes (seed
     20261227: e4m3, M 257-16384 and N 256-32768 log-uniform, K 96-512 uniform in steps of 32):
     the rule's plan against the plan before it."""
-    import random
-
-    run = [p for p, _ in _rule_changes(V56_OLD, _all_run_problems(TWENTY_THIRD_RUN, same_type=True))]
-    return run + _drawn_changes(V56_OLD, random.Random(20261227), lambda r: (
-        _log_uniform(r, 257, 16385), _log_uniform(r, 256, 32769), r.randrange(96, 513, 32), "e4m3"),
-        30, 4000, run)
+    return _run_changes_then_drawn(V56_OLD, 20261227, lambda r: (
+        _log_uniform(r, 257, 16385), _log_uniform(r, 256, 32769), r.randrange(96, 513, 32), "e4m3"), 30)
 
 
 def _candidates_v56(m, n, k, dt):
