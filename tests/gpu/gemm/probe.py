@@ -1901,6 +1901,42 @@ def _candidates_v56(m, n, k, dt):
 V56_RAN = {"SHORT_K_WHOLE_TILE_MIN_KTILES": 0}
 problems_v56, candidates_v56 = _as_run(V56_RAN, _problems_v56, _candidates_v56)
 
+def _v57_region(p):
+    """bf16 with K a multiple of 64 up to 512 whose default is a one-pass 128 x 256 plan through two
+    64-column epilogue tiles (SHORT_K_TWO_TILES_KTILES) on at least 1.5 waves: where v55 found the
+    128 x 128 tile through one whole-tile buffer 1.00-1.14x faster on 15 of 18, slower on the
+    largest (N >= 23808 with M >= 5000: 0.95-0.98x)."""
+    from fastswz.cuda import choose_plan
+
+    m, n, k, dt = p
+    c = choose_plan(m, n, k, dt, dt)
+    return (dt == "bf16" and k % 64 == 0 and k <= 512 and (c["bm"], c["bn"]) == (128, 256) and not c["swap_ab"]
+            and c["split_k"] == 1 and (c["epilogue_n"], c["epilogue_stages"]) == (64, 2)
+            and -(-m // 128) * -(-n // 256) >= 198)
+
+
+def problems_v57():
+    """30 problems drawn in _v57_region (seed 20261228: M 257-16384 and N 256-32768 log-uniform, K
+    a multiple of 64 in 128-512, bf16), none timed before: does the 128 x 128 whole-tile plan hold
+    out?"""
+    import random
+
+    rng = random.Random(20261228)
+    drawn = []
+    while len(drawn) < 30:
+        q = (_log_uniform(rng, 257, 16385), _log_uniform(rng, 256, 32769), rng.randrange(128, 513, 64), "bf16")
+        if q not in drawn and _v57_region(q):
+            drawn.append(q)
+    return drawn
+
+
+def candidates_v57(m, n, k, dt):
+    """The default and 128 x 128 through one whole-tile buffer at the most stages up to 8."""
+    base, out, add = _default_and_more(m, n, k, dt)
+    add(_fit({"a_dtype": dt, "b_dtype": dt, "bk": 64, "epilogue": True, "bm": 128, "bn": 128, "epilogue_n": 0}, 8))
+    return out
+
+
 from fastswz.cuda import _split_on as _SPLIT_ON  # noqa: E402 (the function _split_on_evened wraps)
 
 #: v54 as it ran: SPLIT_EVEN_BN_STEP's rule in every split rule's tile.
@@ -1931,7 +1967,8 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v51": (problems_v51, candidates_v51),
         "v52": (problems_v52, candidates_v52),
         "v53": (problems_v53, candidates_v53), "v54": (problems_v54, candidates_v54),
-        "v55": (problems_v55, candidates_v55), "v56": (problems_v56, candidates_v56)}
+        "v55": (problems_v55, candidates_v55), "v56": (problems_v56, candidates_v56),
+        "v57": (problems_v57, candidates_v57)}
 
 
 def cmd_make(args):
