@@ -645,3 +645,19 @@ def test_square_clusters_only_off_the_sector():
     assert all(S.plan_label(c["config"]).endswith("c2x2") for c in off[1:3])
     c = dict(bm=128, bn=128, cluster_m=1, cluster_n=2)
     assert not tuned._fits(c, 1000, 128) and tuned._fits(c, 1000, 256)
+
+
+def test_scaled_calls_take_the_tuned_plan():
+    """default_config's scaled (and other fused) calls ask the active table first, as
+    choose_plan does: the plain calls' whole-tile rule is left out below the table, not the
+    table."""
+    e = _entry(3000, 5000, 1024, bk=128, a_dtype="e4m3", b_dtype="e4m3")
+    e["a_dtype"] = e["b_dtype"] = "e4m3"
+    T.use_tuned(T.TunedTable([e], gpu=GPU), gpu=GPU)
+    try:
+        c = fastswz.cuda.default_config(3000, 5000, 1024, "e4m3", "e4m3", fusion={"scale": "tensor"})
+        assert (c["bm"], c["bn"], c["bk"], c["stages"], c["cluster_m"], c["scale"]) == (128, 256, 128, 3, 2, "tensor")
+    finally:
+        T.use_tuned(None)
+    c = fastswz.cuda.default_config(3000, 5000, 1024, "e4m3", "e4m3", fusion={"scale": "tensor"})
+    assert c["cluster_m"] == 1

@@ -186,8 +186,8 @@ def _short_k_whole_tile(c, m, n, k):
     """``c`` through one whole-tile epilogue buffer where :data:`SHORT_K_WHOLE_TILE_KTILES`' rule
     asks for it, else ``c``."""
     k_tiles = -(-k // c["bk"])
-    if not (c["epilogue"] and (c["bm"], c["bn"]) == (128, 256) and c["epilogue_n"] == EPILOGUE_BLOCK_N and not c["pingpong"]
-            and not c["swap_ab"] and c["split_k"] == 1
+    if not (c["epilogue"] and (c["bm"], c["bn"]) == (128, 256) and c["epilogue_n"] == EPILOGUE_BLOCK_N
+            and not c["pingpong"] and not c["swap_ab"] and c["split_k"] == 1
             and SHORT_K_WHOLE_TILE_MIN_KTILES <= k // 128 and k_tiles <= SHORT_K_WHOLE_TILE_KTILES
             and k_tiles <= SHORT_K_TWO_TILES_KTILES
             and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) == 8
@@ -808,17 +808,23 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
     >>> c["bm"], c["bn"], c["split_k"], c["swap_ab"], c["epilogue"]
     (128, 128, 8, False, False)
     """
+    return _chosen(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, schedules, True)
+
+
+def _chosen(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, schedules, plain):
+    """:func:`choose_plan`'s answer; where not ``plain`` (a fused epilogue's, scales included)
+    without :data:`SHORT_K_WHOLE_TILE_KTILES`' rule."""
     if epilogue is None and schedules:   # a tuned table's measured winner first (fastswz.cuda.tuned)
         hit = _tuned.lookup(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if hit is not None:
             return hit
-    return _short_k_whole_tile(_planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue,
-                                        schedules), m, n, k)
+    c = _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, schedules)
+    return _short_k_whole_tile(c, m, n, k) if plain else c
 
 
 def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=None, schedules=True):
     """:func:`choose_plan`'s plan before :data:`SHORT_K_WHOLE_TILE_KTILES`' rule (which only plain
-    calls take), memoized per problem, no tuned table asked: the plan a fused epilogue builds on."""
+    calls take), memoized per problem, no tuned table asked (:func:`_chosen` asks it)."""
     from ..dtypes import dtype as lookup
 
     key = (m, n, k, lookup(a_dtype).name, lookup(b_dtype).name, str(a_major).upper(),
@@ -1821,9 +1827,8 @@ def _default_config(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, fusi
     scheduled = codegen.scheduled_fusion(dict(fusion, a_dtype=a_dtype, b_dtype=b_dtype, out_dtype=out_dtype))
     # a fused epilogue (scales too) builds on the plan before the plain calls' whole-tile rule
     # (SHORT_K_WHOLE_TILE_KTILES)
-    pick = _planned if fusion else choose_plan
-    cfg = normalize_config(pick(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype,
-                                epilogue=epilogue, schedules=scheduled), **fusion)
+    cfg = normalize_config(_chosen(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue,
+                                   scheduled, not fusion), **fusion)
     if (not scheduled and cfg["epilogue"] and 0 < cfg["epilogue_n"] < cfg["bn"] and cfg["epilogue_stages"] == 1
             and not cfg["pingpong"]):
         # a fused epilogue's column blocks through two epilogue tiles where they fit beside the
