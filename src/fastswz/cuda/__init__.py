@@ -176,7 +176,7 @@ SHORT_K_TWO_TILES_BN = 256
 #: 0.98x where K held under two whole k-tiles (96-192), 1.032x over the 16 with K >= 256 (two
 #: 0.96x; this floor was set after v56). The rowwise-scaled calls of the same corpus problems
 #: (deepseek-v3 kv_b, K 512) ran 0.69-0.83x on the whole tile (run 4), so fused epilogues keep
-#: the blocks (:func:`default_config` builds on :func:`_planned`).
+#: the blocks (:func:`default_config` asks :func:`_chosen` for the plan without it).
 SHORT_K_WHOLE_TILE_KTILES = 4
 #: The fewest whole 128-byte k-tiles of K (K bytes // 128) of :data:`SHORT_K_WHOLE_TILE_KTILES`' rule.
 SHORT_K_WHOLE_TILE_MIN_KTILES = 2
