@@ -1227,6 +1227,7 @@ def test_choose_plan_rounds_a_short_k_240_wide_tile_up_to_256(m, n, k, dt, monke
     from fastswz import cuda
 
     monkeypatch.setattr(cuda, "SHORT_K_WHOLE_TILE_KTILES", 0)   # (its own test composes it)
+    cuda.choose_plan.cache_clear()   # (plans memoized with the rule on)
     c, c0 = _with_and_without(monkeypatch, "ROUND_UP_BN_ABOVE", 256, m, n, k, dt)
     applies = (232 < c0["bn"] < 256 and c0["epilogue"] and c0["epilogue_n"] == 0
                and c0["stages"] <= cuda.EPILOGUE_MIN_STAGES and -(-k // c0["bk"]) <= cuda.ROUND_UP_BN_MAX_KTILES)
@@ -1252,6 +1253,7 @@ def test_choose_plan_short_k_blocks_through_two_tiles(m, n, k, dt, monkeypatch):
     from fastswz import cuda
 
     monkeypatch.setattr(cuda, "SHORT_K_WHOLE_TILE_KTILES", 0)   # (its own test composes it)
+    cuda.choose_plan.cache_clear()   # (plans memoized with the rule on)
     c, c0 = _with_and_without(monkeypatch, "SHORT_K_TWO_TILES_KTILES", 0, m, n, k, dt)
     two = dict(c0, epilogue_stages=2)
     applies = (c0["epilogue"] and c0["epilogue_n"] == cuda.EPILOGUE_BLOCK_N and c0["epilogue_stages"] == 1

@@ -818,20 +818,21 @@ def _chosen(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, sc
         hit = _tuned.lookup(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if hit is not None:
             return hit
-    c = _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, schedules)
-    return _short_k_whole_tile(c, m, n, k) if plain else c
+    return _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, schedules, plain)
 
 
-def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=None, schedules=True):
-    """:func:`choose_plan`'s plan before :data:`SHORT_K_WHOLE_TILE_KTILES`' rule (which only plain
-    calls take), memoized per problem, no tuned table asked (:func:`_chosen` asks it)."""
+def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=None, schedules=True,
+             plain=False):
+    """:func:`choose_plan`'s plan, memoized per problem, no tuned table asked (:func:`_chosen`
+    asks it); :data:`SHORT_K_WHOLE_TILE_KTILES`' rule applied only where ``plain`` (the plan a
+    fused epilogue builds on leaves it out)."""
     from ..dtypes import dtype as lookup
 
     key = (m, n, k, lookup(a_dtype).name, lookup(b_dtype).name, str(a_major).upper(),
-           str(b_major).upper(), lookup(out_dtype).name, epilogue, bool(schedules))
+           str(b_major).upper(), lookup(out_dtype).name, epilogue, bool(schedules), bool(plain))
     hit = _PLAN_MEMO.get(key)
     if hit is None:
-        hit = _choose_plan(*key)
+        hit = (_short_k_whole_tile(_planned(*key[:-1]), m, n, k) if plain else _choose_plan(*key[:-1]))
         if len(_PLAN_MEMO) >= 65536:
             _PLAN_MEMO.clear()
         _PLAN_MEMO[key] = hit
