@@ -1937,6 +1937,98 @@ def candidates_v57(m, n, k, dt):
     return out
 
 
+TWENTY_FOURTH_RUN = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "2026-11-29-twenty-fourth-session",
+                                 "run4-probe-v56-corpus-seeds-rowwise")
+#: fresh seeds 1-10 (tools/gemm_corpus.py --fresh), as the twenty-fourth session's run 4 timed them
+SEEDS_1_10 = (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 20261204, 20261205, 20261301,
+              20261302)
+
+
+def _run4_24_problems():
+    """(M, N, K, type) of the shipped corpus and fresh seeds 1-10 in the twenty-fourth session's
+    run 4 (both operands K-major, timed against cuBLAS of their own type), each once."""
+    import gzip
+
+    out = []
+    for name in ["corpus"] + [f"fresh-{s}" for s in SEEDS_1_10]:
+        with gzip.open(os.path.join(TWENTY_FOURTH_RUN, f"{name}.json.gz")) as f:
+            for r in json.load(f)["rows"]:
+                key = (r["m"], r["n"], r["k"], r["a_dtype"])
+                if r["a_major"] == r["b_major"] == "K" and key not in out and r["cublas"]["kind"] == "same":
+                    out.append(key)
+    return out
+
+
+def _l2_bytes(m, n, k, dt, bm, bn, split, staged=False):
+    """The bytes a plan's CTAs read from L2 (each tile column re-reads A's rows, each tile row B's;
+    a 128-byte k-tile row 16 bytes off the 32-byte sector touches five sectors, not four; a
+    staged A sits on 128-byte rows) and its split's f32 partial sums (written and read back)."""
+    e = 1 if dt == "e4m3" else 2
+    off = 1.25 if (k * e) % 32 else 1.0
+    rows, cols = -(-m // bm), -(-n // bn)
+    return e * k * (cols * m * (1.0 if staged else off) + rows * n * off) + (split > 1) * split * m * n * 8
+
+
+def _v58_region(p):
+    """An unswapped one-pass default with 16 < M <= 512, two or more tile rows and at least 16
+    k-tiles of 128 bytes: each tile column re-reads A and each tile row B from L2 (127 x 3904 x
+    6672 e4m3, 64 x 64 tiles on two rows, 0.65x cuBLAS's speed in the twenty-fourth session's run
+    4, moved its bytes at 4.3 TB/s where the on-sector plans reach 8-11)."""
+    from fastswz.cuda import choose_plan
+
+    m, n, k, dt = p
+    c = choose_plan(m, n, k, dt, dt)
+    e = 1 if dt == "e4m3" else 2
+    return (16 < m <= 512 and not c["swap_ab"] and c["split_k"] == 1 and not c["stream_k"]
+            and -(-m // c["bm"]) >= 2 and k * e >= 16 * 128)
+
+
+def _problems_v58():
+    """Every problem of the shipped corpus and fresh seeds 1-10 (twenty-fourth session, run 4) in
+    _v58_region: which tile and split read the fewest bytes from L2, and does that pay?"""
+    return [p for p in _run4_24_problems() if _v58_region(p)]
+
+
+def _one_row_splits(m, n, k, dt, units=132):
+    """Split plans whose tiles cover M in one tile row (BM 128, 192 or 256, the least that covers
+    M; two rows of 256 above 256): every BN of 64-256 in steps of 32 (and 176, 208, 240) split so
+    that tiles x splits is at most ``units`` and at least 3/4 of them (each split >= 8 k-tiles,
+    <= 16 splits), ordered by :func:`_l2_bytes`, fewest first."""
+    bk = 128 if dt == "e4m3" else 64
+    kt = -(-k // bk)
+    bm = next((b for b in (128, 192, 256) if b >= m), 256)
+    rows = -(-m // bm)
+    out = []
+    for bn in (64, 96, 128, 160, 176, 192, 208, 224, 240, 256):
+        tiles = rows * -(-n // bn)
+        s = min(units // tiles, kt // 8, 16)
+        if s < 1 or tiles * s < 0.75 * units:
+            continue
+        c = _fit({"a_dtype": dt, "b_dtype": dt, "bm": bm, "bn": bn, "bk": bk, "stages": 2,
+                  "epilogue": False, "split_k": s}, 8)
+        if c is not None:
+            out.append((_l2_bytes(m, n, k, dt, bm, bn, s), c))
+    return [c for _, c in sorted(out, key=lambda t: t[0])]
+
+
+def _candidates_v58(m, n, k, dt):
+    """The default; the three one-row splits of _one_row_splits that read the fewest bytes; the
+    default's tile split to fill the SMs; the swapped plan covering M, split to fill the SMs."""
+    base, out, add = _default_and_more(m, n, k, dt)
+    for c in _one_row_splits(m, n, k, dt)[:3]:
+        add(c)
+    kt = -(-k // base["bk"])
+    tiles = -(-m // base["bm"]) * -(-n // base["bn"])
+    s = min(132 // tiles, kt // 8, 16)
+    if s >= 2:
+        add(_fit(dict(base, epilogue=False, epilogue_n=0, epilogue_stages=1, split_k=s, stages=2), 8))
+    pieces = -(-m // 256)
+    swapped = -(-n // 128) * pieces
+    s = min(132 // swapped, kt // 8, 16)
+    add(swap_fit_plan(m, n, k, dt, split=max(1, s)))
+    return out
+
+
 from fastswz.cuda import _split_on as _SPLIT_ON  # noqa: E402 (the function _split_on_evened wraps)
 
 #: v54 as it ran: SPLIT_EVEN_BN_STEP's rule in every split rule's tile.
@@ -1968,7 +2060,8 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v52": (problems_v52, candidates_v52),
         "v53": (problems_v53, candidates_v53), "v54": (problems_v54, candidates_v54),
         "v55": (problems_v55, candidates_v55), "v56": (problems_v56, candidates_v56),
-        "v57": (problems_v57, candidates_v57)}
+        "v57": (problems_v57, candidates_v57),
+        "v58": (_problems_v58, _candidates_v58)}
 
 
 def cmd_make(args):
