@@ -734,3 +734,45 @@ def test_the_check_holds_both_libraries_to_float64_where_they_differ():
     assert "(float64: " in gc.format_row({"name": "x", "plan": None, "check": off_cublas,
                                           "fastswz": {"median_ms": 1.0}, "m": m, "n": n, "k": k,
                                           "bytes": 1, "flops": 1, "roofline_ms": 1.0})
+
+
+_dspec = importlib.util.spec_from_file_location("gpu_durations", ROOT / "benchmarks" / "gpu_durations.py")
+gd = importlib.util.module_from_spec(_dspec)
+_dspec.loader.exec_module(gd)
+
+
+def test_traced_durations_split_at_the_markers_and_skip_the_flush():
+    rng = random.Random(7)
+    kernels, want, t = [], [], 0.0
+    kernels.append((t, "gemm_before_any_marker", 99.0))   # before the first marker: ignored
+    for rep in range(6):
+        t += 5
+        kernels.append((t, "void at::cuda::spin_kernel(long)", 1.0))
+        t += 2
+        kernels.append((t, "reduce_kernel<flush>", 40.0))
+        parts = [rng.uniform(1, 30) for _ in range(rng.choice((1, 2)))]   # a GEMM and maybe a reduction
+        for d in parts:
+            t += 50
+            kernels.append((t, f"gemm_part_{len(parts)}", d))
+        want.append(sum(parts))
+    t += 5
+    kernels.append((t, "void at::cuda::spin_kernel(long)", 1.0))   # a launch the trace lost
+    rng.shuffle(kernels)   # the trace's order is not the launches'
+    got = gd.segment_durations(kernels, {"reduce_kernel<flush>"})
+    assert got[:-1] == pytest.approx(want) and got[-1] is None
+    assert gd.segment_durations([(0.0, "gemm", 3.0)], set()) == []
+
+
+def test_durations_summary_counts_decode_rows_against_the_target():
+    rows = []
+    for i, (m, roof, f, c) in enumerate([(1, 8.0, 10.0, 9.0), (8, 8.0, 9.0, 12.0), (16, 4.0, 6.0, 4.5),
+                                          (64, 8.0, 40.0, 8.0), (1, 8.0, None, 9.0)]):
+        rows.append({"name": f"p{i}", "m": m, "roofline_us": roof, "fastswz_us": f, "cublas_us": c})
+    s = gd.summarize(rows)
+    assert s["problems"] == 3   # M = 64 is not decode; a row without fastswz's duration is left out
+    fsw = [8 / 10, 8 / 9, 4 / 6]
+    cub = [8 / 9, 8 / 12, 4 / 4.5]
+    assert s["fastswz"]["median"] == pytest.approx(statistics.median(fsw))
+    assert s["fastswz"]["at_target"] == pytest.approx(sum(x >= 0.8 for x in fsw) / 3)
+    assert s["cublas"]["median"] == pytest.approx(statistics.median(cub))
+    assert s["cublas"]["at_target"] == pytest.approx(sum(x >= 0.8 for x in cub) / 3)

@@ -2029,6 +2029,68 @@ def _candidates_v58(m, n, k, dt):
     return out
 
 
+def _swapped_fill(m, n, k, dt, bm=128):
+    """The swapped plan whose BN covers M (:func:`swap_fit_plan`, ``bm`` rows of N), split so that
+    tiles x splits is at most the 132 SMs (each split >= 8 k-tiles, <= 16 splits): ``(plan,
+    units)``, plan None where it does not run."""
+    bk = 128 if dt == "e4m3" else 64
+    tiles = -(-n // bm) * -(-m // 256)
+    s = max(1, min(132 // tiles, -(-k // bk) // 8, 16))
+    return swap_fit_plan(m, n, k, dt, bm=bm, split=s), tiles * s
+
+
+def _v59_region(p):
+    """v58's lead, stated before v59 ran: e4m3 with rows 16 bytes off the 32-byte sector (K an odd
+    multiple of 16), an unswapped one-pass 64-row default on two or more tile rows (M <= 512), and
+    a swapped plan covering M split to at least 80 work units. In v58 the six such problems ran
+    0.91-1.36x on that plan (1.09x in geometric mean: 144 x 5792 x 13552 1.36x, 156 x 3904 x 6672
+    1.17x, 127 x 3904 x 6672 1.13x, 329 x 1024 x 5968 1.11x; 104 and 106 x 5280 x 5776 0.91x and
+    0.93x), the region's problems with fewer units 0.78-0.94x."""
+    from fastswz.cuda import choose_plan
+
+    m, n, k, dt = p
+    if dt != "e4m3" or k % 32 != 16 or not 64 < m <= 512:
+        return False
+    c = choose_plan(m, n, k, dt, dt)
+    if c["swap_ab"] or c["split_k"] != 1 or c["stream_k"] or c["bm"] != 64:
+        return False
+    plan, units = _swapped_fill(m, n, k, dt)
+    return plan is not None and units >= 80
+
+
+def problems_v59():
+    """v58's region held out: 40 problems drawn in _v59_region (seed 20261301: e4m3, M 65-512, N
+    1024-16384 and K 2048-32768 log-uniform, N a multiple of 16, K an odd one), none timed before."""
+    import random
+
+    rng = random.Random(20261301)
+    drawn = []
+    while len(drawn) < 40:
+        q = (_log_uniform(rng, 65, 513), _log_uniform(rng, 1024, 16385) // 16 * 16,
+             _log_uniform(rng, 2048, 32769) // 32 * 32 + 16, "e4m3")
+        if q not in drawn and _v59_region(q):
+            drawn.append(q)
+    return drawn
+
+
+def candidates_v59(m, n, k, dt):
+    """The default; the lead's plan (the swapped split on 128 rows of N); the same on 64 rows of N,
+    split to fill; the lead's split one fewer and one more; the lead's plan on a 2-CTA cluster
+    along the swapped M; the least-bytes one-row unswapped split of v58."""
+    base, out, add = _default_and_more(m, n, k, dt)
+    lead, _ = _swapped_fill(m, n, k, dt)
+    add(lead)
+    add(_swapped_fill(m, n, k, dt, bm=64)[0])
+    if lead is not None:
+        for s in (lead["split_k"] - 1, lead["split_k"] + 1):
+            if s >= 1:
+                add(dict(lead, split_k=s))
+        add(dict(lead, cluster_m=2))
+    rows = _one_row_splits(m, n, k, dt)
+    add(rows[0] if rows else None)
+    return out
+
+
 from fastswz.cuda import _split_on as _SPLIT_ON  # noqa: E402 (the function _split_on_evened wraps)
 
 #: v54 as it ran: SPLIT_EVEN_BN_STEP's rule in every split rule's tile.
@@ -2061,7 +2123,7 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v53": (problems_v53, candidates_v53), "v54": (problems_v54, candidates_v54),
         "v55": (problems_v55, candidates_v55), "v56": (problems_v56, candidates_v56),
         "v57": (problems_v57, candidates_v57),
-        "v58": (_problems_v58, _candidates_v58)}
+        "v58": (_problems_v58, _candidates_v58), "v59": (problems_v59, candidates_v59)}
 
 
 def cmd_make(args):
