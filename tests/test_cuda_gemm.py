@@ -1015,7 +1015,7 @@ def test_choose_plan_swap_deep_instead_of_the_unswapped_split(m, n, k, dt, monke
     # e4m3, short K (8000: 125 k-tiles of 64), too many tiles for two splits (N 9000), too few
     # (N 2048, M <= 256: 16 tiles), M above 512 or at most 64
     (128, 4096, 14336, "bf16"), (512, 4096, 14336, "bf16"), (125, 6115, 30626, "bf16"),
-    (250, 4050, 29976, "bf16"), (189, 4336, 31248, "e4m3"), (189, 4336, 8000, "bf16"),
+    (250, 4050, 29976, "bf16"), (189, 4336, 31232, "e4m3"), (189, 4336, 8000, "bf16"),
     (189, 9000, 31248, "bf16"), (189, 2048, 31248, "bf16"), (600, 3840, 30864, "bf16"),
     (60, 3840, 30864, "bf16")])
 def test_choose_plan_swaps_long_k_off_128_rows(m, n, k, dt):
@@ -2276,4 +2276,48 @@ def test_choose_plan_stores_short_fp8_tiles_whole(m, n, k, dt, applies):
     assert c == dict(before, stages=c["stages"], epilogue_n=0, epilogue_stages=1)
     assert cuda.supported(c) is None and cuda.EPILOGUE_MIN_STAGES <= c["stages"] <= before["stages"]
     assert c["stages"] == before["stages"] or cuda.supported(dict(c, stages=c["stages"] + 1)) is not None
+    assert cuda.default_config(m, n, k, dt, dt) == c
+
+
+@pytest.mark.parametrize("m,n,k,dt,applies", [
+    # probe sets v58-v60: e4m3 rows 16 bytes off the sector, 64 < M <= 256, >= 48 k-tiles, a
+    # one-pass 64-row default (A staged at 144 x 5792 x 13552; M = 75 not a multiple of 8; the
+    # 16-bit long-K rule's e4m3 outsider 189 x 4336 x 31248); then rows on the sector, M = 64,
+    # M = 329, 47 k-tiles, 66 work units, a default on a 2-CTA sector cluster, bf16 off the sector
+    (127, 3904, 6672, "e4m3", True), (144, 5792, 13552, "e4m3", True), (75, 3760, 6160, "e4m3", True),
+    (189, 4336, 31248, "e4m3", True),
+    (127, 3904, 6656, "e4m3", False), (64, 3904, 6672, "e4m3", False), (329, 1024, 5968, "e4m3", False),
+    (127, 3904, 5904, "e4m3", False), (114, 1360, 6672, "e4m3", False), (93, 14032, 6064, "e4m3", False),
+    (127, 3904, 3336, "bf16", False)])
+def test_choose_plan_swaps_fp8_off_the_sector(m, n, k, dt, applies):
+    """SWAP_SECTOR_MAX_M's rule, from its statement: where the other rules give a plain call a
+    one-pass, unswapped 64-row plan on one CTA for 8-bit K-major operands whose rows are 16 bytes
+    off the 32-byte sector, SWAP_AB_MAX_M < M <= SWAP_SECTOR_MAX_M and K of at least
+    SWAP_SECTOR_MIN_KTILES 128-byte k-tiles, the plan is swapped: 128 rows of N by M rounded up to
+    8, 128-byte k-tiles, K split min(132 // tiles, k-tiles // 8, SPLIT_K_SWAP_MAX) ways, registers
+    storing D, the deepest ring up to DEEP_TILE_MAX_STAGES, where tiles x splits is at least
+    SWAP_SECTOR_MIN_UNITS; a fused epilogue (rowwise scales) keeps the plan before it; elsewhere
+    the rule changes nothing."""
+    from fastswz import cuda
+
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    before = _plan_without({"SWAP_SECTOR_MAX_M": 0}, m, n, k, dt)
+    k_tiles = -(-k // 128)
+    tiles = -(-n // 128)
+    split = max(1, min(132 // tiles, k_tiles // 8, cuda.SPLIT_K_SWAP_MAX))
+    stated = (dt == "e4m3" and k % 32 == 16 and cuda.SWAP_AB_MAX_M < m <= cuda.SWAP_SECTOR_MAX_M
+              and k_tiles >= cuda.SWAP_SECTOR_MIN_KTILES and before["bm"] == 64 and not before["swap_ab"]
+              and before["split_k"] == 1 and (before["cluster_m"], before["cluster_n"]) == (1, 1)
+              and tiles * split >= cuda.SWAP_SECTOR_MIN_UNITS)
+    assert stated == applies
+    if dt == "e4m3":
+        row = cuda.default_config(m, n, k, dt, dt, fusion={"scale": "row"})
+        assert not row["swap_ab"] or before["swap_ab"]
+    if not applies:
+        assert c == before
+        return
+    assert (c["bm"], c["bn"], c["bk"], c["swap_ab"], c["split_k"], c["epilogue"]) == \
+        (128, -(-m // 8) * 8, 128, True, split, False)
+    assert cuda.supported(c) is None
+    assert c["stages"] == cuda.DEEP_TILE_MAX_STAGES or cuda.supported(dict(c, stages=c["stages"] + 1)) is not None
     assert cuda.default_config(m, n, k, dt, dt) == c

@@ -225,6 +225,22 @@ def test_short_fp8_whole_tile_through_gemm(shape):
     _exact_twice(m, n, k, "e4m3", 7, 3, rowwise=True)
 
 
+@pytest.mark.parametrize("shape", [(127, 3904, 6672), (144, 5792, 13552), (75, 3760, 6160)])
+def test_sector_swap_through_gemm(shape):
+    """gemm() on e4m3 shapes where SWAP_SECTOR_MAX_M's rule runs a plain call swapped and split
+    (rows 16 bytes off the sector; 144 x 5792 x 13552 with A staged; M = 75 not a multiple of 8),
+    and with rowwise power-of-two scales (whose plan stays the 64-row one): small integers exact,
+    D poisoned first, two calls the same bits."""
+    pytest.importorskip("torch")
+    from fastswz.cuda import choose_plan, default_config
+
+    m, n, k = shape
+    c = choose_plan(m, n, k, "e4m3", "e4m3")
+    assert c["swap_ab"] and c["bm"] == 128 and c["bn"] == -(-m // 8) * 8 and c["split_k"] > 1
+    assert not default_config(m, n, k, "e4m3", "e4m3", fusion={"scale": "row"})["swap_ab"]
+    _exact_twice(m, n, k, "e4m3", 11, 3, rowwise=True)
+
+
 @pytest.mark.parametrize("shape,rule", [
     ((224, 2528, 18128), "split on a pair"), ((86, 11583, 4848), "64 rows on a pair"),
     ((131, 1024, 6528), "64 rows split 2"), ((70, 896, 20864), "64-row split doubled")])

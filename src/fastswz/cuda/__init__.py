@@ -198,6 +198,54 @@ def _short_k_whole_tile(c, m, n, k):
         if supported(whole) is None:
             return whole
     return c
+#: A plain call's plan (:func:`choose_plan`'s own answer, no fused epilogue) of 8-bit K-major
+#: operands whose rows, as ``gemm`` reads them, are 16 bytes off the 32-byte sector, with
+#: ``SWAP_AB_MAX_M < M <=`` this and at least :data:`SWAP_SECTOR_MIN_KTILES` 128-byte k-tiles,
+#: where the other rules give a one-pass 64-row tile on one CTA, runs swapped instead: 128 rows of
+#: N by M rounded up to 8, K split to about one wave (at most ``132 // tiles`` splits, 8 k-tiles a
+#: split, 16 splits), the deepest ring up to :data:`DEEP_TILE_MAX_STAGES`, D from registers
+#: (:func:`_sector_swap`), where those tiles and splits make at least
+#: :data:`SWAP_SECTOR_MIN_UNITS` work units. The 64-row tiles' two or more tile rows each re-read
+#: B's rows, and a 128-byte row segment 16 bytes off the sector spans five sectors, not four; the
+#: swapped tile covers M, so B's rows are read once. Measured on an H200 (``tests/gpu/gemm/probe.py``
+#: sets v58-v60, docs/conformance/2026-11-29-twenty-fifth-session): v58 (216 one-pass problems of
+#: the corpus and seeds 1-10 with M 17-512 on two or more tile rows) found the swapped split
+#: 1.11-1.36x faster on four e4m3 problems off the sector (144 x 5792 x 13552 53.1 -> 39.1 us,
+#: cuBLAS 32.6) and 0.91x on two; v59 held that region out on 40 drawn: 1.091x in geometric mean,
+#: 11 slower by > 3%, all of them defaults already on a 2-CTA sector cluster
+#: (:data:`SECTOR_CLUSTER_WAVES`; 0.80-1.01x) or with K under 6016 (47 k-tiles); over v58 and v59 the
+#: 18 with neither 1.273x (16 faster, one 0.94x). v60 held the rule out (see BENCHMARKS.md).
+SWAP_SECTOR_MAX_M = 256
+#: The fewest 128-byte k-tiles of :data:`SWAP_SECTOR_MAX_M`'s rule.
+SWAP_SECTOR_MIN_KTILES = 48
+#: The fewest work units (swapped tiles x splits) of :data:`SWAP_SECTOR_MAX_M`'s rule.
+SWAP_SECTOR_MIN_UNITS = 80
+
+
+def _sector_swap(c, m, n, k):
+    """The swapped split plan of :data:`SWAP_SECTOR_MAX_M`'s rule in place of ``c`` where the
+    rule applies, else ``c``."""
+    from ..tune import DEFAULT_SMS
+
+    k_tiles = -(-k // 128)
+    if not (SWAP_AB_MAX_M < m <= SWAP_SECTOR_MAX_M and k_tiles >= SWAP_SECTOR_MIN_KTILES
+            and c["bm"] == 64 and not c["swap_ab"] and c["split_k"] == 1 and not c["stream_k"]
+            and not c["pingpong"] and c["cluster_m"] == 1 and c["cluster_n"] == 1
+            and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) == 8
+            and _off_sector(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"])):
+        return c
+    tiles = -(-n // 128)
+    split = max(1, min(DEFAULT_SMS["sm90"] // tiles, k_tiles // 8, SPLIT_K_SWAP_MAX))
+    if tiles * split < SWAP_SECTOR_MIN_UNITS:
+        return c
+    base = {"bm": 128, "bn": -(-m // 8) * 8, "bk": 128, "epilogue": False, "swizzle_a": "auto",
+            "swizzle_b": "auto"}
+    swapped = _deepest_ring(lambda stages: schedule_config(
+        dict(base, stages=stages), c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"], c["out_dtype"],
+        True, split))
+    return swapped or c
+
+
 #: The most k-tiles of :data:`ROUND_UP_BN_ABOVE`'s rule.
 ROUND_UP_BN_MAX_KTILES = 21
 #: Block-scaled calls with at most this many k-tiles take the plan whose scales go through
@@ -813,7 +861,7 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
 
 def _chosen(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, schedules, plain):
     """:func:`choose_plan`'s answer; where not ``plain`` (a fused epilogue's, scales included)
-    without :data:`SHORT_K_WHOLE_TILE_KTILES`' rule."""
+    without :data:`SHORT_K_WHOLE_TILE_KTILES`' and :data:`SWAP_SECTOR_MAX_M`'s rules."""
     if epilogue is None and schedules:   # a tuned table's measured winner first (fastswz.cuda.tuned)
         hit = _tuned.lookup(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if hit is not None:
@@ -824,15 +872,20 @@ def _chosen(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, sc
 def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=None, schedules=True,
              plain=False):
     """:func:`choose_plan`'s plan, memoized per problem, no tuned table asked (:func:`_chosen`
-    asks it); :data:`SHORT_K_WHOLE_TILE_KTILES`' rule applied only where ``plain`` (the plan a
-    fused epilogue builds on leaves it out)."""
+    asks it); :data:`SHORT_K_WHOLE_TILE_KTILES`' and :data:`SWAP_SECTOR_MAX_M`'s rules applied
+    only where ``plain`` (the plan a fused epilogue builds on leaves them out)."""
     from ..dtypes import dtype as lookup
 
     key = (m, n, k, lookup(a_dtype).name, lookup(b_dtype).name, str(a_major).upper(),
            str(b_major).upper(), lookup(out_dtype).name, epilogue, bool(schedules), bool(plain))
     hit = _PLAN_MEMO.get(key)
     if hit is None:
-        hit = (_short_k_whole_tile(_planned(*key[:-1]), m, n, k) if plain else _choose_plan(*key[:-1]))
+        if not plain:
+            hit = _choose_plan(*key[:-1])
+        else:
+            hit = _short_k_whole_tile(_planned(*key[:-1]), m, n, k)
+            if epilogue is None and schedules:   # the swapped plan stores from registers
+                hit = _sector_swap(hit, m, n, k)
         if len(_PLAN_MEMO) >= 65536:
             _PLAN_MEMO.clear()
         _PLAN_MEMO[key] = hit

@@ -2126,6 +2126,33 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
         "v58": (_problems_v58, _candidates_v58), "v59": (problems_v59, candidates_v59)}
 
 
+#: SWAP_SECTOR_MAX_M's rule switched off (it came after v59, from v58 and v59).
+BEFORE_25 = {"SWAP_SECTOR_MAX_M": 0}
+
+
+def _problems_v60():
+    """Held out for SWAP_SECTOR_MAX_M's rule: every problem of the shipped corpus and fresh seeds
+    1-10 (twenty-fourth session, run 4) it changes (v58 timed them), then 40 drawn that it changes
+    (seed 20261302: e4m3, M 65-256, N 1024-16384 and K 6016-32768 log-uniform, N a multiple of 16,
+    K an odd one): the rule's plan against the plan before it."""
+    import random
+
+    run = [p for p, _ in _rule_changes(BEFORE_25, _run4_24_problems())]
+    return run + _drawn_changes(BEFORE_25, random.Random(20261302), lambda r: (
+        _log_uniform(r, 65, 257), _log_uniform(r, 1024, 16385) // 16 * 16,
+        _log_uniform(r, 6016, 32769) // 32 * 32 + 16, "e4m3"), 40, 4000, run)
+
+
+def _candidates_v60(m, n, k, dt):
+    """The rule's plan (first, the default) and the plan before it."""
+    return _new_and_old(BEFORE_25, m, n, k, dt)
+
+
+SETS["v60"] = (_problems_v60, _candidates_v60)
+for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v57", "v58", "v59"):
+    SETS[_name] = _as_run(BEFORE_25, *SETS[_name])   # as they ran: before SWAP_SECTOR_MAX_M's rule
+
+
 def cmd_make(args):
     from fastswz.cuda import compile_many
     from fastswz.cuda.codegen import normalize_config, supported
