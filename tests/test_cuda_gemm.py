@@ -2209,11 +2209,12 @@ def test_choose_plan_pairs_fp8_splits_off_the_sector(m, n, k, dt, applies):
     (127, 3904, 6672, "e4m3", False), (128, 4096, 4096, "e4m3", False)])
 def test_choose_plan_pairs_deep_tiles_off_the_sector(m, n, k, dt, applies):
     """SECTOR_CLUSTER_DEEP_MIN_M's rule, from its statement: from that M up the schedule rules'
-    one-pass 64-row plans take _sector_cluster's answer (the model's plans' rule)."""
+    one-pass 64-row plans take _sector_cluster's answer (the model's plans' rule); with
+    SWAP_SECTOR_MAX_M's rule, which comes after it and swaps 127 x 3904 x 6672, off."""
     from fastswz import cuda
 
-    c = cuda.choose_plan(m, n, k, dt, dt)
-    before = _plan_without({"SECTOR_CLUSTER_DEEP_MIN_M": 1 << 30}, m, n, k, dt)
+    c = _plan_without({"SWAP_SECTOR_MAX_M": 0}, m, n, k, dt)
+    before = _plan_without({"SECTOR_CLUSTER_DEEP_MIN_M": 1 << 30, "SWAP_SECTOR_MAX_M": 0}, m, n, k, dt)
     assert before["bm"] == 64 and before["split_k"] == 1 and before["cluster_m"] == 1
     assert c == cuda._sector_cluster(before, m, n, k)
     assert (c["cluster_m"] == 2) == applies and c == dict(before, cluster_m=c["cluster_m"])
