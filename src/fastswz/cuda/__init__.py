@@ -198,6 +198,8 @@ def _short_k_whole_tile(c, m, n, k):
         if supported(whole) is None:
             return whole
     return c
+
+
 #: A plain call's plan (:func:`choose_plan`'s own answer, no fused epilogue) of 8-bit K-major
 #: operands whose rows, as ``gemm`` reads them, are 16 bytes off the 32-byte sector, with
 #: ``SWAP_AB_MAX_M < M <=`` this and at least :data:`SWAP_SECTOR_MIN_KTILES` 128-byte k-tiles,
@@ -213,8 +215,9 @@ def _short_k_whole_tile(c, m, n, k):
 #: 1.11-1.36x faster on four e4m3 problems off the sector (144 x 5792 x 13552 53.1 -> 39.1 us,
 #: cuBLAS 32.6) and 0.91x on two; v59 held that region out on 40 drawn: 1.091x in geometric mean,
 #: 11 slower by > 3%, all of them defaults already on a 2-CTA sector cluster
-#: (:data:`SECTOR_CLUSTER_WAVES`; 0.80-1.01x) or with K under 6016 (47 k-tiles); over v58 and v59 the
-#: 18 with neither 1.273x (16 faster, one 0.94x). v60 held the rule out (see BENCHMARKS.md).
+#: (:data:`SECTOR_CLUSTER_WAVES`; 0.80-1.01x) or with K of at most 6016 (47 k-tiles); over v58 and v59 the
+#: 18 with neither 1.273x (16 faster, one 0.94x). v60 held the rule out on 40 more drawn: 1.202x,
+#: 35 faster by > 3%, none slower by > 3% (the least 0.986x).
 SWAP_SECTOR_MAX_M = 256
 #: The fewest 128-byte k-tiles of :data:`SWAP_SECTOR_MAX_M`'s rule.
 SWAP_SECTOR_MIN_KTILES = 48
