@@ -2153,6 +2153,65 @@ for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v5
     SETS[_name] = _as_run(BEFORE_25, *SETS[_name])   # as they ran: before SWAP_SECTOR_MAX_M's rule
 
 
+TWENTY_FIFTH_RUN = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "2026-11-29-twenty-fifth-session",
+                                 "run4-corpus-seeds-callpath")
+
+
+def _v61_region(p):
+    """SWAP_SECTOR_MAX_M's rule on the plans it leaves: e4m3 with rows 16 bytes off the sector,
+    64 < M <= 256, >= 48 k-tiles, an unswapped default on 128 rows or more (one pass or split),
+    on one CTA (68 x 7488 x 12400 on 128 x 128 split 2 ways, 0.67x cuBLAS's speed in the
+    twenty-fifth session's run 4), and the rule's swapped split at least 80 work units."""
+    from fastswz.cuda import choose_plan
+
+    m, n, k, dt = p
+    if dt != "e4m3" or k % 32 != 16 or not 64 < m <= 256 or -(-k // 128) < 48:
+        return False
+    c = choose_plan(m, n, k, dt, dt)
+    if c["swap_ab"] or c["bm"] < 128 or c["stream_k"] or c["cluster_m"] != 1 or c["cluster_n"] != 1:
+        return False
+    plan, units = _swapped_fill(m, n, k, dt)
+    return plan is not None and units >= 80
+
+
+def problems_v61():
+    """Every problem of the shipped corpus and fresh seeds 1-12 (twenty-fifth session, run 4) in
+    _v61_region, then 40 drawn there (seed 20261303: e4m3, M 65-256, N 1024-16384 and K
+    6016-32768 log-uniform, N a multiple of 16, K an odd one), stated before the run: does the
+    rule's plan pay on these defaults too?"""
+    import gzip
+    import random
+
+    run = []
+    for name in ["corpus"] + [f"fresh-{s}" for s in SEEDS_1_10 + (20261303, 20261304)]:
+        with gzip.open(os.path.join(TWENTY_FIFTH_RUN, f"{name}.json.gz")) as f:
+            for r in json.load(f)["rows"]:
+                key = (r["m"], r["n"], r["k"], r["a_dtype"])
+                if (r["a_major"] == r["b_major"] == "K" and r["cublas"]["kind"] == "same" and key not in run
+                        and _v61_region(key)):
+                    run.append(key)
+    rng = random.Random(20261303)
+    drawn = []
+    while len(drawn) < 40:
+        q = (_log_uniform(rng, 65, 257), _log_uniform(rng, 1024, 16385) // 16 * 16,
+             _log_uniform(rng, 6016, 32769) // 32 * 32 + 16, "e4m3")
+        if q not in run and q not in drawn and _v61_region(q):
+            drawn.append(q)
+    return run + drawn
+
+
+def candidates_v61(m, n, k, dt):
+    """The default; SWAP_SECTOR_MAX_M's plan (the swapped split on 128 rows of N); the same on 64
+    rows of N."""
+    base, out, add = _default_and_more(m, n, k, dt)
+    add(_swapped_fill(m, n, k, dt)[0])
+    add(_swapped_fill(m, n, k, dt, bm=64)[0])
+    return out
+
+
+SETS["v61"] = (problems_v61, candidates_v61)
+
+
 def cmd_make(args):
     from fastswz.cuda import compile_many
     from fastswz.cuda.codegen import normalize_config, supported
