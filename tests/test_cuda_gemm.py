@@ -2281,18 +2281,21 @@ def test_choose_plan_stores_short_fp8_tiles_whole(m, n, k, dt, applies):
 
 
 @pytest.mark.parametrize("m,n,k,dt,applies", [
-    # probe sets v58-v60: e4m3 rows 16 bytes off the sector, 64 < M <= 256, >= 48 k-tiles, a
+    # probe sets v58-v61: e4m3 rows 16 bytes off the sector, 64 < M <= 256, >= 48 k-tiles, a
     # one-pass 64-row default (A staged at 144 x 5792 x 13552; M = 75 not a multiple of 8; the
-    # 16-bit long-K rule's e4m3 outsider 189 x 4336 x 31248); then rows on the sector, M = 64,
-    # M = 329, 47 k-tiles, 66 work units, a default on a 2-CTA sector cluster, bf16 off the sector
+    # 16-bit long-K rule's e4m3 outsider 189 x 4336 x 31248), a 128 x 128 split and a 128 x 160 one
+    # pass (v61); then rows on the sector, M = 64, M = 329, 47 k-tiles, 66 work units, a default on
+    # a 2-CTA sector cluster, a 64-row split, bf16 off the sector
     (127, 3904, 6672, "e4m3", True), (144, 5792, 13552, "e4m3", True), (75, 3760, 6160, "e4m3", True),
-    (189, 4336, 31248, "e4m3", True),
+    (189, 4336, 31248, "e4m3", True), (68, 7488, 12400, "e4m3", True), (77, 19024, 28848, "e4m3", True),
     (127, 3904, 6656, "e4m3", False), (64, 3904, 6672, "e4m3", False), (329, 1024, 5968, "e4m3", False),
     (127, 3904, 5904, "e4m3", False), (114, 1360, 6672, "e4m3", False), (93, 14032, 6064, "e4m3", False),
-    (127, 3904, 3336, "bf16", False)])
+    (95, 1280, 30928, "e4m3", False), (127, 3904, 3336, "bf16", False)])
 def test_choose_plan_swaps_fp8_off_the_sector(m, n, k, dt, applies):
-    """SWAP_SECTOR_MAX_M's rule, from its statement: where the other rules give a plain call a
-    one-pass, unswapped 64-row plan on one CTA for 8-bit K-major operands whose rows are 16 bytes
+    """SWAP_SECTOR_MAX_M's rule, from its statement: where the other rules give a plain call an
+    unswapped plan on one CTA (one-pass 64 rows, or SWAP_SECTOR_WIDE_BM rows or more, one pass or
+    split) for 8-bit
+    K-major operands whose rows are 16 bytes
     off the 32-byte sector, SWAP_AB_MAX_M < M <= SWAP_SECTOR_MAX_M and K of at least
     SWAP_SECTOR_MIN_KTILES 128-byte k-tiles, the plan is swapped: 128 rows of N by M rounded up to
     8, 128-byte k-tiles, K split min(132 // tiles, k-tiles // 8, SPLIT_K_SWAP_MAX) ways, registers
@@ -2307,8 +2310,9 @@ def test_choose_plan_swaps_fp8_off_the_sector(m, n, k, dt, applies):
     tiles = -(-n // 128)
     split = max(1, min(132 // tiles, k_tiles // 8, cuda.SPLIT_K_SWAP_MAX))
     stated = (dt == "e4m3" and k % 32 == 16 and cuda.SWAP_AB_MAX_M < m <= cuda.SWAP_SECTOR_MAX_M
-              and k_tiles >= cuda.SWAP_SECTOR_MIN_KTILES and before["bm"] == 64 and not before["swap_ab"]
-              and before["split_k"] == 1 and (before["cluster_m"], before["cluster_n"]) == (1, 1)
+              and k_tiles >= cuda.SWAP_SECTOR_MIN_KTILES and not before["swap_ab"]
+              and ((before["bm"] == 64 and before["split_k"] == 1) or before["bm"] >= cuda.SWAP_SECTOR_WIDE_BM)
+              and (before["cluster_m"], before["cluster_n"]) == (1, 1)
               and tiles * split >= cuda.SWAP_SECTOR_MIN_UNITS)
     assert stated == applies
     if dt == "e4m3":

@@ -225,12 +225,12 @@ def test_short_fp8_whole_tile_through_gemm(shape):
     _exact_twice(m, n, k, "e4m3", 7, 3, rowwise=True)
 
 
-@pytest.mark.parametrize("shape", [(127, 3904, 6672), (144, 5792, 13552), (75, 3760, 6160)])
+@pytest.mark.parametrize("shape", [(127, 3904, 6672), (144, 5792, 13552), (75, 3760, 6160), (68, 7488, 12400)])
 def test_sector_swap_through_gemm(shape):
     """gemm() on e4m3 shapes where SWAP_SECTOR_MAX_M's rule runs a plain call swapped and split
-    (rows 16 bytes off the sector; 144 x 5792 x 13552 with A staged; M = 75 not a multiple of 8),
-    and with rowwise power-of-two scales (whose plan stays the 64-row one): small integers exact,
-    D poisoned first, two calls the same bits."""
+    (rows 16 bytes off the sector; 144 x 5792 x 13552 with A staged; M = 75 not a multiple of 8;
+    68 x 7488 x 12400 in place of a 128 x 128 split), and with rowwise power-of-two scales (whose
+    plan stays unswapped): small integers exact, D poisoned first, two calls the same bits."""
     pytest.importorskip("torch")
     from fastswz.cuda import choose_plan, default_config
 

@@ -203,26 +203,34 @@ def _short_k_whole_tile(c, m, n, k):
 #: A plain call's plan (:func:`choose_plan`'s own answer, no fused epilogue) of 8-bit K-major
 #: operands whose rows, as ``gemm`` reads them, are 16 bytes off the 32-byte sector, with
 #: ``SWAP_AB_MAX_M < M <=`` this and at least :data:`SWAP_SECTOR_MIN_KTILES` 128-byte k-tiles,
-#: where the other rules give a one-pass 64-row tile on one CTA, runs swapped instead: 128 rows of
+#: where the other rules give an unswapped plan on one CTA (a one-pass 64-row tile, or a tile of
+#: 128 rows or more, one pass or split), runs swapped instead: 128 rows of
 #: N by M rounded up to 8, K split to about one wave (at most ``132 // tiles`` splits, 8 k-tiles a
 #: split, 16 splits), the deepest ring up to :data:`DEEP_TILE_MAX_STAGES`, D from registers
 #: (:func:`_sector_swap`), where those tiles and splits make at least
 #: :data:`SWAP_SECTOR_MIN_UNITS` work units. The 64-row tiles' two or more tile rows each re-read
 #: B's rows, and a 128-byte row segment 16 bytes off the sector spans five sectors, not four; the
-#: swapped tile covers M, so B's rows are read once. Measured on an H200 (``tests/gpu/gemm/probe.py``
-#: sets v58-v60, docs/conformance/2026-11-29-twenty-fifth-session): v58 (216 one-pass problems of
+#: swapped tile covers M, so B's rows are read once (and where 128-row tiles pad M up to 128, it
+#: pads M to 8). Measured on an H200 (``tests/gpu/gemm/probe.py`` sets v58-v61,
+#: docs/conformance/2026-11-29-twenty-fifth-session): v58 (216 one-pass problems of
 #: the corpus and seeds 1-10 with M 17-512 on two or more tile rows) found the swapped split
 #: 1.11-1.36x faster on four e4m3 problems off the sector (144 x 5792 x 13552 53.1 -> 39.1 us,
 #: cuBLAS 32.6) and 0.91x on two; v59 held that region out on 40 drawn: 1.091x in geometric mean,
 #: 11 slower by > 3%, all of them defaults already on a 2-CTA sector cluster
 #: (:data:`SECTOR_CLUSTER_WAVES`; 0.80-1.01x) or with K of at most 6016 (47 k-tiles); over v58 and v59 the
 #: 18 with neither 1.273x (16 faster, one 0.94x). v60 held the rule out on 40 more drawn: 1.202x,
-#: 35 faster by > 3%, none slower by > 3% (the least 0.986x).
+#: 35 faster by > 3%, none slower by > 3% (the least 0.986x). v61 then timed the same plan, as
+#: stated before it ran, on the defaults of 128 rows or more the rule had left (one pass or split):
+#: 40 drawn 1.071x, 21 faster by > 3%, 4 slower (0.89-0.96x; 68 x 7488 x 12400 on 128 x 128 split
+#: 2 ways 1.22x), so those take it too.
 SWAP_SECTOR_MAX_M = 256
 #: The fewest 128-byte k-tiles of :data:`SWAP_SECTOR_MAX_M`'s rule.
 SWAP_SECTOR_MIN_KTILES = 48
 #: The fewest work units (swapped tiles x splits) of :data:`SWAP_SECTOR_MAX_M`'s rule.
 SWAP_SECTOR_MIN_UNITS = 80
+#: The least BM of the defaults (one pass or split) that :data:`SWAP_SECTOR_MAX_M`'s rule replaces
+#: beside the one-pass 64-row ones (v61; 1 << 30 leaves only those).
+SWAP_SECTOR_WIDE_BM = 128
 
 
 def _sector_swap(c, m, n, k):
@@ -232,7 +240,8 @@ def _sector_swap(c, m, n, k):
 
     k_tiles = -(-k // 128)
     if not (SWAP_AB_MAX_M < m <= SWAP_SECTOR_MAX_M and k_tiles >= SWAP_SECTOR_MIN_KTILES
-            and c["bm"] == 64 and not c["swap_ab"] and c["split_k"] == 1 and not c["stream_k"]
+            and ((c["bm"] == 64 and c["split_k"] == 1) or c["bm"] >= SWAP_SECTOR_WIDE_BM)
+            and not c["swap_ab"] and not c["stream_k"]
             and not c["pingpong"] and c["cluster_m"] == 1 and c["cluster_n"] == 1
             and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) == 8
             and _off_sector(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"])):

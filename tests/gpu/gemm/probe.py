@@ -2128,6 +2128,9 @@ SETS = {"v1": (lambda: PROBLEMS, candidates), "v13": (problems_v13, candidates_v
 
 #: SWAP_SECTOR_MAX_M's rule switched off (it came after v59, from v58 and v59).
 BEFORE_25 = {"SWAP_SECTOR_MAX_M": 0}
+#: v61 as it ran: SWAP_SECTOR_MAX_M's rule on the one-pass 64-row defaults only (SWAP_SECTOR_WIDE_BM
+#: came after it).
+V61_RAN = {"SWAP_SECTOR_WIDE_BM": 1 << 30}
 
 
 def _problems_v60():
@@ -2148,7 +2151,7 @@ def _candidates_v60(m, n, k, dt):
     return _new_and_old(BEFORE_25, m, n, k, dt)
 
 
-SETS["v60"] = (_problems_v60, _candidates_v60)
+SETS["v60"] = _as_run(V61_RAN, _problems_v60, _candidates_v60)
 for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v57", "v58", "v59"):
     SETS[_name] = _as_run(BEFORE_25, *SETS[_name])   # as they ran: before SWAP_SECTOR_MAX_M's rule
 
@@ -2209,7 +2212,7 @@ def candidates_v61(m, n, k, dt):
     return out
 
 
-SETS["v61"] = (problems_v61, candidates_v61)
+SETS["v61"] = _as_run(V61_RAN, problems_v61, candidates_v61)
 
 
 def cmd_make(args):
