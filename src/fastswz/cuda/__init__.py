@@ -236,8 +236,6 @@ SWAP_SECTOR_WIDE_BM = 128
 def _sector_swap(c, m, n, k):
     """The swapped split plan of :data:`SWAP_SECTOR_MAX_M`'s rule in place of ``c`` where the
     rule applies, else ``c``."""
-    from ..tune import DEFAULT_SMS
-
     k_tiles = -(-k // 128)
     if not (SWAP_AB_MAX_M < m <= SWAP_SECTOR_MAX_M and k_tiles >= SWAP_SECTOR_MIN_KTILES
             and ((c["bm"] == 64 and c["split_k"] == 1) or c["bm"] >= SWAP_SECTOR_WIDE_BM)
@@ -246,15 +244,12 @@ def _sector_swap(c, m, n, k):
             and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) == 8
             and _off_sector(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"])):
         return c
-    tiles = -(-n // 128)
-    split = max(1, min(DEFAULT_SMS["sm90"] // tiles, k_tiles // 8, SPLIT_K_SWAP_MAX))
+    _, bn, tiles, split = _swap_pieces(m, n, k, 128)
+    split = max(1, split)
     if tiles * split < SWAP_SECTOR_MIN_UNITS:
         return c
-    base = {"bm": 128, "bn": -(-m // 8) * 8, "bk": 128, "epilogue": False, "swizzle_a": "auto",
-            "swizzle_b": "auto"}
-    swapped = _deepest_ring(lambda stages: schedule_config(
-        dict(base, stages=stages), c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"], c["out_dtype"],
-        True, split))
+    swapped = _swapped_split(bn, 128, split, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"],
+                             c["out_dtype"])
     return swapped or c
 
 
@@ -1155,18 +1150,37 @@ def _swap_splits(tiles, k_tiles, bits):
 def _swap_long_k_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     """The swapped split plan of :data:`SWAP_LONG_K_MAX_M`'s rule, or None where it does not
     apply."""
-    from ..tune import DEFAULT_SMS
-
     bits = _k_major_bits(a_dtype, b_dtype, a_major, b_major)
     bk = 8 * FULL_WIDTH_BK // bits if bits else 0
     if not (bits == 16 and SWAP_AB_MAX_M < m <= SWAP_LONG_K_MAX_M and -(-k // bk) >= SWAP_LONG_K_MIN_KTILES):
         return None
+    pieces, bn, tiles, split = _swap_pieces(m, n, k, bk)
+    if tiles < SWAP_LONG_K_MIN_TILES or split < 2 or pieces * bn >= -(-m // 128) * 128:
+        return None   # (the last: the pieces pad M as much as 128-row tiles do, nothing to gain)
+    return _swapped_split(bn, bk, split, a_dtype, b_dtype, a_major, b_major, out_dtype)
+
+
+def _swap_pieces(m, n, k, bk):
+    """``(pieces, bn, tiles, split)`` of the swapped split that :data:`SWAP_LONG_K_MAX_M`'s and
+    :data:`SWAP_SECTOR_MAX_M`'s rules run: M in the fewest pieces of at most 256 columns, each
+    rounded up to 8 (BN); 128 rows of N by those pieces (tiles); K (k-tiles of ``bk``) split
+    ``min(132 // tiles, k-tiles // 8, SPLIT_K_SWAP_MAX)`` ways (0 where the tiles pass 132).
+
+    >>> _swap_pieces(189, 4336, 31248, 128), _swap_pieces(300, 2000, 8192, 64)
+    ((1, 192, 34, 3), (2, 152, 32, 4))
+    """
+    from ..tune import DEFAULT_SMS
+
     pieces = -(-m // 256)
     bn = -(-m // (8 * pieces)) * 8   # ceil(ceil(M / pieces) / 8) * 8
     tiles = -(-n // 128) * pieces
-    split = min(DEFAULT_SMS["sm90"] // tiles, -(-k // bk) // 8, SPLIT_K_SWAP_MAX)
-    if tiles < SWAP_LONG_K_MIN_TILES or split < 2 or pieces * bn >= -(-m // 128) * 128:
-        return None   # (the last: the pieces pad M as much as 128-row tiles do, nothing to gain)
+    return pieces, bn, tiles, min(DEFAULT_SMS["sm90"] // tiles, -(-k // bk) // 8, SPLIT_K_SWAP_MAX)
+
+
+def _swapped_split(bn, bk, split, a_dtype, b_dtype, a_major, b_major, out_dtype):
+    """The swapped plan of 128 rows of N by ``bn`` columns of M, ``bk`` k-tiles, ``split`` K
+    splits, registers storing D, at the deepest ring up to :data:`DEEP_TILE_MAX_STAGES` that
+    runs, or None (:func:`_swap_pieces`' plan)."""
     base = {"bm": 128, "bn": bn, "bk": bk, "epilogue": False, "split_k": split, "swizzle_a": "auto",
             "swizzle_b": "auto"}
     return _deepest_ring(lambda stages: schedule_config(dict(base, stages=stages), a_dtype, b_dtype,
