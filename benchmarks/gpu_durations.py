@@ -16,7 +16,8 @@ trace instead (``torch.profiler``), for fastswz's default plan and cuBLAS alike:
 Each repeat is: a marker kernel (``torch.cuda._sleep``: the trace's delimiter), the L2 flush of
 ``gpu_corpus`` (a read of twice the L2), the launch. A repeat's duration is the sum of the
 durations of the kernels after the flush's (fastswz's GEMM and, for a split-K plan, its
-reduction; cuBLAS's kernels); the problem's is the median over the repeats. The roofline is the
+reduction, and the copy of a staged A, ``fastswz.cuda.stages_a``; cuBLAS's kernels); the problem's is
+the median over the repeats. The roofline is the
 problem's bytes (A, B and D once) over the DRAM copy bandwidth measured in the same run.
 """
 from __future__ import annotations
@@ -78,7 +79,8 @@ def _trace_kernels(prof, path):
     with open(path) as f:
         events = json.load(f).get("traceEvents", [])
     os.remove(path)
-    return [(float(e["ts"]), e["name"], float(e.get("dur", 0.0))) for e in events if e.get("cat") == "kernel"]
+    return [(float(e["ts"]), e["name"], float(e.get("dur", 0.0))) for e in events
+            if e.get("cat") in ("kernel", "gpu_memcpy")]   # a staged A's copy is part of the call
 
 
 def cmd_run(args):
