@@ -2189,11 +2189,13 @@ def test_choose_plan_pairs_fp8_splits_off_the_sector(m, n, k, dt, applies):
     """SPLIT_CLUSTER_MIN_KTILES' rule, from its statement: an unswapped 8-bit split on 128-row
     tiles, rows off the 32-byte sector, an even number of tile rows and at least
     SPLIT_CLUSTER_MIN_KTILES k-tiles a split runs on a 2-CTA cluster along M, the plan otherwise
-    the same; elsewhere the rule changes nothing."""
+    the same; elsewhere the rule changes nothing. (The plan before it is taken with
+    SWAP_SECTOR_WIDE_BM's rule off too: that rule, after this one, swaps the one-CTA split this
+    rule would pair.)"""
     from fastswz import cuda
 
     c = cuda.choose_plan(m, n, k, dt, dt)
-    before = _plan_without({"SPLIT_CLUSTER_MIN_KTILES": 1 << 30}, m, n, k, dt)
+    before = _plan_without({"SPLIT_CLUSTER_MIN_KTILES": 1 << 30, "SWAP_SECTOR_WIDE_BM": 1 << 30}, m, n, k, dt)
     rule = (dt == "e4m3" and before["split_k"] > 1 and before["bm"] == 128 and before["cluster_m"] == 1
             and (k % 32) == 16 and -(-m // 128) % 2 == 0
             and -(-k // before["bk"]) // before["split_k"] >= cuda.SPLIT_CLUSTER_MIN_KTILES)
