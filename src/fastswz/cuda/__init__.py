@@ -1905,8 +1905,8 @@ def _default_config(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, fusi
     # swap-AB and split-K take scales alone (codegen.scheduled_fusion): the decode shapes of
     # rowwise fp8 get the unscaled problem's schedule
     scheduled = codegen.scheduled_fusion(dict(fusion, a_dtype=a_dtype, b_dtype=b_dtype, out_dtype=out_dtype))
-    # a fused epilogue (scales too) builds on the plan before the plain calls' whole-tile rule
-    # (SHORT_K_WHOLE_TILE_KTILES)
+    # a fused epilogue (scales too) builds on the plan before the plain calls' rules
+    # (SHORT_K_WHOLE_TILE_KTILES, SWAP_SECTOR_MAX_M)
     cfg = normalize_config(_chosen(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue,
                                    scheduled, not fusion), **fusion)
     if (not scheduled and cfg["epilogue"] and 0 < cfg["epilogue_n"] < cfg["bn"] and cfg["epilogue_stages"] == 1

@@ -848,14 +848,15 @@ def _as_run(consts, problems, candidates):
     return as_run_problems, as_run_candidates
 
 
-def _all_run_problems(run=None, same_type=False):
-    """(M, N, K, type) of the shipped corpus and fresh seeds 1-8 as a corpus run timed them (both
-    operands K-major), each once: ``run`` the run's directory (default the seventeenth session's
-    final run); ``same_type``: only rows timed against cuBLAS of their own type."""
+def _all_run_problems(run=None, same_type=False, seeds=None):
+    """(M, N, K, type) of the shipped corpus and fresh seeds 1-8 (or ``seeds``) as a corpus run
+    timed them (both operands K-major), each once: ``run`` the run's directory (default the
+    seventeenth session's final run); ``same_type``: only rows timed against cuBLAS of their own
+    type."""
     import gzip
 
     out = []
-    seeds = (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 20261204, 20261205)
+    seeds = seeds or (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 20261204, 20261205)
     for name in ["corpus"] + [f"fresh-{s}" for s in seeds]:
         with gzip.open(os.path.join(run or SEVENTEENTH_RUN, f"{name}.json.gz")) as f:
             for r in json.load(f)["rows"]:
@@ -1947,16 +1948,7 @@ SEEDS_1_10 = (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 202612
 def _run4_24_problems():
     """(M, N, K, type) of the shipped corpus and fresh seeds 1-10 in the twenty-fourth session's
     run 4 (both operands K-major, timed against cuBLAS of their own type), each once."""
-    import gzip
-
-    out = []
-    for name in ["corpus"] + [f"fresh-{s}" for s in SEEDS_1_10]:
-        with gzip.open(os.path.join(TWENTY_FOURTH_RUN, f"{name}.json.gz")) as f:
-            for r in json.load(f)["rows"]:
-                key = (r["m"], r["n"], r["k"], r["a_dtype"])
-                if r["a_major"] == r["b_major"] == "K" and key not in out and r["cublas"]["kind"] == "same":
-                    out.append(key)
-    return out
+    return _all_run_problems(TWENTY_FOURTH_RUN, same_type=True, seeds=SEEDS_1_10)
 
 
 def _l2_bytes(m, n, k, dt, bm, bn, split, staged=False):
@@ -2182,17 +2174,10 @@ def problems_v61():
     _v61_region, then 40 drawn there (seed 20261303: e4m3, M 65-256, N 1024-16384 and K
     6016-32768 log-uniform, N a multiple of 16, K an odd one), stated before the run: does the
     rule's plan pay on these defaults too?"""
-    import gzip
     import random
 
-    run = []
-    for name in ["corpus"] + [f"fresh-{s}" for s in SEEDS_1_10 + (20261303, 20261304)]:
-        with gzip.open(os.path.join(TWENTY_FIFTH_RUN, f"{name}.json.gz")) as f:
-            for r in json.load(f)["rows"]:
-                key = (r["m"], r["n"], r["k"], r["a_dtype"])
-                if (r["a_major"] == r["b_major"] == "K" and r["cublas"]["kind"] == "same" and key not in run
-                        and _v61_region(key)):
-                    run.append(key)
+    run = [p for p in _all_run_problems(TWENTY_FIFTH_RUN, same_type=True, seeds=SEEDS_1_10 + (20261303, 20261304))
+           if _v61_region(p)]
     rng = random.Random(20261303)
     drawn = []
     while len(drawn) < 40:
