@@ -105,61 +105,6 @@ def test_kernel_product(cfg, shape):
         assert r["unwritten"] == 0 and r["ok"], r
 
 
-_CLUSTER_REDUCE = [
-    (dict(bm=128, bn=128, bk=64, stages=5, split_k=3), (979, 256, 3328)),
-    (dict(bm=128, bn=128, bk=64, stages=5, split_k=8), (129, 257, 65)),   # 2 k-tiles: six empty splits
-    (dict(bm=128, bn=128, bk=64, stages=5, split_k=2), (2000, 2100, 1000)),   # more tiles than clusters
-    (dict(bm=64, bn=128, bk=64, stages=6, split_k=8), (19, 256, 28928)),
-    (dict(bm=128, bn=16, bk=128, stages=4, swap_ab=True, split_k=4), (16, 4096, 4096)),
-    (dict(bm=128, bn=192, bk=64, stages=4, swap_ab=True, split_k=3), (189, 1000, 9000)),
-    (dict(bm=128, bn=256, bk=128, stages=3, split_k=2, a_dtype="e4m3", b_dtype="e4m3"), (500, 700, 6224)),
-    (dict(bm=128, bn=128, bk=128, stages=5, split_k=5, a_dtype="e4m3", b_dtype="e4m3"), (548, 512, 6144)),
-    (dict(bm=64, bn=64, bk=32, stages=4, split_k=5, a_dtype="tf32", b_dtype="tf32", out_dtype="f32"), (100, 300, 1000)),
-]
-
-
-@pytest.mark.parametrize("cfg,shape", _CLUSTER_REDUCE)
-def test_cluster_reduce_product(cfg, shape):
-    """split_reduce='cluster' (a tile's splits as one cluster, reduced through distributed shared
-    memory): exact on small integers, within the bound on random inputs, every element written,
-    two runs the same bits (runtime.check); empty splits, several tiles per cluster, swap-AB."""
-    from fastswz.cuda.runtime import check
-
-    kern = compile_gemm(dict(cfg, split_reduce="cluster"))
-    assert kern.workspace_bytes(*shape) == 0
-    for ints in (True, False):
-        r = check(kern, *shape, ints=ints)
-        assert r["unwritten"] == 0 and r["ok"], r
-
-
-@pytest.mark.parametrize("cfg,shape", _CLUSTER_REDUCE[:7])
-def test_cluster_reduce_bits_match_the_reduction_kernel(cfg, shape):
-    """The cluster reduction adds the same partial sums in the same split order as the
-    reduction kernel, so on random inputs D has the same bits, unscaled and (16-bit inputs
-    aside) with rowwise scales."""
-    torch = pytest.importorskip("torch")
-    from fastswz.cuda import gemm
-
-    m, n, k = shape
-    dt = cfg.get("a_dtype", "bf16")
-    g = torch.Generator(device="cuda").manual_seed(5)
-    kind = {"e4m3": torch.float8_e4m3fn, "bf16": torch.bfloat16}[dt]
-    a = torch.randn((m, k), generator=g, device="cuda").to(kind)
-    b = torch.randn((n, k), generator=g, device="cuda").to(kind).t()
-    cases = [{}]
-    if dt == "e4m3":
-        cases.append({"scale_a": torch.rand((m, 1), generator=g, device="cuda") + 0.5,
-                      "scale_b": torch.rand((1, n), generator=g, device="cuda") + 0.5})
-    for scales in cases:
-        outs = []
-        for reduce in ("kernel", "cluster"):
-            out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-            gemm(a, b, out=out, plan=dict(cfg, split_reduce=reduce), **scales)
-            torch.cuda.synchronize()
-            outs.append(out.view(torch.int16))
-        assert torch.equal(outs[0], outs[1]), (reduce, scales.keys())
-
-
 def test_measured_search_ranks_by_the_clock_and_replays(tmp_path):
     """search_plans on a shape no data file holds: the winner's time is the best measured, the
     default plan timed beside it; the second call replays the journal and times nothing."""

@@ -412,11 +412,9 @@ def _gemm_parser(sub):
                         "waves and share the tail tiles k-tile by k-tile, each cut into at most "
                         "--split-k pieces (through the epilogue tile with --epilogue, else from registers); "
                         "default: the plan's, 0 (none)")
-    g.add_argument("--split-reduce", default=None, choices=("auto", "last_cta", "kernel", "cluster"),
+    g.add_argument("--split-reduce", default=None, choices=("auto", "last_cta", "kernel"),
                    help="who adds split-K's partial sums: the tile's last split in the GEMM kernel "
-                        "(last_cta), a second kernel (kernel), the tile's splits as one cluster through "
-                        "distributed shared memory (cluster, --split-k <= 8), or by the plan's rule "
-                        "(auto, the default)")
+                        "(last_cta), a second kernel (kernel), or by the plan's rule (auto, the default)")
     g.add_argument("--pingpong", action=argparse.BooleanOptionalAction, default=None,
                    help="two consumer warpgroups on alternate tiles (--bm 64, or 128 with --bn <= 128); "
                         "registers store D, or with --epilogue and an even --epilogue-stages each "

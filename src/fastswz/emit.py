@@ -355,22 +355,6 @@ def _kernel_header(data):
                   f"// the tile's last split reduces it (u32 semaphores); else the reduction kernel"]
         lines += _c_layout_fn("workspace_offset", ws["layout"], ("thread", "reg", "warpgroup", "split"),
                               f"float offset in a tile's workspace block: {ws['layout']}")
-    cr = s.get("cluster_reduce")
-    lines.append(f"    constexpr bool kClusterReduce = {'true' if cr else 'false'};  "
-                 f"// a tile's splits are one cluster and reduce through distributed shared memory")
-    if cr:
-        lines += [f"    constexpr int kReducePairs = {cr['pairs']};  // register pairs per consumer thread",
-                  f"    constexpr int kReduceChunk = {cr['chunk_pairs']};  "
-                  f"// pairs each rank owns: rank r adds [r kReduceChunk, (r + 1) kReduceChunk)",
-                  f"    constexpr uint32_t kReduceRecvBarrier = {cr['recv_barrier']}u;  "
-                  f"// the owner's shares have landed: {cr['recv_arrivals']} arrivals (every other split's consumer threads)",
-                  f"    constexpr uint32_t kReduceReadyBarrier = {cr['ready_barrier']}u;  "
-                  f"// every peer has read its last shares: {cr['ready_arrivals']} arrivals",
-                  f"    constexpr uint32_t kReduceRecvArrivals = {cr['recv_arrivals']}u;",
-                  f"    constexpr uint32_t kReduceReadyArrivals = {cr['ready_arrivals']}u;",
-                  f"    constexpr uint32_t kReduceData = {cr['data_offset']}u;  // the shares' f32 region"]
-        lines += _c_layout_fn("reduce_offset", cr["layout"], ("e", "thread", "pair", "slot"),
-                              f"float offset of a received share in the owner's region: {cr['layout']}")
     lines.append("  }  // namespace scheduler")
     # each operand's copies per CTA of the cluster: the multicast halves (B with a cluster along
     # M, A with one along N, both with a 2 x 2 cluster), or the operand's own boxes, the same for

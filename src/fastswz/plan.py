@@ -63,8 +63,7 @@ from .tile import OperandTile
 __all__ = ["plan_gemm", "GemmPlans", "PLAN_ERRORS", "plan_reason", "SMEM_OPTIN", "TMA_SWIZZLE",
            "PLAN_FIELDS", "EPILOGUE_BANK_FIELDS", "EPILOGUE_SWIZZLES", "epilogue_access",
            "TILE_GROUP", "wgmma_accumulator_layout", "with_cluster", "with_schedule", "multicast_of",
-           "LAST_CTA_REDUCE_REGISTERS", "LAST_CTA_MAX_SPLITS", "SPLIT_REDUCE", "CLUSTER_REDUCE_MAX_SPLITS",
-           "cluster_reduce_shares", "stream_k_tail",
+           "LAST_CTA_REDUCE_REGISTERS", "LAST_CTA_MAX_SPLITS", "SPLIT_REDUCE", "stream_k_tail",
            "stream_k_units"]
 
 #: Default tile order of the persistent kernel section: tiles are visited in groups of this many
@@ -918,33 +917,10 @@ LAST_CTA_REDUCE_REGISTERS = 64
 #: The most splits a ``"last_cta"`` reduction takes: the last split reads a chunk of registers of
 #: every split per L2 round trip, at most 64 loads at once (sm90/scheduler.cuh).
 LAST_CTA_MAX_SPLITS = 64
-#: The most splits a ``"cluster"`` reduction takes: a tile's splits run as one thread-block
-#: cluster, and 8 CTAs is the portable cluster size (CUDA programming guide, thread block clusters).
-CLUSTER_REDUCE_MAX_SPLITS = 8
 #: Who adds split-K's partial sums (``with_schedule(reduce=)``, the kernel configuration's
-#: ``split_reduce``): by :data:`LAST_CTA_REDUCE_REGISTERS`' rule, the tile's last split, a
-#: second kernel, or the tile's splits themselves as one cluster, through distributed shared
-#: memory.
-SPLIT_REDUCE = ("auto", "last_cta", "kernel", "cluster")
-
-
-def cluster_reduce_shares(registers, splits):
-    """``(pairs, chunk)`` of a ``"cluster"`` split-K reduction: a consumer thread's accumulator
-    register pairs, and how many of them each split (cluster rank) owns: rank ``r`` adds pairs
-    ``[r chunk, (r + 1) chunk)`` of every thread (those below ``pairs``) over all the splits and
-    stores them; the last ranks may own fewer, or none.
-
-    >>> cluster_reduce_shares(64, 3)   # 128 x 128: 32 pairs per thread, 11 + 11 + 10
-    (32, 11)
-    >>> cluster_reduce_shares(8, 8)    # a 64 x 16 tile: four ranks own a pair, four none
-    (4, 1)
-    """
-    pairs = as_int("registers", registers) // 2
-    splits = as_int("splits", splits)
-    if pairs < 1 or splits < 1:
-        raise PlanError(f"registers={registers}, splits={splits}: a cluster reduction needs at least "
-                        f"one register pair and one split")
-    return pairs, -(-pairs // splits)
+#: ``split_reduce``): by :data:`LAST_CTA_REDUCE_REGISTERS`' rule, the tile's last split, or a
+#: second kernel.
+SPLIT_REDUCE = ("auto", "last_cta", "kernel")
 
 
 def _stream_k_args(tiles, k_tiles, workers, pieces):
@@ -1012,46 +988,6 @@ def stream_k_units(tiles, k_tiles, workers, pieces):
     return out
 
 
-def _cluster_reduce_scheduler(row, split_k, stream_k, pingpong, regs, wgs):
-    """The ``kernel.scheduler`` section of a ``"cluster"`` split-K reduction (:func:`with_schedule`)."""
-    k = row["kernel"]
-    if split_k > CLUSTER_REDUCE_MAX_SPLITS:
-        raise PlanError(f"reduce='cluster' with split_k={split_k}: a tile's splits run as one cluster of "
-                        f"at most {CLUSTER_REDUCE_MAX_SPLITS} CTAs (the portable cluster size); use "
-                        f"split_k <= {CLUSTER_REDUCE_MAX_SPLITS} or reduce='kernel'")
-    if stream_k:
-        raise PlanError("stream_k with reduce='cluster': a stream-K tile's pieces are not a cluster; "
-                        "use reduce='last_cta' or 'auto'")
-    if pingpong:
-        raise PlanError("pingpong with reduce='cluster': the ping-pong warpgroups run different tiles; "
-                        "use cooperative consumers or reduce='kernel'")
-    if list(k["cluster"]) != [1, 1]:
-        raise PlanError(f"reduce='cluster' with a {k['cluster'][0]} x {k['cluster'][1]} multicast cluster: "
-                        f"the cluster is the tile's splits; use cluster_m=1 and cluster_n=1")
-    pairs, chunk = cluster_reduce_shares(regs, split_k)
-    threads = 128 * wgs
-    offset = -(-int(row["smem_bytes"]) // 16) * 16
-    data = (split_k - 1) * chunk * threads * 8
-    return {"kind": "split_k", "splits": split_k,
-            "k_tiles": "split s of KT: [floor(s KT / S), floor((s + 1) KT / S)); an empty one sends nothing",
-            "workspace": None,
-            "cluster_reduce": {
-                "ctas": split_k,
-                "order": "cluster c of the grid's clusters takes tiles c, c + clusters, ... (grouped "
-                         "order); its CTA of rank s runs split s of each",
-                "pairs": pairs, "chunk_pairs": chunk,
-                "owner": "rank r adds register pairs [r chunk, (r + 1) chunk) of every consumer thread "
-                         "over the splits, in split order 0..S-1 (nonempty splits), and stores them",
-                "offset": offset, "recv_barrier": offset, "ready_barrier": offset + 8,
-                "recv_arrivals": (split_k - 1) * threads, "ready_arrivals": split_k - 1,
-                "data_offset": offset + 16, "bytes": 16 + data,
-                # f32 offsets from data_offset in the owner's shared memory: (element of the pair,
-                # consumer thread, pair of the owner's chunk, sender slot: the sender's rank, the
-                # owner's own skipped)
-                "layout": f"(2,{threads},{chunk},{split_k - 1}):(1,2,{2 * threads},{2 * threads * chunk})",
-                "reduce_order": "split order 0..S-1 (nonempty splits)"}}
-
-
 def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto", stream_k=0):
     """A plan row (:meth:`GemmPlans.row`, or :func:`with_cluster`'s) whose kernel section swaps
     the operands' roles and splits K.
@@ -1074,12 +1010,7 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto", 
     partials are written) and the split that arrives last reads the partials back, a chunk of
     registers of every split at a time, and stores D in the same kernel (the semaphores are zero
     before a launch and left zero). ``"kernel"``: a second kernel reduces every tile, ``reduce_ctas_per_tile`` CTAs per tile, one
-    accumulator register pair each. ``"cluster"`` (S <= :data:`CLUSTER_REDUCE_MAX_SPLITS`, no
-    multicast cluster, stream-K or ping-pong): a tile's S splits run as one cluster of S CTAs
-    (rank = split) and reduce through distributed shared memory, with no workspace: each rank
-    owns a share of every consumer thread's register pairs (:func:`cluster_reduce_shares`),
-    receives the other splits' values of its share into its shared memory
-    (``kernel.scheduler.cluster_reduce``), adds them in split order and stores D. Workspace layout
+    accumulator register pair each. Workspace layout
     (f32, ``kernel.scheduler.workspace``): per output tile ``t = tm * tiles_n + tn`` a block of
     ``S * BM * BN`` floats; inside it the CuTe layout ``(thread, register, warpgroup, split)``
     of the consumers' accumulators (warpgroup: A's MN block), thread fastest, so each warp's
@@ -1116,10 +1047,6 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto", 
     >>> r = with_schedule(plan_gemm(bm=128, bn=64, bk=64, stages=4).row(0), split_k=4, reduce="last_cta")
     >>> r["kernel"]["scheduler"]["workspace"]["reduce"]
     'last_cta'
-    >>> c = with_schedule(plan_gemm(bm=128, bn=64, bk=64, stages=4).row(0), split_k=3, reduce="cluster")
-    >>> cr = c["kernel"]["scheduler"]["cluster_reduce"]
-    >>> cr["ctas"], cr["chunk_pairs"], cr["layout"], cr["bytes"]
-    (3, 6, '(2,256,6,2):(1,2,512,3072)', 24592)
     """
     import copy
 
@@ -1177,9 +1104,6 @@ def with_schedule(row, swap_ab=False, split_k=1, pingpong=False, reduce="auto", 
         return out
     regs, wgs = k["accumulator"]["registers"], out["warpgroups"]   # MN blocks of A (BM / 64)
     unit = 128 * regs * wgs
-    if reduce == "cluster":
-        k["scheduler"] = _cluster_reduce_scheduler(out, split_k, stream_k, pingpong, regs, wgs)
-        return out
     # The last split to finish reduces the tile itself when its threads can read every split's
     # partials back at once (decode tiles, a few splits), saving the second kernel's launch;
     # larger ones go to the reduction kernel, which spreads a tile over kReduceCtasPerTile CTAs.

@@ -17,8 +17,8 @@ from importlib import resources
 from ..dtypes import DTYPES, dtype as _lookup_dtype
 from ..emit import emit_header
 from ..errors import FastswzTypeError, PlanError
-from ..plan import (CLUSTER_REDUCE_MAX_SPLITS, LAST_CTA_MAX_SPLITS, R_BUDGET, SMEM_OPTIN, SPLIT_REDUCE, TILE_GROUP,
-                    multicast_of, plan_gemm, plan_reason, with_cluster, with_schedule)
+from ..plan import (LAST_CTA_MAX_SPLITS, R_BUDGET, SMEM_OPTIN, SPLIT_REDUCE, TILE_GROUP, plan_gemm, plan_reason,
+                    multicast_of, with_cluster, with_schedule)
 
 __all__ = ["GEMM_KEYS", "OUT_DTYPES", "MAX_SPLIT_K", "REDUCE_KERNEL_NAME", "normalize_config",
            "supported", "plan_for", "kernel_row", "mma_header",
@@ -57,8 +57,7 @@ BLOCK_SCALE_AHEAD = 4
 #: wgmma's N; dtypes, majors and swizzles keep naming the caller's A and B). ``split_k``: K
 #: splits per output tile (1: none), partial sums in a workspace reduced in split order;
 #: ``split_reduce``: who adds them (``"auto"``: :data:`fastswz.plan.LAST_CTA_REDUCE_REGISTERS`'
-#: rule; ``"last_cta"``: the tile's last split, in the GEMM kernel; ``"kernel"``: a second kernel;
-#: ``"cluster"``: the tile's splits as one cluster, through distributed shared memory, no workspace).
+#: rule; ``"last_cta"``: the tile's last split, in the GEMM kernel; ``"kernel"``: a second kernel).
 #: ``stream_k``: stream-K workers (0: none): the kernel runs as that many CTAs (or clusters), whole
 #: tiles in whole waves and the tail tiles shared k-tile by k-tile, each cut into at most
 #: ``split_k`` pieces (:func:`fastswz.plan.with_schedule`, :func:`fastswz.plan.stream_k_units`).
@@ -163,8 +162,8 @@ def normalize_config(config=None, **overrides) -> dict:
     c["pingpong"] = bool(c["pingpong"])
     if c["split_reduce"] not in SPLIT_REDUCE:
         raise PlanError(f"split_reduce={c['split_reduce']!r} must be one of {', '.join(SPLIT_REDUCE)} (who "
-                        f"adds split-K's partial sums: by the rule, the tile's last split, a second "
-                        f"kernel, or the tile's splits as one cluster)")
+                        f"adds split-K's partial sums: by the rule, the tile's last split, or a second "
+                        f"kernel)")
     _normalize_fusion(c)
     if not 1 <= c["tile_group"] <= 1 << 16:
         raise PlanError(f"tile_group={c['tile_group']} must be in 1..65536 (tile rows per group of "
@@ -299,14 +298,6 @@ def _supported(c):
     if c["stream_k"] and c["split_reduce"] == "kernel":
         return ("stream_k with split_reduce='kernel': a stream-K tile's last piece adds the partial "
                 "sums in the GEMM kernel; use split_reduce='auto' or 'last_cta'")
-    if c["split_reduce"] == "cluster" and c["split_k"] > 1:
-        if c["split_k"] > CLUSTER_REDUCE_MAX_SPLITS:
-            return (f"split_reduce='cluster' with split_k={c['split_k']}: a tile's splits run as one cluster "
-                    f"of at most {CLUSTER_REDUCE_MAX_SPLITS} CTAs; use split_k <= {CLUSTER_REDUCE_MAX_SPLITS} "
-                    f"or split_reduce='kernel'")
-        if c["stream_k"] or c["pingpong"] or c["cluster_m"] > 1 or c["cluster_n"] > 1:
-            return ("split_reduce='cluster' runs a tile's splits as one cluster of cooperative CTAs (no "
-                    "stream_k, pingpong, cluster_m or cluster_n); use split_reduce='kernel' for those")
     if c["stream_k"] and c["split_k"] > LAST_CTA_MAX_SPLITS:
         return (f"stream_k with split_k={c['split_k']}: the last piece reads back at most "
                 f"{LAST_CTA_MAX_SPLITS} pieces' partials; use split_k <= {LAST_CTA_MAX_SPLITS}")
@@ -352,9 +343,6 @@ def _supported(c):
         return str(e)
     r = int(p["reason"].ravel()[0])
     need = int(p["smem_bytes"].ravel()[0])
-    if c["split_reduce"] == "cluster" and c["split_k"] > 1:
-        # the region the other splits' shares land in (plan.with_schedule: kernel.scheduler.cluster_reduce)
-        need = _smem_end(kernel_row(c))
     if r in (0, R_BUDGET) and need + BASE_ALIGN_SLACK > SMEM_OPTIN["sm90"]:
         return (f"{plan_reason(R_BUDGET)}: {need} bytes of shared memory + {BASE_ALIGN_SLACK} for "
                 f"the kernel's base alignment = {need + BASE_ALIGN_SLACK} > {SMEM_OPTIN['sm90']}, "
@@ -446,7 +434,6 @@ def mma_header(row, out_dtype) -> str:
         "#pragma once",
         f"#define FSW_EPILOGUE_TILE {1 if row.get('epilogue') else 0}",
         f"#define FSW_SPLIT_K {1 if row['kernel']['scheduler']['kind'] in ('split_k', 'stream_k') else 0}",
-        f"#define FSW_CLUSTER_REDUCE {1 if row['kernel']['scheduler'].get('cluster_reduce') else 0}",
         "// The kernel's last parameter (fastswz.cuda.codegen.PARAM_FIELDS, packed by params_struct)",
         _params_c(),
         f"typedef {ctype} FSW_OUT_T;",
@@ -864,20 +851,15 @@ def launch_meta(row, out_dtype="bf16") -> dict:
             "majors": [row["a"]["major"], row["b"]["major"]],
             # the kernel's operands (with swap_ab its A is the caller's B) and D
             "dtypes": [row["a"]["dtype"], row["b"]["dtype"], _lookup_dtype(out_dtype).name],
-            # split-K: who adds the partials ("last_cta": the GEMM kernel; "kernel": a second one;
-            # "cluster": the tile's splits, one cluster, through distributed shared memory)
-            "reduce": ws["reduce"] if ws else ("cluster" if (row["kernel"].get("scheduler") or {}).get("cluster_reduce")
-                                               else None)}
+            # split-K: who adds the partials ("last_cta": the GEMM kernel; "kernel": a second one)
+            "reduce": ws["reduce"] if ws else None}
 
 
 def _smem_end(row):
     """Bytes of shared memory from the plan's base the kernel uses: the plan's buffers, then
-    the column operands, the block-scale slots or a cluster reduction's region where the plan
-    has them."""
+    the column operands and the block-scale slots where the plan has them."""
     f = row.get("fusion") or {}
-    cr = ((row.get("kernel") or {}).get("scheduler") or {}).get("cluster_reduce")
-    ends = [int(row["smem_bytes"])] + [int(x["offset"] + x["bytes"])
-                                       for x in (f.get("col_operands"), f.get("scale_ring"), cr) if x]
+    ends = [int(row["smem_bytes"])] + [int(x["offset"] + x["bytes"]) for x in (f.get("col_operands"), f.get("scale_ring")) if x]
     return max(ends)
 
 

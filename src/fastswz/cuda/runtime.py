@@ -279,9 +279,6 @@ class GemmKernel:
         reduce = self.meta["reduce"] if "reduce" in self.meta else codegen.launch_meta(
             self.plan, self.config["out_dtype"])["reduce"]
         self._last_cta = reduce == "last_cta"
-        # split-K whose tile's splits are one cluster and reduce in distributed shared memory:
-        # no workspace, no semaphores, no second kernel
-        self._cluster_reduce = reduce == "cluster" and self._splits > 1
         self._stream_k = self.config["stream_k"]   # > 0: stream-K workers (kernel.scheduler.workers)
         self._sems = {}         # (device, stream) -> (_Free, count): the semaphores of eager launches
         self._sems_retired = []   # replaced ones: launches queued earlier may still use them
@@ -378,8 +375,7 @@ class GemmKernel:
                         f, drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                         self.smem_bytes), "cuFuncSetAttribute")
                     red = (_check(drv.cuModuleGetFunction(mod, codegen.REDUCE_KERNEL_NAME.encode()),
-                                  "cuModuleGetFunction")
-                           if self._splits > 1 and not self._cluster_reduce else None)
+                                  "cuModuleGetFunction") if self._splits > 1 else None)
                 finally:
                     if int(prev) != state["ctx_int"]:
                         drv.cuCtxSetCurrent(prev)
@@ -411,9 +407,7 @@ class GemmKernel:
 
     @property
     def _cluster_ctas(self):
-        """CTAs per cluster (cluster_m x cluster_n, or a cluster reduction's splits)."""
-        if self._cluster_reduce:
-            return self._splits
+        """CTAs per cluster (cluster_m x cluster_n)."""
         return self.config["cluster_m"] * self.config["cluster_n"]
 
     def _tiles(self, m, n):
@@ -426,7 +420,7 @@ class GemmKernel:
         """Bytes of device workspace a launch on the caller's M x N x K problem needs: 0
         without split-K, else one block of the plan's ``kernel.scheduler.workspace.tile_bytes``
         per output tile (f32 partial sums of every split; layout in the plan)."""
-        if self._splits == 1 or self._cluster_reduce:
+        if self._splits == 1:
             return 0
         rows, cols = self._tiles(m, n)
         return rows * cols * self.plan["kernel"]["scheduler"]["workspace"]["tile_bytes"]
@@ -441,9 +435,7 @@ class GemmKernel:
             return g
         sms = _device(ordinal)["info"]["sms"]
         rows, cols = self._tiles(m, n)
-        groups = math.ceil(rows / self.config["cluster_m"]) * math.ceil(cols / self.config["cluster_n"])
-        if not self._cluster_reduce:   # (a cluster reduction's clusters are the tiles themselves)
-            groups *= self._splits
+        groups = math.ceil(rows / self.config["cluster_m"]) * math.ceil(cols / self.config["cluster_n"]) * self._splits
         cm = self._cluster_ctas
         if self._stream_k:   # every worker, whatever the GPU: its share is the plan's (one result)
             g = cm * self._stream_k
@@ -523,8 +515,8 @@ class GemmKernel:
         g = grid or self._grids.get((ordinal, m, n)) or self.grid(m, n, ordinal)
         stream = int(stream)
         if self._splits > 1:
-            own = workspace is None and not self._cluster_reduce
-            ws = alloc_async(self.workspace_bytes(m, n, k), stream, ordinal) if own else int(workspace or 0)
+            own = workspace is None
+            ws = alloc_async(self.workspace_bytes(m, n, k), stream, ordinal) if own else int(workspace)
         if self._swap:   # D^T = B^T A^T: the kernel's A is the caller's B, its M the caller's N
             a_ptr, b_ptr, m, n, lda, ldb = b_ptr, a_ptr, n, m, ldb, lda
             if self.config["scale"] == "row":   # and its rows' scales are the caller's columns'
@@ -548,10 +540,6 @@ class GemmKernel:
         the kernel (griddepcontrol), so the two launches do not queue one after the other."""
         from . import _driver
 
-        if self._cluster_reduce:   # one launch, nothing in global memory but D
-            lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd,
-                    self._pack(d_ptr, ldd, m, n, k, **fields) if fields else self._params0, g)
-            return
         if not ws:
             raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
                                     "bytes of device memory")
@@ -592,7 +580,7 @@ class GemmKernel:
         pack, swap, params0 = self._pack, self._swap, self._params0
         if swap:   # as launch: the kernel's A is the caller's B, its M the caller's N
             m, n, lda, ldb = n, m, ldb, lda
-        if self._splits == 1 or self._cluster_reduce:
+        if self._splits == 1:
             def run(a_ptr, b_ptr, d_ptr, stream, workspace=0):
                 if swap:
                     a_ptr, b_ptr = b_ptr, a_ptr
@@ -630,8 +618,7 @@ class GemmKernel:
         stream = int(stream)
         if self._swap or self._splits > 1:
             run = self.bound(m, n, k, lda, ldb, ldd, ordinal, grid)
-            size = self.workspace_bytes(m, n, k)
-            keep = _Free(_alloc(size) if size else 0)
+            keep = _Free(_alloc(self.workspace_bytes(m, n, k)) if self._splits > 1 else 0)
 
             if not fields:
                 def go_scheduled():   # one or two C launches, no Python between them

@@ -71,8 +71,6 @@ namespace scheduler = fastswz_plan::scheduler;
 constexpr bool kScaleRing = FSW_BLOCK_SCALE && FSW_SCALE_RING;
 constexpr uint32_t kFullArrivals = K::kFullArrivals + (kScaleRing ? (uint32_t)32 : 0u);   // a warp's lanes
 constexpr uint32_t kEmptyArrivals = K::kEmptyArrivals * (kScaleRing ? (uint32_t)(128 / 32) : 1u);   // a warpgroup's warps
-// A cluster launch: the multicast cluster, or a split-K tile's splits (scheduler::kClusterReduce)
-constexpr bool kClusterLaunch = cluster::kSize > 1 || FSW_CLUSTER_REDUCE;
 constexpr bool kSetMaxNReg = FSW_SETMAXNREG == 1 || (FSW_SETMAXNREG < 0 && K::kConsumerWarpgroups < 4);
 constexpr int kKSteps = P::kMmaPerKTile / P::kWarpgroups;      // wgmma per warpgroup per k-tile
 constexpr int kProducerRegs = 40;
@@ -96,15 +94,10 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       mbar_init(base + K::full_barrier(s), kFullArrivals);
       mbar_init(base + K::empty_barrier(s), kEmptyArrivals);
     }
-#if FSW_CLUSTER_REDUCE
-    mbar_init(base + scheduler::kReduceRecvBarrier, scheduler::kReduceRecvArrivals);
-    mbar_init(base + scheduler::kReduceReadyBarrier, scheduler::kReduceReadyArrivals);
-#endif
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     fence_async_shared();
   }
-  // the peer's barriers exist before any multicast (or, with a cluster reduction, any arrival)
-  if (kClusterLaunch) cluster_sync();
+  if (cluster::kSize > 1) cluster_sync();   // the peer's barriers exist before any multicast
   else __syncthreads();
 #if FSW_SPLIT_K
   // The split-K reduction may be launched now (it waits for this grid's end itself:
@@ -229,10 +222,6 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     BlockScales scales;
 #endif
     ConsumerUnits tiles(p.m, p.n, k_tiles, rank, K::kConsumerSlots[wi]);
-#if FSW_CLUSTER_REDUCE
-    // every peer may write the first unit's shares into this CTA's region
-    if (threadIdx.x == K::kFirstConsumerWarpgroup * 128) tiles.units.announce_free(base);
-#endif
 #if FSW_DEBUG_DUMP
     bool first = true;
 #endif
@@ -359,6 +348,6 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     epilogue.finish(leader);
     epilogue.ops.finish(p);   // amax: one atomic per warp
   }
-  // No CTA leaves while its peer may still multicast into it, write its shares or arrive on its barriers.
-  if (kClusterLaunch) cluster_sync();
+  // No CTA leaves while its peer may still multicast into it or arrive on its barriers.
+  if (cluster::kSize > 1) cluster_sync();
 }

@@ -2200,36 +2200,6 @@ def candidates_v61(m, n, k, dt):
 SETS["v61"] = _as_run(V61_RAN, problems_v61, candidates_v61)
 
 
-def _v62_region(p):
-    """A split default that split_reduce='cluster' can run: 2-8 splits, one CTA (no multicast
-    cluster), no stream-K or ping-pong."""
-    from fastswz.cuda import choose_plan
-    from fastswz.cuda.codegen import supported
-
-    m, n, k, dt = p
-    c = choose_plan(m, n, k, dt, dt)
-    return 1 < c["split_k"] and supported(dict(c, split_reduce="cluster")) is None
-
-
-def problems_v62():
-    """Every problem of the shipped corpus and fresh seeds 1-12 (twenty-fifth session, run 4)
-    whose default is a split the cluster reduction can run (_v62_region): does reducing a tile's
-    splits in one cluster, through distributed shared memory, beat the workspace and the second
-    kernel (or the last split)?"""
-    return [p for p in _all_run_problems(TWENTY_FIFTH_RUN, same_type=True, seeds=SEEDS_1_10 + (20261303, 20261304))
-            if _v62_region(p)]
-
-
-def candidates_v62(m, n, k, dt):
-    """The default, and the same plan reduced by its cluster (split_reduce='cluster')."""
-    base, out, add = _default_and_more(m, n, k, dt)
-    add(dict(base, split_reduce="cluster"))
-    return out
-
-
-SETS["v62"] = (problems_v62, candidates_v62)
-
-
 def cmd_make(args):
     from fastswz.cuda import compile_many
     from fastswz.cuda.codegen import normalize_config, supported

@@ -1,7 +1,6 @@
 // One-line PTX wrappers of the sm90 GEMM kernels, each with its PTX ISA section: mbarrier
 // 9.7.13.15, cp.async.bulk.tensor 9.7.9.25, cp.async.bulk wait/commit 9.7.9.24.x, wgmma 9.7.15,
-// setmaxnreg 9.7.17.1, fence.proxy.async 9.7.13.4, barrier.cluster 9.7.13.2, mapa 9.7.9.21,
-// st/ld .shared::cluster 9.7.9.9-10.
+// setmaxnreg 9.7.17.1, fence.proxy.async 9.7.13.4, barrier.cluster 9.7.13.2, mapa 9.7.9.21.
 #pragma once
 #include "debug.cuh"
 
@@ -87,33 +86,6 @@ __device__ __forceinline__ void mbar_arrive_peer(uint32_t bar, uint32_t peer) {
   // next multicast cannot overtake them. release.cluster cost a third of the throughput on the
   // H100 (8192^3 bf16: 480 against 677 TFLOP/s).
   asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
-}
-// Distributed shared memory (PTX ISA: mapa 9.7.9.21, st 9.7.9.9 with .shared::cluster, mbarrier
-// 9.7.13.15 with .release/.acquire at .cluster scope): the cluster reduction of split-K.
-__device__ __forceinline__ uint32_t mapa(uint32_t addr, uint32_t peer) {
-  uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(peer));
-  return remote;
-}
-__device__ __forceinline__ void st_cluster_v2(uint32_t remote, float a, float b) {
-  asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};" ::"r"(remote), "f"(a), "f"(b) : "memory");
-}
-__device__ __forceinline__ void ld_shared_v2(uint32_t addr, float& a, float& b) {
-  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(a), "=f"(b) : "r"(addr) : "memory");
-}
-// An arrival on a peer's barrier (a shared::cluster address) that releases this thread's earlier
-// writes, its distributed shared-memory stores included, at cluster scope
-__device__ __forceinline__ void mbar_arrive_release_cluster(uint32_t remote) {
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
-}
-// A wait that acquires, at cluster scope, what the arrivals of the phase released
-__device__ __forceinline__ void mbar_wait_cluster(uint32_t bar, uint32_t parity) {
-  uint32_t done;
-  do {
-    asm volatile(
-        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-        : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-  } while (!done);
 }
 __device__ __forceinline__ void tma_store(const TmaDescriptor* map, uint32_t src, int c0, int c1) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"

@@ -96,10 +96,6 @@ struct SplitKScheduler {
   int first_tail;
   long long total, workers, x, end;
   uint32_t rank;
-#if FSW_CLUSTER_REDUCE
-  uint32_t split_rank;         // this CTA's split: its rank in the tile's cluster
-  mutable uint32_t reduced;    // units reduced so far (the parity of the reduction's barrier phases)
-#endif
   __device__ __forceinline__ SplitKScheduler(int M, int N, int k_tiles_, uint32_t cluster_rank) {
     rows_m = (M + P::kBM - 1) / P::kBM;
     tiles_m = (rows_m + K::kClusterM - 1) / K::kClusterM;
@@ -110,14 +106,6 @@ struct SplitKScheduler {
     step = gridDim.x / cluster::kSize;
     rank = cluster_rank;
     k_tiles = k_tiles_;
-#if FSW_CLUSTER_REDUCE
-    // cluster c (of kSplits CTAs) takes tiles c, c + clusters, ...; its CTA of rank s split s
-    split_rank = ::cluster_rank();
-    reduced = 0;
-    num_units = num_tiles;
-    unit = blockIdx.x / scheduler::kSplits;
-    step = gridDim.x / scheduler::kSplits;
-#endif
     if constexpr (scheduler::kStreamK) {
       const int tail = num_tiles % scheduler::kWorkers;
       first_tail = num_tiles - tail;
@@ -158,18 +146,6 @@ struct SplitKScheduler {
       x = stop;
       return true;
     }
-#if FSW_CLUSTER_REDUCE
-    // every split of the cluster walks the same tiles, an empty one (KT < kSplits) included:
-    // it computes nothing but still takes its part in the tile's reduction
-    if (unit >= num_tiles) return false;
-    u.split = (int)split_rank;
-    u.k_begin = split_begin(u.split, k_tiles);
-    u.k_end = split_begin(u.split + 1, k_tiles);
-    u.parts = k_tiles < scheduler::kSplits ? k_tiles : scheduler::kSplits;
-    grouped_tile(unit, tiles_m, tiles_n, rank, u.tm, u.tn);
-    unit += step;
-    return true;
-#endif
     for (; unit < num_units; unit += step) {
       u.split = unit / num_tiles;
       u.k_begin = split_begin(u.split, k_tiles);
@@ -195,75 +171,6 @@ struct SplitKScheduler {
   // split of this launch touches it again) and its threads, after the barrier that tells them,
   // read every split's partials from L2 and add them in split order, as the reduction kernel
   // does; the epilogue stores D.
-#if FSW_CLUSTER_REDUCE
-  // Cluster reduction (plan.row()["kernel"]["scheduler"]["cluster_reduce"]): the tile's splits
-  // are the cluster's CTAs. Rank r owns register pairs [r kReduceChunk, (r + 1) kReduceChunk) of
-  // every consumer thread. Each split writes its values of the pairs other ranks own into their
-  // regions (distributed shared memory, once each owner has said its region is free: the ready
-  // barrier), arrives on their recv barriers (release, cluster scope), waits on its own (acquire),
-  // adds its pairs over the nonempty splits in split order 0, 1, ... (as the other reductions do:
-  // the same bits) and stores them through the register epilogue; then, once every consumer
-  // thread has read its region, tells the peers it is free for the next unit.
-  __device__ __forceinline__ void announce_free(uint32_t base) const {
-    for (uint32_t o = 0; o < (uint32_t)scheduler::kSplits; ++o)
-      if (o != split_rank) mbar_arrive_release_cluster(mapa(base + scheduler::kReduceReadyBarrier, o));
-  }
-  __device__ __forceinline__ void store(float (&acc)[P::accumulator::kRegisters], const WorkUnit& u, Epilogue& epilogue,
-                                        const TmaDescriptor* tma_d, uint32_t base, int w, int thread, bool leader,
-                                        const FswParams& p) const {
-    constexpr int kS = scheduler::kSplits, kC = scheduler::kReduceChunk;
-    const uint32_t tg = (uint32_t)(w * 128 + thread);   // the consumer thread (the layout's "thread")
-    const uint32_t me = split_rank, parity = reduced & 1u;
-    const uint32_t data = base + scheduler::kReduceData;
-    mbar_wait_cluster(base + scheduler::kReduceReadyBarrier, parity);
-    if (u.k_end > u.k_begin) {   // an empty split sends nothing (its owners skip it)
-      static_for<0, scheduler::kReducePairs>([&](auto jj) {
-        constexpr int j = decltype(jj)::value;
-        constexpr uint32_t o = (uint32_t)(j / kC);
-        if (o != me) {
-          const uint32_t slot = me < o ? me : me - 1u;
-          st_cluster_v2(mapa(data + 4u * scheduler::reduce_offset(0, tg, (uint32_t)(j - (int)o * kC), slot), o),
-                        acc[2 * j], acc[2 * j + 1]);
-        }
-      });
-    }
-    for (uint32_t o = 0; o < (uint32_t)kS; ++o)
-      if (o != me) mbar_arrive_release_cluster(mapa(base + scheduler::kReduceRecvBarrier, o));
-    mbar_wait_cluster(base + scheduler::kReduceRecvBarrier, parity);
-    bool live[kS];
-#pragma unroll
-    for (int s = 0; s < kS; ++s) live[s] = split_begin(s + 1, k_tiles) != split_begin(s, k_tiles);
-#if FSW_SCALE
-    epilogue.ops.tile(u.tm, w, thread, p);
-#endif
-    static_for<0, scheduler::kReducePairs>([&](auto jj) {
-      constexpr int j = decltype(jj)::value;
-      if ((uint32_t)(j / kC) == me) {
-        float x0 = 0.0f, x1 = 0.0f;
-        bool first = true;
-#pragma unroll
-        for (int s = 0; s < kS; ++s) {
-          if (!live[s]) continue;
-          float v0 = acc[2 * j], v1 = acc[2 * j + 1];
-          if ((uint32_t)s != me)
-            ld_shared_v2(data + 4u * scheduler::reduce_offset(0, tg, (uint32_t)(j - (int)me * kC),
-                                                             (uint32_t)s < me ? (uint32_t)s : (uint32_t)s - 1u),
-                         v0, v1);
-          x0 = first ? v0 : x0 + v0;
-          x1 = first ? v1 : x1 + v1;
-          first = false;
-        }
-#if FSW_SCALE
-        epilogue.ops.load_chunk(0, 2 * j / F::kChunkRegisters, u.tm, u.tn, w, thread, p);
-#endif
-        epilogue.store_pair(x0, x1, 2 * j, w, thread, u.tm, u.tn, p);
-      }
-    });
-    named_sync(epilogue.barrier, epilogue.threads);   // every consumer thread has read the region
-    if (tg == 0) announce_free(base);
-    ++reduced;
-  }
-#else
   __device__ __forceinline__ void store(float (&acc)[P::accumulator::kRegisters], const WorkUnit& u, Epilogue& epilogue,
                                         const TmaDescriptor* tma_d, uint32_t base, int w, int thread, bool leader,
                                         const FswParams& p) const {
@@ -325,7 +232,6 @@ struct SplitKScheduler {
       epilogue.store(acc, tma_d, base, w, thread, leader, u.tm, u.tn, p);
     }
   }
-#endif
 };
 
 typedef SplitKScheduler Scheduler;   // the plan's scheduler (scheduler::kSplitK)

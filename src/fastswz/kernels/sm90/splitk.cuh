@@ -8,7 +8,7 @@
 // D is bit-identical run to run, and stores the pair as the register epilogue does.
 #pragma once
 
-#if FSW_SPLIT_K && !FSW_CLUSTER_REDUCE   // (a cluster-reduced plan has no second kernel)
+#if FSW_SPLIT_K
 extern "C" __global__ void __launch_bounds__(P::kWarpgroups * 128)
 fastswz_splitk_reduce(const __grid_constant__ FswParams p) {
   // The grid is tiles x the plan's kReduceCtasPerTile (kernel.scheduler.workspace), one
