@@ -231,6 +231,9 @@ SWAP_SECTOR_MIN_UNITS = 80
 #: The least BM of the defaults (one pass or split) that :data:`SWAP_SECTOR_MAX_M`'s rule replaces
 #: beside the one-pass 64-row ones (v61; 1 << 30 leaves only those).
 SWAP_SECTOR_WIDE_BM = 128
+#: The most rows (M) of the split defaults (128 rows or more) that :data:`SWAP_SECTOR_MAX_M`'s rule
+#: replaces: v61 had those of more than 128 rows at 0.995x (five problems).
+SWAP_SECTOR_SPLIT_MAX_M = 256
 
 
 def _sector_swap(c, m, n, k):
@@ -239,6 +242,7 @@ def _sector_swap(c, m, n, k):
     k_tiles = -(-k // 128)
     if not (SWAP_AB_MAX_M < m <= SWAP_SECTOR_MAX_M and k_tiles >= SWAP_SECTOR_MIN_KTILES
             and ((c["bm"] == 64 and c["split_k"] == 1) or c["bm"] >= SWAP_SECTOR_WIDE_BM)
+            and (c["split_k"] == 1 or c["bm"] < SWAP_SECTOR_WIDE_BM or m <= SWAP_SECTOR_SPLIT_MAX_M)
             and not c["swap_ab"] and not c["stream_k"]
             and not c["pingpong"] and c["cluster_m"] == 1 and c["cluster_n"] == 1
             and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) == 8

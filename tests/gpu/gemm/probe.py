@@ -2200,6 +2200,83 @@ def candidates_v61(m, n, k, dt):
 SETS["v61"] = _as_run(V61_RAN, problems_v61, candidates_v61)
 
 
+#: SWAP_SECTOR_WIDE_BM's rule on the splits of more than 128 rows switched off (v63's question).
+V63_NARROW = {"SWAP_SECTOR_SPLIT_MAX_M": 128}
+
+
+def _v63_region(p):
+    """v61's losing kind, stated before v63 ran: e4m3 with rows 16 bytes off the sector, 128 < M
+    <= 256, >= 48 k-tiles, where the plan before SWAP_SECTOR_WIDE_BM (V61_RAN) is an unswapped
+    split of 128 rows or more on one CTA that today's rule swaps (231 x 1502 x 13456 ran 0.87x of
+    its time before in the twenty-fifth session's runs 6-7; v61: 0.995x over five)."""
+    from fastswz.cuda import choose_plan
+
+    m, n, k, dt = p
+    if dt != "e4m3" or k % 32 != 16 or not 128 < m <= 256 or -(-k // 128) < 48:
+        return False
+    with _Consts(V61_RAN):
+        old = choose_plan(m, n, k, dt, dt)
+    new = choose_plan(m, n, k, dt, dt)
+    return (old["split_k"] > 1 and old["bm"] >= 128 and not old["swap_ab"] and old["cluster_m"] == 1
+            and old["cluster_n"] == 1 and not old["stream_k"] and new["swap_ab"])
+
+
+def problems_v63():
+    """Every problem of the shipped corpus and fresh seeds 1-12 (twenty-fifth session, run 4;
+    against either type's cuBLAS) in _v63_region, then 40 drawn there (seed 20261305: M 129-256 uniform, N 1024-16384 and K
+    6016-32768 log-uniform, N a multiple of 16, K an odd one): today's swapped plan against the
+    split before it."""
+    import random
+
+    run = [p for p in _all_run_problems(TWENTY_FIFTH_RUN, seeds=SEEDS_1_10 + (20261303, 20261304))
+           if _v63_region(p)]
+    rng = random.Random(20261305)
+    drawn = []
+    for _ in range(20000):
+        if len(drawn) == 40:
+            break
+        q = (rng.randint(129, 256), _log_uniform(rng, 1024, 16385) // 16 * 16,
+             _log_uniform(rng, 6016, 32769) // 32 * 32 + 16, "e4m3")
+        if q not in run and q not in drawn and _v63_region(q):
+            drawn.append(q)
+    return run + drawn
+
+
+def candidates_v63(m, n, k, dt):
+    """Today's plan (first, the default) and the plan before SWAP_SECTOR_WIDE_BM."""
+    from fastswz.cuda import choose_plan
+
+    base, out, add = _default_and_more(m, n, k, dt)
+    with _Consts(V61_RAN):
+        add(choose_plan(m, n, k, dt, dt))
+    return out
+
+
+SETS["v63"] = (problems_v63, candidates_v63)
+
+
+def problems_v64():
+    """The problems of fresh seeds 11 and 12 (twenty-fifth session, runs 4 and 7) under 0.85x
+    same-type cuBLAS's speed: where does v13's grid put their fastest plans? (exploration, no
+    rule from it alone)."""
+    import gzip
+
+    out = []
+    runs = {20261303: os.path.join(TWENTY_FIFTH_RUN, "..", "run7-seed11-tests"), 20261304: TWENTY_FIFTH_RUN}
+    for seed, run in runs.items():
+        with gzip.open(os.path.join(run, f"fresh-{seed}.json.gz")) as f:
+            for r in json.load(f)["rows"]:
+                if (r["a_major"] == r["b_major"] == "K" and r.get("cublas", {}).get("kind") == "same"
+                        and r["fastswz"]["median_ms"] > r["cublas"]["median_ms"] / 0.85):
+                    key = (r["m"], r["n"], r["k"], r["a_dtype"])
+                    if key not in out:
+                        out.append(key)
+    return out
+
+
+SETS["v64"] = (problems_v64, lambda m, n, k, dt: candidates_v13(m, n, k, dt))
+
+
 def cmd_make(args):
     from fastswz.cuda import compile_many
     from fastswz.cuda.codegen import normalize_config, supported
