@@ -182,6 +182,29 @@ SHORT_K_WHOLE_TILE_KTILES = 4
 SHORT_K_WHOLE_TILE_MIN_KTILES = 2
 
 
+#: A plain call whose one-pass unswapped default covers ``128 < N <= ONE_COLUMN_MAX_N`` in two or
+#: more tile columns splits K on one 128-row tile column as wide as N instead (BN N rounded up to
+#: 16), where those tiles fill at most :data:`SPLIT_K_FILL` of the SMs and each split keeps
+#: :data:`WIDE_SPLIT_MIN_KTILES` k-tiles: each column of a narrower tile reads all of A again, and
+#: with N this small A is nearly all the bytes. Found on 4944 x 256 x 28928 bf16 (128 x 96 one
+#: pass 159-161 us; 128 x 256 split 3 ways 113.8-114.4, cuBLAS 110-112: probe sets v34, v53) and
+#: 4377 x 256 x 22784 e4m3 (v64: 62.0 -> 51.3 us, cuBLAS 50.2). 0 switches it off.
+ONE_COLUMN_MAX_N = 0
+
+
+def _one_column(c, m, n, k):
+    """The split on one tile column of :data:`ONE_COLUMN_MAX_N`'s rule in place of ``c`` where
+    the rule applies, else ``c``."""
+    if not (128 < n <= ONE_COLUMN_MAX_N and c["split_k"] == 1 and -(-n // c["bn"]) >= 2
+            and not c["swap_ab"] and not c["stream_k"] and not c["pingpong"]
+            and c["cluster_m"] == 1 and c["cluster_n"] == 1
+            and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) in (8, 16)):
+        return c
+    wide = _split_on(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"], c["out_dtype"], 128,
+                     -(-n // 16) * 16, WIDE_SPLIT_MIN_KTILES)
+    return wide or c
+
+
 def _short_k_whole_tile(c, m, n, k):
     """``c`` through one whole-tile epilogue buffer where :data:`SHORT_K_WHOLE_TILE_KTILES`' rule
     asks for it, else ``c``."""
@@ -234,6 +257,9 @@ SWAP_SECTOR_WIDE_BM = 128
 #: The most rows (M) of the split defaults (128 rows or more) that :data:`SWAP_SECTOR_MAX_M`'s rule
 #: replaces: v61 had those of more than 128 rows at 0.995x (five problems).
 SWAP_SECTOR_SPLIT_MAX_M = 256
+#: The most K splits of :data:`SWAP_SECTOR_MAX_M`'s swapped plan: where its split would be
+#: larger (few tiles of N, long K) the rule leaves the default.
+SWAP_SECTOR_MAX_SPLIT = 16
 
 
 def _sector_swap(c, m, n, k):
@@ -250,7 +276,7 @@ def _sector_swap(c, m, n, k):
         return c
     _, bn, tiles, split = _swap_pieces(m, n, k, 128)
     split = max(1, split)
-    if tiles * split < SWAP_SECTOR_MIN_UNITS:
+    if tiles * split < SWAP_SECTOR_MIN_UNITS or split > SWAP_SECTOR_MAX_SPLIT:
         return c
     swapped = _swapped_split(bn, 128, split, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"],
                              c["out_dtype"])
@@ -895,8 +921,8 @@ def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=No
             hit = _choose_plan(*key[:-1])
         else:
             hit = _short_k_whole_tile(_planned(*key[:-1]), m, n, k)
-            if epilogue is None and schedules:   # the swapped plan stores from registers
-                hit = _sector_swap(hit, m, n, k)
+            if epilogue is None and schedules:   # the swapped and split plans store from registers
+                hit = _one_column(_sector_swap(hit, m, n, k), m, n, k)
         if len(_PLAN_MEMO) >= 65536:
             _PLAN_MEMO.clear()
         _PLAN_MEMO[key] = hit

@@ -2277,6 +2277,80 @@ def problems_v64():
 SETS["v64"] = (problems_v64, lambda m, n, k, dt: candidates_v13(m, n, k, dt))
 
 
+#: v65's question: SWAP_SECTOR_MAX_M's rule declining where its swapped split would pass 8.
+V65_CAP = {"SWAP_SECTOR_MAX_SPLIT": 8}
+
+
+def _v65_region(p):
+    """The lead of v63 (its 26 problems whose swapped plan split more than 8 ways ran 0.911x of
+    the split before it; its 15 at most 8 ways 1.085x; v61's four above 8 0.967x, every other
+    problem of v60 and v61 at most 8), stated before v65 ran: e4m3 with rows off the sector where
+    today's default is SWAP_SECTOR_MAX_M's swapped plan split more than 8 ways."""
+    from fastswz.cuda import choose_plan
+
+    m, n, k, dt = p
+    if dt != "e4m3" or k % 32 != 16 or not 64 < m <= 256:
+        return False
+    c = choose_plan(m, n, k, dt, dt)
+    return c["swap_ab"] and c["split_k"] > 8 and bool(_rule_changes(V65_CAP, [p]))
+
+
+def problems_v65():
+    """Every problem of the shipped corpus and fresh seeds 1-12 (twenty-fifth session, run 4)
+    in _v65_region, then 40 drawn there (seed 20261306: M 65-256 uniform, N 1024-4096 and K
+    9000-32768 log-uniform, N a multiple of 16, K an odd one), none of v63's: the plan the cap
+    leaves against today's swapped plan."""
+    import random
+
+    v63 = set(problems_v63())
+    run = [p for p in _all_run_problems(TWENTY_FIFTH_RUN, seeds=SEEDS_1_10 + (20261303, 20261304))
+           if _v65_region(p) and p not in v63]
+    rng = random.Random(20261306)
+    drawn = []
+    for _ in range(20000):
+        if len(drawn) == 40:
+            break
+        q = (rng.randint(65, 256), _log_uniform(rng, 1024, 4097) // 16 * 16,
+             _log_uniform(rng, 9000, 32769) // 32 * 32 + 16, "e4m3")
+        if q not in run and q not in drawn and q not in v63 and _v65_region(q):
+            drawn.append(q)
+    return run + drawn
+
+
+def candidates_v65(m, n, k, dt):
+    """Today's plan (first, the default: swapped) and the plan with the cap (V65_CAP)."""
+    return _new_and_old(V65_CAP, m, n, k, dt)
+
+
+SETS["v65"] = (problems_v65, candidates_v65)
+
+
+#: ONE_COLUMN_MAX_N's rule on (v66's question) and off.
+V66_RULE = {"ONE_COLUMN_MAX_N": 256}
+V66_OFF = {"ONE_COLUMN_MAX_N": 0}
+
+
+def problems_v66():
+    """Held out for ONE_COLUMN_MAX_N's rule, stated before v66 ran: every problem of the shipped
+    corpus and fresh seeds 1-12 (twenty-fifth session, run 4) it changes, then 40 drawn that it
+    changes (seed 20261307: bf16 or e4m3, N 144-256 a multiple of 16, M 1024-8448 and K
+    2048-32768 log-uniform, K a multiple of 16): the rule's plan against the plan before it."""
+    import random
+
+    run = [p for p, _ in _rule_changes(V66_OFF, _all_run_problems(TWENTY_FIFTH_RUN, seeds=SEEDS_1_10 + (20261303, 20261304)))]
+    return run + _drawn_changes(V66_OFF, random.Random(20261307), lambda r: (
+        _log_uniform(r, 1024, 8449), r.randint(9, 16) * 16, _log_uniform(r, 2048, 32769) // 16 * 16,
+        r.choice(("bf16", "e4m3"))), 40, 4000, run)
+
+
+def candidates_v66(m, n, k, dt):
+    """The rule's plan (first, the default) and the plan before it."""
+    return _new_and_old(V66_OFF, m, n, k, dt)
+
+
+SETS["v66"] = _as_run(V66_RULE, problems_v66, candidates_v66)
+
+
 def cmd_make(args):
     from fastswz.cuda import compile_many
     from fastswz.cuda.codegen import normalize_config, supported
