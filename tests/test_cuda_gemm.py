@@ -2292,7 +2292,9 @@ def test_choose_plan_stores_short_fp8_tiles_whole(m, n, k, dt, applies):
     (189, 4336, 31248, "e4m3", True), (68, 7488, 12400, "e4m3", True), (77, 19024, 28848, "e4m3", True),
     (127, 3904, 6656, "e4m3", False), (64, 3904, 6672, "e4m3", False), (329, 1024, 5968, "e4m3", False),
     (127, 3904, 5904, "e4m3", False), (114, 1360, 6672, "e4m3", False), (93, 14032, 6064, "e4m3", False),
-    (95, 1280, 30928, "e4m3", False), (127, 3904, 3336, "bf16", False)])
+    (95, 1280, 30928, "e4m3", False), (127, 3904, 3336, "bf16", False),
+    # SWAP_SECTOR_MAX_SPLIT: few tiles of N with long K would split 9-14 ways (v63, v65)
+    (215, 1120, 11696, "e4m3", False), (103, 1776, 9232, "e4m3", False), (165, 1936, 10768, "e4m3", True)])
 def test_choose_plan_swaps_fp8_off_the_sector(m, n, k, dt, applies):
     """SWAP_SECTOR_MAX_M's rule, from its statement: where the other rules give a plain call an
     unswapped plan on one CTA (one-pass 64 rows, or SWAP_SECTOR_WIDE_BM rows or more, one pass or
@@ -2302,8 +2304,8 @@ def test_choose_plan_swaps_fp8_off_the_sector(m, n, k, dt, applies):
     SWAP_SECTOR_MIN_KTILES 128-byte k-tiles, the plan is swapped: 128 rows of N by M rounded up to
     8, 128-byte k-tiles, K split min(132 // tiles, k-tiles // 8, SPLIT_K_SWAP_MAX) ways, registers
     storing D, the deepest ring up to DEEP_TILE_MAX_STAGES, where tiles x splits is at least
-    SWAP_SECTOR_MIN_UNITS; a fused epilogue (rowwise scales) keeps the plan before it; elsewhere
-    the rule changes nothing."""
+    SWAP_SECTOR_MIN_UNITS and the split at most SWAP_SECTOR_MAX_SPLIT; a fused epilogue (rowwise
+    scales) keeps the plan before it; elsewhere the rule changes nothing."""
     from fastswz import cuda
 
     c = cuda.choose_plan(m, n, k, dt, dt)
@@ -2315,7 +2317,7 @@ def test_choose_plan_swaps_fp8_off_the_sector(m, n, k, dt, applies):
               and k_tiles >= cuda.SWAP_SECTOR_MIN_KTILES and not before["swap_ab"]
               and ((before["bm"] == 64 and before["split_k"] == 1) or before["bm"] >= cuda.SWAP_SECTOR_WIDE_BM)
               and (before["cluster_m"], before["cluster_n"]) == (1, 1)
-              and tiles * split >= cuda.SWAP_SECTOR_MIN_UNITS)
+              and tiles * split >= cuda.SWAP_SECTOR_MIN_UNITS and split <= cuda.SWAP_SECTOR_MAX_SPLIT)
     assert stated == applies
     if dt == "e4m3":
         row = cuda.default_config(m, n, k, dt, dt, fusion={"scale": "row"})
@@ -2328,3 +2330,40 @@ def test_choose_plan_swaps_fp8_off_the_sector(m, n, k, dt, applies):
     assert cuda.supported(c) is None
     assert c["stages"] == cuda.DEEP_TILE_MAX_STAGES or cuda.supported(dict(c, stages=c["stages"] + 1)) is not None
     assert cuda.default_config(m, n, k, dt, dt) == c
+
+
+@pytest.mark.parametrize("m,n,k,dt,applies", [
+    # probe sets v53, v64, v66: N in one 128-row column, 3 and 2 columns before; then 60 work units
+    # (3796 x 256 x 4352), 94 tiles of 128 rows, N above 256, 42 k-tiles, one column already,
+    # M of 64 rows or fewer
+    (4944, 256, 28928, "bf16", True), (4377, 256, 22784, "e4m3", True), (4699, 144, 28272, "bf16", True),
+    (7837, 256, 31152, "bf16", True),
+    (3796, 256, 4352, "bf16", False), (11930, 256, 28928, "bf16", False), (2035, 272, 6928, "bf16", False),
+    (4158, 256, 2688, "bf16", False), (13199, 256, 10624, "bf16", False), (48, 256, 28928, "bf16", False)])
+def test_choose_plan_splits_one_tile_column(m, n, k, dt, applies):
+    """ONE_COLUMN_MAX_N's rule, from its statement: where the other rules give a plain call a
+    one-pass unswapped plan on one CTA that covers 128 < N <= ONE_COLUMN_MAX_N in two or more
+    tile columns (8- or 16-bit K-major operands), the plan splits K on one 128 x N tile column (BN
+    N rounded up to 16, full-width k-tiles) split_k_splits(tiles, k-tiles, min_ktiles=
+    WIDE_SPLIT_MIN_KTILES) ways, registers storing D, where that is 2 or more ways and tiles x
+    splits is at least ONE_COLUMN_MIN_UNITS; a fused epilogue keeps the plan before it; elsewhere
+    the rule changes nothing."""
+    from fastswz import cuda
+
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    before = _plan_without({"ONE_COLUMN_MAX_N": 0}, m, n, k, dt)
+    bk = 128 if dt == "e4m3" else 64
+    tiles = -(-m // 128)
+    split = cuda.split_k_splits(tiles, -(-k // bk), min_ktiles=cuda.WIDE_SPLIT_MIN_KTILES)
+    stated = (128 < n <= cuda.ONE_COLUMN_MAX_N and before["split_k"] == 1 and -(-n // before["bn"]) >= 2
+              and not before["swap_ab"] and (before["cluster_m"], before["cluster_n"]) == (1, 1)
+              and split >= 2 and tiles * split >= cuda.ONE_COLUMN_MIN_UNITS)
+    assert stated == applies
+    fused = cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"})
+    assert fused["split_k"] == 1
+    if not applies:
+        assert c == before
+        return
+    assert (c["bm"], c["bn"], c["bk"], c["swap_ab"], c["split_k"], c["epilogue"]) == \
+        (128, -(-n // 16) * 16, bk, False, split, False)
+    assert cuda.supported(c) is None and cuda.default_config(m, n, k, dt, dt) == c

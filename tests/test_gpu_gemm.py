@@ -241,6 +241,21 @@ def test_sector_swap_through_gemm(shape):
     _exact_twice(m, n, k, "e4m3", 11, 3, rowwise=True)
 
 
+@pytest.mark.parametrize("shape,dt", [((4944, 256, 28928), "bf16"), ((4377, 256, 22784), "e4m3"),
+                                      ((4699, 144, 28272), "bf16"), ((5470, 176, 18624), "e4m3")])
+def test_one_column_split_through_gemm(shape, dt):
+    """gemm() on shapes where ONE_COLUMN_MAX_N's rule splits K on one 128-row tile column as wide
+    as N (N 144-256; M not a multiple of 128): small integers exact, D poisoned first, two calls
+    the same bits; rowwise power-of-two scales on e4m3 too."""
+    pytest.importorskip("torch")
+    from fastswz.cuda import choose_plan
+
+    m, n, k = shape
+    c = choose_plan(m, n, k, dt, dt)
+    assert (c["bm"], c["bn"], c["swap_ab"]) == (128, -(-n // 16) * 16, False) and c["split_k"] > 1
+    _exact_twice(m, n, k, dt, 13, 2, rowwise=dt == "e4m3")
+
+
 @pytest.mark.parametrize("shape,rule", [
     ((224, 2528, 18128), "split on a pair"), ((86, 11583, 4848), "64 rows on a pair"),
     ((131, 1024, 6528), "64 rows split 2"), ((70, 896, 20864), "64-row split doubled")])

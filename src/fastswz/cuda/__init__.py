@@ -184,12 +184,21 @@ SHORT_K_WHOLE_TILE_MIN_KTILES = 2
 
 #: A plain call whose one-pass unswapped default covers ``128 < N <= ONE_COLUMN_MAX_N`` in two or
 #: more tile columns splits K on one 128-row tile column as wide as N instead (BN N rounded up to
-#: 16), where those tiles fill at most :data:`SPLIT_K_FILL` of the SMs and each split keeps
-#: :data:`WIDE_SPLIT_MIN_KTILES` k-tiles: each column of a narrower tile reads all of A again, and
-#: with N this small A is nearly all the bytes. Found on 4944 x 256 x 28928 bf16 (128 x 96 one
-#: pass 159-161 us; 128 x 256 split 3 ways 113.8-114.4, cuBLAS 110-112: probe sets v34, v53) and
-#: 4377 x 256 x 22784 e4m3 (v64: 62.0 -> 51.3 us, cuBLAS 50.2). 0 switches it off.
-ONE_COLUMN_MAX_N = 0
+#: 16), where those tiles fill at most :data:`SPLIT_K_FILL` of the SMs, each split keeps
+#: :data:`WIDE_SPLIT_MIN_KTILES` k-tiles and tiles x splits are at least
+#: :data:`ONE_COLUMN_MIN_UNITS`: each column of a narrower tile reads all of A again, and with N
+#: this small A is nearly all the bytes. Found on 4944 x 256 x 28928 bf16 (128 x 96 one pass
+#: 159-161 us; 128 x 256 split 3 ways 113.8-114.4, cuBLAS 110-112: probe sets v34, v53) and 4377
+#: x 256 x 22784 e4m3 (v64: 62.0 -> 51.3 us, cuBLAS 50.2). Held out on an H200 (set v66,
+#: docs/conformance/2026-11-29-twenty-sixth-session run 3; those two and 40 drawn, seed
+#: 20261307, the rule without the unit floor): 1.216x in geometric mean, 33 faster by more than
+#: 3%, 5 slower, up to 1.85x (4699 x 144 x 28272 bf16 154.7 -> 83.5 us, cuBLAS 86.3).
+ONE_COLUMN_MAX_N = 256
+#: The fewest work units (tiles x splits) of :data:`ONE_COLUMN_MAX_N`'s split: in v66 the five
+#: with 46-64 units (split 2 ways with 68-94 k-tiles, most in place of deep 64-row one-pass plans
+#: of 90-126 tiles) ran 0.615-1.12x (0.89x in geometric mean), the 37 with 82-129 units 1.27x;
+#: the floor is SWAP_SECTOR_MIN_UNITS' (fitted on v66; held out by v67).
+ONE_COLUMN_MIN_UNITS = 80
 
 
 def _one_column(c, m, n, k):
@@ -202,7 +211,9 @@ def _one_column(c, m, n, k):
         return c
     wide = _split_on(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"], c["out_dtype"], 128,
                      -(-n // 16) * 16, WIDE_SPLIT_MIN_KTILES)
-    return wide or c
+    if wide is None or -(-m // 128) * wide["split_k"] < ONE_COLUMN_MIN_UNITS:
+        return c
+    return wide
 
 
 def _short_k_whole_tile(c, m, n, k):
@@ -254,12 +265,16 @@ SWAP_SECTOR_MIN_UNITS = 80
 #: The least BM of the defaults (one pass or split) that :data:`SWAP_SECTOR_MAX_M`'s rule replaces
 #: beside the one-pass 64-row ones (v61; 1 << 30 leaves only those).
 SWAP_SECTOR_WIDE_BM = 128
-#: The most rows (M) of the split defaults (128 rows or more) that :data:`SWAP_SECTOR_MAX_M`'s rule
-#: replaces: v61 had those of more than 128 rows at 0.995x (five problems).
-SWAP_SECTOR_SPLIT_MAX_M = 256
 #: The most K splits of :data:`SWAP_SECTOR_MAX_M`'s swapped plan: where its split would be
-#: larger (few tiles of N, long K) the rule leaves the default.
-SWAP_SECTOR_MAX_SPLIT = 16
+#: larger (few tiles of N: 132 // tiles above 8, and long K) the rule leaves the default. Measured
+#: on an H200 (``tests/gpu/gemm/probe.py`` sets v63 and v65,
+#: docs/conformance/2026-11-29-twenty-sixth-session runs 2-3): on v61's losing kind (split
+#: defaults with 128 < M <= 256, 40 drawn and one seed problem) the swapped plan ran 0.911x of the
+#: split before it where it split 9-14 ways (26 problems) and 1.085x at 6-8 ways (15); every
+#: problem of v60 and v61 but four split at most 8 ways. Held out by v65 (40 drawn where today's
+#: swapped plan splits 9-14 ways, seed 20261306): the plan the cap leaves 1.10x faster in
+#: geometric mean, 33 faster by more than 3%, none slower by more than 2%.
+SWAP_SECTOR_MAX_SPLIT = 8
 
 
 def _sector_swap(c, m, n, k):
@@ -268,7 +283,6 @@ def _sector_swap(c, m, n, k):
     k_tiles = -(-k // 128)
     if not (SWAP_AB_MAX_M < m <= SWAP_SECTOR_MAX_M and k_tiles >= SWAP_SECTOR_MIN_KTILES
             and ((c["bm"] == 64 and c["split_k"] == 1) or c["bm"] >= SWAP_SECTOR_WIDE_BM)
-            and (c["split_k"] == 1 or c["bm"] < SWAP_SECTOR_WIDE_BM or m <= SWAP_SECTOR_SPLIT_MAX_M)
             and not c["swap_ab"] and not c["stream_k"]
             and not c["pingpong"] and c["cluster_m"] == 1 and c["cluster_n"] == 1
             and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) == 8

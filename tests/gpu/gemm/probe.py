@@ -2200,10 +2200,6 @@ def candidates_v61(m, n, k, dt):
 SETS["v61"] = _as_run(V61_RAN, problems_v61, candidates_v61)
 
 
-#: SWAP_SECTOR_WIDE_BM's rule on the splits of more than 128 rows switched off (v63's question).
-V63_NARROW = {"SWAP_SECTOR_SPLIT_MAX_M": 128}
-
-
 def _v63_region(p):
     """v61's losing kind, stated before v63 ran: e4m3 with rows 16 bytes off the sector, 128 < M
     <= 256, >= 48 k-tiles, where the plan before SWAP_SECTOR_WIDE_BM (V61_RAN) is an unswapped
@@ -2252,7 +2248,10 @@ def candidates_v63(m, n, k, dt):
     return out
 
 
-SETS["v63"] = (problems_v63, candidates_v63)
+#: The twenty-sixth session's two rules off: SWAP_SECTOR_MAX_SPLIT's cap (v63-v65 ran before it)
+#: and ONE_COLUMN_MAX_N's split (v48-v65 ran before it).
+BEFORE_26 = {"SWAP_SECTOR_MAX_SPLIT": 16, "ONE_COLUMN_MAX_N": 0}
+SETS["v63"] = _as_run(BEFORE_26, problems_v63, candidates_v63)
 
 
 def problems_v64():
@@ -2274,7 +2273,7 @@ def problems_v64():
     return out
 
 
-SETS["v64"] = (problems_v64, lambda m, n, k, dt: candidates_v13(m, n, k, dt))
+SETS["v64"] = _as_run(BEFORE_26, problems_v64, lambda m, n, k, dt: candidates_v13(m, n, k, dt))
 
 
 #: v65's question: SWAP_SECTOR_MAX_M's rule declining where its swapped split would pass 8.
@@ -2322,11 +2321,12 @@ def candidates_v65(m, n, k, dt):
     return _new_and_old(V65_CAP, m, n, k, dt)
 
 
-SETS["v65"] = (problems_v65, candidates_v65)
+SETS["v65"] = _as_run(BEFORE_26, problems_v65, candidates_v65)
 
 
-#: ONE_COLUMN_MAX_N's rule on (v66's question) and off.
-V66_RULE = {"ONE_COLUMN_MAX_N": 256}
+#: ONE_COLUMN_MAX_N's rule on as v66 ran it (no unit floor, before SWAP_SECTOR_MAX_SPLIT's cap),
+#: and off.
+V66_RULE = {"ONE_COLUMN_MAX_N": 256, "ONE_COLUMN_MIN_UNITS": 0, "SWAP_SECTOR_MAX_SPLIT": 16}
 V66_OFF = {"ONE_COLUMN_MAX_N": 0}
 
 
@@ -2349,6 +2349,26 @@ def candidates_v66(m, n, k, dt):
 
 
 SETS["v66"] = _as_run(V66_RULE, problems_v66, candidates_v66)
+
+
+def problems_v67():
+    """Held out for ONE_COLUMN_MAX_N's rule with its unit floor (ONE_COLUMN_MIN_UNITS, fitted on
+    v66): 40 drawn that it changes (seed 20261308, v66's draw otherwise; none of v66's): the
+    rule's plan against the plan before it."""
+    import random
+
+    with _Consts(V66_RULE):
+        v66 = set(problems_v66())
+    return _drawn_changes(V66_OFF, random.Random(20261308), lambda r: (
+        _log_uniform(r, 1024, 8449), r.randint(9, 16) * 16, _log_uniform(r, 2048, 32769) // 16 * 16,
+        r.choice(("bf16", "e4m3"))), 40, 4000, v66)
+
+
+SETS["v67"] = (problems_v67, candidates_v66)
+
+
+for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v57", "v58", "v59", "v60", "v61"):
+    SETS[_name] = _as_run(BEFORE_26, *SETS[_name])   # as they ran: before the twenty-sixth session's rules
 
 
 def cmd_make(args):
