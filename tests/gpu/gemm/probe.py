@@ -2219,23 +2219,29 @@ def _v63_region(p):
 
 def problems_v63():
     """Every problem of the shipped corpus and fresh seeds 1-12 (twenty-fifth session, run 4;
-    against either type's cuBLAS) in _v63_region, then 40 drawn there (seed 20261305: M 129-256 uniform, N 1024-16384 and K
-    6016-32768 log-uniform, N a multiple of 16, K an odd one): today's swapped plan against the
-    split before it."""
+    against either type's cuBLAS) in _v63_region, then 40 drawn there (seed 20261305: M 129-256
+    uniform, N 1024-16384 and K 6016-32768 log-uniform, N a multiple of 16, K an odd one): today's
+    swapped plan against the split before it."""
     import random
 
     run = [p for p in _all_run_problems(TWENTY_FIFTH_RUN, seeds=SEEDS_1_10 + (20261303, 20261304))
            if _v63_region(p)]
-    rng = random.Random(20261305)
-    drawn = []
-    for _ in range(20000):
-        if len(drawn) == 40:
+    return run + _drawn_where(_v63_region, random.Random(20261305), lambda r: (
+        r.randint(129, 256), _log_uniform(r, 1024, 16385) // 16 * 16,
+        _log_uniform(r, 6016, 32769) // 32 * 32 + 16, "e4m3"), 40, run)
+
+
+def _drawn_where(region, rng, draw, count, exclude=(), tries=20000):
+    """Up to ``count`` problems ``draw(rng)`` gives (at most ``tries`` draws), none in
+    ``exclude`` and none twice, for which ``region`` holds."""
+    got = []
+    for _ in range(tries):
+        if len(got) == count:
             break
-        q = (rng.randint(129, 256), _log_uniform(rng, 1024, 16385) // 16 * 16,
-             _log_uniform(rng, 6016, 32769) // 32 * 32 + 16, "e4m3")
-        if q not in run and q not in drawn and _v63_region(q):
-            drawn.append(q)
-    return run + drawn
+        q = draw(rng)
+        if q not in exclude and q not in got and region(q):
+            got.append(q)
+    return got
 
 
 def candidates_v63(m, n, k, dt):
@@ -2304,16 +2310,9 @@ def problems_v65():
     v63 = set(problems_v63())
     run = [p for p in _all_run_problems(TWENTY_FIFTH_RUN, seeds=SEEDS_1_10 + (20261303, 20261304))
            if _v65_region(p) and p not in v63]
-    rng = random.Random(20261306)
-    drawn = []
-    for _ in range(20000):
-        if len(drawn) == 40:
-            break
-        q = (rng.randint(65, 256), _log_uniform(rng, 1024, 4097) // 16 * 16,
-             _log_uniform(rng, 9000, 32769) // 32 * 32 + 16, "e4m3")
-        if q not in run and q not in drawn and q not in v63 and _v65_region(q):
-            drawn.append(q)
-    return run + drawn
+    return run + _drawn_where(_v65_region, random.Random(20261306), lambda r: (
+        r.randint(65, 256), _log_uniform(r, 1024, 4097) // 16 * 16,
+        _log_uniform(r, 9000, 32769) // 32 * 32 + 16, "e4m3"), 40, set(run) | v63)
 
 
 def candidates_v65(m, n, k, dt):
