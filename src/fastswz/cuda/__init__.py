@@ -594,11 +594,6 @@ SWAP_LONG_K_MAX_M = 512
 SWAP_LONG_K_MIN_KTILES = 128
 #: The fewest swapped tiles (128 rows of N by the pieces of M) for :data:`SWAP_LONG_K_MAX_M`'s rule.
 SWAP_LONG_K_MIN_TILES = 20
-#: Where :data:`SWAP_LONG_K_MAX_M`'s tiles leave no room for a second split (more than 66), M is
-#: cut into as many pieces as fill the SMs (132 // N's 128-row tiles) instead, one pass, where
-#: those pieces are at least this many columns wide and pad M less than 128-row tiles would
-#: (0: off).
-SWAP_FILL_MIN_BN = 0
 #: :data:`DEEP_TILE_MAX_M`'s rule splits K only with at least this many (128-byte) k-tiles per
 #: split. In the H100 corpus run of 2026-11-27 (run 5), with 8 (:data:`SPLIT_K_MIN_KTILES`), the
 #: split 64 x 64 plan of 128 x 2112 x K was 7-14% faster than one pass for bf16 (K 5120, 7168:
@@ -1206,14 +1201,6 @@ def _swap_long_k_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     if not (bits == 16 and SWAP_AB_MAX_M < m <= SWAP_LONG_K_MAX_M and -(-k // bk) >= SWAP_LONG_K_MIN_KTILES):
         return None
     pieces, bn, tiles, split = _swap_pieces(m, n, k, bk)
-    if split < 2 and SWAP_FILL_MIN_BN:
-        from ..tune import DEFAULT_SMS
-
-        fill = DEFAULT_SMS["sm90"] // -(-n // 128)
-        if fill > pieces:
-            bn = -(-m // (8 * fill)) * 8
-            if bn >= SWAP_FILL_MIN_BN and fill * bn < -(-m // 128) * 128:
-                return _swapped_split(bn, bk, 1, a_dtype, b_dtype, a_major, b_major, out_dtype)
     if tiles < SWAP_LONG_K_MIN_TILES or split < 2 or pieces * bn >= -(-m // 128) * 128:
         return None   # (the last: the pieces pad M as much as 128-row tiles do, nothing to gain)
     return _swapped_split(bn, bk, split, a_dtype, b_dtype, a_major, b_major, out_dtype)

@@ -848,16 +848,16 @@ def _as_run(consts, problems, candidates):
     return as_run_problems, as_run_candidates
 
 
-def _all_run_problems(run=None, same_type=False, seeds=None, corpus=True):
+def _all_run_problems(run=None, same_type=False, seeds=None):
     """(M, N, K, type) of the shipped corpus and fresh seeds 1-8 (or ``seeds``) as a corpus run
     timed them (both operands K-major), each once: ``run`` the run's directory (default the
     seventeenth session's final run); ``same_type``: only rows timed against cuBLAS of their own
-    type; ``corpus``: the shipped corpus's rows too."""
+    type."""
     import gzip
 
     out = []
     seeds = seeds or (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 20261204, 20261205)
-    for name in ["corpus"] * corpus + [f"fresh-{s}" for s in seeds]:
+    for name in ["corpus"] + [f"fresh-{s}" for s in seeds]:
         with gzip.open(os.path.join(run or SEVENTEENTH_RUN, f"{name}.json.gz")) as f:
             for r in json.load(f)["rows"]:
                 key = (r["m"], r["n"], r["k"], r["a_dtype"])
@@ -2364,39 +2364,6 @@ def problems_v67():
 
 
 SETS["v67"] = (problems_v67, candidates_v66)
-
-
-#: SWAP_FILL_MIN_BN's rule on (v68's question) and off.
-V68_RULE = {"SWAP_FILL_MIN_BN": 64}
-V68_OFF = {"SWAP_FILL_MIN_BN": 0}
-TWENTY_SIXTH_RUN5 = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "2026-11-29-twenty-sixth-session",
-                                 "run5-seeds-13-14-callpath")
-
-
-def problems_v68():
-    """Held out for SWAP_FILL_MIN_BN's rule, stated before v68 ran (from Nsight Compute on seed
-    13's 258 x 4256 x 22512 bf16: cuBLAS's 128 x 88 tiles, run 7): every problem of the shipped
-    corpus and fresh seeds 1-14 it changes, then 40 drawn that it changes (seed 20261309: bf16,
-    M 65-512 uniform, N 1024-8448 and K 8192-32768 log-uniform, multiples of 16): the rule's plan
-    (the long-K swap's M cut into as many pieces as fill the SMs, one pass) against the plan
-    before it."""
-    import random
-
-    rows = _all_run_problems(TWENTY_FIFTH_RUN, seeds=SEEDS_1_10 + (20261303, 20261304))
-    rows += [p for p in _all_run_problems(TWENTY_SIXTH_RUN5, seeds=(20261401, 20261402), corpus=False)
-             if p not in rows]
-    run = [p for p, _ in _rule_changes(V68_OFF, rows)]
-    return run + _drawn_changes(V68_OFF, random.Random(20261309), lambda r: (
-        r.randint(65, 512), _log_uniform(r, 1024, 8449) // 16 * 16, _log_uniform(r, 8192, 32769) // 16 * 16,
-        "bf16"), 40, 4000, run)
-
-
-def candidates_v68(m, n, k, dt):
-    """The rule's plan (first, the default) and the plan before it."""
-    return _new_and_old(V68_OFF, m, n, k, dt)
-
-
-SETS["v68"] = _as_run(V68_RULE, problems_v68, candidates_v68)
 
 
 for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v57", "v58", "v59", "v60", "v61"):
