@@ -201,12 +201,18 @@ ONE_COLUMN_MAX_N = 256
 ONE_COLUMN_MIN_UNITS = 80
 
 
+def _unswapped_one_cta(c):
+    """Whether ``c`` runs unswapped on single CTAs with cooperative consumers (no swap-AB,
+    stream-K, ping-pong or cluster): the defaults the plain calls' replacing rules start from."""
+    return (not c["swap_ab"] and not c["stream_k"] and not c["pingpong"]
+            and c["cluster_m"] == 1 and c["cluster_n"] == 1)
+
+
 def _one_column(c, m, n, k):
     """The split on one tile column of :data:`ONE_COLUMN_MAX_N`'s rule in place of ``c`` where
     the rule applies, else ``c``."""
     if not (128 < n <= ONE_COLUMN_MAX_N and c["split_k"] == 1 and -(-n // c["bn"]) >= 2
-            and not c["swap_ab"] and not c["stream_k"] and not c["pingpong"]
-            and c["cluster_m"] == 1 and c["cluster_n"] == 1
+            and _unswapped_one_cta(c)
             and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) in (8, 16)):
         return c
     wide = _split_on(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"], c["out_dtype"], 128,
@@ -283,8 +289,7 @@ def _sector_swap(c, m, n, k):
     k_tiles = -(-k // 128)
     if not (SWAP_AB_MAX_M < m <= SWAP_SECTOR_MAX_M and k_tiles >= SWAP_SECTOR_MIN_KTILES
             and ((c["bm"] == 64 and c["split_k"] == 1) or c["bm"] >= SWAP_SECTOR_WIDE_BM)
-            and not c["swap_ab"] and not c["stream_k"]
-            and not c["pingpong"] and c["cluster_m"] == 1 and c["cluster_n"] == 1
+            and _unswapped_one_cta(c)
             and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) == 8
             and _off_sector(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"])):
         return c
