@@ -1618,6 +1618,12 @@ NO_SPILL = [
     dict(bm=128, bn=16, bk=128, stages=3, swap_ab=True, split_k=4),
     dict(bm=128, bn=128, bk=64, stages=6, pingpong=True),       # two MN blocks' accumulators
     dict(bm=128, bn=128, bk=64, stages=4, pingpong=True, epilogue=True, epilogue_n=64, epilogue_stages=2),
+    # block scales on tiles spanning two of B's scale blocks: both accumulators under setmaxnreg's
+    # 232 registers, the scales by group loads (no room for the slots) and through shared memory
+    dict(bm=128, bn=160, bk=128, stages=6, a_dtype="e4m3", b_dtype="e4m3", scale="block", epilogue=True,
+         epilogue_n=32),
+    dict(bm=128, bn=192, bk=128, stages=5, a_dtype="e4m3", b_dtype="e4m3", scale="block", epilogue=True,
+         epilogue_n=64),
 ]
 
 

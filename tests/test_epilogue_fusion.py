@@ -122,8 +122,18 @@ def test_block_scale_rules():
     fp8 = dict(a_dtype="e4m3", b_dtype="e4m3", scale="block", stages=4)
     assert supported(dict(fp8, bm=128, bn=128, bk=128)) is None
     assert "bk=64 must be 128" in supported(dict(fp8, bm=128, bn=128, bk=64))
-    assert "bn=256 must divide 128" in supported(dict(fp8, bm=128, bn=256, bk=128))
-    assert "bn=96 must divide 128" in supported(dict(fp8, bm=128, bn=96, bk=128))
+    # tiles across two of B's scale blocks: multiples of 32 spanning at most two; both
+    # accumulators and the second products under setmaxnreg's 232 registers
+    for bn in (96, 160, 192):
+        assert supported(dict(fp8, bm=128, bn=bn, bk=128)) is None
+        assert codegen.kernel_row(dict(fp8, bm=128, bn=bn, bk=128))["fusion"]["scale_b"]["per_tile"] == 2
+    assert codegen.kernel_row(dict(fp8, bm=128, bn=128, bk=128))["fusion"]["scale_b"]["per_tile"] == 1
+    assert "bn=144 must divide 128" in supported(dict(fp8, bm=128, bn=144, bk=128))   # offsets of 16
+    assert "bn=224 must divide 128" in supported(dict(fp8, bm=128, bn=224, bk=128))   # three blocks
+    assert "256 registers + about 40 > 232" in supported(dict(fp8, bm=128, bn=256, bk=128))
+    # without room for the slots the consumers load a group's scales: BN 160 keeps its products
+    no_room = dict(fp8, bm=128, bn=160, bk=128, stages=6, epilogue=True, epilogue_n=32)
+    assert codegen.kernel_row(no_room)["fusion"]["scale_ring"] is None and supported(no_room) is None
     assert "fp8 operands" in supported(dict(fp8, a_dtype="bf16", b_dtype="bf16", bm=128, bn=128, bk=128, stages=2))
     from fastswz.cuda import choose_block_scaled_plan, default_config
 
@@ -170,12 +180,14 @@ def test_block_scale_slots(stages, epilogue, epilogue_n, bm, fits):
 
 def test_block_scale_ring_rule():
     """BLOCK_SCALE_RING_MAX_KTILES: block-scaled calls with at most that many k-tiles take the
-    most stages that leave room for the scales' slots; longer K keeps 6 stages and global loads."""
+    most stages that leave room for the scales' slots; longer K keeps 6 stages and global loads
+    (BN 128 tiles: at 4096 x 4096 the width rule keeps them on both sides)."""
     from fastswz.cuda import BLOCK_SCALE_RING_MAX_KTILES, choose_block_scaled_plan, default_config
 
     kt = BLOCK_SCALE_RING_MAX_KTILES
-    short = default_config(4096, 24576, 128 * kt, "e4m3", "e4m3", fusion={"scale": "block"})
-    long_ = default_config(4096, 24576, 128 * kt + 1, "e4m3", "e4m3", fusion={"scale": "block"})
+    short = default_config(4096, 4096, 128 * kt, "e4m3", "e4m3", fusion={"scale": "block"})
+    long_ = default_config(4096, 4096, 128 * kt + 1, "e4m3", "e4m3", fusion={"scale": "block"})
+    assert short["bn"] == long_["bn"] == 128
     assert codegen.kernel_row(short)["fusion"]["scale_ring"] is not None and short["epilogue"]
     assert codegen.kernel_row(long_)["fusion"]["scale_ring"] is None and long_["epilogue"]
     assert short["stages"] < long_["stages"] == 6
@@ -184,6 +196,36 @@ def test_block_scale_ring_rule():
     assert codegen.kernel_row(dict(short, stages=short["stages"] + 1))["fusion"]["scale_ring"] is None
     # promotion without block scales has no slots to make room for
     assert choose_block_scaled_plan(fusion={"promote": True, "scale": "row"}, k=128)["stages"] == 6
+
+
+def test_block_scale_width_rule():
+    """BLOCK_SCALE_WIDTHS: a block-scaled call's BN is the width whose waves (ceil(tiles / 132))
+    times BN times its cost per column (128 1.0, 160 0.99, 192 0.92) are least, 192 only above
+    16 k-tiles, and 128 at most 8 k-tiles (BLOCK_SCALE_WIDE_MIN_KTILES); 192 stores through 64-column
+    epilogue blocks. Cases from the two measured runs' shapes (docs/conformance/
+    2026-11-29-twenty-seventh-session), then the statement over a grid."""
+    from fastswz.cuda import default_config
+
+    def bn_of(m, n, k):
+        c = default_config(m, n, k, "e4m3", "e4m3", fusion={"scale": "block"})
+        assert supported(c) is None
+        assert c["epilogue_n"] == (64 if c["bn"] == 192 and c["epilogue"] else 0)
+        return c["bn"]
+
+    assert bn_of(4096, 2112, 7168) == 192      # 3 waves of 192 columns, 5 of 128
+    assert bn_of(4096, 7168, 7168) == 160      # 11 waves of 160, 10 of 192, 14 of 128
+    assert bn_of(4096, 4096, 7168) == 128      # 8 waves of 128, 7 of 160, 6 of 192
+    assert bn_of(4096, 7168, 2048) == 160      # 16 k-tiles: no 192
+    assert bn_of(6144, 32768, 512) == 128      # 4 k-tiles: the floor (160 ran 0.945x)
+    assert bn_of(4096, 576, 7168) == 160       # one wave of 160 columns, two of 128
+    sms = 132
+    for m in (128, 1000, 2048, 4096, 7055):
+        for n in (576, 2112, 3616, 7168, 24576):
+            for k in (512, 1024, 1152, 2048, 2176, 7168):
+                kt = -(-k // 128)
+                widths = {128: 1.0} if kt <= 8 else {128: 1.0, 160: 0.99, **({192: 0.92} if kt > 16 else {})}
+                cost = {w: -(-(-(-m // 128) * -(-n // w)) // sms) * w * c for w, c in widths.items()}
+                assert bn_of(m, n, k) == min(cost, key=lambda w: (cost[w], w)), (m, n, k)
 
 
 def test_rowwise_one_pass_rule():
@@ -619,20 +661,28 @@ def test_epilogue_ops_on_the_host(tmp_path, case):
 @pytest.mark.skipif(CXX is None, reason="no host C++ compiler")
 @pytest.mark.parametrize("bm,bn,scale,ahead", [(128, 128, "block", 2), (64, 64, "block", 2), (128, 128, "block", 1),
                                                (64, 64, "block", 3), (128, 128, "block", 4),
-                                               (128, 128, "none", 2)])
+                                               (128, 128, "none", 2),
+                                               # tiles across two of B's scale blocks, at every offset
+                                               (128, 160, "block", 4), (128, 192, "block", 2),
+                                               (64, 96, "block", 3)])
 def test_block_promotion_on_the_host(tmp_path, bm, bn, scale, ahead):
     """The kernel's block-scale promotion (sm90/block_scale.cuh: the scales loaded a group of kAhead
     k-tiles ahead, total += part * sa * sb), compiled for the host, over every register of a problem with a
     partial last K block and ragged M and N, against reference_block_scaled; A's scales
     column-major (DeepGEMM's), B's row-major. ``ahead``: FSW_SCALE_AHEAD, the k-tiles of a
-    group (5 k-tiles here: 2, 3 and 4 leave a remainder)."""
+    group (5 k-tiles here: 2, 3 and 4 leave a remainder). BN not dividing 128: N takes a tile at
+    each offset into B's scale blocks (fsw_promote_by_offset's register maps) and a last tile
+    whose second block is past N."""
     from importlib import resources
 
     cfg = codegen.normalize_config(bm=bm, bn=bn, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3", scale=scale,
                                    promote=True)
     row = codegen.kernel_row(cfg)
-    m, n, k = 150, 300, 520
+    m, n, k = 150, (300 if 128 % bn == 0 else 4 * bn + 40), 520
     kb, nb = -(-k // 128), -(-n // 128)
+    if 128 % bn:   # the offsets 0, g, 2g, ... of the tiles' first columns, and the last one's next block past N
+        assert {tn * bn % 128 for tn in range(-(-n // bn))} == set(range(0, 128, math.gcd(bn, 128)))
+        assert (-(-n // bn) - 1) * bn // 128 + 1 == nb
     rng = np.random.default_rng(11)
     a, b = rng.integers(-2, 3, (m, k)), rng.integers(-2, 3, (k, n))
     sa, sb = 2.0 ** rng.integers(-2, 3, (m, kb)), 2.0 ** rng.integers(-2, 3, (nb, kb))

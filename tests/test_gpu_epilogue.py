@@ -341,7 +341,9 @@ def test_nan_and_inf_as_torch(torch, out, fp8_in):
 
 
 # -- block scales ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("plan", [E.PLAN_BLOCK, E.PLAN_BLOCK_REG, E.PLAN_BLOCK_GLOBAL], ids=["tile", "reg", "global"])
+@pytest.mark.parametrize("plan", [E.PLAN_BLOCK, E.PLAN_BLOCK_REG, E.PLAN_BLOCK_GLOBAL, E.PLAN_BLOCK_160,
+                                  E.PLAN_BLOCK_160_GLOBAL, E.PLAN_BLOCK_192],
+                         ids=["tile", "reg", "global", "bn160", "bn160-global", "bn192"])
 def test_block_scaled_against_float64(torch, plan):
     from fastswz.cuda import gemm
 
@@ -382,8 +384,35 @@ def test_block_scaled_against_float64(torch, plan):
             assert err < 5e-3, err
 
 
+@pytest.mark.parametrize("shape,bn", [((1024, 2112, 1200), 160), ((3072, 2112, 2304), 192)])
+def test_block_scaled_default_wide_tiles(torch, shape, bn):
+    """gemm() without a plan on shapes where BLOCK_SCALE_WIDTHS' wave model takes BN 160 or 192
+    (tiles across two of B's scale blocks, K's last block partial at 1200): exact on small
+    integers against the float64 block-scaled sum, both calls the same bits."""
+    from fastswz.cuda import default_config, gemm
+
+    m, n, k = shape
+    assert default_config(m, n, k, "e4m3", "e4m3", fusion={"scale": "block"})["bn"] == bn
+    kb, nb = -(-k // 128), -(-n // 128)
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(5)
+    e4 = torch.float8_e4m3fn
+    a, b = _ints(torch, (m, k), gen).to(e4), _ints(torch, (n, k), gen).to(e4)
+    sa, sb = _pow2(torch, (kb, m), gen).t(), _pow2(torch, (nb, kb), gen)
+    got = gemm(a, b.t(), scale_a=sa, scale_b=sb, out_dtype="bf16")
+    again = gemm(a, b.t(), scale_a=sa, scale_b=sb, out_dtype="bf16")
+    ref = torch.zeros((m, n), dtype=torch.float64, device="cuda")
+    cols = torch.arange(n, device="cuda") // 128
+    for j in range(kb):
+        blk = slice(128 * j, 128 * (j + 1))
+        ref += (a[:, blk].double() @ b[:, blk].double().t()) * (sa[:, j:j + 1].double() * sb[cols, j].double()[None, :])
+    torch.cuda.synchronize()
+    assert _same(torch, got, ref.to(torch.bfloat16)) == 0
+    assert torch.equal(got.view(torch.int16), again.view(torch.int16))
+
+
 # -- the runtime check grid (a sample; tests/gpu/gemm/epilogue.py correct runs it all) -------------
-@pytest.mark.parametrize("i", [0, 4, 8, 9])
+@pytest.mark.parametrize("i", [0, 4, 8, 9, 12, 14])
 def test_runtime_check(torch, i):
     from fastswz.cuda import compile_gemm
     from fastswz.cuda.runtime import check

@@ -313,6 +313,20 @@ ROUND_UP_BN_MAX_KTILES = 21
 #: k-tiles 0.97-0.99x (4096 x 7168 x 7168, 4096 x 4096 x 7168) and 1.01x (4096 x 2112 x 7168), so
 #: longer K keeps the 6-stage plan and its global loads.
 BLOCK_SCALE_RING_MAX_KTILES = 16
+#: Block-scaled calls choose the tile width among these (each tile then spans one or two of B's
+#: 128-column scale blocks: codegen.scale_b_blocks) by a wave model: ceil(tiles / SMs) waves of
+#: BN columns each, times the width's cost per column; BN 192 only with more than
+#: :data:`BLOCK_SCALE_RING_MAX_KTILES` k-tiles. The costs per column relative to BN 128 were fitted
+#: on an H200 (docs/conformance/2026-11-29-twenty-seventh-session run 1, tests/gpu/gemm/ab_configs.py,
+#: the five DeepSeek-V3 shapes of tests/gpu/gemm/ab_block_specs.txt): at 4096 x 7168 x 7168
+#: (14, 11 and 10 waves) 378.3 us on BN 128, 369.9 on 160, 373.0 on 192; at 4096 x 2112 x 7168
+#: (5 and 3 waves) 137.1 and 114.6 us; with 12-16 k-tiles BN 192 lost 3-5%.
+BLOCK_SCALE_WIDTHS = {128: 1.0, 160: 0.99, 192: 0.92}
+#: :data:`BLOCK_SCALE_WIDTHS`' rule leaves BN 128 with at most this many k-tiles. Run 2 of the
+#: same session (12 held-out DeepSeek-V3 shapes): the wide plans 1.114x the BN 128 ones in
+#: geometric mean, 10 faster by 2-56%, the two with 4 k-tiles (6144 and 8192 x 32768 x 512, BN
+#: 160) 0.945x.
+BLOCK_SCALE_WIDE_MIN_KTILES = 8
 #: Rowwise-scaled calls (``scale="row"``) with ``64 < M <= ROWWISE_ONE_PASS_MAX_M`` whose unscaled
 #: problem's plan splits K on 128-row tiles (the long-K rows of :data:`DEEP_TILE_MAX_M`'s rule) run
 #: in one pass instead where those 64-row tiles fill at least :data:`ROWWISE_ONE_PASS_MIN_FILL` of
@@ -1952,7 +1966,7 @@ def default_config(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major
 
 def _default_config(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, fusion, epilogue):
     if fusion.get("scale") == "block" or fusion.get("promote"):
-        return choose_block_scaled_plan(a_dtype, b_dtype, out_dtype, fusion, epilogue=epilogue, k=k)
+        return choose_block_scaled_plan(a_dtype, b_dtype, out_dtype, fusion, epilogue=epilogue, k=k, m=m, n=n)
     # swap-AB and split-K take scales alone (codegen.scheduled_fusion): the decode shapes of
     # rowwise fp8 get the unscaled problem's schedule
     scheduled = codegen.scheduled_fusion(dict(fusion, a_dtype=a_dtype, b_dtype=b_dtype, out_dtype=out_dtype))
@@ -1992,36 +2006,58 @@ def _rowwise_plan(cfg, m, n, k, epilogue):
     return cfg
 
 
+def _block_scaled_width(m, n, k, bk):
+    """BN of a block-scaled call's plan: :data:`BLOCK_SCALE_WIDTHS`' wave model (128 without the
+    shape)."""
+    from ..tune import DEFAULT_SMS
+
+    if m is None or n is None or k is None or -(-k // bk) <= BLOCK_SCALE_WIDE_MIN_KTILES:
+        return 128
+    sms = DEFAULT_SMS["sm90"]
+    long_k = -(-k // bk) > BLOCK_SCALE_RING_MAX_KTILES
+    cost = {bn: -(-(-(-m // 128) * -(-n // bn)) // sms) * bn * per for bn, per in BLOCK_SCALE_WIDTHS.items()
+            if bn != 192 or long_k}
+    return min(cost, key=lambda bn: (cost[bn], bn))
+
+
 def choose_block_scaled_plan(a_dtype="e4m3", b_dtype="e4m3", out_dtype="bf16", fusion=None, epilogue=None,
-                             k=None):
+                             k=None, m=None, n=None):
     """The configuration :func:`gemm` uses for block-scaled fp8 (DeepSeek-V3's 1 x 128 / 128 x
     128 scales), or for any promotion of the partial sums to f32 (``fusion["promote"]``), given
     no plan: BK 128 for fp8 (one promotion and one scale per k-tile; 64 for 16-bit types, 32 for
-    tf32), BN 128 (one B scale per tile; two accumulators fit), BM 128 (two consumer
+    tf32), BN 128 (one B scale per tile; two accumulators fit) unless the shape says otherwise (below), BM 128 (two consumer
     warpgroups), the most stages (6 down to 3) that fit beside the shared-memory epilogue tile,
     else register stores. ``fusion`` without a ``scale`` means block scales. Block scales with
     at most :data:`BLOCK_SCALE_RING_MAX_KTILES` k-tiles (``k`` given) take the most stages that
     leave room for the scales' slots in shared memory (``fusion.scale_ring`` of the plan row).
+    Given the shape (``m``, ``n``, ``k``), block scales take BN 160 or 192 where
+    :data:`BLOCK_SCALE_WIDTHS`' wave model says (192 with 64-column epilogue blocks; with more
+    than :data:`BLOCK_SCALE_WIDE_MIN_KTILES` k-tiles).
 
     >>> c = choose_block_scaled_plan()
     >>> c["bm"], c["bn"], c["bk"], c["stages"], c["epilogue"], c["scale"], c["promote"]
     (128, 128, 128, 6, True, 'block', True)
     >>> choose_block_scaled_plan(k=2048)["stages"]   # 16 k-tiles: the scales through shared memory
     5
+    >>> choose_block_scaled_plan(m=4096, n=2112, k=7168)["bn"]   # 11 tile columns: 3 waves, not 5
+    192
     """
     fusion = dict(fusion or {})
     if not fusion.get("promote"):
         fusion.setdefault("scale", "block")
     bk = {"e4m3": 128, "e5m2": 128, "tf32": 32, "f32": 32}.get(str(a_dtype), 64)
+    bn = _block_scaled_width(m, n, k, bk) if fusion.get("scale") == "block" else 128
     base = normalize_config(dict(bm=128, bn=128, bk=bk, a_dtype=a_dtype, b_dtype=b_dtype,
                                  out_dtype=out_dtype, **fusion))
     ring = base["scale"] == "block" and k is not None and -(-k // base["bk"]) <= BLOCK_SCALE_RING_MAX_KTILES
-    for want_ring in ((True, False) if ring else (False,)):
-        for epi in ((True, False) if epilogue is None else (epilogue,)):
-            for stages in range(6, 2, -1):
-                cfg = dict(base, stages=stages, epilogue=epi)
-                if supported(cfg) is None and (not want_ring or codegen.kernel_row(cfg)["fusion"]["scale_ring"]):
-                    return cfg
+    for width in dict.fromkeys((bn, 128)):   # (the wide tile's plans first)
+        for want_ring in ((True, False) if ring else (False,)):
+            for epi in ((True, False) if epilogue is None else (epilogue,)):
+                for stages in range(6, 2, -1):
+                    cfg = dict(base, bn=width, stages=stages, epilogue=epi,
+                               epilogue_n=64 if width == 192 and epi else 0)
+                    if supported(cfg) is None and (not want_ring or codegen.kernel_row(cfg)["fusion"]["scale_ring"]):
+                        return cfg
     raise PlanError(f"no block-scaled plan runs {a_dtype} x {b_dtype} -> {out_dtype}: "
                     f"{supported(dict(base, stages=3))}")
 

@@ -47,6 +47,14 @@ BLOCK_SCALE_K = 128
 #: a promoting plan runs its main loop unrolled this many times): on an H100 at 4096 x 7168 x 7168,
 #: 351 us by groups of four, 382 of two, 384 of six, 377 of eight (sm90/block_scale.cuh).
 BLOCK_SCALE_AHEAD = 4
+#: A block-scaled tile whose BN does not divide 128 spans two of B's 128-column scale blocks; the
+#: tile's first column is then a multiple of gcd(BN, 128) past a block's start, and the consumer
+#: promotes with one of 128 / gcd(BN, 128) unrolled register maps (which registers take the
+#: second block's scale), chosen per tile: at least this gcd keeps them to four.
+BLOCK_SCALE_B_GRAIN = 32
+#: Registers per thread of the producer warpgroup after ``setmaxnreg.dec`` (the kernel's
+#: ``kProducerRegs``); the consumers' share after ``setmaxnreg.inc`` follows from it.
+PRODUCER_REGS = 40
 #: Keys of a kernel configuration (what :func:`fastswz.tune` returns, plus the operands and
 #: the output). ``epilogue``: True to go through the plan's shared-memory epilogue tile and a
 #: TMA store, False to store the registers straight to global memory. ``epilogue_n``: the
@@ -87,6 +95,36 @@ _INPUTS = {"f16": "f16", "bf16": "bf16", "tf32": "tf32", "f32": "tf32", "e4m3": 
 
 
 _REG_OVERHEAD = 32
+
+
+def consumer_registers(config):
+    """Registers per consumer thread after ``setmaxnreg.inc`` (PTX 9.7.17.1), as the kernel
+    computes them (``kConsumerRegs``: what the producer warpgroup's :data:`PRODUCER_REGS` leave,
+    at most 240, a multiple of 8), or None where the kernel does not reallocate (four or more
+    consumer warpgroups). ptxas allocates the code after ``setmaxnreg.inc`` with this count.
+
+    >>> consumer_registers({"bm": 128, "pingpong": False}), consumer_registers({"bm": 64, "pingpong": False})
+    (232, 240)
+    """
+    groups = 2 if config["pingpong"] else config["bm"] // 64
+    if groups >= 4:
+        return None
+    return min(240, (65536 - 128 * PRODUCER_REGS) // (groups * 128)) // 8 * 8
+
+
+def scale_b_blocks(bn):
+    """How many of B's 128-column scale blocks a block-scaled tile of ``bn`` columns can span (1
+    where BN divides 128; else 2 while (128 - gcd(BN, 128)) + BN <= 256, the widest offset of a
+    tile's first column into a block plus its width), and the register maps the consumer keeps
+    for the tile's offsets (128 / gcd(BN, 128) with two blocks, else 1).
+
+    >>> scale_b_blocks(128), scale_b_blocks(160), scale_b_blocks(192), scale_b_blocks(224)
+    ((1, 1), (2, 4), (2, 2), (3, 4))
+    """
+    if BLOCK_SCALE_K % bn == 0:
+        return 1, 1
+    g = math.gcd(bn, BLOCK_SCALE_K)
+    return -(-(BLOCK_SCALE_K - g + bn) // BLOCK_SCALE_K), BLOCK_SCALE_K // g
 
 
 #: Fields of tune rows, plan rows and measured rows that a configuration may carry and
@@ -378,13 +416,25 @@ def _supported(c):
         if c["bk"] != BLOCK_SCALE_K:
             return (f"scale=block: bk={c['bk']} must be {BLOCK_SCALE_K}, the scales' K block, so each "
                     f"k-tile's partial sums are promoted with one scale per row")
-        if BLOCK_SCALE_K % c["bn"]:
+        blocks, _ = scale_b_blocks(c["bn"])
+        if blocks > 1 and (c["bn"] % BLOCK_SCALE_B_GRAIN or blocks > 2):
             return (f"scale=block: bn={c['bn']} must divide {BLOCK_SCALE_K} (one B scale per tile and "
-                    f"k-tile)")
-    if c["promote"] and c["bn"] + _REG_OVERHEAD > cap:
+                    f"k-tile) or be a multiple of {BLOCK_SCALE_B_GRAIN} whose tiles span at most two of "
+                    f"B's {BLOCK_SCALE_K}-column scale blocks (96, 160, 192)")
+    # Two accumulators (the k-tile's and the promoted sum): under the entry cap, or for block
+    # scales under what setmaxnreg gives the consumers (ptxas allocates their code with it; the
+    # fused epilogues of other promoting plans were not compiled that wide). Two B scales per
+    # tile keep second products: one per row with the scales in shared memory, a group's with
+    # the consumers' loads (ptxas, NVRTC 13.0: BN 192 spilled 120 bytes with the loads, none
+    # through shared memory; BN 160 none with the loads)
+    room = max(cap, consumer_registers(c) or 0) if c["scale"] == "block" else cap
+    extra = 0
+    if c["scale"] == "block" and scale_b_blocks(c["bn"])[0] > 1:
+        extra = 8 if kernel_row(c)["fusion"]["scale_ring"] else 8 * BLOCK_SCALE_AHEAD
+    if c["promote"] and c["bn"] + _REG_OVERHEAD + extra > room:
         what = "scale=block" if c["scale"] == "block" else "promote=True"
         return (f"{what}: bn={c['bn']} keeps two 64 x BN f32 accumulators (the k-tile's and "
-                f"the promoted sum), {c['bn']} registers + about {_REG_OVERHEAD} > {cap}")
+                f"the promoted sum), {c['bn']} registers + about {_REG_OVERHEAD + extra} > {room}")
     if c["epilogue"] and p.row(0)["epilogue"]["layout"] is None:
         return (f"bn={c['bn']}: the epilogue tile's row is not a whole number of 32-byte steps of "
                 f"{c['out_dtype']}, so it has no canonical layout; use epilogue=False or another BN")
@@ -528,7 +578,8 @@ def kernel_row(config) -> dict:
 def _scale_ring(c, end):
     """Where a block-scaled plan's scales sit in shared memory: one slot per stage from ``end``
     (:func:`_smem_end`: after the plan's buffers and the column operands), the k-tile's BM scales of A (0 past M) then its
-    B scale at ``b_offset``. The producer warpgroup's second warp fills a stage's slot with
+    B scale at ``b_offset`` (and, where a tile spans two of B's scale blocks, the next block's
+    beside it, 0 past N: a 16-byte cell holds both). The producer warpgroup's second warp fills a stage's slot with
     cp.async once the stage is free and arrives on its full barrier when the copies land, so a
     consumer reads its rows' two scales with ld.shared after the wait it makes anyway. Measured
     (H100, tests/gpu/gemm/power.py): the block-scaled kernel, like the unscaled one, runs at the
@@ -610,6 +661,10 @@ def fusion_row(config) -> dict:
     if loads:
         f["scale_a"] = {"load": loads[0], "granularity": loads[1][0], "dtype": "f32"}
         f["scale_b"] = {"load": loads[0], "granularity": loads[1][1], "dtype": "f32"}
+    if c["scale"] == "block":
+        # B's scale blocks one tile spans: two where BN does not divide 128 (fusion_header's kColumn8
+        # says which registers take the second block's scale)
+        f["scale_b"]["per_tile"] = scale_b_blocks(c["bn"])[0]
     f["promote_k"] = c["bk"] if c["promote"] else None
     f["scale_ahead"] = BLOCK_SCALE_AHEAD if c["scale"] == "block" else None
     f["row_slots"] = _row_slots(c["bn"])
@@ -696,6 +751,23 @@ def _row_slots(bn):
     return {"slot": pattern, "first": [pattern.index(s) for s in range(max(pattern) + 1)]}
 
 
+def _col8(bn):
+    """``kColumn8[r]``: the 8-column group (column // 8 in the tile) accumulator register ``r``
+    holds, from the wgmma D fragment: the same on every thread (checked here), so which of two B
+    scale blocks a register takes is known at compile time for each offset of the tile."""
+    from ..plan import wgmma_accumulator_layout
+
+    L = wgmma_accumulator_layout(bn)
+    groups = None
+    for t in range(128):
+        g = [L(t, r) // 64 // 8 for r in range(bn // 2)]
+        if groups is None:
+            groups = g
+        elif g != groups:
+            raise PlanError("the accumulator's 8-column groups per register differ between threads")
+    return groups
+
+
 def fusion_header(config, row=None) -> str:
     """``fastswz_fusion.h``: the fused epilogue of a configuration as macros and constants
     (``sm90/epilogue_ops.cuh`` and the mainloop's block-scale promotion read them). ``row``:
@@ -713,6 +785,7 @@ def fusion_header(config, row=None) -> str:
     ring = f.get("scale_ring")
     ctype = {"bf16": "unsigned short", "f16": "unsigned short", "f32": "float", None: "unsigned short"}
     slots, cols = f["row_slots"], f["col_slots"]
+    blocks, variants = scale_b_blocks(c["bn"]) if c["scale"] == "block" else (1, 1)
     fused = (c["activation"] != "identity" or c["bias"] or c["residual"] or c["scale"] not in ("none", "block")
              or c["amax"] or c["out_dtype"] in ("e4m3", "e5m2"))
     lines = [
@@ -731,6 +804,9 @@ def fusion_header(config, row=None) -> str:
         f"#define FSW_SCALE {SCALES.index(c['scale'])}   // {', '.join(f'{i} {a}' for i, a in enumerate(SCALES))}",
         f"#define FSW_BLOCK_SCALE {int(c['scale'] == 'block')}",
         f"#define FSW_PROMOTE {int(c['promote'])}   // partial sums to f32 every k-tile",
+        "#ifndef FSW_PRODUCER_REGS",
+        f"#define FSW_PRODUCER_REGS {PRODUCER_REGS}   // the producer warpgroup's registers after setmaxnreg.dec",
+        "#endif",
         "#ifndef FSW_SCALE_AHEAD",
         f"#define FSW_SCALE_AHEAD {BLOCK_SCALE_AHEAD}   // k-tiles per group of block-scale loads, a group ahead (the main loop's unrolling)",
         "#endif",
@@ -741,6 +817,13 @@ def fusion_header(config, row=None) -> str:
         f"constexpr int kRowSlots = {len(slots['first'])};   // distinct rows per thread",
         f"constexpr int kRowSlot[{len(slots['slot'])}] = {{{', '.join(map(str, slots['slot']))}}};",
         f"constexpr int kSlotRegister[{len(slots['first'])}] = {{{', '.join(map(str, slots['first']))}}};",
+        "// block scales: B's 128-column scale blocks a tile spans (two where BN does not divide 128; the",
+        "// tile's first column is then a multiple of kScaleBGrain past a block's start) and the 8-column",
+        "// group of each accumulator register, which says which block's scale it takes",
+        f"constexpr int kScaleBBlocks = {blocks};",
+        f"constexpr int kScaleBGrain = {math.gcd(c['bn'], BLOCK_SCALE_K)};",
+        f"constexpr int kScaleBVariants = {variants};   // register maps, one per offset of a tile into a block",
+        f"constexpr int kColumn8[{c['bn'] // 2}] = {{{', '.join(map(str, _col8(c['bn'])))}}};",
         f"constexpr int kChunkRegisters = {cols['chunk']};   // registers per epilogue chunk",
         f"constexpr int kChunkSlots = {cols['chunk_slots']};   // column pairs per chunk",
         f"constexpr int kColSlot[{len(cols['slot'])}] = {{{', '.join(map(str, cols['slot']))}}};",

@@ -73,7 +73,7 @@ constexpr uint32_t kFullArrivals = K::kFullArrivals + (kScaleRing ? (uint32_t)32
 constexpr uint32_t kEmptyArrivals = K::kEmptyArrivals * (kScaleRing ? (uint32_t)(128 / 32) : 1u);   // a warpgroup's warps
 constexpr bool kSetMaxNReg = FSW_SETMAXNREG == 1 || (FSW_SETMAXNREG < 0 && K::kConsumerWarpgroups < 4);
 constexpr int kKSteps = P::kMmaPerKTile / P::kWarpgroups;      // wgmma per warpgroup per k-tile
-constexpr int kProducerRegs = 40;
+constexpr int kProducerRegs = FSW_PRODUCER_REGS;   // fastswz_fusion.h: codegen.PRODUCER_REGS
 constexpr int kConsumerRegsRaw = (65536 - 128 * kProducerRegs) / (K::kConsumerWarpgroups * 128);
 constexpr int kConsumerRegs = (kConsumerRegsRaw > 240 ? 240 : kConsumerRegsRaw) / 8 * 8;
 
@@ -158,7 +158,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 #if FSW_BLOCK_SCALE && FSW_SCALE_RING
     else if (threadIdx.x % 128 / 32 == 1) {
       // The block scales' warp: once a stage is free, the k-tile's BM scales of A (lane l: rows
-      // l, l + 32, ...; zeros past M) and its B scale into the stage's slot, arriving on the
+      // l, l + 32, ...; zeros past M) and its B scale(s) into the stage's slot, arriving on the
       // stage's full barrier when they land
       const int lane = threadIdx.x % 32;
       int stage = 0;
@@ -176,6 +176,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
           ra[i] = p.scale_a + (m < p.m ? (long long)m * p.sa_sm : (long long)0);
         }
         const float* rb = p.scale_b + (long long)(u.tn * P::kBN / F::kBlockK) * p.sb_sn;
+        const bool next_b = u.tn * P::kBN / F::kBlockK + 1 < (p.n + F::kBlockK - 1) / F::kBlockK;
         for (int kt = u.k_begin; kt < u.k_end; ++kt) {
           mbar_wait(base + K::empty_barrier(stage), phase ^ 1u);
           const uint32_t slot = base + F::kScaleOffset + (uint32_t)stage * F::kScaleSlotBytes;
@@ -183,6 +184,10 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
           for (int i = 0; i < kRows; ++i)
             cp_async4(slot + (uint32_t)sizeof(float) * (lane + 32 * i), ra[i] + (long long)kt * p.sa_sk, bytes[i]);
           if (lane == 0) cp_async4(slot + F::kScaleB, rb + (long long)kt * p.sb_sk, (uint32_t)sizeof(float));
+          // two B scales per tile (sm90/block_scale.cuh): the next block's beside it, 0 past N
+          if (F::kScaleBBlocks > 1 && lane == 1)
+            cp_async4(slot + F::kScaleB + (uint32_t)sizeof(float), rb + (next_b ? p.sb_sn : 0) + (long long)kt * p.sb_sk,
+                      next_b ? (uint32_t)sizeof(float) : 0u);
           cp_async_arrive_noinc(base + K::full_barrier(stage));
           if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
         }

@@ -49,6 +49,12 @@ PLAN_BF16_REG = dict(bm=128, bn=128, bk=64, stages=5)
 PLAN_BLOCK = dict(bm=128, bn=128, bk=128, stages=5, epilogue=True)
 PLAN_BLOCK_REG = dict(bm=128, bn=128, bk=128, stages=6)
 PLAN_BLOCK_GLOBAL = dict(bm=128, bn=128, bk=128, stages=6, epilogue=True)
+#: block scales on tiles across two of B's 128-column scale blocks (BN 160: the tiles' first
+#: columns 0, 32, 64 or 96 into a block; BN 192: 0 or 64), through shared memory and (BN 160, 6
+#: stages) by the consumers' own loads
+PLAN_BLOCK_160 = dict(bm=128, bn=160, bk=128, stages=5, epilogue=True)
+PLAN_BLOCK_160_GLOBAL = dict(bm=128, bn=160, bk=128, stages=6, epilogue=True, epilogue_n=32)
+PLAN_BLOCK_192 = dict(bm=128, bn=192, bk=128, stages=4, epilogue=True, epilogue_n=64)
 #: promotion without block scales (use_fast_accum=False)
 PLAN_PROMOTE = dict(bm=128, bn=128, bk=128, stages=6, epilogue=True)
 #: ping-pong consumers (register stores, BM 64 per warpgroup)
@@ -96,7 +102,8 @@ def parity_configs():
         out.append(dict(PLAN_BF16, out_dtype=od, activation="relu", bias="bf16", residual="bf16", amax=True))
     for form in ("tensor", "row"):
         out.append(dict(PLAN_PROMOTE, **fp8, scale=form, promote=True, out_dtype="bf16"))
-    for plan in (PLAN_BLOCK, PLAN_BLOCK_REG, PLAN_BLOCK_GLOBAL):
+    for plan in (PLAN_BLOCK, PLAN_BLOCK_REG, PLAN_BLOCK_GLOBAL, PLAN_BLOCK_160, PLAN_BLOCK_160_GLOBAL,
+                 PLAN_BLOCK_192):
         out.append(dict(plan, **fp8, scale="block", out_dtype="bf16"))
         out.append(dict(plan, **fp8, scale="block", out_dtype="e4m3", activation="gelu", bias="bf16", amax=True))
     # plan=None calls: the default plans with the call's epilogue
@@ -140,6 +147,11 @@ CHECK_GRID = [
          residual="bf16", out_dtype="e4m3", amax=True),
     dict(bm=64, bn=64, bk=128, stages=6, epilogue=True, a_dtype="e5m2", b_dtype="e4m3", scale="block",
          out_dtype="f32"),
+    dict(PLAN_BLOCK_160, a_dtype="e4m3", b_dtype="e4m3", scale="block", activation="gelu", bias="bf16",
+         out_dtype="e4m3", amax=True),
+    dict(PLAN_BLOCK_160_GLOBAL, a_dtype="e4m3", b_dtype="e4m3", scale="block", residual="bf16"),
+    dict(PLAN_BLOCK_192, a_dtype="e4m3", b_dtype="e4m3", scale="block", bias="f32"),
+    dict(bm=128, bn=96, bk=128, stages=6, epilogue=True, a_dtype="e4m3", b_dtype="e4m3", scale="block"),
     dict(bm=64, bn=128, bk=128, stages=6, epilogue=True, epilogue_n=64, a_dtype="e4m3", b_dtype="e4m3",
          scale="block", amax=True),
     # ping-pong consumers (register stores): each warpgroup's own tiles through the same ops

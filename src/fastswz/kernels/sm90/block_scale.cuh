@@ -16,19 +16,51 @@
 // (the same plan promoting without scales: 307; groups of 2, 6 and 8 were slower than 4).
 #pragma once
 
+// Two B scales per tile (BN does not divide 128, fastswz_fusion::kScaleBBlocks == 2): the tile's
+// first column sits V * kScaleBGrain past the start of B's scale block, V one of
+// kScaleBVariants, and register r holds columns of 8-column group kColumn8[r]: it takes the
+// second block's scale where V * kScaleBGrain + 8 * kColumn8[r] >= 128. Each V is its own
+// unrolled loop (which scale a register takes is then known at compile time, no selects in the
+// promotion); the tile's V is a run-time branch, uniform over the CTA.
+template <int V, int R> __device__ __forceinline__ void fsw_promote_two(
+    float (&total)[R], const float (&part)[R], const float (&first)[F::kRowSlots],
+    const float (&second)[F::kRowSlots]) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const bool next = V * F::kScaleBGrain + 8 * F::kColumn8[r] >= F::kBlockK;
+    total[r] += part[r] * (next ? second[F::kRowSlot[r]] : first[F::kRowSlot[r]]);
+  }
+}
+template <int R> __device__ __forceinline__ void fsw_promote_by_offset(
+    int v, float (&total)[R], const float (&part)[R], const float (&first)[F::kRowSlots],
+    const float (&second)[F::kRowSlots]) {
+  constexpr int kV = F::kScaleBVariants;
+  switch (v) {   // (variants past kV fold onto 0: never taken)
+    case 0: fsw_promote_two<0, R>(total, part, first, second); break;
+    case 1: fsw_promote_two<(kV > 1 ? 1 : 0), R>(total, part, first, second); break;
+    case 2: fsw_promote_two<(kV > 2 ? 2 : 0), R>(total, part, first, second); break;
+    default: fsw_promote_two<(kV > 3 ? 3 : 0), R>(total, part, first, second); break;
+  }
+}
+static_assert(F::kScaleBVariants <= 4, "at most four register maps (codegen.BLOCK_SCALE_B_GRAIN)");
+
 #if FSW_BLOCK_SCALE && FSW_SCALE_RING
 // The plan's scale slots in shared memory (fastswz_fusion.h kScaleOffset ..., plan row
 // fusion.scale_ring): the producer warpgroup's second warp copies each k-tile's scales into its
 // stage's slot; a consumer reads its rows' after the stage's full barrier.
 struct BlockScales {
   static constexpr int kAhead = FSW_SCALE_AHEAD;   // (the main loop's unrolling only)
+  static constexpr bool kTwo = F::kScaleBBlocks > 1;
   uint32_t row_at[F::kRowSlots];   // byte offsets of this thread's rows in a slot
   float sa[F::kRowSlots], sb;      // the current k-tile's
+  float sa1[F::kRowSlots], sb1;    // with two B scales per tile: the second block's
+  int variant;                     // the tile's offset into B's scale block, in kScaleBGrain
 
-  __device__ __forceinline__ void load(const FswParams&, int, int, int w, int thread, int, int) {
+  __device__ __forceinline__ void load(const FswParams&, int, int tn, int w, int thread, int, int) {
 #pragma unroll
     for (int s = 0; s < F::kRowSlots; ++s)
       row_at[s] = (uint32_t)sizeof(float) * (64 * w + P::accumulator::row(thread, F::kSlotRegister[s]));
+    variant = tn * P::kBN % F::kBlockK / F::kScaleBGrain;
   }
   __device__ __forceinline__ void group(const FswParams&, int, int) {}
   // The k-tile's scales, from its stage's slot (after the stage's full barrier)
@@ -37,18 +69,27 @@ struct BlockScales {
 #pragma unroll
     for (int s = 0; s < F::kRowSlots; ++s) sa[s] = ld_shared_f32(slot + row_at[s]);
     sb = ld_shared_f32(slot + F::kScaleB);
+    if (kTwo) sb1 = ld_shared_f32(slot + F::kScaleB + (uint32_t)sizeof(float));
   }
   // sa * sb, before the k-tile's stage is released: the products hold the shared loads' results,
   // so a warp that has them has read its slot
   __device__ __forceinline__ void product() {
 #pragma unroll
     for (int s = 0; s < F::kRowSlots; ++s) {
+      if (kTwo) {
+        sa1[s] = sa[s] * sb1;
+        asm volatile("" : "+f"(sa1[s])::"memory");
+      }
       sa[s] *= sb;
       asm volatile("" : "+f"(sa[s])::"memory");
     }
   }
   template <int J> __device__ __forceinline__ void promote(float (&total)[P::accumulator::kRegisters],
                                                           const float (&part)[P::accumulator::kRegisters]) {
+    if (kTwo) {
+      fsw_promote_by_offset(variant, total, part, sa, sa1);
+      return;
+    }
 #pragma unroll
     for (int r = 0; r < P::accumulator::kRegisters; ++r) total[r] += part[r] * sa[F::kRowSlot[r]];
   }
@@ -57,11 +98,17 @@ struct BlockScales {
 struct BlockScales {
   static constexpr int kAhead = FSW_PROMOTE ? FSW_SCALE_AHEAD : 1;
   float sa[kAhead][F::kRowSlots];    // A's scale of each row this thread holds, k blocks of the next group
-  float sb[kAhead];                  // B's scale of this tile's 128-column block (BN divides 128), the same
+  float sb[kAhead];                  // B's scale of the 128-column block of this tile's first column, the same
   float cur[kAhead][F::kRowSlots];   // sa * sb of this group's k blocks, what promote<J>() multiplies by
 #if FSW_BLOCK_SCALE
+  static constexpr bool kTwo = F::kScaleBBlocks > 1;
+  static constexpr int kTwoAhead = kTwo ? kAhead : 1;
+  float sb1[kTwoAhead];                 // two B scales per tile: the next block's (0 past N)
+  float cur1[kTwoAhead][F::kRowSlots];  // sa * sb1
+  int variant;                     // the tile's offset into B's scale block, in kScaleBGrain
   const float* pa[F::kRowSlots];   // this unit's scale rows of A at k block 0 (null past M)
   const float* pb;                 // its scale column block of B at k block 0
+  const float* pb1;                // the next block's (null past N's last block)
 #endif
 
   // At the unit's first k-tile kt: where its scales are, and the loads of the first group's
@@ -74,7 +121,12 @@ struct BlockScales {
       const int m = tile_row0(tm, p.m) + 64 * w + P::accumulator::row(thread, F::kSlotRegister[s]);
       pa[s] = m < p.m ? p.scale_a + (long long)m * p.sa_sm : nullptr;
     }
-    pb = p.scale_b + (long long)(tn * P::kBN / F::kBlockK) * p.sb_sn;
+    const int block = tn * P::kBN / F::kBlockK;
+    pb = p.scale_b + (long long)block * p.sb_sn;
+    if (kTwo) {
+      variant = tn * P::kBN % F::kBlockK / F::kScaleBGrain;
+      pb1 = block + 1 < (p.n + F::kBlockK - 1) / F::kBlockK ? pb + p.sb_sn : nullptr;
+    }
     fetch_group(p, kt, k_end);
 #endif
   }
@@ -88,7 +140,10 @@ struct BlockScales {
 #pragma unroll
     for (int j = 0; j < kAhead; ++j)
 #pragma unroll
-      for (int s = 0; s < F::kRowSlots; ++s) cur[j][s] = sa[j][s] * sb[j];
+      for (int s = 0; s < F::kRowSlots; ++s) {
+        cur[j][s] = sa[j][s] * sb[j];
+        if (kTwo) cur1[kTwo ? j : 0][s] = sa[j][s] * sb1[kTwo ? j : 0];
+      }
     fetch_group(p, kt + kAhead, k_end);
 #endif
   }
@@ -102,6 +157,7 @@ struct BlockScales {
 #pragma unroll
         for (int s = 0; s < F::kRowSlots; ++s) sa[j][s] = pa[s] ? __ldg(pa[s] + (long long)(kt + j) * p.sa_sk) : 0.f;
         sb[j] = __ldg(pb + (long long)(kt + j) * p.sb_sk);
+        if (kTwo) sb1[kTwo ? j : 0] = pb1 ? __ldg(pb1 + (long long)(kt + j) * p.sb_sk) : 0.f;
       }
 #endif
   }
@@ -110,6 +166,12 @@ struct BlockScales {
   // else total += part, register by register.
   template <int J> __device__ __forceinline__ void promote(float (&total)[P::accumulator::kRegisters],
                                                           const float (&part)[P::accumulator::kRegisters]) {
+#if FSW_BLOCK_SCALE
+    if (kTwo) {
+      fsw_promote_by_offset(variant, total, part, cur[J], cur1[kTwo ? J : 0]);
+      return;
+    }
+#endif
 #pragma unroll
     for (int r = 0; r < P::accumulator::kRegisters; ++r)
 #if FSW_BLOCK_SCALE
