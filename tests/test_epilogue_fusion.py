@@ -131,6 +131,8 @@ def test_block_scale_rules():
     assert "bn=144 must divide 128" in supported(dict(fp8, bm=128, bn=144, bk=128))   # offsets of 16
     assert "bn=224 must divide 128" in supported(dict(fp8, bm=128, bn=224, bk=128))   # three blocks
     assert "256 registers + about 40 > 232" in supported(dict(fp8, bm=128, bn=256, bk=128))
+    for other in (dict(pingpong=True, bm=64), dict(cluster_m=2), dict(cluster_n=2)):
+        assert "not run on a GPU with ping-pong or clusters" in supported({**fp8, "bm": 128, "bn": 160, "bk": 128, **other})
     # without room for the slots the consumers load a group's scales: BN 160 keeps its products
     no_room = dict(fp8, bm=128, bn=160, bk=128, stages=6, epilogue=True, epilogue_n=32)
     assert codegen.kernel_row(no_room)["fusion"]["scale_ring"] is None and supported(no_room) is None

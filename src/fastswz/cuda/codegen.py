@@ -421,6 +421,10 @@ def _supported(c):
             return (f"scale=block: bn={c['bn']} must divide {BLOCK_SCALE_K} (one B scale per tile and "
                     f"k-tile) or be a multiple of {BLOCK_SCALE_B_GRAIN} whose tiles span at most two of "
                     f"B's {BLOCK_SCALE_K}-column scale blocks (96, 160, 192)")
+        if blocks > 1 and (c["pingpong"] or c["cluster_m"] > 1 or c["cluster_n"] > 1):
+            return (f"scale=block with bn={c['bn']}: tiles across two of B's scale blocks run with "
+                    f"cooperative consumers on one CTA (not run on a GPU with ping-pong or clusters); "
+                    f"use a bn that divides {BLOCK_SCALE_K} there")
     # Two accumulators (the k-tile's and the promoted sum): under the entry cap, or for block
     # scales under what setmaxnreg gives the consumers (ptxas allocates their code with it; the
     # fused epilogues of other promoting plans were not compiled that wide). Two B scales per

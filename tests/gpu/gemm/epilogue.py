@@ -186,7 +186,9 @@ BLOCK_VARIANTS = [dict(bm=128, bn=128, bk=128, stages=5, epilogue=True, epilogue
                   dict(bm=128, bn=128, bk=128, stages=5, epilogue=True, cluster_m=2),
                   dict(bm=64, bn=128, bk=128, stages=8, epilogue=True),
                   dict(bm=64, bn=128, bk=128, stages=8, pingpong=True),
-                  dict(bm=64, bn=192, bk=128, stages=6, pingpong=True)]
+                  dict(bm=64, bn=192, bk=128, stages=6, pingpong=True),
+                  dict(bm=128, bn=160, bk=128, stages=5, epilogue=True),
+                  dict(bm=128, bn=192, bk=128, stages=5, epilogue=True, epilogue_n=64)]
 
 
 def bench_configs():
