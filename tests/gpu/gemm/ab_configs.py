@@ -5,7 +5,8 @@ ab_defines.py varies the kernel's defines): exact check on small integers, then 
     FASTSWZ_CACHE=.fswcache PYTHONPATH=src python3 tests/gpu/gemm/ab_configs.py 'VARIANTS-JSON' MxNxK:dtype[:FUSION-JSON] ...
 VARIANTS-JSON: a list of {key: value} changes to the default plan (e.g. [{"epilogue_stages": 2}]),
 each with the kernel's defines under "defines" if it needs any (e.g. {"stages": 5, "defines": {"FSW_SCALE_AHEAD": 2}});
-FUSION-JSON as ab_defines.py's (with "out_dtype"). PRECOMPILE=1 compiles every variant and exits.
+FUSION-JSON as ab_defines.py's (with "out_dtype"). PRECOMPILE=1 compiles every variant and exits
+(those without defines JOBS at a time, default: the CPUs).
 """
 import json, os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "src"))
@@ -30,10 +31,16 @@ for m, n, k, dt, base in default_plans(sys.argv[2:]):
             print(f"{m}x{n}x{k} {dt} {name}: not run ({why})", flush=True)
     probs.append((m, n, k, dt, run))
 if os.environ.get("PRECOMPILE"):
+    # the plans without defines in parallel (JOBS, default: the CPUs), the others one by one
+    from fastswz.cuda import compile_many
+    plain = [c for *_, cfgs in probs for _, c, d in cfgs if not d]
+    bad = [k for k in compile_many(plain, jobs=int(os.environ.get("JOBS", "0")) or None) if not hasattr(k, "cubin")]
     for *_, cfgs in probs:
         for _, c, d in cfgs:
-            compile_cubin(c, defines=d)
-    sys.exit()
+            if d:
+                compile_cubin(c, defines=d)
+    print(f"precompiled {len(plain)} plans without defines, {len(bad)} failed", bad[:3])
+    sys.exit(1 if bad else 0)
 for m, n, k, dt, cfgs in probs:
     kerns = [GemmKernel(c, *compile_cubin(c, defines=d)) for _, c, d in cfgs]
     names = [nm for nm, _, _ in cfgs]

@@ -3,20 +3,7 @@ bash tests/gpu/run_batch.sh > /tmp/r/build_out.txt 2>&1
 export PYTHONPATH=$PWD/src:/tmp/bt FASTSWZ_CACHE=$PWD/.fswcache PYTHONUNBUFFERED=1
 V='[{"bn":128,"epilogue_n":0,"stages":6},{"bn":128,"epilogue_n":0,"stages":5}]'
 HS=$(cat tests/gpu/gemm/ab_block_heldout_27b.txt)
-cat > /tmp/pre.py <<'PY'
-import json, sys
-sys.path.insert(0, "tests/gpu/gemm")
-from ab_defines import default_plans
-from fastswz.cuda import compile_many, normalize_config, supported
-cfgs = []
-for vjson, specs in zip(sys.argv[1::2], sys.argv[2::2]):
-    for m, n, k, dt, base in default_plans(specs.split()):
-        for v in [{}] + json.loads(vjson):
-            c = normalize_config(dict(base, **v))
-            if supported(c) is None: cfgs.append(c)
-ks = compile_many(cfgs, jobs=16)
-print(len(cfgs), "configs,", sum(not hasattr(k, "cubin") for k in ks), "failed", [str(k)[:300] for k in ks if not hasattr(k, "cubin")][:3])
-PY
+# (here: the /tmp/pre.py heredoc of run2-block-width-heldout/command.sh, lines 6-18, verbatim)
 timeout 100 python3 /tmp/pre.py "$V" "$HS" > /tmp/r/precompile.txt 2>&1; echo "precompile $?"; tail -2 /tmp/r/precompile.txt
 timeout 420 python3 tests/gpu/gemm/ab_configs.py "$V" $HS > /tmp/r/ab_heldout.txt 2>&1; echo "ab_heldout $?"
 cat /tmp/r/ab_heldout.txt | sed 's/"epilogue_stages.*"out_dtype": "bf16"}//' | cut -c1-400
