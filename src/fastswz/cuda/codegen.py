@@ -434,7 +434,11 @@ def _supported(c):
     room = max(cap, consumer_registers(c) or 0) if c["scale"] == "block" else cap
     extra = 0
     if c["scale"] == "block" and scale_b_blocks(c["bn"])[0] > 1:
-        extra = 8 if kernel_row(c)["fusion"]["scale_ring"] else 8 * BLOCK_SCALE_AHEAD
+        try:
+            ring = kernel_row(c)["fusion"]["scale_ring"]
+        except PlanError as e:
+            return str(e)
+        extra = 8 if ring else 8 * BLOCK_SCALE_AHEAD
     if c["promote"] and c["bn"] + _REG_OVERHEAD + extra > room:
         what = "scale=block" if c["scale"] == "block" else "promote=True"
         return (f"{what}: bn={c['bn']} keeps two 64 x BN f32 accumulators (the k-tile's and "
