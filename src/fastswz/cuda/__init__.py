@@ -2015,8 +2015,12 @@ def _block_scaled_width(m, n, k, bk):
         return 128
     sms = DEFAULT_SMS["sm90"]
     long_k = -(-k // bk) > BLOCK_SCALE_RING_MAX_KTILES
-    cost = {bn: -(-(-(-m // 128) * -(-n // bn)) // sms) * bn * per for bn, per in BLOCK_SCALE_WIDTHS.items()
-            if bn != 192 or long_k}
+    cost = {}
+    for bn, per_column in BLOCK_SCALE_WIDTHS.items():
+        if bn == 192 and not long_k:
+            continue
+        tiles = -(-m // 128) * -(-n // bn)
+        cost[bn] = -(-tiles // sms) * bn * per_column   # waves x columns per wave
     return min(cost, key=lambda bn: (cost[bn], bn))
 
 
