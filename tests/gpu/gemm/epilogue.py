@@ -17,7 +17,8 @@ for every epilogue, NaN/Inf/saturation, block scales against float64), their pyt
 DIR/epilogue-pytest.txt. bench: (1) bias + GELU + fp8 output + amax fused, against the plain
 GEMM (bf16 out) of the same plan and against the plain GEMM followed by the torch ops; (2)
 rowwise-scaled e4m3 against torch._scaled_mm rowwise; (3) block-scaled e4m3 against the unscaled
-kernel (the same 128 x 128 plan and the default plan) on DeepSeek-V3-like shapes. Each timing: CUDA
+kernel (the same plan and the default plan) and against torch._scaled_mm's block-scaled call
+(cuBLASLt's 1 x 128 / 128 x 128, where torch takes it and its D checks) on DeepSeek-V3-like shapes. Each timing: CUDA
 events, warm-ups, the L2 flushed before every run, median;
 DIR/epilogue-bench.json. Operands are made on the GPU by torch and every kernel, fastswz's and
 torch's, is timed by the same loop.
@@ -409,6 +410,47 @@ def _torch_times(torch, m, n, k, reps, flush):
     return t
 
 
+#: The name of torch's DeepSeek-style block-scaled call in the bench's rows.
+TORCH_BLOCK = "torch _scaled_mm block 1x128/128x128 e4m3->bf16"
+
+
+def _torch_block(torch, m, n, k, reps, flush):
+    """``(milliseconds, how)`` of torch._scaled_mm with DeepSeek-V3's block scales (A 1 x 128, B
+    128 x 128: cuBLASLt's blockwise fp8 on sm90, CUDA 12.9+), or ``(None, why)``. The scale
+    layouts cuBLASLt asks for are tried in turn (pytorch/pytorch#166752: A's (M, K/128) with
+    strides (1, M); B's (round_up(K/128, 4), N/128) with strides (1, rows), or without the
+    rounding); a layout counts only if its D matches the float64 block-scaled sum (relative
+    Frobenius error under 1e-2), so a misread layout is never timed as the peer."""
+    e4 = torch.float8_e4m3fn
+    kb = -(-k // 128)
+    a = torch.randn(m, k, device="cuda").to(e4)
+    bt = torch.randn(n, k, device="cuda").to(e4)
+    sa = (torch.rand(kb, m, device="cuda") + 0.5).t()            # (M, K/128), strides (1, M)
+    tried = []
+    for rows in (-(-kb // 4) * 4, kb):
+        for nb in dict.fromkeys((-(-n // 128), n // 128)):
+            sb = (torch.rand(nb, rows, device="cuda") + 0.5).t()  # (rows, N/128), strides (1, rows)
+            how = f"scale_b {rows} x {nb}"
+            try:
+                d = torch._scaled_mm(a, bt.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
+            except RuntimeError as e:
+                tried.append(f"{how}: {str(e)[:120]}")
+                continue
+            ref = torch.zeros(m, n, dtype=torch.float64, device="cuda")
+            cols = torch.clamp(torch.arange(n, device="cuda") // 128, max=nb - 1)
+            for j in range(kb):
+                blk = slice(128 * j, 128 * (j + 1))
+                ref += (a[:, blk].double() @ bt[:, blk].double().t()) * (
+                    sa[:, j:j + 1].double() * sb[j, cols].double()[None, :])
+            err = float(torch.linalg.norm(d.double() - ref) / torch.linalg.norm(ref))
+            if err > 1e-2:
+                tried.append(f"{how}: D off by {err:.2e}")
+                continue
+            return _time_torch(torch, lambda sb=sb: torch._scaled_mm(a, bt.t(), scale_a=sa, scale_b=sb,
+                                                                    out_dtype=torch.bfloat16), reps, flush), how
+    return None, "; ".join(tried)
+
+
 def _torch_fns(torch, m, n, k):
     """torch's calls that _torch_times times, by name."""
     e4 = torch.float8_e4m3fn
@@ -474,6 +516,19 @@ def bench(args):
             rows.append(row)
             by_shape[(m, n, k)][name] = row
             print(f"{name:46s} {m}x{n}x{k}: {row['tflops']:7.1f} TFLOP/s (median {ms:.4f} ms)", flush=True)
+    for (m, n, k) in BLOCK_SHAPES:   # torch's block-scaled call, the block-scaled plans' peer
+        try:
+            ms, how = _torch_block(torch, m, n, k, args.reps, flush)
+        except Exception as e:  # noqa: BLE001 - a peer that fails is reported, the bench goes on
+            ms, how = None, repr(e)[:200]
+        if ms is None:
+            print(f"torch refused {TORCH_BLOCK} at {m}x{n}x{k}: {how}")
+            continue
+        row = {"name": TORCH_BLOCK, "shape": [m, n, k], "median_ms": ms, "tflops": 2.0 * m * n * k / ms / 1e9,
+               "how": how}
+        rows.append(row)
+        by_shape[(m, n, k)][TORCH_BLOCK] = row
+        print(f"{TORCH_BLOCK:46s} {m}x{n}x{k}: {row['tflops']:7.1f} TFLOP/s (median {ms:.4f} ms, {how})", flush=True)
     print("\nsummary (ratios of medians, same process; best = the fastest plan of that kind):")
 
     for shape, r in by_shape.items():
@@ -505,7 +560,9 @@ def bench(args):
             u, d = r["same plan, unscaled"], r["plain e4m3->bf16"]
             print(f"{s}: block-scaled best {b['tflops']:.0f} TFLOP/s ({b['config']['bm']}x{b['config']['bn']}, "
                   f"{b['config']['stages']} st), {100 * b['tflops'] / u['tflops']:.1f}% of the default block plan "
-                  f"unscaled, {100 * b['tflops'] / d['tflops']:.1f}% of the default unscaled plan")
+                  f"unscaled, {100 * b['tflops'] / d['tflops']:.1f}% of the default unscaled plan"
+                  + (f"; {100 * b['tflops'] / r[TORCH_BLOCK]['tflops']:.1f}% of torch._scaled_mm block-scaled "
+                     f"({r[TORCH_BLOCK]['tflops']:.0f})" if TORCH_BLOCK in r else ""))
     paired = _paired(torch, args, flush, by_shape)
     with open(os.path.join(args.out, "epilogue-bench.json"), "w") as f:
         json.dump({"device": device_info(), "torch": torch.__version__, "rows": rows, "paired": paired}, f,
