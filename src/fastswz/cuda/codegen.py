@@ -410,13 +410,13 @@ def _supported(c):
         if c[key] == 2 and outer % 16:
             return (f"{key}=2: {op.upper()}'s TMA box has {outer} outer rows; each CTA "
                     f"multicasts half of them, so they must be a multiple of 16")
+    blocks = scale_b_blocks(c["bn"])[0] if c["scale"] == "block" else 1
     if c["scale"] == "block":
         if c["a_dtype"] not in ("e4m3", "e5m2") or c["b_dtype"] not in ("e4m3", "e5m2"):
             return "scale=block: block scales are for fp8 operands (e4m3/e5m2)"
         if c["bk"] != BLOCK_SCALE_K:
             return (f"scale=block: bk={c['bk']} must be {BLOCK_SCALE_K}, the scales' K block, so each "
                     f"k-tile's partial sums are promoted with one scale per row")
-        blocks, _ = scale_b_blocks(c["bn"])
         if blocks > 1 and (c["bn"] % BLOCK_SCALE_B_GRAIN or blocks > 2):
             return (f"scale=block: bn={c['bn']} must divide {BLOCK_SCALE_K} (one B scale per tile and "
                     f"k-tile) or be a multiple of {BLOCK_SCALE_B_GRAIN} whose tiles span at most two of "
@@ -433,7 +433,7 @@ def _supported(c):
     # through shared memory; BN 160 none with the loads)
     room = max(cap, consumer_registers(c) or 0) if c["scale"] == "block" else cap
     extra = 0
-    if c["scale"] == "block" and scale_b_blocks(c["bn"])[0] > 1:
+    if c["scale"] == "block" and blocks > 1:
         try:
             ring = kernel_row(c)["fusion"]["scale_ring"]
         except PlanError as e:
@@ -716,22 +716,17 @@ def _col_slots(bn, chunk):
     offset from the thread's first column on every thread, and chunk q of ``chunk`` registers
     holds exactly slots [q S, q S + S) (both checked here), so a chunk's column operands sit in
     S pairs of registers indexed by ``kColSlot[r] % S``."""
-    from ..plan import wgmma_accumulator_layout
-
-    L = wgmma_accumulator_layout(bn)
     regs = bn // 2
-    pattern = None
-    for t in range(128):
+
+    def slots(L, t):
         cols = [L(t, r) // 64 for r in range(regs)]
         if any(cols[r + 1] != cols[r] + 1 for r in range(0, regs, 2)):
             raise PlanError("an accumulator register pair does not hold two adjacent columns")
         pairs = [cols[r] for r in range(0, regs, 2)]
         distinct = sorted(set(pairs), key=pairs.index)
-        slots = [distinct.index(x) for x in pairs for _ in range(2)]
-        if pattern is None:
-            pattern = slots
-        elif slots != pattern:
-            raise PlanError("the accumulator's columns per register differ between threads")
+        return [distinct.index(x) for x in pairs for _ in range(2)]
+
+    pattern = _every_thread(bn, slots, "columns")
     count = max(pattern) + 1
     per = len(set(pattern[:chunk]))
     if regs % chunk or count % per or any(pattern[r] // per != r // chunk for r in range(regs)):
@@ -744,18 +739,12 @@ def _row_slots(bn):
     """``(kRowSlot[r], first register of each slot)``: the distinct rows a consumer thread's
     accumulator registers hold, from the wgmma D fragment (the same slot pattern on every
     thread, checked here)."""
-    from ..plan import wgmma_accumulator_layout
-
-    L = wgmma_accumulator_layout(bn)
-    pattern = None
-    for t in range(128):
+    def slots(L, t):
         rows = [L(t, r) % 64 for r in range(bn // 2)]
         distinct = sorted(set(rows), key=rows.index)
-        slots = [distinct.index(x) for x in rows]
-        if pattern is None:
-            pattern = slots
-        elif slots != pattern:
-            raise PlanError("the accumulator's rows per register differ between threads")
+        return [distinct.index(x) for x in rows]
+
+    pattern = _every_thread(bn, slots, "rows")
     return {"slot": pattern, "first": [pattern.index(s) for s in range(max(pattern) + 1)]}
 
 
@@ -763,17 +752,21 @@ def _col8(bn):
     """``kColumn8[r]``: the 8-column group (column // 8 in the tile) accumulator register ``r``
     holds, from the wgmma D fragment: the same on every thread (checked here), so which of two B
     scale blocks a register takes is known at compile time for each offset of the tile."""
+    return _every_thread(bn, lambda L, t: [L(t, r) // 64 // 8 for r in range(bn // 2)], "8-column groups")
+
+
+def _every_thread(bn, per_thread, what):
+    """``per_thread(L, t)`` (L: the wgmma D fragment of ``bn`` columns, thread -> register ->
+    index into the 64 x BN tile), the same list for all 128 threads of the warpgroup, or a
+    PlanError naming ``what`` differs: the header's per-register tables hold one row for all."""
     from ..plan import wgmma_accumulator_layout
 
     L = wgmma_accumulator_layout(bn)
-    groups = None
-    for t in range(128):
-        g = [L(t, r) // 64 // 8 for r in range(bn // 2)]
-        if groups is None:
-            groups = g
-        elif g != groups:
-            raise PlanError("the accumulator's 8-column groups per register differ between threads")
-    return groups
+    pattern = per_thread(L, 0)
+    for t in range(1, 128):
+        if per_thread(L, t) != pattern:
+            raise PlanError(f"the accumulator's {what} per register differ between threads")
+    return pattern
 
 
 def fusion_header(config, row=None) -> str:
