@@ -175,8 +175,9 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
           bytes[i] = m < p.m ? (uint32_t)sizeof(float) : 0u;
           ra[i] = p.scale_a + (m < p.m ? (long long)m * p.sa_sm : (long long)0);
         }
-        const float* rb = p.scale_b + (long long)(u.tn * P::kBN / F::kBlockK) * p.sb_sn;
-        const bool next_b = u.tn * P::kBN / F::kBlockK + 1 < (p.n + F::kBlockK - 1) / F::kBlockK;
+        const ScaleBBlock b = fsw_scale_b_block(u.tn, p.n);
+        const float* rb = p.scale_b + (long long)b.block * p.sb_sn;
+        const bool next_b = b.next;
         for (int kt = u.k_begin; kt < u.k_end; ++kt) {
           mbar_wait(base + K::empty_barrier(stage), phase ^ 1u);
           const uint32_t slot = base + F::kScaleOffset + (uint32_t)stage * F::kScaleSlotBytes;

@@ -44,6 +44,20 @@ template <int R> __device__ __forceinline__ void fsw_promote_by_offset(
 }
 static_assert(F::kScaleBVariants <= 4, "at most four register maps (codegen.BLOCK_SCALE_B_GRAIN)");
 
+// Where a tile's columns sit among B's 128-column scale blocks (the plan row's
+// fusion.scale_b.per_tile), for the consumers (BlockScales::load) and the producer's scale warp
+// alike: the block of its first column, whether a next block holds columns of N (a tile across
+// two blocks takes its scales, 0 past N), and its offset into the first block in kScaleBGrain.
+struct ScaleBBlock {
+  int block;
+  bool next;
+  int variant;
+};
+__device__ __forceinline__ ScaleBBlock fsw_scale_b_block(int tn, int n) {
+  const int block = tn * P::kBN / F::kBlockK;
+  return {block, block + 1 < (n + F::kBlockK - 1) / F::kBlockK, tn * P::kBN % F::kBlockK / F::kScaleBGrain};
+}
+
 #if FSW_BLOCK_SCALE && FSW_SCALE_RING
 // The plan's scale slots in shared memory (fastswz_fusion.h kScaleOffset ..., plan row
 // fusion.scale_ring): the producer warpgroup's second warp copies each k-tile's scales into its
@@ -56,11 +70,11 @@ struct BlockScales {
   float sa1[F::kRowSlots], sb1;    // with two B scales per tile: the second block's
   int variant;                     // the tile's offset into B's scale block, in kScaleBGrain
 
-  __device__ __forceinline__ void load(const FswParams&, int, int tn, int w, int thread, int, int) {
+  __device__ __forceinline__ void load(const FswParams& p, int, int tn, int w, int thread, int, int) {
 #pragma unroll
     for (int s = 0; s < F::kRowSlots; ++s)
       row_at[s] = (uint32_t)sizeof(float) * (64 * w + P::accumulator::row(thread, F::kSlotRegister[s]));
-    variant = tn * P::kBN % F::kBlockK / F::kScaleBGrain;
+    variant = fsw_scale_b_block(tn, p.n).variant;
   }
   __device__ __forceinline__ void group(const FswParams&, int, int) {}
   // The k-tile's scales, from its stage's slot (after the stage's full barrier)
@@ -121,11 +135,11 @@ struct BlockScales {
       const int m = tile_row0(tm, p.m) + 64 * w + P::accumulator::row(thread, F::kSlotRegister[s]);
       pa[s] = m < p.m ? p.scale_a + (long long)m * p.sa_sm : nullptr;
     }
-    const int block = tn * P::kBN / F::kBlockK;
-    pb = p.scale_b + (long long)block * p.sb_sn;
+    const ScaleBBlock b = fsw_scale_b_block(tn, p.n);
+    pb = p.scale_b + (long long)b.block * p.sb_sn;
     if (kTwo) {
-      variant = tn * P::kBN % F::kBlockK / F::kScaleBGrain;
-      pb1 = block + 1 < (p.n + F::kBlockK - 1) / F::kBlockK ? pb + p.sb_sn : nullptr;
+      variant = b.variant;
+      pb1 = b.next ? pb + p.sb_sn : nullptr;
     }
     fetch_group(p, kt, k_end);
 #endif
@@ -149,15 +163,23 @@ struct BlockScales {
   }
 
   // The scales of k blocks kt ... kt + kAhead - 1 (those before k_end) into sa, sb.
+  // B's scales are the same for every thread of the CTA, and are loaded at an address ptxas
+  // cannot prove the same: offset by `lane0`, a 0 it cannot see (k >= 1, so k >> 31 is 0). With
+  // the address uniform, ptxas kept B's scales in uniform registers and moved each there (R2UR)
+  // right after its load, waiting for it: four L2 round trips in a row at every group, where the
+  // design waits for the loads a group later (the 128 x 128 plan's SASS, NVRTC 13.5). Measured
+  // on an H200: 4096 x 4096 x 7168 block-scaled 217.8 -> 209.1 us (docs/conformance/
+  // 2026-11-29-twenty-eighth-session, run 3).
   __device__ __forceinline__ void fetch_group(const FswParams& p, int kt, int k_end) {
 #if FSW_BLOCK_SCALE
+    const long long lane0 = (long long)(threadIdx.x & (unsigned)(p.k >> 31));
 #pragma unroll
     for (int j = 0; j < kAhead; ++j)
       if (kt + j < k_end) {
 #pragma unroll
         for (int s = 0; s < F::kRowSlots; ++s) sa[j][s] = pa[s] ? __ldg(pa[s] + (long long)(kt + j) * p.sa_sk) : 0.f;
-        sb[j] = __ldg(pb + (long long)(kt + j) * p.sb_sk);
-        if (kTwo) sb1[kTwo ? j : 0] = pb1 ? __ldg(pb1 + (long long)(kt + j) * p.sb_sk) : 0.f;
+        sb[j] = __ldg(pb + (long long)(kt + j) * p.sb_sk + lane0);
+        if (kTwo) sb1[kTwo ? j : 0] = pb1 ? __ldg(pb1 + (long long)(kt + j) * p.sb_sk + lane0) : 0.f;
       }
 #endif
   }
