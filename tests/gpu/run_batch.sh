@@ -1,7 +1,9 @@
 #!/bin/bash
 # One device call, several sections (GPU machine, repository root; carry .whl and .fswcache):
 #   bash tests/gpu/run_batch.sh SECTION [SECTION ...]
-# sections: tests (the GPU pytest files), epibench (issue 28's speed targets), correct (check.py correct: grid with the schedules),
+# sections: tests (the GPU pytest files), epibench (issue 28's speed targets), blockpeer (block-scaled
+# e4m3 beside torch._scaled_mm's block-scaled call, each over its own unscaled GEMM, timed in turn),
+# ncublock (NCU_BLOCK='MxNxK ...': Nsight Compute on those calls, tests/gpu/gemm/ncu_block.py), correct (check.py correct: grid with the schedules),
 # schedules (check.py correct --schedules: swap-AB, split-K, ping-pong only), schedbench (their
 # candidates, tests/gpu/gemm/bench_schedules.json, on decode and long-K shapes beside cuBLAS),
 # epilogue (epilogue.py correct + bench), callbench (the call-overhead table), corpus (the shape
@@ -46,6 +48,13 @@ for s in "$@"; do
              echo "epilogue: exit $?"; tail -30 "$out/epilogue.txt" ;;
     epibench) timeout 400 python3 tests/gpu/gemm/epilogue.py bench --out /tmp/epib > "$out/epibench.txt" 2>&1
              echo "epibench: exit $?"; tail -40 "$out/epibench.txt" ;;
+    blockpeer) timeout 200 python3 tests/gpu/gemm/epilogue.py blockpeer --out /tmp/bp > "$out/blockpeer.txt" 2>&1
+             echo "blockpeer: exit $?"; cp /tmp/bp/blockpeer.json "$out/" 2>/dev/null; grep -v "kernels\|arn" "$out/blockpeer.txt" | tail -8 ;;
+    ncublock) timeout 300 ncu --profile-from-start off --csv --page details \
+               --section SpeedOfLight --section WarpStateStats --section InstructionStats --section LaunchStats \
+               --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,dram__bytes_read.sum,lts__t_bytes.sum,sm__cycles_active.avg,gpc__cycles_elapsed.max \
+               python3 tests/gpu/gemm/ncu_block.py ${NCU_BLOCK:-4096x4096x7168} > "$out/ncu_block.csv" 2> "$out/ncu_block.err"
+             echo "ncublock: exit $?"; grep "ncu_block:" "$out/ncu_block.csv"; tail -3 "$out/ncu_block.err" ;;
     sanitize) OUT=/tmp/san timeout 400 bash tests/gpu/gemm/sanitize.sh \
                "bm=128,bn=16,bk=128,stages=3,swap_ab=1,split_k=4" \
                "bm=64,bn=64,bk=64,stages=3,pingpong=1,split_k=2,a_major=MN,b_major=MN" \

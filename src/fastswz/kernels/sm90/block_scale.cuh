@@ -120,26 +120,33 @@ struct BlockScales {
   float sb1[kTwoAhead];                 // two B scales per tile: the next block's (0 past N)
   float cur1[kTwoAhead][F::kRowSlots];  // sa * sb1
   int variant;                     // the tile's offset into B's scale block, in kScaleBGrain
-  const float* pa[F::kRowSlots];   // this unit's scale rows of A at k block 0 (null past M)
-  const float* pb;                 // its scale column block of B at k block 0
-  const float* pb1;                // the next block's (null past N's last block)
+  const float* qa[F::kRowSlots];   // this unit's scale rows of A at the next load's k block (past M: row M - 1)
+  const float* qb;                 // its scale column block of B, the same k block (+ lane0)
+  const float* qb1;                // the next block's (past N's last block: qb)
+  unsigned ok;                     // bit s: row slot s in M; bit kRowSlots: the next block holds columns of N
 #endif
 
   // At the unit's first k-tile kt: where its scales are, and the loads of the first group's
-  // (k blocks kt ... kt + kAhead - 1, those before k_end; rows past M read nothing and give 0).
+  // (k blocks kt ... kt + kAhead - 1, those before k_end; rows past M, and a next block past N,
+  // read nothing and give 0).
   // Without block scales (FSW_PROMOTE alone, torch's use_fast_accum=False) there are none.
   __device__ __forceinline__ void load(const FswParams& p, int tm, int tn, int w, int thread, int kt, int k_end) {
 #if FSW_BLOCK_SCALE
+    ok = 0;
 #pragma unroll
     for (int s = 0; s < F::kRowSlots; ++s) {
       const int m = tile_row0(tm, p.m) + 64 * w + P::accumulator::row(thread, F::kSlotRegister[s]);
-      pa[s] = m < p.m ? p.scale_a + (long long)m * p.sa_sm : nullptr;
+      qa[s] = p.scale_a + (long long)(m < p.m ? m : p.m - 1) * p.sa_sm + (long long)kt * p.sa_sk;
+      ok |= (m < p.m ? 1u : 0u) << s;
     }
     const ScaleBBlock b = fsw_scale_b_block(tn, p.n);
-    pb = p.scale_b + (long long)b.block * p.sb_sn;
+    // (+ lane0, see fetch_group)
+    qb = p.scale_b + (long long)b.block * p.sb_sn + (long long)kt * p.sb_sk +
+         (long long)(threadIdx.x & (unsigned)(p.k >> 31));
     if (kTwo) {
       variant = b.variant;
-      pb1 = b.next ? pb + p.sb_sn : nullptr;
+      qb1 = b.next ? qb + p.sb_sn : qb;
+      ok |= (b.next ? 1u : 0u) << F::kRowSlots;
     }
     fetch_group(p, kt, k_end);
 #endif
@@ -162,25 +169,31 @@ struct BlockScales {
 #endif
   }
 
-  // The scales of k blocks kt ... kt + kAhead - 1 (those before k_end) into sa, sb.
+  // The scales of k blocks kt ... kt + kAhead - 1 (those before k_end) into sa, sb; the
+  // pointers step one k block per load, so a load costs no address arithmetic (computing each
+  // address from kt took about 11 instructions per load, 130 of a group's 170 instructions for
+  // its scales: the 128 x 128 plan's SASS, NVRTC 13.5; 4096 x 4096 x 7168 207.6 -> 199.3 us on
+  // an H200, docs/conformance/2026-11-29-twenty-eighth-session, run 8).
   // B's scales are the same for every thread of the CTA, and are loaded at an address ptxas
-  // cannot prove the same: offset by `lane0`, a 0 it cannot see (k >= 1, so k >> 31 is 0). With
-  // the address uniform, ptxas kept B's scales in uniform registers and moved each there (R2UR)
-  // right after its load, waiting for it: four L2 round trips in a row at every group, where the
-  // design waits for the loads a group later (the 128 x 128 plan's SASS, NVRTC 13.5). Measured
-  // on an H200: 4096 x 4096 x 7168 block-scaled 217.8 -> 209.1 us (docs/conformance/
-  // 2026-11-29-twenty-eighth-session, run 3).
+  // cannot prove the same: qb is offset by lane0 = threadIdx.x & (k >> 31), a 0 it cannot see
+  // (k >= 1). With the address uniform, ptxas kept B's scales in uniform registers and moved each
+  // there (R2UR) right after its load, waiting for it: four L2 round trips in a row at every
+  // group, where the design waits for the loads a group later (217.8 -> 209.1 us, run 3).
   __device__ __forceinline__ void fetch_group(const FswParams& p, int kt, int k_end) {
 #if FSW_BLOCK_SCALE
-    const long long lane0 = (long long)(threadIdx.x & (unsigned)(p.k >> 31));
 #pragma unroll
-    for (int j = 0; j < kAhead; ++j)
+    for (int j = 0; j < kAhead; ++j) {
       if (kt + j < k_end) {
 #pragma unroll
-        for (int s = 0; s < F::kRowSlots; ++s) sa[j][s] = pa[s] ? __ldg(pa[s] + (long long)(kt + j) * p.sa_sk) : 0.f;
-        sb[j] = __ldg(pb + (long long)(kt + j) * p.sb_sk + lane0);
-        if (kTwo) sb1[kTwo ? j : 0] = pb1 ? __ldg(pb1 + (long long)(kt + j) * p.sb_sk + lane0) : 0.f;
+        for (int s = 0; s < F::kRowSlots; ++s) sa[j][s] = ok >> s & 1u ? __ldg(qa[s]) : 0.f;
+        sb[j] = __ldg(qb);
+        if (kTwo) sb1[kTwo ? j : 0] = ok >> F::kRowSlots & 1u ? __ldg(qb1) : 0.f;
       }
+#pragma unroll
+      for (int s = 0; s < F::kRowSlots; ++s) qa[s] += p.sa_sk;
+      qb += p.sb_sk;
+      if (kTwo) qb1 += p.sb_sk;
+    }
 #endif
   }
 
