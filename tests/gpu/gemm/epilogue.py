@@ -414,13 +414,14 @@ def _torch_times(torch, m, n, k, reps, flush):
 TORCH_BLOCK = "torch _scaled_mm block 1x128/128x128 e4m3->bf16"
 
 
-def _torch_block(torch, m, n, k, reps, flush):
-    """``(milliseconds, how)`` of torch._scaled_mm with DeepSeek-V3's block scales (A 1 x 128, B
-    128 x 128: cuBLASLt's blockwise fp8 on sm90, CUDA 12.9+), or ``(None, why)``. The scale
-    layouts cuBLASLt asks for are tried in turn (pytorch/pytorch#166752: A's (M, K/128) with
-    strides (1, M); B's (round_up(K/128, 4), N/128) with strides (1, rows), or without the
-    rounding); a layout counts only if its D matches the float64 block-scaled sum (relative
-    Frobenius error under 1e-2), so a misread layout is never timed as the peer."""
+def _torch_block_fn(torch, m, n, k):
+    """``(call, how)``: torch._scaled_mm with DeepSeek-V3's block scales (A 1 x 128, B 128 x 128:
+    cuBLASLt's blockwise fp8 on sm90, CUDA 12.9+) as a no-argument callable on random operands,
+    or ``(None, why)``. The scale layouts cuBLASLt asks for are tried in turn
+    (pytorch/pytorch#166752: A's (M, K/128) with strides (1, M); B's (round_up(K/128, 4), N/128)
+    with strides (1, rows), or without the rounding); a layout counts only if its D matches the
+    float64 block-scaled sum (relative Frobenius error under 1e-2), so a misread layout is never
+    timed as the peer."""
     e4 = torch.float8_e4m3fn
     kb = -(-k // 128)
     a = torch.randn(m, k, device="cuda").to(e4)
@@ -443,12 +444,87 @@ def _torch_block(torch, m, n, k, reps, flush):
                 ref += (a[:, blk].double() @ bt[:, blk].double().t()) * (
                     sa[:, j:j + 1].double() * sb[j, cols].double()[None, :])
             err = float(torch.linalg.norm(d.double() - ref) / torch.linalg.norm(ref))
+            del ref
             if err > 1e-2:
                 tried.append(f"{how}: D off by {err:.2e}")
                 continue
-            return _time_torch(torch, lambda sb=sb: torch._scaled_mm(a, bt.t(), scale_a=sa, scale_b=sb,
-                                                                    out_dtype=torch.bfloat16), reps, flush), how
+            return (lambda sb=sb: torch._scaled_mm(a, bt.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)), how
     return None, "; ".join(tried)
+
+
+def _torch_block(torch, m, n, k, reps, flush):
+    """``(milliseconds, how)`` of :func:`_torch_block_fn`'s call, or ``(None, why)``."""
+    fn, how = _torch_block_fn(torch, m, n, k)
+    return (_time_torch(torch, fn, reps, flush), how) if fn else (None, how)
+
+
+#: blockpeer's rows: fastswz's block-scaled and unscaled defaults, torch's per-tensor and
+#: block-scaled _scaled_mm (cuBLASLt), timed in turn
+BLOCK_PEER = ("fastswz block (default)", "fastswz unscaled (default)", "torch _scaled_mm per tensor",
+              TORCH_BLOCK)
+
+
+def _kernel_names(torch, fn):
+    """The CUDA kernels one call of ``fn`` launches (torch.profiler), e.g. which cuBLAS kernel."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    return sorted({e.name for e in prof.events() if str(getattr(e, "device_type", "")).endswith("CUDA")})
+
+
+def blockpeer(args, shapes=None, rounds=4):
+    """Each library's block-scaled e4m3 -> bf16 GEMM against its own unscaled e4m3 GEMM, the four
+    calls timed in turn (A B C D A B C D ...: the same clock and power state for each ratio;
+    rounds' upper median), so issue 28's ratio (block-scaled over unscaled) has cuBLAS's beside it."""
+    import torch
+
+    from fastswz.cuda import compile_gemm, device_info
+
+    os.makedirs(args.out, exist_ok=True)
+    flush = torch.zeros(2 * 50 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
+    rows = []
+    for (m, n, k) in shapes or BLOCK_SHAPES:
+        ops = _operands(torch, m, n, k)
+        blk = compile_gemm(default_config(m, n, k, "e4m3", "e4m3", out_dtype="bf16", fusion={"scale": "block"}))
+        plain = compile_gemm(default_config(m, n, k, "e4m3", "e4m3", out_dtype="bf16"))
+        b = ops["b"].t()
+
+        def per_tensor(a=ops["a"], b=b, one=ops["one"]):
+            return torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+
+        calls = {BLOCK_PEER[0]: _prepared(torch, blk, ops, m, n, k),
+                 BLOCK_PEER[1]: _prepared(torch, plain, ops, m, n, k), BLOCK_PEER[2]: per_tensor}
+        tb, how = _torch_block_fn(torch, m, n, k)
+        if tb:
+            calls[TORCH_BLOCK] = tb
+        else:
+            print(f"torch refused {TORCH_BLOCK} at {m}x{n}x{k}: {how}", flush=True)
+        t = {name: [] for name in calls}
+        for _ in range(rounds):
+            for name, fn in calls.items():
+                t[name].append(_time_torch(torch, fn, args.reps, flush))
+        med = {name: float(sorted(x)[len(x) // 2]) for name, x in t.items()}
+        tf = {name: 2.0 * m * n * k / ms / 1e9 for name, ms in med.items()}
+        row = {"shape": [m, n, k], "ms": med, "tflops": tf, "torch_block_layout": how if tb else None,
+               "block_config": blk.config, "plain_config": plain.config,
+               "torch_kernels": {name: _kernel_names(torch, calls[name]) for name in BLOCK_PEER[2:] if name in calls}}
+        rows.append(row)
+        line = (f"{m}x{n}x{k}: fastswz block {med[BLOCK_PEER[0]] * 1e3:.1f} us ({tf[BLOCK_PEER[0]]:.0f} TFLOP/s, "
+                f"{blk.config['bm']}x{blk.config['bn']}) = {100 * tf[BLOCK_PEER[0]] / tf[BLOCK_PEER[1]]:.1f}% of "
+                f"fastswz unscaled ({tf[BLOCK_PEER[1]]:.0f}); torch per tensor {tf[BLOCK_PEER[2]]:.0f}")
+        if tb:
+            line += (f", torch block {med[TORCH_BLOCK] * 1e3:.1f} us ({tf[TORCH_BLOCK]:.0f}) = "
+                     f"{100 * tf[TORCH_BLOCK] / tf[BLOCK_PEER[2]]:.1f}% of torch per tensor; fastswz block = "
+                     f"{tf[BLOCK_PEER[0]] / tf[TORCH_BLOCK]:.3f}x torch block")
+        print(line, flush=True)
+        print("   torch's kernels:", row["torch_kernels"], flush=True)
+        del ops, calls, tb
+        torch.cuda.empty_cache()
+    with open(os.path.join(args.out, "blockpeer.json"), "w") as f:
+        json.dump({"device": device_info(), "torch": torch.__version__, "rounds": rounds, "reps": args.reps,
+                   "rows": rows}, f, indent=1, default=str)
 
 
 def _torch_fns(torch, m, n, k):
@@ -634,7 +710,8 @@ def _paired(torch, args, flush, by_shape, rounds=4):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["precompile", "correct", "bench", "cli", "both", "all"])
+    ap.add_argument("what", choices=["precompile", "correct", "bench", "cli", "both", "all", "blockpeer"])
+    ap.add_argument("--shapes", default=None, help="blockpeer: MxNxK,... (default: BLOCK_SHAPES)")
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/epilogue-out"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--reps", type=int, default=20)
@@ -652,6 +729,8 @@ def main():
         ok = cli(args) and ok
     if args.what in ("bench", "both", "all"):
         bench(args)
+    if args.what == "blockpeer":
+        blockpeer(args, [tuple(int(x) for x in sh.split("x")) for sh in args.shapes.split(",")] if args.shapes else None)
     sys.exit(0 if ok else 1)
 
 
