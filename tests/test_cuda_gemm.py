@@ -1747,6 +1747,28 @@ def test_block_scales_never_wait_where_loaded(cfg, tmp_path):
                           check=True).stdout
     assert sass.count("LDG.E.CONSTANT") >= 8, sass[:2000]
     assert _loads_moved_to_uniform(sass) == []
+    # and no address arithmetic per load: the scale pointers step one k block per load. Computing
+    # each address from the k-tile took 64-bit multiplies (UIMAD: 28 in the 128 x 128 plan's loop
+    # over a group of k-tiles; 2 since, the same as without scales. The two-block tile's loop
+    # holds others: 12 before, 7 since)
+    if 128 % cfg["bn"] == 0:
+        loop = _group_loop(sass, codegen.BLOCK_SCALE_AHEAD)
+        assert sum(1 for line in loop if re.search(r"\bUIMAD\b", line)) <= 4, "\n".join(loop)
+
+
+def _group_loop(sass, k_tiles):
+    """The SASS lines of the smallest loop that issues ``k_tiles`` groups of wgmma (WARPGROUP.ARRIVE)."""
+    lines = [line for line in sass.splitlines() if re.match(r"\s*/\*[0-9a-f]+\*/|\.L_x_\d+:", line)]
+    at = {m.group(1): i for i, line in enumerate(lines) if (m := re.match(r"(\.L_x_\d+):", line))}
+    loops = []
+    for i, line in enumerate(lines):
+        t = re.search(r"\bBRA\b.*\((\.L_x_\d+)\)", line)
+        if t and at.get(t.group(1), i) < i:
+            body = lines[at[t.group(1)]:i + 1]
+            if sum("WARPGROUP.ARRIVE" in x for x in body) == k_tiles:
+                loops.append(body)
+    assert loops, "no loop over a group of k-tiles"
+    return min(loops, key=len)
 
 
 def _pingpong_run(units_k, stages, rng, order_barrier=True):
