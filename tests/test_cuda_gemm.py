@@ -1691,7 +1691,7 @@ def test_plan_tables_live_in_the_constant_bank(cfg):
     assert re.search(r"\bld\.const\.", ptx)
 
 
-def _nvdisasm():
+def _find_nvdisasm():
     """The nvdisasm of the ``nvidia-cuda-nvdisasm`` wheel (CI installs it), or one on PATH, or None."""
     import glob
     import os
@@ -1704,12 +1704,17 @@ def _nvdisasm():
     return shutil.which("nvdisasm")
 
 
+NVDISASM = _find_nvdisasm()
+#: A SASS instruction line of ``nvdisasm -c``: its address, then (predicate) opcode and operands.
+_SASS_LINE = re.compile(r"\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?([A-Z0-9_.]+)\s+([^;]*);")
+
+
 def _loads_moved_to_uniform(sass):
     """``(load, move)`` SASS line pairs where an ``R2UR`` reads a register whose last writer, in
     program order, is a global load: the move waits for the load where it stands."""
     from_load, out = {}, []
     for line in sass.splitlines():
-        m = re.match(r"\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?([A-Z0-9_.]+)\s+([^;]*);", line)
+        m = _SASS_LINE.match(line)
         if not m:
             continue
         op, args = m.group(2), [a.strip() for a in m.group(3).split(",")]
@@ -1726,7 +1731,7 @@ def _loads_moved_to_uniform(sass):
 
 
 @pytest.mark.skipif(not HAVE_NVRTC, reason="the 'cuda' extra (cuda-core, NVRTC) is not installed")
-@pytest.mark.skipif(_nvdisasm() is None, reason="no nvdisasm (pip install nvidia-cuda-nvdisasm)")
+@pytest.mark.skipif(NVDISASM is None, reason="no nvdisasm (pip install nvidia-cuda-nvdisasm)")
 @pytest.mark.parametrize("cfg", [dict(bm=128, bn=128, bk=128, stages=6, epilogue=True),
                                  dict(bm=128, bn=160, bk=128, stages=6, epilogue=True, epilogue_n=32)], ids=_ids)
 def test_block_scales_never_wait_where_loaded(cfg, tmp_path):
@@ -1743,7 +1748,7 @@ def test_block_scales_never_wait_where_loaded(cfg, tmp_path):
     assert codegen.kernel_row(cfg)["fusion"]["scale_ring"] is None   # the consumers' own loads
     cubin, _ = compile_cubin(cfg, cache=False)
     (tmp_path / "k.cubin").write_bytes(cubin)
-    sass = subprocess.run([_nvdisasm(), "-c", str(tmp_path / "k.cubin")], capture_output=True, text=True,
+    sass = subprocess.run([NVDISASM, "-c", str(tmp_path / "k.cubin")], capture_output=True, text=True,
                           check=True).stdout
     assert sass.count("LDG.E.CONSTANT") >= 8, sass[:2000]
     assert _loads_moved_to_uniform(sass) == []
@@ -1751,14 +1756,14 @@ def test_block_scales_never_wait_where_loaded(cfg, tmp_path):
     # each address from the k-tile took 64-bit multiplies (UIMAD: 28 in the 128 x 128 plan's loop
     # over a group of k-tiles; 2 since, the same as without scales. The two-block tile's loop
     # holds others: 12 before, 7 since)
-    if 128 % cfg["bn"] == 0:
+    if codegen.scale_b_blocks(cfg["bn"])[0] == 1:
         loop = _group_loop(sass, codegen.BLOCK_SCALE_AHEAD)
         assert sum(1 for line in loop if re.search(r"\bUIMAD\b", line)) <= 4, "\n".join(loop)
 
 
 def _group_loop(sass, k_tiles):
     """The SASS lines of the smallest loop that issues ``k_tiles`` groups of wgmma (WARPGROUP.ARRIVE)."""
-    lines = [line for line in sass.splitlines() if re.match(r"\s*/\*[0-9a-f]+\*/|\.L_x_\d+:", line)]
+    lines = [line for line in sass.splitlines() if _SASS_LINE.match(line) or re.match(r"\.L_x_\d+:", line)]
     at = {m.group(1): i for i, line in enumerate(lines) if (m := re.match(r"(\.L_x_\d+):", line))}
     loops = []
     for i, line in enumerate(lines):

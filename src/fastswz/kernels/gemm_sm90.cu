@@ -177,7 +177,6 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         }
         const ScaleBBlock b = fsw_scale_b_block(u.tn, p.n);
         const float* rb = p.scale_b + (long long)b.block * p.sb_sn;
-        const bool next_b = b.next;
         for (int kt = u.k_begin; kt < u.k_end; ++kt) {
           mbar_wait(base + K::empty_barrier(stage), phase ^ 1u);
           const uint32_t slot = base + F::kScaleOffset + (uint32_t)stage * F::kScaleSlotBytes;
@@ -187,8 +186,8 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
           if (lane == 0) cp_async4(slot + F::kScaleB, rb + (long long)kt * p.sb_sk, (uint32_t)sizeof(float));
           // two B scales per tile (sm90/block_scale.cuh): the next block's beside it, 0 past N
           if (F::kScaleBBlocks > 1 && lane == 1)
-            cp_async4(slot + F::kScaleB + (uint32_t)sizeof(float), rb + (next_b ? p.sb_sn : 0) + (long long)kt * p.sb_sk,
-                      next_b ? (uint32_t)sizeof(float) : 0u);
+            cp_async4(slot + F::kScaleB + (uint32_t)sizeof(float), rb + (b.next ? p.sb_sn : 0) + (long long)kt * p.sb_sk,
+                      b.next ? (uint32_t)sizeof(float) : 0u);
           cp_async_arrive_noinc(base + K::full_barrier(stage));
           if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
         }
