@@ -1706,7 +1706,7 @@ def _find_nvdisasm():
 
 NVDISASM = _find_nvdisasm()
 #: A SASS instruction line of ``nvdisasm -c``: its address, then (predicate) opcode and operands.
-_SASS_LINE = re.compile(r"\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?([A-Z0-9_.]+)\s+([^;]*);")
+_SASS_LINE = re.compile(r"\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Za-z0-9_.]*)\s+([^;]*);")
 
 
 def _loads_moved_to_uniform(sass):
@@ -1759,6 +1759,31 @@ def test_block_scales_never_wait_where_loaded(cfg, tmp_path):
     if codegen.scale_b_blocks(cfg["bn"])[0] == 1:
         loop = _group_loop(sass, codegen.BLOCK_SCALE_AHEAD)
         assert sum(1 for line in loop if re.search(r"\bUIMAD\b", line)) <= 4, "\n".join(loop)
+        # and the group's products and loads come under its first k-tile's wgmma (BlockScales::
+        # kUnderMma): between a wgmma's issue and the wait for it, never between the wait and the
+        # next k-tile's wgmma (there they doubled that gap once a group: runs 1-3 of
+        # docs/conformance/2026-11-29-twenty-ninth-session, 1.013-1.017x)
+        assert _between_wait_and_mma(loop, "LDG") == [], "\n".join(loop)
+        assert _between_wait_and_mma(loop, "FMUL") == [], "\n".join(loop)
+
+
+def _between_wait_and_mma(loop, opcode):
+    """The ``opcode`` lines of a loop's SASS that stand after a wgmma wait (WARPGROUP.DEPBAR) and
+    before the next k-tile's wgmma fence (WARPGROUP.ARRIVE) or wgmma (GMMA): in the loop's order,
+    wrapping around."""
+    out, last = [], None
+    for line in loop + loop:   # twice: the lines before the loop's first event see its last
+        m = _SASS_LINE.match(line)
+        if not m:
+            continue
+        op = m.group(2)
+        if op.startswith("WARPGROUP.DEPBAR"):
+            last = "wait"
+        elif "GMMA" in op or op == "WARPGROUP.ARRIVE":
+            last = "mma"
+        elif op.split(".")[0] == opcode and last == "wait":
+            out.append(line.strip())
+    return sorted(set(out))
 
 
 def _group_loop(sass, k_tiles):

@@ -291,6 +291,9 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
           });
         }
         wgmma_commit();
+#if FSW_PROMOTE
+        if (BlockScales::kUnderMma && decltype(jj)::value == 0) scales.group(p, kt, u.k_end);
+#endif
         // the unit's column operands to shared memory, their loads waited on under this k-tile's wgmma
         if (FSW_LATE_STAGE && kt == u.k_begin) epilogue.ops.stage_store(staged, stage_index, epilogue.barrier, epilogue.threads);
 #if FSW_PROMOTE
@@ -318,11 +321,11 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       constexpr int kAhead = BlockScales::kAhead;
       int kt = u.k_begin;
       for (; kt + kAhead <= u.k_end; kt += kAhead) {
-        scales.group(p, kt, u.k_end);
+        if (!BlockScales::kUnderMma) scales.group(p, kt, u.k_end);
         static_for<0, kAhead>([&](auto jj) { k_tile(jj, kt + decltype(jj)::value); });
       }
       if (kt < u.k_end) {   // the unit's last (k-tiles % kAhead)
-        scales.group(p, kt, u.k_end);
+        if (!BlockScales::kUnderMma) scales.group(p, kt, u.k_end);
         static_for<0, kAhead - 1>([&](auto jj) {
           if (kt + decltype(jj)::value < u.k_end) k_tile(jj, kt + decltype(jj)::value);
         });

@@ -3,7 +3,8 @@
 
     python3 tests/gpu/gemm/ncu_plans.py [--cases FILE] [--precompile] [--clock none] [--sass DIR]
 
-FILE (default ncu_plans.json beside this script) lists {"name", "shape": [M, N, K], "plan"}.
+FILE (default ncu_plans.json beside this script) lists {"name", "shape": [M, N, K], "plan"} (and
+"defines", the kernel's, where a case needs any).
 Per case: GemmKernel.time (20 launches, median) without the profiler, then one launch under
 ``ncu`` (the third, after two warm-ups: ``tests/gpu/gemm/ncu_case.py``) with the sections and
 metrics below; the table at the end has one row per case: kernel time, tensor-pipe activity,
@@ -80,7 +81,7 @@ def main():
     from fastswz.cuda.runtime import compile_cubin
     if args.precompile:
         for c in cases:
-            compile_cubin(normalize_config(c["plan"]))
+            compile_cubin(normalize_config(c["plan"]), defines=c.get("defines"))
         print(f"compiled {len(cases)} plans")
         return
     from fastswz.cuda.runtime import GemmKernel
@@ -88,9 +89,11 @@ def main():
     for c in cases:
         cfg = normalize_config(c["plan"])
         m, n, k = c["shape"]
-        cubin, key = compile_cubin(cfg)
+        cubin, key = compile_cubin(cfg, defines=c.get("defines"))
         t = GemmKernel(cfg, cubin, key).time(m, n, k, reps=20)
         case = [sys.executable, os.path.join(HERE, "ncu_case.py"), json.dumps(c["plan"]), str(m), str(n), str(k)]
+        if c.get("defines"):
+            case.append(json.dumps(c["defines"]))
         common = ["ncu", "--clock-control", args.clock, "-k", "regex:fastswz", "--launch-skip", "2",
                   "--launch-count", "1"]
         if args.sass:

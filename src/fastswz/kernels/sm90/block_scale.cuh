@@ -65,6 +65,7 @@ __device__ __forceinline__ ScaleBBlock fsw_scale_b_block(int tn, int n) {
 struct BlockScales {
   static constexpr int kAhead = FSW_SCALE_AHEAD;   // (the main loop's unrolling only)
   static constexpr bool kTwo = F::kScaleBBlocks > 1;
+  static constexpr bool kUnderMma = false;   // (group() is empty)
   uint32_t row_at[F::kRowSlots];   // byte offsets of this thread's rows in a slot
   float sa[F::kRowSlots], sb;      // the current k-tile's
   float sa1[F::kRowSlots], sb1;    // with two B scales per tile: the second block's
@@ -111,6 +112,13 @@ struct BlockScales {
 #else
 struct BlockScales {
   static constexpr int kAhead = FSW_PROMOTE ? FSW_SCALE_AHEAD : 1;
+  // Where the kernel calls group(): after the first k-tile of the group has issued its wgmma,
+  // under them, for tiles within one of B's scale blocks; before that k-tile's wait otherwise.
+  // Before the wait, the products and the next group's loads (about 100 instructions) stood
+  // between the last k-tile's wgmma and the next one's, twice the other k-tiles' gap (the 128 x
+  // 128 plan's SASS, NVRTC 13.5). H200 (docs/conformance/2026-11-29-twenty-ninth-session runs
+  // 1-3): 4096 x 4096 x 7168 1.013-1.017x; a tile across two blocks 0.96-0.98x under the wgmma.
+  static constexpr bool kUnderMma = FSW_BLOCK_SCALE && F::kScaleBBlocks == 1;
   float sa[kAhead][F::kRowSlots];    // A's scale of each row this thread holds, k blocks of the next group
   float sb[kAhead];                  // B's scale of the 128-column block of this tile's first column, the same
   float cur[kAhead][F::kRowSlots];   // sa * sb of this group's k blocks, what promote<J>() multiplies by
