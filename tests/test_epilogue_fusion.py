@@ -202,11 +202,12 @@ def test_block_scale_ring_rule():
 
 def test_block_scale_width_rule():
     """BLOCK_SCALE_WIDTHS: a block-scaled call's BN is the width whose waves (ceil(tiles / 132))
-    times BN times its cost per column (128 1.0, 160 0.99, 192 0.92) are least, 192 only above
-    16 k-tiles, and 128 at most 8 k-tiles (BLOCK_SCALE_WIDE_MIN_KTILES); 192 stores through 64-column
-    epilogue blocks. Cases from the two measured runs' shapes (docs/conformance/
-    2026-11-29-twenty-seventh-session), then the statement over a grid."""
-    from fastswz.cuda import default_config
+    times BN times its cost per column are least: from 17 k-tiles (BLOCK_SCALE_192_MIN_KTILES)
+    128 1.0, 160 1.07, 192 1.03; with fewer BLOCK_SCALE_WIDTHS_SHORT (128 1.0, 160 0.99); 128 at
+    most 8 k-tiles (BLOCK_SCALE_WIDE_MIN_KTILES); 192 stores through 64-column epilogue blocks.
+    Cases from the measured runs' shapes (docs/conformance/2026-11-29-twenty-seventh-session,
+    2026-11-29-twenty-ninth-session runs 4-6), then the statement over a grid."""
+    from fastswz.cuda import BLOCK_SCALE_192_MIN_KTILES, BLOCK_SCALE_WIDE_MIN_KTILES, default_config
 
     def bn_of(m, n, k):
         c = default_config(m, n, k, "e4m3", "e4m3", fusion={"scale": "block"})
@@ -214,10 +215,13 @@ def test_block_scale_width_rule():
         assert c["epilogue_n"] == (64 if c["bn"] == 192 and c["epilogue"] else 0)
         return c["bn"]
 
-    assert bn_of(4096, 2112, 7168) == 192      # 3 waves of 192 columns, 5 of 128
-    assert bn_of(4096, 7168, 7168) == 160      # 11 waves of 160, 10 of 192, 14 of 128
+    assert bn_of(4096, 2112, 7168) == 192      # 3 waves of 192 columns, 5 of 128 (113.7 against 123.2 us)
+    assert bn_of(4096, 7168, 7168) == 128      # 14 waves of 128, 11 of 160 (339.7 against 361.4 us)
+    assert bn_of(8192, 4096, 7168) == 128      # 16 waves of 128, 12 of 192 (398.1 against 413.5 us)
     assert bn_of(4096, 4096, 7168) == 128      # 8 waves of 128, 7 of 160, 6 of 192
-    assert bn_of(4096, 7168, 2048) == 160      # 16 k-tiles: no 192
+    assert bn_of(6144, 3072, 2560) == 128      # 9 waves of 128, 6 of 192 (86.7 against 89.3 us)
+    assert bn_of(2709, 2496, 1360) == 160      # 11 k-tiles: 3 waves of 160, 4 of 128 (32.7 against 36.0 us)
+    assert bn_of(2372, 15440, 1648) == 160     # 13 k-tiles: 14 waves of 160, 18 of 128 (168.8 against 183.9 us)
     assert bn_of(6144, 32768, 512) == 128      # 4 k-tiles: the floor (160 ran 0.945x)
     assert bn_of(4096, 576, 7168) == 160       # one wave of 160 columns, two of 128
     sms = 132
@@ -225,7 +229,8 @@ def test_block_scale_width_rule():
         for n in (576, 2112, 3616, 7168, 24576):
             for k in (512, 1024, 1152, 2048, 2176, 7168):
                 kt = -(-k // 128)
-                widths = {128: 1.0} if kt <= 8 else {128: 1.0, 160: 0.99, **({192: 0.92} if kt > 16 else {})}
+                widths = ({128: 1.0} if kt <= BLOCK_SCALE_WIDE_MIN_KTILES else
+                          {128: 1.0, 160: 1.07, 192: 1.03} if kt >= BLOCK_SCALE_192_MIN_KTILES else {128: 1.0, 160: 0.99})
                 cost = {w: -(-(-(-m // 128) * -(-n // w)) // sms) * w * c for w, c in widths.items()}
                 assert bn_of(m, n, k) == min(cost, key=lambda w: (cost[w], w)), (m, n, k)
 

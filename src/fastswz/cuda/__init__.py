@@ -31,7 +31,7 @@ __all__ = ["gemm", "compile_gemm", "compile_many", "supported", "kernel_sources"
            "device_info", "device_key", "choose_plan", "CudaError", "CudaUnavailableError",
            "GemmArgumentError", "KERNEL_VERSION", "GEMM_KEYS", "OUT_DTYPES", "normalize_config",
            "EPILOGUE_MIN_STAGES", "EPILOGUE_BLOCK_N", "EPILOGUE_BLOCK_STAGES", "FUSED_EPILOGUE_STAGES",
-           "BLOCK_SCALE_RING_MAX_KTILES", "ROWWISE_ONE_PASS_MAX_M", "ROWWISE_ONE_PASS_MIN_FILL", "ROWWISE_SHORT_KTILES",
+           "BLOCK_SCALE_RING_MAX_KTILES", "BLOCK_SCALE_192_MIN_KTILES", "BLOCK_SCALE_WIDTHS", "BLOCK_SCALE_WIDTHS_SHORT", "ROWWISE_ONE_PASS_MAX_M", "ROWWISE_ONE_PASS_MIN_FILL", "ROWWISE_SHORT_KTILES",
            "default_out_dtype", "SWAP_AB_MAX_M", "SPLIT_K_FILL", "SPLIT_K_MIN_KTILES", "SPLIT_K_MAX",
            "SPLIT_K_TILE", "SPLIT_K_MIN_KTILES_MN", "SPLIT_K_SWAP_M", "WIDE_SPLIT_FLOP_PER_BYTE",
            "WIDE_SPLIT_MIN_KTILES", "FULL_WIDTH_BK",
@@ -307,23 +307,37 @@ ROUND_UP_BN_MAX_KTILES = 21
 #: Block-scaled calls with at most this many k-tiles take the plan whose scales go through
 #: shared memory (the producer's second warp copies each k-tile's scales into its stage's slot,
 #: the consumers read theirs with ld.shared; ``fusion.scale_ring``), with the most stages that
-#: leave room for the slots (5 beside the 128 x 128 epilogue tile instead of 6). H100, against the
-#: same 5 stages with the consumers' global loads (docs/conformance/2026-11-27-fourteenth-session
-#: runs 7, 8 and 11): 4096 x 24576 x 1536 1.046-1.054x, 4096 x 7168 x 2048 1.032-1.040x; with 56
-#: k-tiles 0.97-0.99x (4096 x 7168 x 7168, 4096 x 4096 x 7168) and 1.01x (4096 x 2112 x 7168), so
-#: longer K keeps the 6-stage plan and its global loads.
-BLOCK_SCALE_RING_MAX_KTILES = 16
+#: leave room for the slots (5 beside the 128 x 128 epilogue tile instead of 6). Longer K keeps
+#: the 6-stage plan and the consumers' global loads, which since the twenty-ninth session come
+#: under the wgmma. H200, that plan against the slots' 5 stages (docs/conformance/
+#: 2026-11-29-twenty-ninth-session run 4, tests/gpu/gemm/ab_configs.py): 1.030-1.033x with 12 and 16
+#: k-tiles (4096 x 24576 x 1536, 4096 x 7168 x 2048 at BN 128, 2048 x 7168 x 2048), 0.987x with 8
+#: (8192 x 2048 x 1024). (Before, on an H100 against the same 5 stages with the loads: 1.03-1.05x
+#: at 12 and 16 k-tiles, docs/conformance/2026-11-27-fourteenth-session runs 7, 8 and 11.)
+BLOCK_SCALE_RING_MAX_KTILES = 8
 #: Block-scaled calls choose the tile width among these (each tile then spans one or two of B's
 #: 128-column scale blocks: codegen.scale_b_blocks) by a wave model: ceil(tiles / SMs) waves of
-#: BN columns each, times the width's cost per column; BN 192 only with more than
-#: :data:`BLOCK_SCALE_RING_MAX_KTILES` k-tiles. The costs per column relative to BN 128 were fitted
-#: on an H200 (docs/conformance/2026-11-29-twenty-seventh-session run 1, tests/gpu/gemm/ab_configs.py,
-#: the five DeepSeek-V3 shapes of tests/gpu/gemm/ab_block_specs.txt): at 4096 x 7168 x 7168
-#: (14, 11 and 10 waves) 378.3 us on BN 128, 369.9 on 160, 373.0 on 192; at 4096 x 2112 x 7168
-#: (5 and 3 waves) 137.1 and 114.6 us; with 12-16 k-tiles BN 192 lost 3-5%.
-BLOCK_SCALE_WIDTHS = {128: 1.0, 160: 0.99, 192: 0.92}
+#: BN columns each, times the width's cost per column: with at least
+#: :data:`BLOCK_SCALE_192_MIN_KTILES` k-tiles these, with fewer :data:`BLOCK_SCALE_WIDTHS_SHORT`.
+#: The costs per column relative to BN 128, refitted on an H200 once BN 128's loads came under the
+#: wgmma (docs/conformance/2026-11-29-twenty-ninth-session run 4): BN 160 (5 stages, slots)
+#: against BN 128 (6 stages) 361.4 us in 11 waves and 339.7 in 14 at 4096 x 7168 x 7168 (1.083
+#: per column); BN 192 (5 stages) 113.7 us in 3 waves and 123.2 in 5 at 4096 x 2112 x 7168,
+#: 89.3 and 86.7 in 6 and 9 at 6144 x 3072 x 2560 (1.025 and 1.030). Held out (runs 5 and 6:
+#: the fifteen of the twenty-seventh session's shapes, 28-128 k-tiles, where the refit changed
+#: the plan): 1.048x the first fit's BN 160 or 192 in geometric mean, 1.000-1.143x.
+BLOCK_SCALE_WIDTHS = {128: 1.0, 160: 1.07, 192: 1.03}
+#: :data:`BLOCK_SCALE_WIDTHS` with fewer k-tiles (the first fit's, twenty-seventh session run 1):
+#: there the slots' BN 160 stays cheap. Run 5 of the twenty-ninth session, BN 128 (6 stages)
+#: against BN 160 (slots) where :data:`BLOCK_SCALE_WIDTHS` would have moved it: 0.909-1.014x on
+#: six problems of 10-16 k-tiles (2709 x 2496 x 1360 0.909x, 2372 x 15440 x 1648 0.918x: a
+#: quarter fewer waves on BN 160).
+BLOCK_SCALE_WIDTHS_SHORT = {128: 1.0, 160: 0.99}
+#: BN 192 (and :data:`BLOCK_SCALE_WIDTHS`) only from this many k-tiles: with 12-16 k-tiles it lost
+#: 3-5% (H200, docs/conformance/2026-11-29-twenty-seventh-session run 1).
+BLOCK_SCALE_192_MIN_KTILES = 17
 #: :data:`BLOCK_SCALE_WIDTHS`' rule leaves BN 128 with at most this many k-tiles. Run 2 of the
-#: same session (12 held-out DeepSeek-V3 shapes): the wide plans 1.114x the BN 128 ones in
+#: twenty-seventh session (12 held-out DeepSeek-V3 shapes): the wide plans 1.114x the BN 128 ones in
 #: geometric mean, 10 faster by 2-56%, the two with 4 k-tiles (6144 and 8192 x 32768 x 512, BN
 #: 160) 0.945x.
 BLOCK_SCALE_WIDE_MIN_KTILES = 8
@@ -2014,11 +2028,9 @@ def _block_scaled_width(m, n, k, bk):
     if m is None or n is None or k is None or -(-k // bk) <= BLOCK_SCALE_WIDE_MIN_KTILES:
         return 128
     sms = DEFAULT_SMS["sm90"]
-    long_k = -(-k // bk) > BLOCK_SCALE_RING_MAX_KTILES
+    widths = BLOCK_SCALE_WIDTHS if -(-k // bk) >= BLOCK_SCALE_192_MIN_KTILES else BLOCK_SCALE_WIDTHS_SHORT
     cost = {}
-    for bn, per_column in BLOCK_SCALE_WIDTHS.items():
-        if bn == 192 and not long_k:
-            continue
+    for bn, per_column in widths.items():
         tiles = -(-m // 128) * -(-n // bn)
         cost[bn] = -(-tiles // sms) * bn * per_column   # waves x columns per wave
     return min(cost, key=lambda bn: (cost[bn], bn))
@@ -2036,13 +2048,15 @@ def choose_block_scaled_plan(a_dtype="e4m3", b_dtype="e4m3", out_dtype="bf16", f
     leave room for the scales' slots in shared memory (``fusion.scale_ring`` of the plan row).
     Given the shape (``m``, ``n``, ``k``), block scales take BN 160 or 192 where
     :data:`BLOCK_SCALE_WIDTHS`' wave model says (192 with 64-column epilogue blocks; with more
-    than :data:`BLOCK_SCALE_WIDE_MIN_KTILES` k-tiles).
+    than :data:`BLOCK_SCALE_WIDE_MIN_KTILES` k-tiles, 192 from :data:`BLOCK_SCALE_192_MIN_KTILES`).
 
     >>> c = choose_block_scaled_plan()
     >>> c["bm"], c["bn"], c["bk"], c["stages"], c["epilogue"], c["scale"], c["promote"]
     (128, 128, 128, 6, True, 'block', True)
-    >>> choose_block_scaled_plan(k=2048)["stages"]   # 16 k-tiles: the scales through shared memory
+    >>> choose_block_scaled_plan(k=1024)["stages"]   # 8 k-tiles: the scales through shared memory
     5
+    >>> choose_block_scaled_plan(k=2048)["stages"]   # 16: the consumers' loads
+    6
     >>> choose_block_scaled_plan(m=4096, n=2112, k=7168)["bn"]   # 11 tile columns: 3 waves, not 5
     192
     """
