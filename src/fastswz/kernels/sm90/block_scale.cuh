@@ -16,6 +16,10 @@
 // (the same plan promoting without scales: 307; groups of 2, 6 and 8 were slower than 4).
 #pragma once
 
+#ifndef FSW_UNDER_MMA
+#define FSW_UNDER_MMA 1   // BlockScales::kUnderMma (0: a group's scales before its first wait, for A/B runs)
+#endif
+
 // Two B scales per tile (BN does not divide 128, fastswz_fusion::kScaleBBlocks == 2): the tile's
 // first column sits V * kScaleBGrain past the start of B's scale block, V one of
 // kScaleBVariants, and register r holds columns of 8-column group kColumn8[r]: it takes the
@@ -116,9 +120,10 @@ struct BlockScales {
   // under them, for tiles within one of B's scale blocks; before that k-tile's wait otherwise.
   // Before the wait, the products and the next group's loads (about 100 instructions) stood
   // between the last k-tile's wgmma and the next one's, twice the other k-tiles' gap (the 128 x
-  // 128 plan's SASS, NVRTC 13.5). H200 (docs/conformance/2026-11-29-twenty-ninth-session runs
-  // 1-3): 4096 x 4096 x 7168 1.013-1.017x; a tile across two blocks 0.96-0.98x under the wgmma.
-  static constexpr bool kUnderMma = FSW_BLOCK_SCALE && F::kScaleBBlocks == 1;
+  // 128 plan's SASS, NVRTC 13.5). H200 (docs/conformance/2026-11-29-twenty-ninth-session): the
+  // 6-stage 128 x 128 plan 1.018-1.025x on six problems of 12-56 k-tiles (run 7, FSW_UNDER_MMA 0
+  // against 1; the same code built twice 0.997-1.002x); tiles across two blocks 0.96-0.98x.
+  static constexpr bool kUnderMma = FSW_UNDER_MMA && FSW_BLOCK_SCALE && F::kScaleBBlocks == 1;
   float sa[kAhead][F::kRowSlots];    // A's scale of each row this thread holds, k blocks of the next group
   float sb[kAhead];                  // B's scale of the 128-column block of this tile's first column, the same
   float cur[kAhead][F::kRowSlots];   // sa * sb of this group's k blocks, what promote<J>() multiplies by
