@@ -1761,8 +1761,8 @@ def test_block_scales_never_wait_where_loaded(cfg, tmp_path):
         assert sum(1 for line in loop if re.search(r"\bUIMAD\b", line)) <= 4, "\n".join(loop)
         # and the group's products and loads come under its first k-tile's wgmma (BlockScales::
         # kUnderMma): between a wgmma's issue and the wait for it, never between the wait and the
-        # next k-tile's wgmma (there they doubled that gap once a group: runs 1-3 of
-        # docs/conformance/2026-11-29-twenty-ninth-session, 1.013-1.017x)
+        # next k-tile's wgmma (there they doubled that gap once a group; under the wgmma 1.018-1.025x:
+        # docs/conformance/2026-11-29-twenty-ninth-session, run 7)
         assert _between_wait_and_mma(loop, "LDG") == [], "\n".join(loop)
         assert _between_wait_and_mma(loop, "FMUL") == [], "\n".join(loop)
 
