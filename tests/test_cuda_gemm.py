@@ -1767,6 +1767,35 @@ def test_block_scales_never_wait_where_loaded(cfg, tmp_path):
         assert _between_wait_and_mma(loop, "FMUL") == [], "\n".join(loop)
 
 
+@pytest.mark.skipif(not HAVE_NVRTC, reason="the 'cuda' extra (cuda-core, NVRTC) is not installed")
+@pytest.mark.skipif(NVDISASM is None, reason="no nvdisasm (pip install nvidia-cuda-nvdisasm)")
+@pytest.mark.parametrize("cfg", [dict(bm=128, bn=256, bk=64, stages=4, epilogue=True, epilogue_n=64),
+                                 dict(bm=192, bn=112, bk=64, stages=4, epilogue=True),
+                                 dict(bm=128, bn=128, bk=64, stages=5, split_k=3)], ids=_ids)
+def test_consumer_descriptors_in_uniform_registers(cfg, tmp_path):
+    """A consumer's wgmma descriptors come from uniform registers computed in the uniform
+    datapath: the warpgroup index is broadcast from lane 0 (FSW_UNIFORM_WG in gemm_sm90.cu), so
+    ptxas knows the consumer's MN block is the same across a warp. From threadIdx.x / 128 the
+    plans with two or more consumer warpgroups built each A descriptor with 64-bit vector adds
+    and moved it to uniform registers (R2UR) before each wgmma: 8 moves in the k-tile loop
+    (81 instructions, 56 since; NVRTC 13.5). Checked to fail with FSW_UNIFORM_WG=0."""
+    from fastswz.cuda.runtime import compile_cubin
+
+    cfg = codegen.normalize_config(dict(cfg, a_dtype="bf16", b_dtype="bf16", out_dtype="bf16"))
+    cubin, _ = compile_cubin(cfg, cache=False)
+    (tmp_path / "k.cubin").write_bytes(cubin)
+    sass = subprocess.run([NVDISASM, "-c", str(tmp_path / "k.cubin")], capture_output=True, text=True,
+                          check=True).stdout
+    loop = _group_loop(sass, 1)   # the k-tile loop: one wgmma fence per k-tile
+    assert sum(1 for line in loop if "GMMA" in line) == kernel_ksteps(cfg), "\n".join(loop)
+    assert [line.strip() for line in loop if re.search(r"\bR2UR\b", line)] == [], "\n".join(loop)
+
+
+def kernel_ksteps(cfg):
+    """wgmma per consumer warpgroup per k-tile: BK over the instruction's K (16 for 16-bit types)."""
+    return cfg["bk"] // 16
+
+
 def _between_wait_and_mma(loop, opcode):
     """The ``opcode`` lines of a loop's SASS that stand after a wgmma wait (WARPGROUP.DEPBAR) and
     before the next k-tile's wgmma fence (WARPGROUP.ARRIVE) or wgmma (GMMA): in the loop's order,

@@ -59,6 +59,17 @@ namespace scheduler = fastswz_plan::scheduler;
 // ran; at 640 threads the entry cap (96) already holds a BN <= 128 accumulator.
 #define FSW_SETMAXNREG -1  // -1: by the number of consumer warpgroups
 #endif
+#ifndef FSW_UNIFORM_WG
+// The warpgroup index broadcast from lane 0 (__shfl_sync), as CUTLASS's canonical_warp_group_idx
+// does: ptxas then knows it is the same in every lane of a warp, and a consumer's A descriptors
+// (its MN block's) are computed in uniform registers. From threadIdx.x / 128 they were 64-bit
+// vector adds moved to uniform registers (R2UR) before each wgmma: the k-tile loop of a plan
+// with two or more consumer warpgroups 81 -> 56 instructions, the block-scaled 128 x 128 plan's
+// loop over a group of four k-tiles 654 -> 552 (NVRTC 13.5). H200 (docs/conformance/
+// 2026-11-29-thirtieth-session, run 3): block-scaled 1.005-1.029x on five DeepSeek-V3 shapes,
+// 10169 x 640 x 2176 bf16 1.06x, neutral on eleven others. 0: threadIdx.x / 128 (A/B runs).
+#define FSW_UNIFORM_WG 1
+#endif
 #ifndef FSW_LATE_STAGE
 // The fused epilogue's column operands (bias, rowwise scale_b) reach shared memory after the
 // unit's first k-tile of wgmma is issued (sm90/epilogue_ops.cuh, stage_load / stage_store); 0:
@@ -85,7 +96,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
   // P::kSmemBase; the host asks for 1 KiB more and the base is rounded up here.
   const uint32_t base = (shared_addr(smem_raw) + 1023u) & ~1023u;
   const unsigned long long desc_shift = P::descriptor_rebase(base);
-  const int wg = threadIdx.x / 128;
+  const int wg = FSW_UNIFORM_WG ? __shfl_sync(0xffffffffu, (int)(threadIdx.x / 128), 0) : (int)(threadIdx.x / 128);
   const uint32_t rank = cluster::kSize > 1 ? cluster_rank() : 0u;
   const int k_tiles = (p.k + P::kBK - 1) / P::kBK;
 
