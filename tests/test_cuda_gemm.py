@@ -1778,7 +1778,8 @@ def test_consumer_descriptors_in_uniform_registers(cfg, tmp_path):
     ptxas knows the consumer's MN block is the same across a warp. From threadIdx.x / 128 the
     plans with two or more consumer warpgroups built each A descriptor with 64-bit vector adds
     and moved it to uniform registers (R2UR) before each wgmma: 8 moves in the k-tile loop
-    (81 instructions, 56 since; NVRTC 13.5). Checked to fail with FSW_UNIFORM_WG=0."""
+    (81 instructions, 56 since; NVRTC 13.5). Checked to fail with FSW_UNIFORM_WG=0 (and the
+    second assertion with FSW_DESC_ADD64=1)."""
     from fastswz.cuda.runtime import compile_cubin
 
     cfg = codegen.normalize_config(dict(cfg, a_dtype="bf16", b_dtype="bf16", out_dtype="bf16"))
@@ -1789,6 +1790,9 @@ def test_consumer_descriptors_in_uniform_registers(cfg, tmp_path):
     loop = _group_loop(sass, 1)   # the k-tile loop: one wgmma fence per k-tile
     assert sum(1 for line in loop if "GMMA" in line) == kernel_ksteps(cfg), "\n".join(loop)
     assert [line.strip() for line in loop if re.search(r"\bR2UR\b", line)] == [], "\n".join(loop)
+    # and the CTA's shift is added to the descriptors' low words alone (fsw_rebase): a 64-bit add
+    # took a third uniform instruction per descriptor (UIADD3.64; 56 -> 48 instructions a k-tile)
+    assert [line.strip() for line in loop if "UIADD3.64" in line] == [], "\n".join(loop)
 
 
 def kernel_ksteps(cfg):

@@ -88,6 +88,24 @@ constexpr int kProducerRegs = FSW_PRODUCER_REGS;   // fastswz_fusion.h: codegen.
 constexpr int kConsumerRegsRaw = (65536 - 128 * kProducerRegs) / (K::kConsumerWarpgroups * 128);
 constexpr int kConsumerRegs = (kConsumerRegsRaw > 240 ? 240 : kConsumerRegsRaw) / 8 * 8;
 
+// A descriptor of the plan moved to this CTA's buffer (P::descriptor_rebase). The shift lands in
+// the start-address field, the low 14 bits of the low word (PTX 9.7.15.5.1.2.2), which stays in
+// range for every buffer in shared memory: the low word takes it without a carry and the high
+// word is the plan's. A 64-bit add (FSW_DESC_ADD64=1, for A/B runs) cost ptxas a third uniform
+// instruction per descriptor: the k-tile loop of a 4-k-step plan 56 -> 48 instructions (NVRTC
+// 13.5); H200, block-scaled 1.005-1.009x, the rest level (docs/conformance/
+// 2026-11-29-thirtieth-session, run 6).
+#ifndef FSW_DESC_ADD64
+#define FSW_DESC_ADD64 0
+#endif
+__device__ __forceinline__ uint64_t fsw_rebase(uint64_t desc, uint32_t shift) {
+#if FSW_DESC_ADD64
+  return desc + (uint64_t)(long long)(int)shift;
+#else
+  return P::join64((uint32_t)desc + shift, (uint32_t)(desc >> 32));
+#endif
+}
+
 extern "C" __global__ void __launch_bounds__(K::kThreads, 1)
 fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_constant__ TmaDescriptor tma_b,
                   const __grid_constant__ TmaDescriptor tma_d, const __grid_constant__ FswParams p) {
@@ -95,7 +113,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
   // The plan's offsets and descriptors assume a base on the 1024-byte swizzle pattern at
   // P::kSmemBase; the host asks for 1 KiB more and the base is rounded up here.
   const uint32_t base = (shared_addr(smem_raw) + 1023u) & ~1023u;
-  const unsigned long long desc_shift = P::descriptor_rebase(base);
+  const uint32_t desc_shift = (uint32_t)P::descriptor_rebase(base);
   const int wg = FSW_UNIFORM_WG ? __shfl_sync(0xffffffffu, (int)(threadIdx.x / 128), 0) : (int)(threadIdx.x / 128);
   const uint32_t rank = cluster::kSize > 1 ? cluster_rank() : 0u;
   const int k_tiles = (p.k + P::kBK - 1) / P::kBK;
@@ -296,8 +314,8 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
           // indexed at run time, in local memory
           static_for<0, kBlocks>([&](auto bb) {
             constexpr int b = decltype(bb)::value;
-            fsw_mma(acc[b], P::a::descriptor(stage, w + b, ks) + desc_shift,
-                    P::b::descriptor(stage, 0, ks) + desc_shift,
+            fsw_mma(acc[b], fsw_rebase(P::a::descriptor(stage, w + b, ks), desc_shift),
+                    fsw_rebase(P::b::descriptor(stage, 0, ks), desc_shift),
                     FSW_PROMOTE ? (ks != 0) : ((kt != u.k_begin) | (ks != 0)));
           });
         }
