@@ -1788,16 +1788,12 @@ def test_consumer_descriptors_in_uniform_registers(cfg, tmp_path):
     sass = subprocess.run([NVDISASM, "-c", str(tmp_path / "k.cubin")], capture_output=True, text=True,
                           check=True).stdout
     loop = _group_loop(sass, 1)   # the k-tile loop: one wgmma fence per k-tile
-    assert sum(1 for line in loop if "GMMA" in line) == _ksteps(cfg), "\n".join(loop)
+    row = codegen.kernel_row(cfg)   # its wgmma per consumer warpgroup: the kernel's kKSteps
+    assert sum(1 for line in loop if "GMMA" in line) == row["mma_per_k_tile"] // row["warpgroups"], "\n".join(loop)
     assert [line.strip() for line in loop if re.search(r"\bR2UR\b", line)] == [], "\n".join(loop)
     # and the CTA's shift is added to the descriptors' low words alone (fsw_rebase): a 64-bit add
     # took a third uniform instruction per descriptor (UIADD3.64; 56 -> 48 instructions a k-tile)
     assert [line.strip() for line in loop if "UIADD3.64" in line] == [], "\n".join(loop)
-
-
-def _ksteps(cfg):
-    """wgmma per consumer warpgroup per k-tile: BK over the instruction's K (16 for 16-bit types)."""
-    return cfg["bk"] // 16
 
 
 def _between_wait_and_mma(loop, opcode):
