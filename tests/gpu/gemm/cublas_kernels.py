@@ -2,7 +2,7 @@
 """Which kernels cuBLAS runs on corpus problems, beside fastswz's default plan (GPU machine).
 
     FASTSWZ_CACHE=.fswcache PYTHONPATH=src python3 tests/gpu/gemm/cublas_kernels.py \
-        --subset 'llama3-8b.o.m128.e4m3,ragged.*' [--reps 5] [--flush read] [--out DIR]
+        --subset 'llama3-8b.o.m128.e4m3,ragged.*' [--corpus FILE] [--reps 5] [--flush read] [--out DIR]
 
 For each selected problem both libraries run ``--reps`` times under ``torch.profiler`` (CUDA
 activity only); the kineto trace gives every kernel's name (cuBLAS's names carry its tile,
@@ -48,6 +48,7 @@ def kernels(trace_path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--subset", required=True)
+    ap.add_argument("--corpus", default=None, help="a corpus file (default: the shipped corpus)")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--out", default=None)
     ap.add_argument("--flush", choices=("none", "read", "memset"), default="none")
@@ -59,7 +60,7 @@ def main():
     from fastswz.cuda import device_info
 
     device_info()
-    problems = gpu_corpus.select(load_corpus(), subset=args.subset)
+    problems = gpu_corpus.select(load_corpus(args.corpus), subset=args.subset)
     ops = gpu_corpus._Operands(torch)
     out_dir = args.out or tempfile.mkdtemp()
     os.makedirs(out_dir, exist_ok=True)
