@@ -2144,6 +2144,86 @@ def _candidates_v60(m, n, k, dt):
 
 
 SETS["v60"] = _as_run(V61_RAN, _problems_v60, _candidates_v60)
+LOSERS_31 = os.path.join(HERE, "losers_31.json")
+CUBLAS_KERNELS_31 = os.path.join(HERE, "..", "..", "..", "docs", "conformance", "2026-11-29-thirty-first-session",
+                                 "run1-seeds-cublas-kernels", "cublas_kernels.json")
+
+
+def problems_v69():
+    """The fresh seeds' problems under 0.82x cuBLAS outside decode (losers_31.json, 67)."""
+    with open(LOSERS_31) as f:
+        return [(p["m"], p["n"], p["k"], p["a_dtype"]) for p in json.load(f)["problems"]]
+
+
+def cublas_tile(m, n, k, dt):
+    """cuBLAS's own choice for the problem as the thirty-first session's run 1 traced it (its nvjet
+    kernel's name, ``nvjet_sm90_<kind>_<X>x<Y>_<BK>x<stages>_<cx>x<cy>_...``, in cuBLAS's
+    column-major view of torch's row-major call: X along our N, Y along our M, the cluster cx along
+    N and cy along M), or None."""
+    import re
+
+    with open(CUBLAS_KERNELS_31) as f:
+        recs = json.load(f)
+    for r in recs:
+        if r["shape"] == [m, n, k] and r["dtype"] == dt:
+            for kern in r["kernels"]:
+                g = re.match(r"nvjet_sm90_\w+?_(\d+)x(\d+)_(\d+)x(\d+)_(\d+)x(\d+)_", kern["name"])
+                if kern["lib"] == "cublas" and g:
+                    x, y, bk, stages, cx, cy = map(int, g.groups())
+                    return {"n_tile": x, "m_tile": y, "bk": bk, "stages": stages, "cluster_n": cx,
+                            "cluster_m": cy, "split": "splitK" in kern["name"]}
+    return None
+
+
+def candidates_v69(m, n, k, dt):
+    """The default; its plan on 2-CTA clusters (along M, along N, 2 x 2) and at the deepest ring;
+    cuBLAS's tile (:func:`cublas_tile`) in this kernel family, unswapped where its M extent is a
+    multiple of 64, else swapped where its N extent is, at cuBLAS's stages (or the most that fit),
+    alone and on cuBLAS's cluster with each extent cut to 2."""
+    from fastswz.cuda import choose_plan
+    from fastswz.cuda.codegen import normalize_config, supported
+
+    base = normalize_config(choose_plan(m, n, k, dt, dt))
+    out, seen = [], set()
+
+    def add(c):
+        if c is None:
+            return
+        c = normalize_config(c)
+        if supported(c) is not None:
+            return
+        key = json.dumps(c, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+
+    add(base)
+    for cm, cn in ((2, 1), (1, 2), (2, 2)):
+        add(dict(base, cluster_m=cm, cluster_n=cn))
+    add(_fit(dict(base)))
+    t = cublas_tile(m, n, k, dt)
+    if t is not None:
+        tiles = []
+        if t["m_tile"] % 64 == 0 and t["m_tile"] <= 256 and t["n_tile"] % 8 == 0:
+            tiles.append({"bm": t["m_tile"], "bn": t["n_tile"], "swap_ab": False,
+                          "cm": min(t["cluster_m"], 2), "cn": min(t["cluster_n"], 2)})
+        if t["n_tile"] % 64 == 0 and t["n_tile"] <= 256 and t["m_tile"] % 8 == 0:
+            tiles.append({"bm": t["n_tile"], "bn": t["m_tile"], "swap_ab": True,
+                          "cm": min(t["cluster_n"], 2), "cn": min(t["cluster_m"], 2)})
+        for tl in tiles:
+            c = dict(base, bm=tl["bm"], bn=tl["bn"], bk=t["bk"], swap_ab=tl["swap_ab"], split_k=1, stream_k=0,
+                     pingpong=False, cluster_m=1, cluster_n=1, epilogue=not tl["swap_ab"], epilogue_n=0,
+                     epilogue_stages=1)
+            for cc in (c, dict(c, epilogue=False)):
+                st = dict(cc, stages=t["stages"])
+                add(st if supported(normalize_config(st)) is None else _fit(cc))
+                add(_fit(dict(cc, cluster_m=tl["cm"], cluster_n=tl["cn"])))
+    return out
+
+
+SETS["v69"] = (problems_v69, candidates_v69)
+
+
 for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v57", "v58", "v59"):
     SETS[_name] = _as_run(BEFORE_25, *SETS[_name])   # as they ran: before SWAP_SECTOR_MAX_M's rule
 
