@@ -880,6 +880,60 @@ def _split_cluster(c, m, n, k):
     return pair if supported(pair) is None else c
 
 
+#: The narrowest tile extent (columns of a 64-row tile: N unswapped, M swapped) of
+#: :func:`_small_tiles`' one-pass plans: narrower tiles read more operand bytes per product than
+#: L2 serves (cuBLAS's traced choices on these problems were 40 wide and up, thirty-first session).
+SMALL_TILE_MIN_BN = 40
+#: The least share of the SMs :func:`_small_tiles`' one-pass tiles must fill.
+SMALL_TILE_MIN_FILL = 0.65
+
+
+def _ceil_div(a, b):
+    return -(-a // b)
+
+
+def _round_up(a, b):
+    return _ceil_div(a, b) * b
+
+
+def _small_tiles(m, n, k, c):
+    """One-pass plans of 64-row tiles that fill one wave without splitting K, in place of a
+    split-K plan ``c``: unswapped (64 rows of M x BN of N) and swapped (64 rows of N x BN of M),
+    each with the narrowest BN (a multiple of 8, at least :data:`SMALL_TILE_MIN_BN`) whose tiles
+    fit the SMs, then evened out over its tile columns, at the deepest ring that fits (the
+    unswapped one through the epilogue tile where it fits, the swapped one from registers).
+    Returns ``[(orientation, config)]`` for those that fill at least :data:`SMALL_TILE_MIN_FILL`
+    of the SMs; empty where ``c`` is not such a split."""
+    from ..tune import DEFAULT_SMS
+
+    if not (c["split_k"] > 1 and not c["stream_k"] and not c["pingpong"]
+            and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) in (8, 16)):
+        return []
+    sms = DEFAULT_SMS["sm90"]
+    out = []
+    for swapped in (False, True):
+        rows, cols = (_ceil_div(n, 64), m) if swapped else (_ceil_div(m, 64), n)
+        per_row = sms // rows
+        if per_row < 1:
+            continue
+        w = max(SMALL_TILE_MIN_BN, _round_up(_ceil_div(cols, per_row), 8))
+        if w > 256:
+            continue
+        ncols = _ceil_div(cols, w)
+        w = _round_up(_ceil_div(cols, ncols), 8)         # the same tile columns, evened out
+        if rows * ncols < SMALL_TILE_MIN_FILL * sms:
+            continue
+        base = dict(c, bm=64, bn=w, swap_ab=swapped, split_k=1, stream_k=0, pingpong=False, cluster_m=1,
+                    cluster_n=1, epilogue_n=0, epilogue_stages=1, split_reduce="auto")
+        for epi in ((False,) if swapped else (True, False)):
+            pick = next((dict(base, epilogue=epi, stages=st) for st in range(16, EPILOGUE_MIN_STAGES - 1, -1)
+                         if supported(normalize_config(dict(base, epilogue=epi, stages=st))) is None), None)
+            if pick is not None:
+                out.append(("swapped" if swapped else "unswapped", normalize_config(pick)))
+                break
+    return out
+
+
 def default_out_dtype(a_dtype):
     """The output type of a GEMM given no ``out``: A's own for bf16 and f16 (as torch's matmul),
     f32 for tf32/f32 inputs, bf16 for fp8 (as ``torch._scaled_mm`` is usually asked).

@@ -2224,6 +2224,44 @@ def candidates_v69(m, n, k, dt):
 SETS["v69"] = (problems_v69, candidates_v69)
 
 
+def problems_v70():
+    """Every problem (M > 16, both operands K-major, bf16 or e4m3) of the shipped corpus and fresh
+    seeds 1-16 whose default is a split-K plan for which fastswz.cuda._small_tiles offers a one-pass
+    plan (the question, stated before the run: do one-pass 64-row tiles filling one wave beat the
+    split, as cuBLAS's traced choices on v69's problems suggest?). The rule is to be fitted on the
+    corpus and seeds 1-12 and read on seeds 13-16 apart."""
+    import glob
+
+    from fastswz.corpus import load_corpus
+    from fastswz.cuda import _small_tiles, choose_plan
+
+    root = os.path.join(HERE, "..", "..", "..")
+    files = [os.path.join(root, "src", "fastswz", "data", "gemm_corpus.json")] + sorted(
+        glob.glob(os.path.join(HERE, "fresh_2026*.json")))
+    out = []
+    for path in files:
+        for p in load_corpus(path):
+            key = (p.m, p.n, p.k, p.a_dtype)
+            if (p.m <= 16 or p.a_major != "K" or p.b_major != "K" or p.a_dtype not in ("bf16", "e4m3")
+                    or key in out):
+                continue
+            c = choose_plan(p.m, p.n, p.k, p.a_dtype, p.a_dtype)
+            if c["split_k"] > 1 and _small_tiles(p.m, p.n, p.k, c):
+                out.append(key)
+    return out
+
+
+def candidates_v70(m, n, k, dt):
+    """The default (a split) and _small_tiles' one-pass plans, unswapped then swapped."""
+    from fastswz.cuda import _small_tiles, choose_plan
+
+    c = choose_plan(m, n, k, dt, dt)
+    return [c] + [p for _, p in _small_tiles(m, n, k, c)]
+
+
+SETS["v70"] = (problems_v70, candidates_v70)
+
+
 for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v57", "v58", "v59"):
     SETS[_name] = _as_run(BEFORE_25, *SETS[_name])   # as they ran: before SWAP_SECTOR_MAX_M's rule
 
