@@ -886,6 +886,21 @@ def _split_cluster(c, m, n, k):
 SMALL_TILE_MIN_BN = 40
 #: The least share of the SMs :func:`_small_tiles`' one-pass tiles must fill.
 SMALL_TILE_MIN_FILL = 0.65
+#: A plain call whose default is an unswapped split of 128-row tiles into 2 to
+#: :data:`SMALL_TILE_MAX_SPLITS` pieces, on 8- or 16-bit K-major operands whose rows are a multiple
+#: of 128 bytes, with at most this many k-tiles, runs :func:`_small_tiles`' unswapped one-pass plan
+#: instead (64 rows x the narrowest BN that fills the SMs, the deepest ring): cuBLAS's own choice
+#: on such problems (traced, docs/conformance/2026-11-29-thirty-first-session run 1: 979 x 256 x
+#: 3328 bf16 on 64 x 40 tiles, 16 stages, one pass). Measured on an H200 (``tests/gpu/gemm/probe.py``
+#: set v70, run 3: every split default of the corpus and seeds 1-16 beside both one-pass
+#: orientations): the 24 such problems of the corpus and seeds 1-12 ran 1.16x faster in
+#: geometric mean (22 faster, 526 x 1664 x 11264 and 558 x 1536 x 14592 e4m3 0.94-0.95x; 548 x 512
+#: x 6144 e4m3 1.37x), the 8 of seeds 13-16 1.20x (584 x 688 x 15360 e4m3 0.92x); with more
+#: k-tiles, more splits, swapped or 64-row defaults, or rows off the 128-byte line the one-pass
+#: plans lost as often as they won (0.85x over all 212). 0 turns the rule off.
+SMALL_TILE_MAX_KTILES = 128
+#: The most splits of :data:`SMALL_TILE_MAX_KTILES`' rule (5 or more: 0.61-0.84x in v70).
+SMALL_TILE_MAX_SPLITS = 4
 
 
 def _ceil_div(a, b):
@@ -932,6 +947,17 @@ def _small_tiles(m, n, k, c):
                 out.append(("swapped" if swapped else "unswapped", normalize_config(pick)))
                 break
     return out
+
+
+def _small_tile(c, m, n, k):
+    """``c``, or :func:`_small_tiles`' unswapped one-pass plan where
+    :data:`SMALL_TILE_MAX_KTILES`' rule asks for it."""
+    if not (c["bm"] == 128 and not c["swap_ab"] and 2 <= c["split_k"] <= SMALL_TILE_MAX_SPLITS
+            and c["cluster_m"] == 1 and c["cluster_n"] == 1 and c["a_major"] == "K" and c["b_major"] == "K"
+            and _ceil_div(k, c["bk"]) <= SMALL_TILE_MAX_KTILES
+            and not _rows_off(m, n, k, c["a_dtype"], c["b_dtype"], "K", "K", 128)):
+        return c
+    return next((p for side, p in _small_tiles(m, n, k, c) if side == "unswapped"), c)
 
 
 def default_out_dtype(a_dtype):
@@ -1025,7 +1051,7 @@ def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=No
         else:
             hit = _short_k_whole_tile(_planned(*key[:-1]), m, n, k)
             if epilogue is None and schedules:   # the swapped and split plans store from registers
-                hit = _one_column(_sector_swap(hit, m, n, k), m, n, k)
+                hit = _small_tile(_one_column(_sector_swap(hit, m, n, k), m, n, k), m, n, k)
         if len(_PLAN_MEMO) >= 65536:
             _PLAN_MEMO.clear()
         _PLAN_MEMO[key] = hit

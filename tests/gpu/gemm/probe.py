@@ -2262,6 +2262,35 @@ def candidates_v70(m, n, k, dt):
 SETS["v70"] = (problems_v70, candidates_v70)
 
 
+V71_OFF = {"SMALL_TILE_MAX_KTILES": 0}
+
+
+def problems_v71():
+    """Held out for SMALL_TILE_MAX_KTILES' rule (fitted on v70), stated before it ran: 40 drawn
+    problems it changes (seed 20261601: bf16 or e4m3, M 64-3072 and N 256-8192 log-uniform, N a
+    multiple of 16, K log-uniform 2048-16384 on the 128-byte line), none of v70's: the rule's plan
+    against the plan before it."""
+    import random
+
+    v70 = set(problems_v70())
+
+    def draw(r):
+        dt = r.choice(("bf16", "e4m3"))
+        line = 64 if dt == "bf16" else 128
+        return (_log_uniform(r, 64, 3073), _log_uniform(r, 256, 8193) // 16 * 16,
+                _log_uniform(r, 2048, 16385) // line * line, dt)
+
+    return _drawn_changes(V71_OFF, random.Random(20261601), draw, 40, 6000, v70)
+
+
+def candidates_v71(m, n, k, dt):
+    """The rule's plan (first, the default) and the plan before it."""
+    return _new_and_old(V71_OFF, m, n, k, dt)
+
+
+SETS["v71"] = (problems_v71, candidates_v71)
+
+
 for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v57", "v58", "v59"):
     SETS[_name] = _as_run(BEFORE_25, *SETS[_name])   # as they ran: before SWAP_SECTOR_MAX_M's rule
 
