@@ -2478,6 +2478,54 @@ def test_choose_plan_swaps_fp8_off_the_sector(m, n, k, dt, applies):
 
 
 @pytest.mark.parametrize("m,n,k,dt,applies", [
+    # probe sets v70 and v71 (thirty-first session): 128 x 128 splits of 48-128 k-tiles on the
+    # 128-byte line; then ragged K (staged rows), more than 128 k-tiles, a swapped default, five
+    # splits, a one-pass default
+    (979, 256, 3328, "bf16", True), (548, 512, 6144, "e4m3", True), (144, 3584, 8960, "e4m3", True),
+    (1782, 384, 5120, "bf16", True), (2153, 384, 10240, "e4m3", True),
+    (638, 549, 3622, "bf16", False), (2657, 256, 26496, "e4m3", False), (90, 3520, 30640, "e4m3", False),
+    (406, 256, 10624, "bf16", False), (4096, 4096, 4096, "bf16", False)])
+def test_choose_plan_small_tiles_in_place_of_a_split(m, n, k, dt, applies):
+    """SMALL_TILE_MAX_KTILES' rule, from its statement: where the other rules give a plain call an
+    unswapped split of 128-row tiles into 2..SMALL_TILE_MAX_SPLITS pieces on one CTA, with K-major
+    8- or 16-bit rows of a multiple of 128 bytes and at most SMALL_TILE_MAX_KTILES k-tiles, the
+    plan is one pass of 64 x BN tiles (BN the narrowest multiple of 8, at least
+    SMALL_TILE_MIN_BN, with ceil(M / 64) x ceil(N / BN) <= the SMs) at the deepest ring the
+    family runs, where those tiles fill SMALL_TILE_MIN_FILL of
+    the SMs; a fused epilogue keeps its own plan; elsewhere nothing changes."""
+    from fastswz import cuda
+    from fastswz.tune import DEFAULT_SMS
+
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    before = _plan_without({"SMALL_TILE_MAX_KTILES": 0}, m, n, k, dt)
+    sms = DEFAULT_SMS["sm90"]
+    rows = -(-m // 64)
+    bn = max(cuda.SMALL_TILE_MIN_BN, -(-(-(-n // (sms // rows))) // 8) * 8) if rows <= sms else 999
+    cols = -(-n // bn)
+    width = 1 if dt == "e4m3" else 2
+    stated = (before["bm"] == 128 and not before["swap_ab"] and 2 <= before["split_k"] <= cuda.SMALL_TILE_MAX_SPLITS
+              and (before["cluster_m"], before["cluster_n"]) == (1, 1) and k * width % 128 == 0
+              and -(-k // before["bk"]) <= cuda.SMALL_TILE_MAX_KTILES and bn <= 256
+              and rows * cols >= cuda.SMALL_TILE_MIN_FILL * sms)
+    assert stated == applies
+    if not applies:
+        assert c == before
+        return
+    assert (c["bm"], c["bn"], c["swap_ab"], c["split_k"], c["stream_k"]) == (64, bn, False, 1, 0)
+    assert rows * -(-n // c["bn"]) <= sms
+    assert cuda.supported(c) is None
+    assert c["stages"] == 16 or cuda.supported(dict(c, stages=c["stages"] + 1)) is not None
+    fused = cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"})
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cuda, "SMALL_TILE_MAX_KTILES", 0)
+        cuda.choose_plan.cache_clear()
+        try:
+            assert cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"}) == fused
+        finally:
+            cuda.choose_plan.cache_clear()
+
+
+@pytest.mark.parametrize("m,n,k,dt,applies", [
     # probe sets v53, v64, v66: N in one 128-row column, 3 and 2 columns before; then 60 work units
     # (3796 x 256 x 4352), 94 tiles of 128 rows, N above 256, 42 k-tiles, one column already,
     # M of 64 rows or fewer

@@ -887,8 +887,9 @@ SMALL_TILE_MIN_BN = 40
 #: The least share of the SMs :func:`_small_tiles`' one-pass tiles must fill.
 SMALL_TILE_MIN_FILL = 0.65
 #: A plain call whose default is an unswapped split of 128-row tiles into 2 to
-#: :data:`SMALL_TILE_MAX_SPLITS` pieces, on 8- or 16-bit K-major operands whose rows are a multiple
-#: of 128 bytes, with at most this many k-tiles, runs :func:`_small_tiles`' unswapped one-pass plan
+#: :data:`SMALL_TILE_MAX_SPLITS` pieces, on 8- or 16-bit K-major operands whose rows (K) are a
+#: multiple of 128 bytes as the caller holds them (ragged K, staged by ``gemm``, lost: 0.83-0.85x
+#: on three in run 4), with at most this many k-tiles, runs :func:`_small_tiles`' unswapped one-pass plan
 #: instead (64 rows x the narrowest BN that fills the SMs, the deepest ring): cuBLAS's own choice
 #: on such problems (traced, docs/conformance/2026-11-29-thirty-first-session run 1: 979 x 256 x
 #: 3328 bf16 on 64 x 40 tiles, 16 stages, one pass). Measured on an H200 (``tests/gpu/gemm/probe.py``
@@ -915,8 +916,8 @@ def _small_tiles(m, n, k, c):
     """One-pass plans of 64-row tiles that fill one wave without splitting K, in place of a
     split-K plan ``c``: unswapped (64 rows of M x BN of N) and swapped (64 rows of N x BN of M),
     each with the narrowest BN (a multiple of 8, at least :data:`SMALL_TILE_MIN_BN`) whose tiles
-    fit the SMs, then evened out over its tile columns, at the deepest ring that fits (the
-    unswapped one through the epilogue tile where it fits, the swapped one from registers).
+    fit the SMs, at the deepest ring that fits (the unswapped one through the epilogue tile where
+    it fits, the swapped one from registers).
     Returns ``[(orientation, config)]`` for those that fill at least :data:`SMALL_TILE_MIN_FILL`
     of the SMs; empty where ``c`` is not such a split."""
     from ..tune import DEFAULT_SMS
@@ -934,9 +935,7 @@ def _small_tiles(m, n, k, c):
         w = max(SMALL_TILE_MIN_BN, _round_up(_ceil_div(cols, per_row), 8))
         if w > 256:
             continue
-        ncols = _ceil_div(cols, w)
-        w = _round_up(_ceil_div(cols, ncols), 8)         # the same tile columns, evened out
-        if rows * ncols < SMALL_TILE_MIN_FILL * sms:
+        if rows * _ceil_div(cols, w) < SMALL_TILE_MIN_FILL * sms:
             continue
         base = dict(c, bm=64, bn=w, swap_ab=swapped, split_k=1, stream_k=0, pingpong=False, cluster_m=1,
                     cluster_n=1, epilogue_n=0, epilogue_stages=1, split_reduce="auto")
@@ -955,7 +954,7 @@ def _small_tile(c, m, n, k):
     if not (c["bm"] == 128 and not c["swap_ab"] and 2 <= c["split_k"] <= SMALL_TILE_MAX_SPLITS
             and c["cluster_m"] == 1 and c["cluster_n"] == 1 and c["a_major"] == "K" and c["b_major"] == "K"
             and _ceil_div(k, c["bk"]) <= SMALL_TILE_MAX_KTILES
-            and not _rows_off(m, n, k, c["a_dtype"], c["b_dtype"], "K", "K", 128)):
+            and all(k * dtype_bits(dt) // 8 % 128 == 0 for dt in (c["a_dtype"], c["b_dtype"]))):
         return c
     return next((p for side, p in _small_tiles(m, n, k, c) if side == "unswapped"), c)
 
