@@ -256,6 +256,22 @@ def test_one_column_split_through_gemm(shape, dt):
     _exact_twice(m, n, k, dt, 13, 2, rowwise=dt == "e4m3")
 
 
+@pytest.mark.parametrize("shape,dt", [((979, 256, 3328), "bf16"), ((548, 512, 6144), "e4m3"),
+                                      ((1782, 384, 5120), "bf16"), ((144, 3584, 8960), "e4m3")])
+def test_small_tiles_through_gemm(shape, dt):
+    """gemm() on shapes where SMALL_TILE_MAX_KTILES' rule runs one pass of 64-row tiles in place
+    of a split (BN 40-96, 10-16 stages, register stores or the epilogue tile; M not a multiple of
+    64): small integers exact, D poisoned first, two calls the same bits; rowwise power-of-two
+    scales on e4m3 too."""
+    pytest.importorskip("torch")
+    from fastswz.cuda import choose_plan
+
+    m, n, k = shape
+    c = choose_plan(m, n, k, dt, dt)
+    assert (c["bm"], c["swap_ab"], c["split_k"]) == (64, False, 1)
+    _exact_twice(m, n, k, dt, 5, 2, rowwise=dt == "e4m3")
+
+
 @pytest.mark.parametrize("shape,rule", [
     ((224, 2528, 18128), "split on a pair"), ((86, 11583, 4848), "64 rows on a pair"),
     ((131, 1024, 6528), "64 rows split 2"), ((70, 896, 20864), "64-row split doubled")])
