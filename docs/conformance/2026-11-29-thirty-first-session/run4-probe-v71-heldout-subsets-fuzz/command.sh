@@ -1,0 +1,18 @@
+rm -rf /tmp/r; mkdir -p /tmp/r/sub
+bash tests/gpu/run_batch.sh > /tmp/r/build_out.txt 2>&1
+export PYTHONPATH=$PWD/src:/tmp/bt FASTSWZ_CACHE=$PWD/.fswcache PYTHONUNBUFFERED=1
+T() { echo "$1 rc=$2 $(( $(date +%s) - $3 )) s" >> /tmp/r/times.txt; }
+t=$(date +%s); timeout 150 python3 tests/gpu/gemm/probe.py make --set v71 --jobs 16 --out /tmp/r/probe_cases_v71.json > /tmp/r/make.txt 2>&1; T make $? $t
+t=$(date +%s); timeout 150 python3 tests/gpu/gemm/probe.py run /tmp/r/probe_cases_v71.json --reps 15 --top 4 --out /tmp/r/v71 > /tmp/r/probe_v71.txt 2>&1; T run71 $? $t
+cp /tmp/r/times.txt $OUT/
+t=$(date +%s)
+while read f s; do
+  b=$(basename $f .json)
+  python3 benchmarks/gpu_corpus.py precompile --jobs 16 --corpus $f --subset "$s" > /tmp/r/sub/pre-$b.txt 2>&1
+  python3 benchmarks/gpu_corpus.py run --corpus $f --subset "$s" --out /tmp/r/sub/$b.json > /tmp/r/sub/$b.txt 2>&1
+done < tests/gpu/gemm/_subsets.txt
+T subsets $? $t
+t=$(date +%s); timeout 100 python3 tests/gpu/gemm/_fuzzpre.py 100 12 13 > /tmp/r/fuzz_pre.txt 2>&1; T fuzzpre $? $t
+t=$(date +%s); timeout 150 python3 tests/gpu/gemm/fuzz.py run --seed 12 13 --cases 100 --out /tmp/r/fuzz-SEED.json > /tmp/r/fuzz.txt 2>&1; T fuzz $? $t
+cat /tmp/r/times.txt; tail -2 /tmp/r/make.txt; tail -6 /tmp/r/fuzz.txt; ls /tmp/r/sub | wc -l
+cd /tmp && tar czf $OUT/r.tgz r
