@@ -1,3 +1,4 @@
+# tests/gpu/gemm/_fuzzpre.py is _fuzzpre.py in this folder (copied from the thirtieth session run 5)
 rm -rf /tmp/r; mkdir -p /tmp/r
 bash tests/gpu/run_batch.sh > /tmp/r/build_out.txt 2>&1
 export PYTHONPATH=$PWD/src:/tmp/bt FASTSWZ_CACHE=$PWD/.fswcache PYTHONUNBUFFERED=1

@@ -1,3 +1,4 @@
+# tests/gpu/gemm/_subsets.txt is subsets.txt in this folder; tests/gpu/gemm/_fuzzpre.py is run1-seeds-cublas-kernels/_fuzzpre.py
 rm -rf /tmp/r; mkdir -p /tmp/r/sub
 bash tests/gpu/run_batch.sh > /tmp/r/build_out.txt 2>&1
 export PYTHONPATH=$PWD/src:/tmp/bt FASTSWZ_CACHE=$PWD/.fswcache PYTHONUNBUFFERED=1
