@@ -239,10 +239,26 @@ def test_rowwise_one_pass_rule():
     """ROWWISE_ONE_PASS_MAX_M: a rowwise-scaled call whose unscaled plan splits K on 128-row
     tiles runs one pass on 64-row tiles where they fill ROWWISE_ONE_PASS_MIN_FILL of the SMs; the
     unscaled problem, other M and narrow N keep the split."""
+    from fastswz import cuda
     from fastswz.cuda import (DEEP_TILE_MAX_STAGES, ROWWISE_ONE_PASS_MAX_M, ROWWISE_ONE_PASS_MIN_FILL,
                               default_config)
     from fastswz.tune import DEFAULT_SMS
 
+    # the scaled calls build on the plan before the plain calls' rules; with
+    # SMALL_TILE_MAX_KTILES' rule off the unscaled call's plan is that plan
+    mp = pytest.MonkeyPatch()
+    mp.setattr(cuda, "SMALL_TILE_MAX_KTILES", 0)
+    cuda.choose_plan.cache_clear()
+    try:
+        _rowwise_one_pass_rule(DEEP_TILE_MAX_STAGES, ROWWISE_ONE_PASS_MAX_M, ROWWISE_ONE_PASS_MIN_FILL,
+                               default_config, DEFAULT_SMS)
+    finally:
+        mp.undo()
+        cuda.choose_plan.cache_clear()
+
+
+def _rowwise_one_pass_rule(DEEP_TILE_MAX_STAGES, ROWWISE_ONE_PASS_MAX_M, ROWWISE_ONE_PASS_MIN_FILL,
+                           default_config, DEFAULT_SMS):
     row = {"scale": "row"}
     for m, n, k in ((128, 7168, 16384), (128, 8192, 29568), (96, 5120, 12288)):
         plain = default_config(m, n, k, "e4m3", "e4m3")

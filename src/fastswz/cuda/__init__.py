@@ -1024,8 +1024,8 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
 
 def _chosen(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, schedules, plain):
     """:func:`choose_plan`'s answer; where not ``plain`` (a fused epilogue's, scales included)
-    without :data:`SHORT_K_WHOLE_TILE_KTILES`', :data:`SWAP_SECTOR_MAX_M`'s and
-    :data:`ONE_COLUMN_MAX_N`'s rules."""
+    without :data:`SHORT_K_WHOLE_TILE_KTILES`', :data:`SWAP_SECTOR_MAX_M`'s,
+    :data:`ONE_COLUMN_MAX_N`'s and :data:`SMALL_TILE_MAX_KTILES`' rules."""
     if epilogue is None and schedules:   # a tuned table's measured winner first (fastswz.cuda.tuned)
         hit = _tuned.lookup(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if hit is not None:
@@ -1037,8 +1037,8 @@ def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=No
              plain=False):
     """:func:`choose_plan`'s plan, memoized per problem, no tuned table asked (:func:`_chosen`
     asks it); :data:`SHORT_K_WHOLE_TILE_KTILES`', :data:`SWAP_SECTOR_MAX_M`'s and
-    :data:`ONE_COLUMN_MAX_N`'s rules applied only where ``plain`` (the plan a fused epilogue builds
-    on leaves them out)."""
+    :data:`ONE_COLUMN_MAX_N`'s and :data:`SMALL_TILE_MAX_KTILES`' rules applied only where ``plain``
+    (the plan a fused epilogue builds on leaves them out)."""
     from ..dtypes import dtype as lookup
 
     key = (m, n, k, lookup(a_dtype).name, lookup(b_dtype).name, str(a_major).upper(),
@@ -2064,7 +2064,7 @@ def _default_config(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, fusi
     # rowwise fp8 get the unscaled problem's schedule
     scheduled = codegen.scheduled_fusion(dict(fusion, a_dtype=a_dtype, b_dtype=b_dtype, out_dtype=out_dtype))
     # a fused epilogue (scales too) builds on the plan before the plain calls' rules
-    # (SHORT_K_WHOLE_TILE_KTILES, SWAP_SECTOR_MAX_M, ONE_COLUMN_MAX_N)
+    # (SHORT_K_WHOLE_TILE_KTILES, SWAP_SECTOR_MAX_M, ONE_COLUMN_MAX_N, SMALL_TILE_MAX_KTILES)
     cfg = normalize_config(_chosen(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue,
                                    scheduled, not fusion), **fusion)
     if (not scheduled and cfg["epilogue"] and 0 < cfg["epilogue_n"] < cfg["bn"] and cfg["epilogue_stages"] == 1
