@@ -889,8 +889,9 @@ SMALL_TILE_MIN_FILL = 0.65
 #: A plain call whose default is an unswapped split of 128-row tiles into 2 to
 #: :data:`SMALL_TILE_MAX_SPLITS` pieces, on 8- or 16-bit K-major operands whose rows (K) are a
 #: multiple of 128 bytes as the caller holds them (ragged K, staged by ``gemm``, lost: 0.83-0.85x
-#: on three in run 4), with at most this many k-tiles, runs :func:`_small_tiles`' unswapped one-pass plan
-#: instead (64 rows x the narrowest BN that fills the SMs, the deepest ring): cuBLAS's own choice
+#: on three in run 4), with at most this many k-tiles, runs :func:`_small_tiles`' unswapped
+#: one-pass plan instead (64 rows x the narrowest BN that fills the SMs, the deepest ring): cuBLAS's
+#: own choice
 #: on such problems (traced, docs/conformance/2026-11-29-thirty-first-session run 1: 979 x 256 x
 #: 3328 bf16 on 64 x 40 tiles, 16 stages, one pass). Measured on an H200 (``tests/gpu/gemm/probe.py``
 #: set v70, run 3: every split default of the corpus and seeds 1-16 beside both one-pass
@@ -1036,7 +1037,7 @@ def _chosen(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, sc
 def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=None, schedules=True,
              plain=False):
     """:func:`choose_plan`'s plan, memoized per problem, no tuned table asked (:func:`_chosen`
-    asks it); :data:`SHORT_K_WHOLE_TILE_KTILES`', :data:`SWAP_SECTOR_MAX_M`'s and
+    asks it); :data:`SHORT_K_WHOLE_TILE_KTILES`', :data:`SWAP_SECTOR_MAX_M`'s,
     :data:`ONE_COLUMN_MAX_N`'s and :data:`SMALL_TILE_MAX_KTILES`' rules applied only where ``plain``
     (the plan a fused epilogue builds on leaves them out)."""
     from ..dtypes import dtype as lookup
