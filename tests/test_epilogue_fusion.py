@@ -235,33 +235,31 @@ def test_block_scale_width_rule():
                 assert bn_of(m, n, k) == min(cost, key=lambda w: (cost[w], w)), (m, n, k)
 
 
+def _unscaled_plan(m, n, k):
+    """The unscaled e4m3 call's plan with SMALL_TILE_MAX_KTILES' rule off: the plan the scaled
+    calls build on (they leave the plain calls' rules out)."""
+    from fastswz import cuda
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cuda, "SMALL_TILE_MAX_KTILES", 0)
+        cuda.choose_plan.cache_clear()
+        try:
+            return cuda.default_config(m, n, k, "e4m3", "e4m3")
+        finally:
+            cuda.choose_plan.cache_clear()
+
+
 def test_rowwise_one_pass_rule():
     """ROWWISE_ONE_PASS_MAX_M: a rowwise-scaled call whose unscaled plan splits K on 128-row
     tiles runs one pass on 64-row tiles where they fill ROWWISE_ONE_PASS_MIN_FILL of the SMs; the
     unscaled problem, other M and narrow N keep the split."""
-    from fastswz import cuda
     from fastswz.cuda import (DEEP_TILE_MAX_STAGES, ROWWISE_ONE_PASS_MAX_M, ROWWISE_ONE_PASS_MIN_FILL,
                               default_config)
     from fastswz.tune import DEFAULT_SMS
 
-    # the scaled calls build on the plan before the plain calls' rules; with
-    # SMALL_TILE_MAX_KTILES' rule off the unscaled call's plan is that plan
-    mp = pytest.MonkeyPatch()
-    mp.setattr(cuda, "SMALL_TILE_MAX_KTILES", 0)
-    cuda.choose_plan.cache_clear()
-    try:
-        _rowwise_one_pass_rule(DEEP_TILE_MAX_STAGES, ROWWISE_ONE_PASS_MAX_M, ROWWISE_ONE_PASS_MIN_FILL,
-                               default_config, DEFAULT_SMS)
-    finally:
-        mp.undo()
-        cuda.choose_plan.cache_clear()
-
-
-def _rowwise_one_pass_rule(DEEP_TILE_MAX_STAGES, ROWWISE_ONE_PASS_MAX_M, ROWWISE_ONE_PASS_MIN_FILL,
-                           default_config, DEFAULT_SMS):
     row = {"scale": "row"}
     for m, n, k in ((128, 7168, 16384), (128, 8192, 29568), (96, 5120, 12288)):
-        plain = default_config(m, n, k, "e4m3", "e4m3")
+        plain = _unscaled_plan(m, n, k)
         assert plain["bm"] == 128 and plain["split_k"] > 1 and not plain["swap_ab"]
         c = default_config(m, n, k, "e4m3", "e4m3", fusion=row)
         assert supported(c) is None and c["scale"] == "row"
@@ -273,7 +271,7 @@ def _rowwise_one_pass_rule(DEEP_TILE_MAX_STAGES, ROWWISE_ONE_PASS_MAX_M, ROWWISE
     assert narrow["split_k"] > 1 and narrow["bm"] == 128
     m = ROWWISE_ONE_PASS_MAX_M + 64   # past the rule's M: the unscaled problem's plan
     assert {k: v for k, v in default_config(m, 7168, 16384, "e4m3", "e4m3", fusion=row).items() if k != "scale"} == \
-        {k: v for k, v in default_config(m, 7168, 16384, "e4m3", "e4m3").items() if k != "scale"}
+        {k: v for k, v in _unscaled_plan(m, 7168, 16384).items() if k != "scale"}
 
 
 def test_rowwise_short_k_rule():

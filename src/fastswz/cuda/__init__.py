@@ -890,63 +890,52 @@ SMALL_TILE_MIN_FILL = 0.65
 #: :data:`SMALL_TILE_MAX_SPLITS` pieces, on 8- or 16-bit K-major operands whose rows (K) are a
 #: multiple of 128 bytes as the caller holds them (ragged K, staged by ``gemm``, lost: 0.83-0.85x
 #: on three in run 4), with at most this many k-tiles, runs :func:`_small_tiles`' unswapped
-#: one-pass plan instead (64 rows x the narrowest BN that fills the SMs, the deepest ring): cuBLAS's
-#: own choice
-#: on such problems (traced, docs/conformance/2026-11-29-thirty-first-session run 1: 979 x 256 x
-#: 3328 bf16 on 64 x 40 tiles, 16 stages, one pass). Measured on an H200 (``tests/gpu/gemm/probe.py``
-#: set v70, run 3: every split default of the corpus and seeds 1-16 beside both one-pass
-#: orientations): the 24 such problems of the corpus and seeds 1-12 ran 1.16x faster in
-#: geometric mean (22 faster, 526 x 1664 x 11264 and 558 x 1536 x 14592 e4m3 0.94-0.95x; 548 x 512
-#: x 6144 e4m3 1.37x), the 8 of seeds 13-16 1.20x (584 x 688 x 15360 e4m3 0.92x); with more
-#: k-tiles, more splits, swapped or 64-row defaults, or rows off the 128-byte line the one-pass
-#: plans lost as often as they won (0.85x over all 212). 0 turns the rule off.
+#: one-pass plan instead (64 rows x the narrowest BN that fills the SMs, the deepest ring):
+#: cuBLAS's own choice on such problems (traced, docs/conformance/2026-11-29-thirty-first-session
+#: run 1: 979 x 256 x 3328 bf16 on 64 x 40 tiles, 16 stages, one pass). Measured on an H200
+#: (``tests/gpu/gemm/probe.py`` set v70, run 3: every split default of the corpus and seeds 1-16
+#: beside both one-pass orientations): the 24 such problems of the corpus and seeds 1-12 ran
+#: 1.16x faster in geometric mean (22 faster, 526 x 1664 x 11264 and 558 x 1536 x 14592 e4m3
+#: 0.94-0.95x; 548 x 512 x 6144 e4m3 1.37x), the 8 of seeds 13-16 1.20x (584 x 688 x 15360 e4m3
+#: 0.92x); with more k-tiles, more splits, swapped or 64-row defaults, or rows off the 128-byte
+#: line the one-pass plans lost as often as they won (0.85x over all 212). 0 turns the rule off.
 SMALL_TILE_MAX_KTILES = 128
 #: The most splits of :data:`SMALL_TILE_MAX_KTILES`' rule (5 or more: 0.61-0.84x in v70).
 SMALL_TILE_MAX_SPLITS = 4
 
 
-def _ceil_div(a, b):
-    return -(-a // b)
+#: The deepest ring :func:`_small_tiles` asks for (the rule's plans ran 8-16 stages in v70-v71).
+SMALL_TILE_MAX_STAGES = 16
 
 
-def _round_up(a, b):
-    return _ceil_div(a, b) * b
-
-
-def _small_tiles(m, n, k, c):
-    """One-pass plans of 64-row tiles that fill one wave without splitting K, in place of a
-    split-K plan ``c``: unswapped (64 rows of M x BN of N) and swapped (64 rows of N x BN of M),
-    each with the narrowest BN (a multiple of 8, at least :data:`SMALL_TILE_MIN_BN`) whose tiles
-    fit the SMs, at the deepest ring that fits (the unswapped one through the epilogue tile where
-    it fits, the swapped one from registers).
-    Returns ``[(orientation, config)]`` for those that fill at least :data:`SMALL_TILE_MIN_FILL`
-    of the SMs; empty where ``c`` is not such a split."""
+def _small_tiles(m, n, k, c, swapped=False):
+    """A one-pass plan of 64-row tiles that fills one wave without splitting K, in place of a
+    split-K plan ``c``: unswapped, 64 rows of M x BN of N, or ``swapped``, 64 rows of N x BN of M;
+    BN the narrowest multiple of 8, at least :data:`SMALL_TILE_MIN_BN`, whose tiles fit the SMs;
+    the deepest ring up to :data:`SMALL_TILE_MAX_STAGES` that runs, the unswapped plan through the
+    epilogue tile where it fits, else (and the swapped one) from registers. None where ``c`` is
+    not such a split or the tiles fill less than :data:`SMALL_TILE_MIN_FILL` of the SMs."""
     from ..tune import DEFAULT_SMS
 
     if not (c["split_k"] > 1 and not c["stream_k"] and not c["pingpong"]
             and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) in (8, 16)):
-        return []
+        return None
     sms = DEFAULT_SMS["sm90"]
-    out = []
-    for swapped in (False, True):
-        rows, cols = (_ceil_div(n, 64), m) if swapped else (_ceil_div(m, 64), n)
-        per_row = sms // rows
-        if per_row < 1:
-            continue
-        w = max(SMALL_TILE_MIN_BN, _round_up(_ceil_div(cols, per_row), 8))
-        if w > 256:
-            continue
-        if rows * _ceil_div(cols, w) < SMALL_TILE_MIN_FILL * sms:
-            continue
-        base = dict(c, bm=64, bn=w, swap_ab=swapped, split_k=1, stream_k=0, pingpong=False, cluster_m=1,
-                    cluster_n=1, epilogue_n=0, epilogue_stages=1, split_reduce="auto")
-        for epi in ((False,) if swapped else (True, False)):
-            pick = next((dict(base, epilogue=epi, stages=st) for st in range(16, EPILOGUE_MIN_STAGES - 1, -1)
-                         if supported(normalize_config(dict(base, epilogue=epi, stages=st))) is None), None)
-            if pick is not None:
-                out.append(("swapped" if swapped else "unswapped", normalize_config(pick)))
-                break
-    return out
+    rows, cols = (-(-n // 64), m) if swapped else (-(-m // 64), n)
+    if rows > sms:
+        return None
+    need = -(-cols // (sms // rows))   # the least width whose tile columns fit the SMs
+    w = max(SMALL_TILE_MIN_BN, -(-need // 8) * 8)
+    if w > 256 or rows * -(-cols // w) < SMALL_TILE_MIN_FILL * sms:
+        return None
+    base = dict(c, bm=64, bn=w, swap_ab=swapped, split_k=1, stream_k=0, pingpong=False, cluster_m=1,
+                cluster_n=1, epilogue_n=0, epilogue_stages=1, split_reduce="auto")
+    for epi in ((False,) if swapped else (True, False)):
+        plan = _deepest_ring(lambda stages: normalize_config(dict(base, epilogue=epi, stages=stages)),
+                             least=EPILOGUE_MIN_STAGES, most=SMALL_TILE_MAX_STAGES)
+        if plan is not None:
+            return plan
+    return None
 
 
 def _small_tile(c, m, n, k):
@@ -954,10 +943,10 @@ def _small_tile(c, m, n, k):
     :data:`SMALL_TILE_MAX_KTILES`' rule asks for it."""
     if not (c["bm"] == 128 and not c["swap_ab"] and 2 <= c["split_k"] <= SMALL_TILE_MAX_SPLITS
             and c["cluster_m"] == 1 and c["cluster_n"] == 1 and c["a_major"] == "K" and c["b_major"] == "K"
-            and _ceil_div(k, c["bk"]) <= SMALL_TILE_MAX_KTILES
+            and -(-k // c["bk"]) <= SMALL_TILE_MAX_KTILES
             and all(k * dtype_bits(dt) // 8 % 128 == 0 for dt in (c["a_dtype"], c["b_dtype"]))):
         return c
-    return next((p for side, p in _small_tiles(m, n, k, c) if side == "unswapped"), c)
+    return _small_tiles(m, n, k, c) or c
 
 
 def default_out_dtype(a_dtype):
@@ -1354,10 +1343,11 @@ def _k_major_bits(a_dtype, b_dtype, a_major, b_major):
     return bits if same else 0
 
 
-def _deepest_ring(make, least=2):
-    """``make(stages)`` at the most stages, at most :data:`DEEP_TILE_MAX_STAGES` and at least
-    ``least``, that the kernel family runs; None where none does."""
-    for stages in range(DEEP_TILE_MAX_STAGES, least - 1, -1):
+def _deepest_ring(make, least=2, most=None):
+    """``make(stages)`` at the most stages, at most ``most`` (default
+    :data:`DEEP_TILE_MAX_STAGES`) and at least ``least``, that the kernel family runs; None where
+    none does."""
+    for stages in range(most or DEEP_TILE_MAX_STAGES, least - 1, -1):
         c = make(stages)
         if supported(c) is None:
             return c

@@ -2246,7 +2246,7 @@ def problems_v70():
                     or key in out):
                 continue
             c = choose_plan(p.m, p.n, p.k, p.a_dtype, p.a_dtype)
-            if c["split_k"] > 1 and _small_tiles(p.m, p.n, p.k, c):
+            if c["split_k"] > 1 and (_small_tiles(p.m, p.n, p.k, c) or _small_tiles(p.m, p.n, p.k, c, True)):
                 out.append(key)
     return out
 
@@ -2256,7 +2256,7 @@ def candidates_v70(m, n, k, dt):
     from fastswz.cuda import _small_tiles, choose_plan
 
     c = choose_plan(m, n, k, dt, dt)
-    return [c] + [p for _, p in _small_tiles(m, n, k, c)]
+    return [c] + [p for p in (_small_tiles(m, n, k, c), _small_tiles(m, n, k, c, True)) if p]
 
 
 SETS["v70"] = (problems_v70, candidates_v70)
