@@ -2492,9 +2492,9 @@ def test_choose_plan_small_tiles_in_place_of_a_split(m, n, k, dt, applies):
     unswapped split of 128-row tiles into 2..SMALL_TILE_MAX_SPLITS pieces on one CTA, with K-major
     8- or 16-bit rows of a multiple of 128 bytes and at most SMALL_TILE_MAX_KTILES k-tiles, the
     plan is one pass of 64 x BN tiles (BN the narrowest multiple of 8, at least
-    SMALL_TILE_MIN_BN, with ceil(M / 64) x ceil(N / BN) <= the SMs) at the deepest ring the
-    family runs, where those tiles fill SMALL_TILE_MIN_FILL of
-    the SMs; a fused epilogue keeps its own plan; elsewhere nothing changes."""
+    SMALL_TILE_MIN_BN, with ceil(M / 64) x ceil(N / BN) <= the SMs) at the deepest ring up to
+    SMALL_TILE_MAX_STAGES the family runs, where those tiles fill SMALL_TILE_MIN_FILL of the SMs;
+    a fused epilogue keeps its own plan; elsewhere nothing changes."""
     from fastswz import cuda
     from fastswz.tune import DEFAULT_SMS
 
@@ -2516,7 +2516,7 @@ def test_choose_plan_small_tiles_in_place_of_a_split(m, n, k, dt, applies):
     assert (c["bm"], c["bn"], c["swap_ab"], c["split_k"], c["stream_k"]) == (64, bn, False, 1, 0)
     assert rows * -(-n // c["bn"]) <= sms
     assert cuda.supported(c) is None
-    assert c["stages"] == 16 or cuda.supported(dict(c, stages=c["stages"] + 1)) is not None
+    assert c["stages"] == cuda.SMALL_TILE_MAX_STAGES or cuda.supported(dict(c, stages=c["stages"] + 1)) is not None
     fused = cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"})
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(cuda, "SMALL_TILE_MAX_KTILES", 0)
