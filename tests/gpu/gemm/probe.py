@@ -2291,6 +2291,83 @@ def candidates_v71(m, n, k, dt):
 SETS["v71"] = (problems_v71, candidates_v71)
 
 
+def _corpus_and_seeds_problems():
+    """Every problem (M > 16, both operands K-major, bf16 or e4m3) of the shipped corpus and the
+    fresh seeds committed beside this file, once each, in file order: ``(file, (m, n, k, dtype))``."""
+    import glob
+
+    from fastswz.corpus import load_corpus
+
+    root = os.path.join(HERE, "..", "..", "..")
+    files = [os.path.join(root, "src", "fastswz", "data", "gemm_corpus.json")] + sorted(
+        glob.glob(os.path.join(HERE, "fresh_2026*.json")))
+    out, seen = [], set()
+    for path in files:
+        for p in load_corpus(path):
+            key = (p.m, p.n, p.k, p.a_dtype)
+            if (p.m <= 16 or p.a_major != "K" or p.b_major != "K" or p.a_dtype not in ("bf16", "e4m3")
+                    or key in seen):
+                continue
+            seen.add(key)
+            out.append((os.path.basename(path), key))
+    return out
+
+
+#: The most a v72 cluster may pad the tile grid (its CTAs over the tiles').
+V72_MAX_PAD = 1.10
+
+
+def _cluster_candidates(c, m, n):
+    """``c`` (a one-pass plan on one CTA or a 2-CTA cluster) on each other cluster of 2 x 1, 1 x 2
+    and 2 x 2 CTAs that the family runs and that pads its tile grid by at most V72_MAX_PAD."""
+    import math
+
+    from fastswz.cuda.codegen import supported
+
+    rows, cols = (n, m) if c["swap_ab"] else (m, n)
+    tm, tn = math.ceil(rows / c["bm"]), math.ceil(cols / c["bn"])
+    out = []
+    for cm, cn in ((2, 1), (1, 2), (2, 2)):
+        cc = dict(c, cluster_m=cm, cluster_n=cn)
+        if ((cm, cn) != (c["cluster_m"], c["cluster_n"]) and supported(cc) is None
+                and math.ceil(tm / cm) * cm * math.ceil(tn / cn) * cn <= V72_MAX_PAD * tm * tn):
+            out.append(cc)
+    return out
+
+
+def _one_pass_default(m, n, k, dt):
+    """choose_plan's plan where it is one pass (no split, stream-K or ping-pong), else None."""
+    from fastswz.cuda import choose_plan
+    from fastswz.cuda.codegen import normalize_config
+
+    c = normalize_config(choose_plan(m, n, k, dt, dt))
+    return None if c["split_k"] > 1 or c["stream_k"] or c["pingpong"] else c
+
+
+def problems_v72():
+    """Every problem of the shipped corpus and fresh seeds 1-16 (:func:`_corpus_and_seeds_problems`)
+    whose default is one pass and runs on at least one other 2-CTA or 2 x 2 cluster padding its
+    grid by at most V72_MAX_PAD. The question, stated before the run: v69 found 2 x 2 clusters
+    1.1-1.9x faster on small tiles (64 x 64 to 128 x 144, 329 x 1024 x 5968 e4m3 to 755 x 2208 x
+    22576 e4m3) and 0.7-0.8x on wide ones (128 x 192, 128 x 240); which defaults gain? To be fitted
+    on the corpus and seeds 1-12 and read on seeds 13-16 apart."""
+    out = []
+    for _, (m, n, k, dt) in _corpus_and_seeds_problems():
+        c = _one_pass_default(m, n, k, dt)
+        if c is not None and _cluster_candidates(c, m, n):
+            out.append((m, n, k, dt))
+    return out
+
+
+def candidates_v72(m, n, k, dt):
+    """The default, then it on each cluster of :func:`_cluster_candidates`."""
+    c = _one_pass_default(m, n, k, dt)
+    return [c] + _cluster_candidates(c, m, n) if c is not None else []
+
+
+SETS["v72"] = (problems_v72, candidates_v72)
+
+
 for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v57", "v58", "v59"):
     SETS[_name] = _as_run(BEFORE_25, *SETS[_name])   # as they ran: before SWAP_SECTOR_MAX_M's rule
 
@@ -2612,8 +2689,14 @@ def cmd_run(args):
                   f"{'*' if r['i'] == 0 else ' '} {gpu_corpus.plan_text(r['config'])}")
         results.append({"shape": case["shape"], "dtype": case["dtype"], "cublas_ms": cub, "rows": rows})
         sys.stdout.flush()
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "probe.json"), "w") as f:
+        if len(results) % 100 == 0:   # a long set cut by its time limit keeps what it timed
+            _write_results(args.out, results)
+    _write_results(args.out, results)
+
+
+def _write_results(out, results):
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "probe.json"), "w") as f:
         json.dump(results, f)
 
 
