@@ -2368,6 +2368,79 @@ def candidates_v72(m, n, k, dt):
 SETS["v72"] = (problems_v72, candidates_v72)
 
 
+def _aligned_swap_region(m, n, k, dt):
+    """The region of probe sets v73 (e4m3) and v74 (bf16): SWAP_SECTOR_MAX_M's rule
+    (fastswz.cuda._sector_swap) with rows on the 32-byte sector instead of off it: 64 < M <= 256,
+    K a multiple of 32 bytes with at least 48 k-tiles of 128 bytes, an unswapped default on one
+    CTA (a one-pass 64-row tile, or 128 rows or more), and the rule's swapped split (at most 8
+    splits, at least 80 work units). Returns ``(default, swapped split, swapped one pass)`` or
+    None."""
+    import fastswz.cuda as fc
+    from fastswz.cuda.codegen import normalize_config
+
+    width = {"e4m3": 1, "bf16": 2}.get(dt)
+    if width is None or not 64 < m <= 256 or k * width % 32 or -(-k * width // 128) < 48:
+        return None
+    bk = 128 // width
+    c = normalize_config(fc.choose_plan(m, n, k, dt, dt))
+    if not (fc._unswapped_one_cta(c) and ((c["bm"] == 64 and c["split_k"] == 1) or c["bm"] >= 128)):
+        return None
+    _, bn, tiles, split = fc._swap_pieces(m, n, k, bk)
+    split = max(1, split)
+    if tiles * split < 80 or split > 8:
+        return None
+    args = (c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"], c["out_dtype"])
+    swapped = fc._swapped_split(bn, bk, split, *args)
+    one = fc._swapped_split(bn, bk, 1, *args)
+    return None if swapped is None else (c, swapped, one)
+
+
+def _drawn_aligned_swaps(seed, dt, count=40):
+    """``count`` problems of type ``dt`` drawn into :func:`_aligned_swap_region` (M 65-256,
+    N 1024-32768 and K 6144-32768 log-uniform, N a multiple of 16, K of 32 bytes), none of the
+    corpus or seeds."""
+    import random
+
+    rng = random.Random(seed)
+    known = {key for _, key in _corpus_and_seeds_problems()}
+    line = 32 if dt == "e4m3" else 16
+    got = []
+    for _ in range(20000):
+        if len(got) == count:
+            break
+        q = (_log_uniform(rng, 65, 257), _log_uniform(rng, 1024, 32769) // 16 * 16,
+             _log_uniform(rng, 6144, 32769) // line * line, dt)
+        if q not in known and q not in got and _aligned_swap_region(*q):
+            got.append(q)
+    return got
+
+
+def problems_v73():
+    """Stated before the run: does SWAP_SECTOR_MAX_M's swapped split pay on e4m3 rows on the
+    sector too (78 x 12544 x 28224 e4m3: 128 x 96 one pass 0.67x cuBLAS's speed, swapped 128 x 80
+    0.96x in v69)? Every problem of the corpus and seeds 1-16 in :func:`_aligned_swap_region`,
+    then 40 drawn there (seed 20261701, held out of any narrowing), then 40 more (seed 20261702,
+    read only once the rule is final)."""
+    fit = [key for _, key in _corpus_and_seeds_problems() if key[3] == "e4m3" and _aligned_swap_region(*key)]
+    return fit + _drawn_aligned_swaps(20261701, "e4m3") + _drawn_aligned_swaps(20261702, "e4m3")
+
+
+def problems_v74():
+    """v73's question on bf16 (the same region and plans; seeds 20261703, 20261704)."""
+    fit = [key for _, key in _corpus_and_seeds_problems() if key[3] == "bf16" and _aligned_swap_region(*key)]
+    return fit + _drawn_aligned_swaps(20261703, "bf16") + _drawn_aligned_swaps(20261704, "bf16")
+
+
+def candidates_v73(m, n, k, dt):
+    """The default, the swapped split of SWAP_SECTOR_MAX_M's rule, the swapped one pass."""
+    got = _aligned_swap_region(m, n, k, dt)
+    return [c for c in got if c is not None] if got else []
+
+
+SETS["v74"] = (problems_v74, candidates_v73)
+SETS["v73"] = (problems_v73, candidates_v73)
+
+
 for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v57", "v58", "v59"):
     SETS[_name] = _as_run(BEFORE_25, *SETS[_name])   # as they ran: before SWAP_SECTOR_MAX_M's rule
 
