@@ -1026,10 +1026,12 @@ def test_choose_plan_swaps_long_k_off_128_rows(m, n, k, dt):
     # run swapped on 128 rows of N by M in the fewest pieces of <= 256 columns (each a multiple of
     # 8), K split min(132 // tiles, k-tiles // 8, SPLIT_K_SWAP_MAX) ways, where the tiles number at
     # least SWAP_LONG_K_MIN_TILES, the split is >= 2 and the pieces pad M less than 128-row tiles
+    # (read with SWAP_PAD_MAX_FILL's rule off: it runs the same plan on some problems outside,
+    # 189 x 2048 x 31248 among them)
     from fastswz.cuda import (DEEP_TILE_MAX_STAGES, SPLIT_K_SWAP_MAX, SWAP_AB_MAX_M, SWAP_LONG_K_MAX_M,
-                              SWAP_LONG_K_MIN_KTILES, SWAP_LONG_K_MIN_TILES, choose_plan)
+                              SWAP_LONG_K_MIN_KTILES, SWAP_LONG_K_MIN_TILES)
 
-    c = choose_plan(m, n, k, dt, dt)
+    c = _plan_without({"SWAP_PAD_MAX_FILL": 0}, m, n, k, dt)
     assert supported(c) is None
     bits = codegen.dtype_bits(dt)
     bk = 1024 // bits
@@ -2499,7 +2501,8 @@ def test_choose_plan_small_tiles_in_place_of_a_split(m, n, k, dt, applies):
     from fastswz.tune import DEFAULT_SMS
 
     c = cuda.choose_plan(m, n, k, dt, dt)
-    before = _plan_without({"SMALL_TILE_MAX_KTILES": 0}, m, n, k, dt)
+    # SWAP_PAD_MAX_FILL's rule off too: it would swap some splits the rule replaces (144 x 3584)
+    before = _plan_without({"SMALL_TILE_MAX_KTILES": 0, "SWAP_PAD_MAX_FILL": 0}, m, n, k, dt)
     sms = DEFAULT_SMS["sm90"]
     rows = -(-m // 64)
     bn = max(cuda.SMALL_TILE_MIN_BN, -(-(-(-n // (sms // rows))) // 8) * 8) if rows <= sms else 999
@@ -2523,6 +2526,67 @@ def test_choose_plan_small_tiles_in_place_of_a_split(m, n, k, dt, applies):
         cuda.choose_plan.cache_clear()
         try:
             assert cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"}) == fused
+        finally:
+            cuda.choose_plan.cache_clear()
+
+
+@pytest.mark.parametrize("m,n,k,dt,applies", [
+    # probe sets v73 and v74 (thirty-second session): one-pass and split defaults of 128 and 192
+    # rows at most 128 wide whose tile rows cover M under 85%; then a full tile row (M = 128), 86%
+    # inside M, a 224-wide default, a 64-row default, 32 k-tiles, K off the 32-byte sector (bf16;
+    # e4m3 there takes SWAP_SECTOR_MAX_M's rule), M of 64 and of 300
+    (78, 12544, 28224, "e4m3", True), (74, 6144, 21888, "e4m3", True), (173, 2304, 15232, "bf16", True),
+    (97, 15136, 17600, "bf16", True), (163, 15184, 5296, "bf16", True),
+    (128, 16384, 16384, "e4m3", False), (220, 2816, 22784, "e4m3", False), (73, 29312, 11008, "e4m3", False),
+    (65, 4480, 13952, "e4m3", False), (78, 12544, 4096, "e4m3", False), (78, 12544, 28232, "bf16", False),
+    (78, 12544, 28240, "e4m3", False), (64, 12544, 28224, "e4m3", False), (300, 3520, 30720, "e4m3", False)])
+def test_choose_plan_swaps_padded_tile_rows(m, n, k, dt, applies):
+    """SWAP_PAD_MAX_FILL's rule, from its statement: where the other rules give a plain call an
+    unswapped plan on one CTA with BM >= 128 and BN <= SWAP_PAD_MAX_BN, on K-major 8- or 16-bit
+    rows of a multiple of 32 bytes with SWAP_AB_MAX_M < M <= SWAP_SECTOR_MAX_M and at least
+    SWAP_SECTOR_MIN_KTILES 128-byte k-tiles, whose tile rows hold M in under SWAP_PAD_MAX_FILL of
+    their rows, the plan is the swapped split of SWAP_SECTOR_MAX_M's rule: 128 rows of N by M
+    rounded up to 8, min(SMs // tiles, k-tiles // 8) splits (at least 1, at most
+    SWAP_SECTOR_MAX_SPLIT, at least SWAP_SECTOR_MIN_UNITS units), registers storing D, the deepest
+    ring; a fused epilogue keeps its own plan; elsewhere nothing changes."""
+    from fastswz import cuda
+    from fastswz.tune import DEFAULT_SMS
+
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    before = _plan_without({"SWAP_PAD_MAX_FILL": 0}, m, n, k, dt)
+    width = 1 if dt == "e4m3" else 2
+    bk, k_tiles, tiles = 128 // width, -(-k * width // 128), -(-n // 128)
+    split = max(1, min(DEFAULT_SMS["sm90"] // tiles, k_tiles // 8, cuda.SPLIT_K_SWAP_MAX))
+    stated = (cuda.SWAP_AB_MAX_M < m <= cuda.SWAP_SECTOR_MAX_M and k * width % 32 == 0
+              and k_tiles >= cuda.SWAP_SECTOR_MIN_KTILES and not before["swap_ab"] and not before["stream_k"]
+              and not before["pingpong"] and (before["cluster_m"], before["cluster_n"]) == (1, 1)
+              and before["bm"] >= 128 and before["bn"] <= cuda.SWAP_PAD_MAX_BN
+              and m < cuda.SWAP_PAD_MAX_FILL * before["bm"] * -(-m // before["bm"])
+              and tiles * split >= cuda.SWAP_SECTOR_MIN_UNITS and split <= cuda.SWAP_SECTOR_MAX_SPLIT)
+    assert stated == applies
+    if not applies:
+        assert c == before
+        return
+    assert (c["bm"], c["bn"], c["bk"], c["swap_ab"], c["split_k"], c["epilogue"], c["stream_k"]) == \
+        (128, -(-m // 8) * 8, bk, True, split, False, 0)
+    assert cuda.supported(c) is None
+    assert c["stages"] == cuda.DEEP_TILE_MAX_STAGES or cuda.supported(dict(c, stages=c["stages"] + 1)) is not None
+    fused = cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"})
+    assert not fused["swap_ab"]
+    assert fused == _fused_without({"SWAP_PAD_MAX_FILL": 0}, m, n, k, dt)
+
+
+def _fused_without(consts, m, n, k, dt):
+    """default_config's plan of (m, n, k, dt) with a ReLU epilogue, fastswz.cuda's ``consts`` set
+    to the values given, the plan memo cleared on the way in and out."""
+    from fastswz import cuda
+
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in consts.items():
+            mp.setattr(cuda, name, value)
+        cuda.choose_plan.cache_clear()
+        try:
+            return cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"})
         finally:
             cuda.choose_plan.cache_clear()
 

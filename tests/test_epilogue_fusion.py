@@ -236,12 +236,13 @@ def test_block_scale_width_rule():
 
 
 def _unscaled_plan(m, n, k):
-    """The unscaled e4m3 call's plan with SMALL_TILE_MAX_KTILES' rule off: the plan the scaled
-    calls build on (they leave the plain calls' rules out)."""
+    """The unscaled e4m3 call's plan with SMALL_TILE_MAX_KTILES' and SWAP_PAD_MAX_FILL's rules
+    off: the plan the scaled calls build on (they leave the plain calls' rules out)."""
     from fastswz import cuda
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(cuda, "SMALL_TILE_MAX_KTILES", 0)
+        mp.setattr(cuda, "SWAP_PAD_MAX_FILL", 0)
         cuda.choose_plan.cache_clear()
         try:
             return cuda.default_config(m, n, k, "e4m3", "e4m3")

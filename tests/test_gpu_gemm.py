@@ -272,6 +272,24 @@ def test_small_tiles_through_gemm(shape, dt):
     _exact_twice(m, n, k, dt, 5, 2, rowwise=dt == "e4m3")
 
 
+@pytest.mark.parametrize("shape,dt", [((69, 2752, 12224), "e4m3"), ((173, 2304, 15232), "bf16"),
+                                      ((132, 11504, 7904), "e4m3"), ((74, 10336, 8496), "bf16")])
+def test_padded_rows_swapped_through_gemm(shape, dt):
+    """gemm() on shapes where SWAP_PAD_MAX_FILL's rule runs a plain call swapped (128 rows of N
+    by M rounded up to 8; split 6-7 ways, and one pass in place of 192 x 128 and 128 x 80 tiles;
+    M not a multiple of 8): small integers exact, D poisoned first, two calls the same bits;
+    rowwise power-of-two scales on e4m3 too (their plan stays unswapped)."""
+    pytest.importorskip("torch")
+    from fastswz.cuda import choose_plan, default_config
+
+    m, n, k = shape
+    c = choose_plan(m, n, k, dt, dt)
+    assert (c["bm"], c["bn"], c["swap_ab"]) == (128, -(-m // 8) * 8, True)
+    if dt == "e4m3":
+        assert not default_config(m, n, k, dt, dt, fusion={"scale": "row"})["swap_ab"]
+    _exact_twice(m, n, k, dt, 7, 2, rowwise=dt == "e4m3")
+
+
 @pytest.mark.parametrize("shape,rule", [
     ((224, 2528, 18128), "split on a pair"), ((86, 11583, 4848), "64 rows on a pair"),
     ((131, 1024, 6528), "64 rows split 2"), ((70, 896, 20864), "64-row split doubled")])

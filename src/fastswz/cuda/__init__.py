@@ -293,13 +293,52 @@ def _sector_swap(c, m, n, k):
             and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) == 8
             and _off_sector(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"])):
         return c
-    _, bn, tiles, split = _swap_pieces(m, n, k, 128)
+    return _swapped_pieces_plan(c, m, n, k, 128) or c
+
+
+def _swapped_pieces_plan(c, m, n, k, bk):
+    """:func:`_swap_pieces`' swapped split of ``bk`` k-tiles for ``c``'s operands where it makes at
+    least :data:`SWAP_SECTOR_MIN_UNITS` work units in at most :data:`SWAP_SECTOR_MAX_SPLIT`
+    splits, else None (the plan of :data:`SWAP_SECTOR_MAX_M`'s and :data:`SWAP_PAD_MAX_FILL`'s
+    rules)."""
+    _, bn, tiles, split = _swap_pieces(m, n, k, bk)
     split = max(1, split)
     if tiles * split < SWAP_SECTOR_MIN_UNITS or split > SWAP_SECTOR_MAX_SPLIT:
+        return None
+    return _swapped_split(bn, bk, split, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"],
+                          c["out_dtype"])
+
+
+#: A plain call whose plan, after the other rules, is unswapped on one CTA with tiles of at least
+#: 128 rows and at most :data:`SWAP_PAD_MAX_BN` columns, on 8- or 16-bit K-major operands whose
+#: rows (K) are a multiple of 32 bytes as the caller holds them, with ``SWAP_AB_MAX_M < M <=``
+#: :data:`SWAP_SECTOR_MAX_M` and at least :data:`SWAP_SECTOR_MIN_KTILES` 128-byte k-tiles, runs
+#: :data:`SWAP_SECTOR_MAX_M`'s swapped split instead (128 rows of N by M rounded up to 8, K split
+#: to about one wave, the same bounds on units and splits) where its tile rows cover M less than
+#: this share (M / (BM ceil(M / BM))): 78 x 12544 x 28224 e4m3 ran one 128 x 96 tile row, 61% of
+#: it inside M, at 0.67x cuBLAS's speed; swapped (128 x 80) 1.44x faster. Measured on an H200
+#: (``tests/gpu/gemm/probe.py`` sets v73 and v74, docs/conformance/2026-11-29-thirty-second-session
+#: run 2: the swapped split beside every default of the corpus and seeds 1-16 in SWAP_SECTOR_MAX_M's
+#: region with rows on the sector, and 80 drawn per type): with BN <= 128 and the tile rows under
+#: 85% inside M, 61 problems 1.16x faster in geometric mean (e4m3 1.15x, 27 of 32 faster by > 3%,
+#: none slower; bf16 1.18x, 24 of 29, one 0.95x); on wider tiles (BN 144-256) 0.86x, with 85-90%
+#: inside M mixed (0.88-1.08x), and with 90% or more 0.97x. Held out by v75 (run 3). 0 turns the
+#: rule off.
+SWAP_PAD_MAX_FILL = 0.85
+#: The widest default tile (BN) :data:`SWAP_PAD_MAX_FILL`'s rule replaces.
+SWAP_PAD_MAX_BN = 128
+
+
+def _pad_swap(c, m, n, k):
+    """The swapped split of :data:`SWAP_PAD_MAX_FILL`'s rule in place of ``c`` where the rule
+    applies, else ``c``."""
+    bits = _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"])
+    if not (SWAP_AB_MAX_M < m <= SWAP_SECTOR_MAX_M and bits in (8, 16) and k * bits // 8 % 32 == 0
+            and -(-k * bits // 8 // 128) >= SWAP_SECTOR_MIN_KTILES and _unswapped_one_cta(c)
+            and c["bm"] >= 128 and c["bn"] <= SWAP_PAD_MAX_BN
+            and m < SWAP_PAD_MAX_FILL * c["bm"] * -(-m // c["bm"])):
         return c
-    swapped = _swapped_split(bn, 128, split, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"],
-                             c["out_dtype"])
-    return swapped or c
+    return _swapped_pieces_plan(c, m, n, k, 1024 // bits) or c
 
 
 #: The most k-tiles of :data:`ROUND_UP_BN_ABOVE`'s rule.
@@ -1015,7 +1054,8 @@ def choose_plan(m, n, k, a_dtype="bf16", b_dtype="bf16", a_major="K", b_major="K
 def _chosen(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue, schedules, plain):
     """:func:`choose_plan`'s answer; where not ``plain`` (a fused epilogue's, scales included)
     without :data:`SHORT_K_WHOLE_TILE_KTILES`', :data:`SWAP_SECTOR_MAX_M`'s,
-    :data:`ONE_COLUMN_MAX_N`'s and :data:`SMALL_TILE_MAX_KTILES`' rules."""
+    :data:`ONE_COLUMN_MAX_N`'s, :data:`SMALL_TILE_MAX_KTILES`' and :data:`SWAP_PAD_MAX_FILL`'s
+    rules."""
     if epilogue is None and schedules:   # a tuned table's measured winner first (fastswz.cuda.tuned)
         hit = _tuned.lookup(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype)
         if hit is not None:
@@ -1027,7 +1067,8 @@ def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=No
              plain=False):
     """:func:`choose_plan`'s plan, memoized per problem, no tuned table asked (:func:`_chosen`
     asks it); :data:`SHORT_K_WHOLE_TILE_KTILES`', :data:`SWAP_SECTOR_MAX_M`'s,
-    :data:`ONE_COLUMN_MAX_N`'s and :data:`SMALL_TILE_MAX_KTILES`' rules applied only where ``plain``
+    :data:`ONE_COLUMN_MAX_N`'s, :data:`SMALL_TILE_MAX_KTILES`' and :data:`SWAP_PAD_MAX_FILL`'s rules
+    applied only where ``plain``
     (the plan a fused epilogue builds on leaves them out)."""
     from ..dtypes import dtype as lookup
 
@@ -1040,7 +1081,7 @@ def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=No
         else:
             hit = _short_k_whole_tile(_planned(*key[:-1]), m, n, k)
             if epilogue is None and schedules:   # the swapped and split plans store from registers
-                hit = _small_tile(_one_column(_sector_swap(hit, m, n, k), m, n, k), m, n, k)
+                hit = _pad_swap(_small_tile(_one_column(_sector_swap(hit, m, n, k), m, n, k), m, n, k), m, n, k)
         if len(_PLAN_MEMO) >= 65536:
             _PLAN_MEMO.clear()
         _PLAN_MEMO[key] = hit
@@ -2055,7 +2096,8 @@ def _default_config(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, fusi
     # rowwise fp8 get the unscaled problem's schedule
     scheduled = codegen.scheduled_fusion(dict(fusion, a_dtype=a_dtype, b_dtype=b_dtype, out_dtype=out_dtype))
     # a fused epilogue (scales too) builds on the plan before the plain calls' rules
-    # (SHORT_K_WHOLE_TILE_KTILES, SWAP_SECTOR_MAX_M, ONE_COLUMN_MAX_N, SMALL_TILE_MAX_KTILES)
+    # (SHORT_K_WHOLE_TILE_KTILES, SWAP_SECTOR_MAX_M, ONE_COLUMN_MAX_N, SMALL_TILE_MAX_KTILES,
+    # SWAP_PAD_MAX_FILL)
     cfg = normalize_config(_chosen(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue,
                                    scheduled, not fusion), **fusion)
     if (not scheduled and cfg["epilogue"] and 0 < cfg["epilogue_n"] < cfg["bn"] and cfg["epilogue_stages"] == 1

@@ -2437,8 +2437,37 @@ def candidates_v73(m, n, k, dt):
     return [c for c in got if c is not None] if got else []
 
 
-SETS["v74"] = (problems_v74, candidates_v73)
 SETS["v73"] = (problems_v73, candidates_v73)
+SETS["v74"] = (problems_v74, candidates_v73)
+V75_OFF = {"SWAP_PAD_MAX_FILL": 0}
+for _name in ("v73", "v74"):
+    SETS[_name] = _as_run(V75_OFF, *SETS[_name])   # as they ran: before SWAP_PAD_MAX_FILL's rule
+
+
+def problems_v75():
+    """Held out for SWAP_PAD_MAX_FILL's rule (fitted on v73-v74), stated before it ran: 40 drawn
+    problems it changes (seed 20261705: e4m3 or bf16, M 65-256, N 1024-32768 and K 6144-32768
+    log-uniform, N a multiple of 16, K of 32 bytes), none of v73's or v74's: the rule's plan
+    against the plan before it."""
+    import random
+
+    seen = set(SETS["v73"][0]()) | set(SETS["v74"][0]())
+
+    def draw(r):
+        dt = r.choice(("bf16", "e4m3"))
+        line = 32 if dt == "e4m3" else 16
+        return (_log_uniform(r, 65, 257), _log_uniform(r, 1024, 32769) // 16 * 16,
+                _log_uniform(r, 6144, 32769) // line * line, dt)
+
+    return _drawn_changes(V75_OFF, random.Random(20261705), draw, 40, 20000, seen)
+
+
+def candidates_v75(m, n, k, dt):
+    """The rule's plan (first, the default) and the plan before it."""
+    return _new_and_old(V75_OFF, m, n, k, dt)
+
+
+SETS["v75"] = (problems_v75, candidates_v75)
 
 
 for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v57", "v58", "v59"):
