@@ -2470,6 +2470,77 @@ def candidates_v75(m, n, k, dt):
 SETS["v75"] = (problems_v75, candidates_v75)
 
 
+def _two_piece_region(m, n, k, dt):
+    """Probe set v76's region and candidates: bf16 or e4m3, 128 < M <= 512, K a multiple of 32
+    bytes with at least 32 k-tiles of 128 bytes, a default not split and not on a cluster; the
+    candidates (after the default) are M in two swapped pieces, 128 rows of N by ceil(M / 16) x 8
+    columns, one pass at the deepest ring, alone and on 2-CTA clusters along M (the pieces share
+    N's operand), along N, and 2 x 2; and the swapped split of SWAP_SECTOR_MAX_M's rule where
+    M <= 256 is one piece. Returns the list or None."""
+    import fastswz.cuda as fc
+    from fastswz.cuda.codegen import normalize_config, supported
+
+    width = {"e4m3": 1, "bf16": 2}.get(dt)
+    if width is None or not 128 < m <= 512 or k * width % 32 or -(-k * width // 128) < 32:
+        return None
+    c = normalize_config(fc.choose_plan(m, n, k, dt, dt))
+    if c["split_k"] > 1 or c["stream_k"] or c["cluster_m"] != 1 or c["cluster_n"] != 1:
+        return None
+    bk = 128 // width
+    args = (c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"], c["out_dtype"])
+    one = fc._swapped_split(-(-m // 16) * 8, bk, 1, *args)
+    if one is None:
+        return None
+    out = [c, one]
+    for cm, cn in ((1, 2), (2, 1), (2, 2)):
+        cc = fc._deepest_ring(lambda st: normalize_config(dict(one, stages=st, cluster_m=cm, cluster_n=cn)))
+        if cc is not None and supported(cc) is None:
+            out.append(cc)
+    split = fc._swapped_pieces_plan(c, m, n, k, bk) if m <= 256 else None
+    if split is not None:
+        out.append(split)
+    return out
+
+
+def _drawn_two_piece(seed, count=40):
+    """``count`` problems drawn into :func:`_two_piece_region` (bf16 or e4m3, M 129-512, N
+    1024-32768 and K 4096-32768 log-uniform, N a multiple of 16, K of 32 bytes), none of the
+    corpus or seeds."""
+    import random
+
+    rng = random.Random(seed)
+    known = {key for _, key in _corpus_and_seeds_problems()}
+    got = []
+    for _ in range(20000):
+        if len(got) == count:
+            break
+        dt = rng.choice(("bf16", "e4m3"))
+        line = 32 if dt == "e4m3" else 16
+        q = (_log_uniform(rng, 129, 513), _log_uniform(rng, 1024, 32769) // 16 * 16,
+             _log_uniform(rng, 4096, 32769) // line * line, dt)
+        if q not in known and q not in got and _two_piece_region(*q):
+            got.append(q)
+    return got
+
+
+def problems_v76():
+    """Stated before the run: does M in two swapped pieces, on 2-CTA clusters along M sharing N's
+    operand, beat the default for 128 < M <= 512 (v69: 272 x 13440 x 25616 e4m3 swapped 128 x 144
+    on a 2 x 2 cluster 1.40x the default, 210 x 6992 x 6896 bf16 128 x 112 1.14x)? Every problem
+    of the corpus and seeds 1-16 in :func:`_two_piece_region`, then 40 drawn there (seed
+    20261706, part of the fit), then 40 more (seed 20261707, read only once a rule is final)."""
+    fit = [key for _, key in _corpus_and_seeds_problems() if _two_piece_region(*key)]
+    return fit + _drawn_two_piece(20261706) + _drawn_two_piece(20261707)
+
+
+def candidates_v76(m, n, k, dt):
+    """The default and :func:`_two_piece_region`'s swapped plans."""
+    return _two_piece_region(m, n, k, dt) or []
+
+
+SETS["v76"] = (problems_v76, candidates_v76)
+
+
 for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v57", "v58", "v59"):
     SETS[_name] = _as_run(BEFORE_25, *SETS[_name])   # as they ran: before SWAP_SECTOR_MAX_M's rule
 
