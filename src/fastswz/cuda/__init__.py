@@ -1081,7 +1081,8 @@ def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=No
         else:
             hit = _short_k_whole_tile(_planned(*key[:-1]), m, n, k)
             if epilogue is None and schedules:   # the swapped and split plans store from registers
-                hit = _pad_swap(_small_tile(_one_column(_sector_swap(hit, m, n, k), m, n, k), m, n, k), m, n, k)
+                for rule in (_sector_swap, _one_column, _small_tile, _pad_swap):   # in this order
+                    hit = rule(hit, m, n, k)
         if len(_PLAN_MEMO) >= 65536:
             _PLAN_MEMO.clear()
         _PLAN_MEMO[key] = hit
