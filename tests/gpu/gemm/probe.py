@@ -2224,20 +2224,28 @@ def candidates_v69(m, n, k, dt):
 SETS["v69"] = (problems_v69, candidates_v69)
 
 
+#: The fresh seeds of the corpora the sets v70-v76 drew from (seeds 1-16; later seeds are not
+#: theirs).
+SEEDS_1_16 = (20261128, 20261129, 20261130, 20261201, 20261202, 20261203, 20261204, 20261205,
+              20261301, 20261302, 20261303, 20261304, 20261401, 20261402, 20261501, 20261502)
+
+
+def _seed_files_1_16():
+    """The fresh corpus files of :data:`SEEDS_1_16`, in their order."""
+    return [os.path.join(HERE, f"fresh_{s}.json") for s in SEEDS_1_16]
+
+
 def problems_v70():
     """Every problem (M > 16, both operands K-major, bf16 or e4m3) of the shipped corpus and fresh
     seeds 1-16 whose default is a split-K plan for which fastswz.cuda._small_tiles offers a one-pass
     plan (the question, stated before the run: do one-pass 64-row tiles filling one wave beat the
     split, as cuBLAS's traced choices on v69's problems suggest?). The rule is to be fitted on the
     corpus and seeds 1-12 and read on seeds 13-16 apart."""
-    import glob
-
     from fastswz.corpus import load_corpus
     from fastswz.cuda import _small_tiles, choose_plan
 
     root = os.path.join(HERE, "..", "..", "..")
-    files = [os.path.join(root, "src", "fastswz", "data", "gemm_corpus.json")] + sorted(
-        glob.glob(os.path.join(HERE, "fresh_2026*.json")))
+    files = [os.path.join(root, "src", "fastswz", "data", "gemm_corpus.json")] + _seed_files_1_16()
     out = []
     for path in files:
         for p in load_corpus(path):
@@ -2293,14 +2301,12 @@ SETS["v71"] = (problems_v71, candidates_v71)
 
 def _corpus_and_seeds_problems():
     """Every problem (M > 16, both operands K-major, bf16 or e4m3) of the shipped corpus and the
-    fresh seeds committed beside this file, once each, in file order: ``(file, (m, n, k, dtype))``."""
-    import glob
-
+    fresh seeds 1-16 committed beside this file, once each, in file order:
+    ``(file, (m, n, k, dtype))``."""
     from fastswz.corpus import load_corpus
 
     root = os.path.join(HERE, "..", "..", "..")
-    files = [os.path.join(root, "src", "fastswz", "data", "gemm_corpus.json")] + sorted(
-        glob.glob(os.path.join(HERE, "fresh_2026*.json")))
+    files = [os.path.join(root, "src", "fastswz", "data", "gemm_corpus.json")] + _seed_files_1_16()
     out, seen = [], set()
     for path in files:
         for p in load_corpus(path):
@@ -2468,6 +2474,10 @@ def candidates_v75(m, n, k, dt):
 
 
 SETS["v75"] = (problems_v75, candidates_v75)
+SETS["v69"] = _as_run(dict(V71_OFF, **V75_OFF), *SETS["v69"])   # as they ran: before both rules
+SETS["v70"] = _as_run(dict(V71_OFF, **V75_OFF), *SETS["v70"])
+SETS["v71"] = _as_run(V75_OFF, *SETS["v71"])
+SETS["v72"] = _as_run(V75_OFF, *SETS["v72"])
 
 
 def _two_piece_region(m, n, k, dt):
