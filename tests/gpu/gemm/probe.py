@@ -790,17 +790,23 @@ def _rule_changes(old_consts, rows):
     return out
 
 
-def _drawn_changes(old_consts, rng, draw, count, tries, exclude=()):
+def _drawn_where(region, rng, draw, count, exclude=(), tries=20000):
     """Up to ``count`` problems ``draw(rng)`` gives (at most ``tries`` draws), none in
-    ``exclude`` and none twice, whose choose_plan plan the constants ``old_consts`` change."""
+    ``exclude`` and none twice, for which ``region`` holds."""
     got = []
     for _ in range(tries):
         if len(got) == count:
             break
         q = draw(rng)
-        if q not in exclude and q not in got and _rule_changes(old_consts, [q]):
+        if q not in exclude and q not in got and region(q):
             got.append(q)
     return got
+
+
+def _drawn_changes(old_consts, rng, draw, count, tries, exclude=()):
+    """Up to ``count`` problems ``draw(rng)`` gives (at most ``tries`` draws), none in
+    ``exclude`` and none twice, whose choose_plan plan the constants ``old_consts`` change."""
+    return _drawn_where(lambda q: _rule_changes(old_consts, [q]), rng, draw, count, exclude, tries)
 
 
 def _new_and_old(old_consts, m, n, k, dt):
@@ -2391,14 +2397,12 @@ def _aligned_swap_region(m, n, k, dt):
     c = normalize_config(fc.choose_plan(m, n, k, dt, dt))
     if not (fc._unswapped_one_cta(c) and ((c["bm"] == 64 and c["split_k"] == 1) or c["bm"] >= 128)):
         return None
-    _, bn, tiles, split = fc._swap_pieces(m, n, k, bk)
-    split = max(1, split)
-    if tiles * split < 80 or split > 8:
+    swapped = fc._swapped_pieces_plan(c, m, n, k, bk)   # None below 80 units or above 8 splits
+    if swapped is None:
         return None
-    args = (c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"], c["out_dtype"])
-    swapped = fc._swapped_split(bn, bk, split, *args)
-    one = fc._swapped_split(bn, bk, 1, *args)
-    return None if swapped is None else (c, swapped, one)
+    one = fc._swapped_split(swapped["bn"], bk, 1, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"],
+                            c["out_dtype"])
+    return c, swapped, one
 
 
 def _drawn_aligned_swaps(seed, dt, count=40):
@@ -2407,18 +2411,14 @@ def _drawn_aligned_swaps(seed, dt, count=40):
     corpus or seeds."""
     import random
 
-    rng = random.Random(seed)
-    known = {key for _, key in _corpus_and_seeds_problems()}
     line = 32 if dt == "e4m3" else 16
-    got = []
-    for _ in range(20000):
-        if len(got) == count:
-            break
-        q = (_log_uniform(rng, 65, 257), _log_uniform(rng, 1024, 32769) // 16 * 16,
-             _log_uniform(rng, 6144, 32769) // line * line, dt)
-        if q not in known and q not in got and _aligned_swap_region(*q):
-            got.append(q)
-    return got
+
+    def draw(r):
+        return (_log_uniform(r, 65, 257), _log_uniform(r, 1024, 32769) // 16 * 16,
+                _log_uniform(r, 6144, 32769) // line * line, dt)
+
+    return _drawn_where(lambda q: _aligned_swap_region(*q), random.Random(seed), draw, count,
+                        {key for _, key in _corpus_and_seeds_problems()})
 
 
 def problems_v73():
@@ -2518,19 +2518,14 @@ def _drawn_two_piece(seed, count=40):
     corpus or seeds."""
     import random
 
-    rng = random.Random(seed)
-    known = {key for _, key in _corpus_and_seeds_problems()}
-    got = []
-    for _ in range(20000):
-        if len(got) == count:
-            break
-        dt = rng.choice(("bf16", "e4m3"))
+    def draw(r):
+        dt = r.choice(("bf16", "e4m3"))
         line = 32 if dt == "e4m3" else 16
-        q = (_log_uniform(rng, 129, 513), _log_uniform(rng, 1024, 32769) // 16 * 16,
-             _log_uniform(rng, 4096, 32769) // line * line, dt)
-        if q not in known and q not in got and _two_piece_region(*q):
-            got.append(q)
-    return got
+        return (_log_uniform(r, 129, 513), _log_uniform(r, 1024, 32769) // 16 * 16,
+                _log_uniform(r, 4096, 32769) // line * line, dt)
+
+    return _drawn_where(lambda q: _two_piece_region(*q), random.Random(seed), draw, count,
+                        {key for _, key in _corpus_and_seeds_problems()})
 
 
 def problems_v76():
@@ -2636,19 +2631,6 @@ def problems_v63():
     return run + _drawn_where(_v63_region, random.Random(20261305), lambda r: (
         r.randint(129, 256), _log_uniform(r, 1024, 16385) // 16 * 16,
         _log_uniform(r, 6016, 32769) // 32 * 32 + 16, "e4m3"), 40, run)
-
-
-def _drawn_where(region, rng, draw, count, exclude=(), tries=20000):
-    """Up to ``count`` problems ``draw(rng)`` gives (at most ``tries`` draws), none in
-    ``exclude`` and none twice, for which ``region`` holds."""
-    got = []
-    for _ in range(tries):
-        if len(got) == count:
-            break
-        q = draw(rng)
-        if q not in exclude and q not in got and region(q):
-            got.append(q)
-    return got
 
 
 def candidates_v63(m, n, k, dt):
