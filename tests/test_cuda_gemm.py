@@ -12,6 +12,7 @@ The GPU runs live in tests/gpu/gemm (check.py) and tests/test_gpu_gemm.py.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import re
 import shutil
@@ -1275,9 +1276,10 @@ def test_choose_plan_round_up_pinned():
     c = choose_plan(3425, 32576, 352, "e4m3", "e4m3")
     assert (c["bm"], c["bn"], c["stages"], c["epilogue_n"], c["epilogue_stages"]) == (128, 256, 3, 0, 1)
 
-def _plan_without(consts, m, n, k, dt, a_major="K"):
-    """choose_plan's plan of (m, n, k, dt) with fastswz.cuda's ``consts`` set to the values given
-    (a rule switched off), the plan memo cleared on the way in and out."""
+@contextlib.contextmanager
+def _rules_set(consts):
+    """fastswz.cuda's ``consts`` set to the values given (a rule switched off) inside the block,
+    the plan memo cleared on the way in and out."""
     from fastswz import cuda
 
     with pytest.MonkeyPatch.context() as mp:
@@ -1285,9 +1287,22 @@ def _plan_without(consts, m, n, k, dt, a_major="K"):
             mp.setattr(cuda, name, value)
         cuda.choose_plan.cache_clear()
         try:
-            return cuda.choose_plan(m, n, k, dt, dt, a_major, "K")
+            yield cuda
         finally:
             cuda.choose_plan.cache_clear()
+
+
+def _plan_without(consts, m, n, k, dt, a_major="K"):
+    """choose_plan's plan of (m, n, k, dt) with fastswz.cuda's ``consts`` set (:func:`_rules_set`)."""
+    with _rules_set(consts) as cuda:
+        return cuda.choose_plan(m, n, k, dt, dt, a_major, "K")
+
+
+def _fused_without(consts, m, n, k, dt):
+    """default_config's plan of (m, n, k, dt) with a ReLU epilogue, fastswz.cuda's ``consts`` set
+    (:func:`_rules_set`)."""
+    with _rules_set(consts) as cuda:
+        return cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"})
 
 
 @pytest.mark.parametrize("m,n,k,dt,a_major,cluster", [
@@ -2521,13 +2536,7 @@ def test_choose_plan_small_tiles_in_place_of_a_split(m, n, k, dt, applies):
     assert cuda.supported(c) is None
     assert c["stages"] == cuda.SMALL_TILE_MAX_STAGES or cuda.supported(dict(c, stages=c["stages"] + 1)) is not None
     fused = cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"})
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cuda, "SMALL_TILE_MAX_KTILES", 0)
-        cuda.choose_plan.cache_clear()
-        try:
-            assert cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"}) == fused
-        finally:
-            cuda.choose_plan.cache_clear()
+    assert _fused_without({"SMALL_TILE_MAX_KTILES": 0}, m, n, k, dt) == fused
 
 
 @pytest.mark.parametrize("m,n,k,dt,applies", [
@@ -2574,21 +2583,6 @@ def test_choose_plan_swaps_padded_tile_rows(m, n, k, dt, applies):
     fused = cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"})
     assert not fused["swap_ab"]
     assert fused == _fused_without({"SWAP_PAD_MAX_FILL": 0}, m, n, k, dt)
-
-
-def _fused_without(consts, m, n, k, dt):
-    """default_config's plan of (m, n, k, dt) with a ReLU epilogue, fastswz.cuda's ``consts`` set
-    to the values given, the plan memo cleared on the way in and out."""
-    from fastswz import cuda
-
-    with pytest.MonkeyPatch.context() as mp:
-        for name, value in consts.items():
-            mp.setattr(cuda, name, value)
-        cuda.choose_plan.cache_clear()
-        try:
-            return cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"})
-        finally:
-            cuda.choose_plan.cache_clear()
 
 
 @pytest.mark.parametrize("m,n,k,dt,applies", [
