@@ -303,7 +303,9 @@ def test_supported_names_the_rule():
     assert supported(dict(bm=256, bn=128)) is None and supported(dict(bm=192, bn=192)) is None
     assert supported(dict(cluster_m=2)) is None
     assert "multiple of 16" in supported(dict(cluster_m=2, bm=128, bn=24, bk=64))
-    assert "clusters of 1 or 2" in supported(dict(cluster_m=4))
+    assert "clusters of 1, 2 or 4" in supported(dict(cluster_m=3))
+    assert supported(dict(cluster_m=4)) is None
+    assert "multiple of 32" in supported(dict(cluster_m=4, bm=128, bn=48, bk=64))
 
 
 def test_epilogue_subtile_config():
@@ -363,7 +365,7 @@ def test_cluster_plan_halves_b_between_the_ctas():
         assert spans[0][0] == 0 and spans[-1][1] == row["b"]["stage_bytes"]
         assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
         assert with_cluster(row, 1)["kernel"]["multicast"] is None
-    with pytest.raises(fastswz.PlanError, match="must be 1 or 2"):
+    with pytest.raises(fastswz.PlanError, match="must be 1, 2 or 4"):
         with_cluster(row, 3)
     assert "exceeds the budget" in supported(dict(bm=256, bn=256, bk=128, stages=8))
     with pytest.raises(fastswz.PlanError, match="does not run"):
@@ -2264,6 +2266,53 @@ def test_clusters_along_n_share_a():
         with_cluster(codegen.plan_for(cfg).row(0), 1, cluster_n=4)
 
 
+@pytest.mark.parametrize("cfg,cluster_n", [(dict(bm=64, bn=96, bk=64, stages=10), 1),
+                                         (dict(bm=128, bn=128, bk=128, stages=5, a_dtype="e4m3", b_dtype="e4m3",
+                                               epilogue=True, epilogue_n=64), 1),
+                                         (dict(bm=64, bn=128, bk=64, stages=8, b_major="MN"), 1),
+                                         (dict(bm=128, bn=128, bk=64, stages=4), 2)])
+def test_clusters_of_four_rows_quarter_b(cfg, cluster_n):
+    """cluster_m=4: rank r = rm + 4 rn computes tile (4p + rm, q); it loads quarter rm of each of
+    B's boxes (contiguous box rows: the quarters tile every copy) and sends it to the four CTAs of
+    its column, so each CTA receives every quarter exactly once; with cluster_n=2 (4 x 2, 8 CTAs) A's
+    halves go to the CTAs of each row as in 2 x 2. The header's tables say the same; the rules'
+    errors name the bound."""
+    row = codegen.kernel_row(dict(cfg, cluster_m=4, cluster_n=cluster_n))
+    k, b = row["kernel"], row["b"]
+    size = 4 * cluster_n
+    assert supported(dict(cfg, cluster_m=4, cluster_n=cluster_n)) is None
+    assert k["cluster"] == [4, cluster_n] and k["barriers"]["empty_arrivals"] == size * len(k["consumer_warpgroups"])
+    by = {m["operand"]: m for m in k["multicast"]}
+    mc = by["b"]
+    inner, outer = b["tma_box"]
+    assert mc["tma_box"] == [inner, outer // 4]
+    e = codegen.dtype_bits(b["dtype"]) // 8
+    spans = sorted((c["smem_offset"], c["smem_offset"] + inner * (outer // 4) * e)
+                   for part in mc["copies"] for c in part)
+    assert spans[0][0] == 0 and spans[-1][1] == b["stage_bytes"]
+    assert all(x[1] == y[0] for x, y in zip(spans, spans[1:]))
+    for r in range(size):
+        rm, rn = r % 4, r // 4
+        assert mc["share"][r] == rm
+        assert mc["masks"][r] == sum(1 << q for q in range(size) if q // 4 == rn)
+    for dst in range(size):   # the quarters that land in CTA dst: all four, once each
+        assert sorted(mc["share"][src] for src in range(size) if mc["masks"][src] >> dst & 1) == [0, 1, 2, 3]
+    if cluster_n == 2:
+        a = by["a"]
+        for dst in range(size):
+            assert sorted(a["share"][src] for src in range(size) if a["masks"][src] >> dst & 1) == [0, 1]
+    else:
+        assert "a" not in by
+    h = re.sub(r"\s+", "", codegen.emit_header(row))
+    assert "constexprintkClusterM=4;" in h and "constexprboolkBMulticast=true;" in h
+    assert f"kBShare[{size}]={{" + ",".join(f"{r % 4}u" for r in range(size)) + "}" in h
+    base = dict(bm=64, bn=96, bk=64, stages=4)
+    assert "no split_k, stream_k or pingpong" in supported(dict(base, cluster_m=4, split_k=2))
+    assert "no split_k, stream_k or pingpong" in supported(dict(base, cluster_m=4, pingpong=True))
+    assert "multiple of 32" in supported(dict(base, bn=80, cluster_m=4))
+    assert "clusters of 1, 2 or 4 CTAs along M" in supported(dict(base, cluster_m=8))
+
+
 @pytest.mark.parametrize("cfg", [dict(bm=128, bn=128, bk=64, stages=4),
                                  dict(bm=128, bn=256, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3",
                                       epilogue=True, epilogue_n=64),
@@ -2583,6 +2632,79 @@ def test_choose_plan_swaps_padded_tile_rows(m, n, k, dt, applies):
     fused = cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"})
     assert not fused["swap_ab"]
     assert fused == _fused_without({"SWAP_PAD_MAX_FILL": 0}, m, n, k, dt)
+
+
+def _quad_stated(before, m, n, k, dt):
+    """QUAD_CLUSTER_MAX_BM's rule from its statement, on the plan the other rules give."""
+    from fastswz import cuda
+    from fastswz.tune import DEFAULT_SMS
+
+    width = 1 if dt == "e4m3" else 2
+    rows, cols = (n, m) if before["swap_ab"] else (m, n)
+    tm, tn = -(-rows // before["bm"]), -(-cols // before["bn"])
+    padded = 4 * -(-tm // 4)
+    return (before["bm"] <= cuda.QUAD_CLUSTER_MAX_BM and before["split_k"] == 1 and not before["stream_k"]
+            and not before["pingpong"] and (before["cluster_m"], before["cluster_n"]) == (1, 1)
+            and k * width % 16 == 0 and k * width % 128 != 0   # (gemm stages other rows to whole lines)
+            and -(-k // before["bk"]) >= cuda.QUAD_CLUSTER_MIN_KTILES
+            and tm >= 4 and tm >= cuda.QUAD_CLUSTER_MIN_FILL * padded
+            and -(-(padded // 4 * tn) // cuda.QUAD_CLUSTER_SLOTS) <= -(-(tm * tn) // DEFAULT_SMS["sm90"])
+            and before["bn"] % 32 == 0)   # a quarter of B's box: whole 8-row atoms
+
+
+@pytest.mark.parametrize("m,n,k,dt,applies", [
+    # probe set v78 (thirty-third session): rows off the 128-byte line, >= 48 k-tiles, swapped or
+    # not, BM 64 and 128; then rows gemm stages to whole lines (22350 and 21454 bytes), rows on the
+    # line, 43 k-tiles, a split default, BM 192, 3 tile rows, more waves of clusters than of
+    # tiles, a width that does not quarter (BN 48)
+    (2035, 272, 6928, "bf16", True), (2200, 304, 4336, "bf16", True), (210, 6992, 6896, "bf16", True),
+    (13791, 368, 24416, "e4m3", True), (26, 5280, 22064, "bf16", True), (50, 9439, 5640, "bf16", True),
+    (25, 5418, 11175, "bf16", False), (1009, 1851, 10727, "bf16", False),
+    (2378, 512, 27392, "e4m3", False), (437, 601, 4166, "e4m3", False), (232, 419, 4088, "bf16", False),
+    (27, 17360, 22783, "bf16", False), (186, 1894, 4436, "bf16", False), (2779, 12130, 27936, "e4m3", False),
+    (35, 9666, 18676, "e4m3", False), (26, 3909, 12672, "e4m3", False)])
+def test_choose_plan_quad_cluster(m, n, k, dt, applies):
+    """QUAD_CLUSTER_MAX_BM's rule, from its statement: where the other rules give a plain call a
+    one-pass plan of at most QUAD_CLUSTER_MAX_BM (kernel) rows on one CTA with cooperative
+    consumers, on K-major 8- or 16-bit rows off the 128-byte line with at least
+    QUAD_CLUSTER_MIN_KTILES k-tiles and at least 4 tile rows, whose clusters of 4 tile rows keep
+    QUAD_CLUSTER_MIN_FILL of their rows inside the tile rows and need no more waves of
+    QUAD_CLUSTER_SLOTS than the tiles of 132 SMs, the plan is the same on clusters of 4 CTAs along
+    M at the deepest ring up to 16 stages; a fused epilogue keeps its own plan; elsewhere nothing
+    changes."""
+    from fastswz import cuda
+
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    before = _plan_without({"QUAD_CLUSTER_MAX_BM": 0}, m, n, k, dt)
+    assert _quad_stated(before, m, n, k, dt) == applies
+    if not applies:
+        assert c == before
+        return
+    assert dict(c, stages=before["stages"]) == dict(before, cluster_m=4)
+    assert c["stages"] >= before["stages"] and cuda.supported(c) is None
+    assert c["stages"] == 16 or cuda.supported(dict(c, stages=c["stages"] + 1)) is not None
+    fused = cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"})
+    assert fused["cluster_m"] != 4
+    assert fused == _fused_without({"QUAD_CLUSTER_MAX_BM": 0}, m, n, k, dt)
+
+
+@pytest.mark.parametrize("m,n,k,applies", [
+    (256, 272, 6928, True),     # 4 tile rows of 64, 3 columns: 3 clusters
+    (300, 272, 6928, False),    # 5 tile rows: the clusters' 8 rows hold them under 3/4
+    (192, 272, 6928, False),    # 3 tile rows
+    (256, 272, 6912, False),    # 13824-byte rows: on the 128-byte line
+    (256, 272, 3008, False),    # 47 k-tiles
+    (2048, 3968, 6928, False),  # 32 x 31 tiles in 8 waves of 132 SMs, 248 clusters in 9 of 30
+    (2048, 3840, 6928, True)])  # 32 x 30 tiles in 8 waves, 240 clusters in 8
+def test_quad_cluster_bounds(m, n, k, applies):
+    """_quad_cluster at its bounds on a 64 x 128 bf16 plan: the tile rows' fill in clusters of 4,
+    at least 4 tile rows, rows off the 128-byte line, QUAD_CLUSTER_MIN_KTILES and the waves."""
+    from fastswz import cuda
+
+    c = cuda.normalize_config({"a_dtype": "bf16", "b_dtype": "bf16", "bm": 64, "bn": 128, "bk": 64, "stages": 8})
+    got = cuda._quad_cluster(c, m, n, k)
+    assert (got["cluster_m"] == 4) == applies
+    assert got == c if not applies else got["stages"] >= 8 and cuda.supported(got) is None
 
 
 @pytest.mark.parametrize("m,n,k,dt,applies", [

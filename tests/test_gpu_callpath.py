@@ -304,6 +304,59 @@ def test_clusters_along_n_give_the_one_cta_bits(m, n, k, dtype, cfg):
     assert _err(outs[0], a.float(), b.float()) < 1e-2
 
 
+@pytest.mark.parametrize("m,n,k,dtype,cfg", [
+    (1000, 272, 3000, torch.bfloat16, dict(bm=64, bn=96, bk=64, stages=10, epilogue=True)),   # 16 tile rows
+    (301, 700, 4000, torch.float8_e4m3fn, dict(bm=64, bn=128, bk=128, stages=8)),   # 5 rows: 3 padding
+    (520, 600, 1000, torch.bfloat16, dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, epilogue_n=64)),
+])
+def test_clusters_of_four_give_the_one_cta_bits(m, n, k, dtype, cfg):
+    """cluster_m=4 (B's quarters multicast to the four CTAs of a tile column, padding rows past M
+    computing on clamped A and storing nothing) and 4 x 2 (A's halves too) change where the
+    operands' bytes come from, not what is summed: D is bit-identical to the same plan on one CTA,
+    through gemm's general path and its prepared call."""
+    _gpu()
+    import fastswz.cuda as fc
+
+    if dtype == torch.bfloat16:
+        a, b = _rand(m, k), _rand(n, k).t()
+    else:
+        a, b = _rand(m, k, dtype=dtype), _rand(n, k, dtype=dtype).t()
+        cfg = dict(cfg, a_dtype="e4m3", b_dtype="e4m3")
+    ref = _poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16))
+    fc.gemm(a, b, out=ref, plan=cfg)
+    outs = []
+    for cluster_n in (1, 1, 2):   # 4 x 1 twice (the general path, the prepared call), then 4 x 2
+        outs.append(_poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16)))
+        fc.gemm(a, b, out=outs[-1], plan=dict(cfg, cluster_m=4, cluster_n=cluster_n))
+    torch.cuda.synchronize()
+    for out in outs:
+        assert torch.equal(out.view(torch.int16), ref.view(torch.int16))
+    assert _err(outs[0], a.float(), b.float()) < 1e-2
+
+
+@pytest.mark.parametrize("m,n,k,dtype", [(2035, 272, 6928, torch.bfloat16), (26, 5280, 22064, torch.bfloat16),
+                                         (13791, 368, 24416, torch.float8_e4m3fn)])
+def test_quad_cluster_rule_through_gemm(m, n, k, dtype):
+    """QUAD_CLUSTER_MAX_BM's plans (unswapped and swapped, rows off the 128-byte line: 13856-,
+    44128- and 24416-byte rows) through a plain gemm(): exact on small integers into a
+    NaN-poisoned D, the same bits on a second call."""
+    _gpu()
+    import fastswz.cuda as fc
+
+    dt = "bf16" if dtype == torch.bfloat16 else "e4m3"
+    assert fc.choose_plan(m, n, k, dt, dt)["cluster_m"] == 4
+    a = torch.randint(-2, 3, (m, k), device="cuda").to(dtype)
+    b = torch.randint(-2, 3, (n, k), device="cuda").to(dtype).t()
+    ref = (a.double() @ b.double()).to(torch.bfloat16)
+    outs = []
+    for _ in range(2):
+        outs.append(_poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16)))
+        fc.gemm(a, b, out=outs[-1])
+    torch.cuda.synchronize()
+    assert torch.equal(outs[0].view(torch.int16), ref.view(torch.int16))
+    assert torch.equal(outs[1].view(torch.int16), outs[0].view(torch.int16))
+
+
 def test_empty_and_zero_k():
     _gpu()
     import fastswz.cuda as fc

@@ -356,9 +356,10 @@ def _kernel_header(data):
         lines += _c_layout_fn("workspace_offset", ws["layout"], ("thread", "reg", "warpgroup", "split"),
                               f"float offset in a tile's workspace block: {ws['layout']}")
     lines.append("  }  // namespace scheduler")
-    # each operand's copies per CTA of the cluster: the multicast halves (B with a cluster along
-    # M, A with one along N, both with a 2 x 2 cluster), or the operand's own boxes, the same for
-    # every CTA; per cluster rank, the half it loads and the CTAs its copies land in
+    # each operand's copies per CTA of the cluster: the multicast parts (halves or quarters of B
+    # with a cluster along M, halves of A with one along N, both with a 2 x 2 or 4 x 2 cluster),
+    # or the operand's own boxes, the same for every CTA; per cluster rank, the part it loads and
+    # the CTAs its copies land in
     size = k["cluster"][0] * k["cluster"][1]
     shared = [m["operand"].upper() for m in k.get("multicast") or ()]
     what = " and ".join(f"{o} multicast" for o in shared) or "one CTA"
@@ -369,7 +370,7 @@ def _kernel_header(data):
         copies = mine["copies"] if mine else [data[op]["tma_box_offsets"]]
         o = op.upper()
         lines += [f"    constexpr bool k{o}Multicast = {'true' if mine else 'false'};  "
-                  f"// tables per half of the box, else one row for every CTA",
+                  f"// tables per part of the box, else one row for every CTA",
                   _c_array("uint32_t", f"k{o}TmaBox", mine["tma_box"] if mine else data[op]["tma_box"]),
                   f"    constexpr int k{o}Copies = {len(copies[0])};",
                   _c_array("uint32_t", f"k{o}BoxSmemOffsets", [[x["smem_offset"] for x in r] for r in copies], 8),

@@ -794,7 +794,8 @@ class GemmPlans:
 def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP, cluster_n=1):
     """A plan row (:meth:`GemmPlans.row`) whose kernel section runs on clusters of ``cluster_m``
     CTAs along M that share B, and/or of ``cluster_n`` CTAs along N that share A, by TMA
-    multicast, visiting tiles in groups of ``tile_group``.
+    multicast, visiting tiles in groups of ``tile_group``. ``cluster_m`` is 1, 2 or 4,
+    ``cluster_n`` 1 or 2.
 
     ``cluster_m=2``: the two CTAs of a cluster compute output tiles ``(2 p, n)`` and
     ``(2 p + 1, n)``, so they need the same B tile. Each loads half of it, every B copy cut in
@@ -812,11 +813,15 @@ def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP, cluster_n=1):
     cluster, as cuBLAS runs on fp8 rows off the 32-byte sector): the CTA of rank
     ``r = rm + 2 rn`` computes tile ``(2 p + rm, 2 q + rn)``, loads half ``rm`` of B for the
     CTAs of its column (``rn``) and half ``rn`` of A for those of its row (``rm``).
+    ``cluster_m=4`` (as cuBLAS runs narrow tiles over many tile rows): four tile rows share B,
+    each CTA loading a quarter of its boxes (rank ``rm`` the part ``rm``); with ``cluster_n=2``,
+    4 x 2 CTAs.
 
     ``kernel.multicast`` is None without a cluster, else one entry per shared operand:
-    ``operand``, ``tma_box`` (the half box), ``copies`` (per half, each box's shared-memory
-    offset and coordinates), ``share`` (per cluster rank, the half it loads) and ``masks`` (per
-    cluster rank, the ``ctaMask`` of the CTAs its copies land in). Returns a new dict.
+    ``operand``, ``tma_box`` (the part box: half, or a quarter of B with ``cluster_m=4``),
+    ``copies`` (per part, each box's shared-memory offset and coordinates), ``share`` (per
+    cluster rank, the part it loads) and ``masks`` (per cluster rank, the ``ctaMask`` of the CTAs
+    its copies land in). Returns a new dict.
 
     Examples
     --------
@@ -833,14 +838,18 @@ def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP, cluster_n=1):
     >>> r = with_cluster(plan_gemm(bm=128, bn=256, bk=64, stages=3).row(0), 2, cluster_n=2)
     >>> [(m["operand"], m["share"], m["masks"]) for m in r["kernel"]["multicast"]]
     [('b', [0, 1, 0, 1], [3, 3, 12, 12]), ('a', [0, 0, 1, 1], [5, 10, 5, 10])]
+    >>> r = with_cluster(plan_gemm(bm=64, bn=96, bk=64, stages=8).row(0), 4)
+    >>> mc, = r["kernel"]["multicast"]
+    >>> mc["tma_box"], [c[0]["smem_offset"] for c in mc["copies"]], mc["share"], mc["masks"]
+    ([64, 24], [0, 3072, 6144, 9216], [0, 1, 2, 3], [15, 15, 15, 15])
     """
     import copy
 
     cluster_m = as_int("cluster_m", cluster_m)
     cluster_n = as_int("cluster_n", cluster_n)
     tile_group = as_int("tile_group", tile_group)
-    if cluster_m not in (1, 2):
-        raise PlanError(f"cluster_m={cluster_m} must be 1 or 2 (CTAs per cluster along M that "
+    if cluster_m not in (1, 2, 4):
+        raise PlanError(f"cluster_m={cluster_m} must be 1, 2 or 4 (CTAs per cluster along M that "
                         f"share B by multicast)")
     if cluster_n not in (1, 2):
         raise PlanError(f"cluster_n={cluster_n} must be 1 or 2 (CTAs per cluster along N that "
@@ -867,17 +876,17 @@ def with_cluster(row, cluster_m=1, tile_group=TILE_GROUP, cluster_n=1):
             continue
         op = out[name]
         inner, outer = op["tma_box"]
-        half = outer // 2
-        if outer % 16:
-            raise PlanError(f"{name.upper()}'s TMA box has {outer} outer rows: halving it for multicast "
-                            f"needs a multiple of 16 (whole 8-row atoms per CTA); use another "
-                            f"{'BN' if name == 'b' else 'BM'} / BK")
+        part = outer // count
+        if outer % (8 * count):
+            raise PlanError(f"{name.upper()}'s TMA box has {outer} outer rows: cutting it in {count} for "
+                            f"multicast needs a multiple of {8 * count} (whole 8-row atoms per CTA); use "
+                            f"another {'BN' if name == 'b' else 'BM'} / BK")
         row_bytes = inner * (DTYPES[op["dtype"]].bits // 8)
         entries.append({
-            "operand": name, "tma_box": [inner, half],
-            "copies": [[{"smem_offset": o["smem_offset"] + h * half * row_bytes,
-                         "coords": [o["coords"][0], o["coords"][1] + h * half]}
-                        for o in op["tma_box_offsets"]] for h in range(2)],
+            "operand": name, "tma_box": [inner, part],
+            "copies": [[{"smem_offset": o["smem_offset"] + h * part * row_bytes,
+                         "coords": [o["coords"][0], o["coords"][1] + h * part]}
+                        for o in op["tma_box_offsets"]] for h in range(count)],
             "share": [share(rm, rn) for rm, rn in ranks],
             "masks": [sum(1 << c for c in peers(rm, rn)) for rm, rn in ranks]})
     k["cluster"] = [cluster_m, cluster_n]

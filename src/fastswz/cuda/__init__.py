@@ -341,6 +341,59 @@ def _pad_swap(c, m, n, k):
     return _swapped_pieces_plan(c, m, n, k, 1024 // bits) or c
 
 
+#: A plain call whose plan, after the other rules, runs whole tiles of at most this many rows
+#: (the kernel's: N's with swap-AB) in one pass on single CTAs with cooperative consumers, on 8- or
+#: 16-bit K-major operands whose rows (K), as ``gemm`` reads them, end off the 128-byte line, with at
+#: least :data:`QUAD_CLUSTER_MIN_KTILES` k-tiles and at least 4 tile rows, runs on clusters of 4
+#: CTAs along M (``cluster_m=4``: four tile rows share B, each CTA loading a quarter of its boxes and
+#: multicasting it) at the deepest ring up to 16 stages, where the padding the clusters add to the
+#: tile rows stays within :data:`QUAD_CLUSTER_MIN_FILL` and the clusters need no more waves of
+#: :data:`QUAD_CLUSTER_SLOTS` than the tiles need of 132 SMs. cuBLAS runs such problems on clusters
+#: of 4-8 CTAs (2035 x 272 x 6928 bf16: nvjet's 64 x 96 tiles on a 1 x 4 cluster, 17.6 us against
+#: our 27.8 on the same tiles). Measured on an H200 (docs/conformance/
+#: 2026-11-29-thirty-third-session runs 3-4, ``tests/gpu/gemm/probe.py`` sets v77-v78): on the 123
+#: corpus and seed problems under 0.85x of cuBLAS's speed the 4 x 1 cluster lost 0.66x over all 74
+#: it ran (beyond one wave of clusters, with 1-3 tile rows, beside splits) and won where these
+#: bounds hold; on all 189 corpus and seed problems the rule's first form changed (any rows, at
+#: least 16 k-tiles), rows on the 128-byte line lost at every size (0.94x, 71 of 111 slower: a
+#: cluster launch costs about 1 us more), rows off it with at least 48 k-tiles won (40 problems
+#: 1.09x), of them the 22 whose rows gemm reads in place (16-byte multiples: the others it stages
+#: to whole lines) 1.053x, 9 faster by > 3%, 3 slower (0.92-0.93x): 2035 x 272 x 6928 bf16 31.0 ->
+#: 24.7 us (cuBLAS 20.2), 2200 x 304 x 4336 bf16 1.27x, 210 x 6992 x 6896 bf16 1.17x, 13791 x 368 x
+#: 24416 e4m3 1.09x. Held out by v79 (run 5). 0 turns the rule off.
+QUAD_CLUSTER_MAX_BM = 128
+#: The fewest k-tiles of :data:`QUAD_CLUSTER_MAX_BM`'s rule (with 16-47 the rows off the line ran
+#: 0.94x: 38 problems, 24 slower).
+QUAD_CLUSTER_MIN_KTILES = 48
+#: The least share of the clusters' tile rows inside the tile rows (tm / (4 ceil(tm / 4))) of
+#: :data:`QUAD_CLUSTER_MAX_BM`'s rule: 100 x 1136 x 3408 e4m3 (2 tile rows of 4) ran 0.88x.
+QUAD_CLUSTER_MIN_FILL = 0.75
+#: The 4-CTA clusters of a 1-CTA-per-SM GEMM resident at once on a 132-SM Hopper (H200: timings
+#: that double past 30 clusters in probe set v72, as cuOccupancyMaxActiveClusters limits the grid).
+QUAD_CLUSTER_SLOTS = 30
+
+
+def _quad_cluster(c, m, n, k):
+    """``c`` on clusters of 4 CTAs along M where :data:`QUAD_CLUSTER_MAX_BM`'s rule asks for
+    them, else ``c``."""
+    from ..tune import DEFAULT_SMS
+
+    if not (c["bm"] <= QUAD_CLUSTER_MAX_BM and c["split_k"] == 1 and not c["stream_k"] and not c["pingpong"]
+            and c["cluster_m"] == 1 and c["cluster_n"] == 1
+            and _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"]) in (8, 16)
+            and _rows_off(m, n, k, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"], 128)
+            and -(-k // c["bk"]) >= QUAD_CLUSTER_MIN_KTILES):
+        return c
+    rows, cols = (n, m) if c["swap_ab"] else (m, n)
+    tm, tn = -(-rows // c["bm"]), -(-cols // c["bn"])
+    padded = 4 * -(-tm // 4)
+    clusters = padded // 4 * tn
+    if tm < 4 or tm < QUAD_CLUSTER_MIN_FILL * padded or \
+            -(-clusters // QUAD_CLUSTER_SLOTS) > -(-(tm * tn) // DEFAULT_SMS["sm90"]):
+        return c
+    return _deepest_ring(lambda stages: normalize_config(dict(c, cluster_m=4, stages=stages)),
+                         least=c["stages"], most=16) or c
+
 #: The most k-tiles of :data:`ROUND_UP_BN_ABOVE`'s rule.
 ROUND_UP_BN_MAX_KTILES = 21
 #: Block-scaled calls with at most this many k-tiles take the plan whose scales go through
@@ -1067,8 +1120,8 @@ def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=No
              plain=False):
     """:func:`choose_plan`'s plan, memoized per problem, no tuned table asked (:func:`_chosen`
     asks it); :data:`SHORT_K_WHOLE_TILE_KTILES`', :data:`SWAP_SECTOR_MAX_M`'s,
-    :data:`ONE_COLUMN_MAX_N`'s, :data:`SMALL_TILE_MAX_KTILES`' and :data:`SWAP_PAD_MAX_FILL`'s rules
-    applied only where ``plain``
+    :data:`ONE_COLUMN_MAX_N`'s, :data:`SMALL_TILE_MAX_KTILES`', :data:`SWAP_PAD_MAX_FILL`'s and
+    :data:`QUAD_CLUSTER_MAX_BM`'s rules applied only where ``plain``
     (the plan a fused epilogue builds on leaves them out)."""
     from ..dtypes import dtype as lookup
 
@@ -1081,7 +1134,7 @@ def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=No
         else:
             hit = _short_k_whole_tile(_planned(*key[:-1]), m, n, k)
             if epilogue is None and schedules:   # the swapped and split plans store from registers
-                for rule in (_sector_swap, _one_column, _small_tile, _pad_swap):   # in this order
+                for rule in (_sector_swap, _one_column, _small_tile, _pad_swap, _quad_cluster):   # in this order
                     hit = rule(hit, m, n, k)
         if len(_PLAN_MEMO) >= 65536:
             _PLAN_MEMO.clear()

@@ -71,8 +71,9 @@ PRODUCER_REGS = 40
 #: ``split_k`` pieces (:func:`fastswz.plan.with_schedule`, :func:`fastswz.plan.stream_k_units`).
 #: ``pingpong``: two consumer warpgroups on alternate output tiles (BM = 64 or 128: one or two
 #: MN blocks each), so one's epilogue
-#: overlaps the other's wgmma. ``cluster_m`` / ``cluster_n``: 2-CTA clusters along M sharing B, and/or
-#: along N sharing A (both: 2 x 2), by TMA multicast (:func:`fastswz.plan.with_cluster`).
+#: overlaps the other's wgmma. ``cluster_m`` / ``cluster_n``: clusters of 2 or 4 CTAs along M sharing
+#: B, and/or of 2 along N sharing A (both: 2 x 2 or 4 x 2), by TMA multicast
+#: (:func:`fastswz.plan.with_cluster`).
 GEMM_KEYS = ("arch", "a_dtype", "b_dtype", "a_major", "b_major", "bm", "bn", "bk", "stages",
              "swizzle_a", "swizzle_b", "cta_group", "out_dtype", "epilogue", "tile_group",
              "cluster_m", "epilogue_n", "epilogue_stages", "swap_ab", "split_k", "pingpong",
@@ -398,8 +399,11 @@ def _supported(c):
         return (f"bm={c['bm']} bn={c['bn']}: {threads} threads leave {cap} registers per thread "
                 f"(65536 / threads) and the 64 x BN f32 accumulator needs BN/2 = {c['bn'] // 2} plus "
                 f"about {_REG_OVERHEAD}; use bn <= {most} with this BM")
-    if c["cluster_m"] not in (1, 2):
-        return f"cluster_m={c['cluster_m']}: clusters of 1 or 2 CTAs along M"
+    if c["cluster_m"] not in (1, 2, 4):
+        return f"cluster_m={c['cluster_m']}: clusters of 1, 2 or 4 CTAs along M"
+    if c["cluster_m"] == 4 and (c["split_k"] > 1 or c["stream_k"] or c["pingpong"]):
+        return ("cluster_m=4 runs whole tiles with cooperative consumers (no split_k, stream_k or "
+                "pingpong); use cluster_m=2 there")
     if c["cluster_n"] not in (1, 2):
         return f"cluster_n={c['cluster_n']}: clusters of 1 or 2 CTAs along N"
     if c["cluster_n"] == 2 and (c["split_k"] > 1 or c["stream_k"] or c["pingpong"]):
@@ -407,9 +411,9 @@ def _supported(c):
                 "pingpong); use cluster_m=2 alone or cluster_n=1")
     for key, op in (("cluster_n", "a"), ("cluster_m", "b")):   # the operand each cluster shares
         outer = p.row(0)[op]["tma_box"][1]
-        if c[key] == 2 and outer % 16:
-            return (f"{key}=2: {op.upper()}'s TMA box has {outer} outer rows; each CTA "
-                    f"multicasts half of them, so they must be a multiple of 16")
+        if c[key] > 1 and outer % (8 * c[key]):
+            return (f"{key}={c[key]}: {op.upper()}'s TMA box has {outer} outer rows; each CTA "
+                    f"multicasts 1/{c[key]} of them, so they must be a multiple of {8 * c[key]}")
     blocks = scale_b_blocks(c["bn"])[0] if c["scale"] == "block" else 1
     if c["scale"] == "block":
         if c["a_dtype"] not in ("e4m3", "e5m2") or c["b_dtype"] not in ("e4m3", "e5m2"):

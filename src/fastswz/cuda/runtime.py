@@ -456,7 +456,7 @@ class GemmKernel:
         if key not in self.__dict__:
             drv = driver()
             cfg = drv.CUlaunchConfig()
-            cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = cm * sms // cm, 1, 1
+            cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = cm * (sms // cm), 1, 1   # whole clusters
             cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = self.meta["threads"], 1, 1
             cfg.sharedMemBytes = self.smem_bytes
             attr = drv.CUlaunchAttribute()

@@ -70,6 +70,13 @@ namespace scheduler = fastswz_plan::scheduler;
 // 10169 x 640 x 2176 bf16 1.06x, neutral on eleven others. 0: threadIdx.x / 128 (A/B runs).
 #define FSW_UNIFORM_WG 1
 #endif
+#ifndef FSW_CLUSTER_START
+// A cluster kernel's first sync: 1, every thread's relaxed arrive after the barriers' init fence
+// (ptx.cuh, cluster_sync_start); 0, the release/acquire pair of the last sync (A/B runs). Traced
+// on an H200 (docs/conformance/2026-11-29-thirty-third-session run 2): the consumers start their
+// loop 320 ns after entry instead of 608-928, a 2-CTA cluster's launch 0.1-0.3 us shorter.
+#define FSW_CLUSTER_START 1
+#endif
 #ifndef FSW_LATE_STAGE
 // The fused epilogue's column operands (bias, rowwise scale_b) reach shared memory after the
 // unit's first k-tile of wgmma is issued (sm90/epilogue_ops.cuh, stage_load / stage_store); 0:
@@ -117,6 +124,8 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
   const int wg = FSW_UNIFORM_WG ? __shfl_sync(0xffffffffu, (int)(threadIdx.x / 128), 0) : (int)(threadIdx.x / 128);
   const uint32_t rank = cluster::kSize > 1 ? cluster_rank() : 0u;
   const int k_tiles = (p.k + P::kBK - 1) / P::kBK;
+  // (traced builds: each consumer warpgroup's entry time, unit 1's kTraceStartNs; sm90/debug.cuh)
+  if (wg >= K::kFirstConsumerWarpgroup) FSW_TRACE_AT(wg - K::kFirstConsumerWarpgroup, 1, kTraceStartNs);
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < P::kStages; ++s) {
@@ -126,7 +135,10 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     fence_async_shared();
   }
-  if (cluster::kSize > 1) cluster_sync();   // the peer's barriers exist before any multicast
+  if (cluster::kSize > 1) {   // the peer's barriers exist before any multicast
+    if (FSW_CLUSTER_START) cluster_sync_start();
+    else cluster_sync();
+  }
   else __syncthreads();
 #if FSW_SPLIT_K
   // The split-K reduction may be launched now (it waits for this grid's end itself:

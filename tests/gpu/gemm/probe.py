@@ -2474,6 +2474,41 @@ def candidates_v75(m, n, k, dt):
 
 
 SETS["v75"] = (problems_v75, candidates_v75)
+
+
+#: The constants that switch QUAD_CLUSTER_MAX_BM's rule off (the plan before it).
+V79_OFF = {"QUAD_CLUSTER_MAX_BM": 0}
+
+
+def problems_v79():
+    """Held out for QUAD_CLUSTER_MAX_BM's rule (fitted on v77-v78: the corpus and seed problems,
+    docs/conformance/2026-11-29-thirty-third-session), stated before it ran: 40 drawn problems it
+    changes (seed 20261708: e4m3 or bf16, M 17-16384, N 256-32768 and K 3072 (bf16) or 6144 (e4m3)
+    to 32768 log-uniform), none of the corpus's or seeds 1-18's: the rule's plan against the plan
+    before it."""
+    import random
+
+    from fastswz.corpus import load_corpus
+
+    seen = {(p.m, p.n, p.k, p.a_dtype) for path in
+            [os.path.join(HERE, "..", "..", "..", "src", "fastswz", "data", "gemm_corpus.json")]
+            + _seed_files_1_16() + [os.path.join(HERE, f"fresh_{s}.json") for s in (20261801, 20261802)]
+            for p in load_corpus(path)}
+
+    def draw(r):
+        dt = r.choice(("bf16", "e4m3"))
+        return (_log_uniform(r, 17, 16385), _log_uniform(r, 256, 32769),
+                _log_uniform(r, 3072 if dt == "bf16" else 6144, 32769), dt)
+
+    return _drawn_changes(V79_OFF, random.Random(20261708), draw, 40, 20000, seen)
+
+
+def candidates_v79(m, n, k, dt):
+    """The rule's plan (first, the default) and the plan before it."""
+    return _new_and_old(V79_OFF, m, n, k, dt)
+
+
+SETS["v79"] = (problems_v79, candidates_v79)
 SETS["v69"] = _as_run(dict(V71_OFF, **V75_OFF), *SETS["v69"])   # as they ran: before both rules
 SETS["v70"] = _as_run(dict(V71_OFF, **V75_OFF), *SETS["v70"])
 SETS["v71"] = _as_run(V75_OFF, *SETS["v71"])
@@ -2810,6 +2845,10 @@ def default_pair(torch, ops, p):
         f()
     torch.cuda.synchronize()
     return cfg, go, fn, library, (a, b, d)
+
+
+for _name in [n for n in SETS if n != "v79"]:   # as they ran: before QUAD_CLUSTER_MAX_BM's rule
+    SETS[_name] = _as_run(V79_OFF, *SETS[_name])
 
 
 def cmd_run(args):

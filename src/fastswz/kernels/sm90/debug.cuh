@@ -27,7 +27,8 @@ __device__ unsigned char* fsw_dump_out = nullptr;
 // at the points of the consumer loop named by FswTrace (tests/gpu/gemm/trace.py reads them):
 // fsw_trace_out[((cta * 2 + warpgroup) * kTraceUnits + unit) * kTraceEvents + event].
 // Events 6 and 7 are %globaltimer nanoseconds (comparable across SMs), in unit 0's row: when the
-// warpgroup starts its consumer loop and when it has left it.
+// warpgroup starts its consumer loop and when it has left it; unit 1's event 6: when the kernel
+// entered (before the barriers' initialization and the CTA's or cluster's first sync).
 enum FswTrace { kTraceUnitStart, kTraceOrdered, kTraceFirstFull, kTraceLoopEnd, kTraceMmaDone, kTraceStored,
                 kTraceStartNs, kTraceEndNs, kTraceEvents };
 constexpr int kTraceUnits = 64;

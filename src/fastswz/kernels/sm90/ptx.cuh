@@ -78,6 +78,13 @@ __device__ __forceinline__ void cluster_sync() {
   // not .aligned: the producer warp's lanes reach the final sync from different branches
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
 }
+// The start of a cluster kernel (FSW_CLUSTER_START 1): every thread of the CTA arrives, converged
+// (.aligned), with no memory ordering of its own (.relaxed): the barriers' initialization reaches
+// the peers through fence.mbarrier_init.release.cluster before it, the pattern the PTX ISA gives
+// for that fence (barrier.cluster 9.7.13.2, fence 9.7.13.4).
+__device__ __forceinline__ void cluster_sync_start() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;" ::: "memory");
+}
 __device__ __forceinline__ void mbar_arrive_peer(uint32_t bar, uint32_t peer) {
   uint32_t remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(bar), "r"(peer));
