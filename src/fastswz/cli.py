@@ -385,11 +385,12 @@ def _gemm_parser(sub):
     g.add_argument("--tile-group", type=_int, default=None,
                    help="tile rows per group of the persistent tile order (default: the plan's, 8)")
     g.add_argument("--cluster-m", type=_int, default=None,
-                   help="2: clusters of 2 CTAs along M that share B by TMA multicast (default 1)")
+                   help="2 or 4: clusters of 2 or 4 CTAs along M that share B by TMA multicast "
+                        "(default 1; 4: whole tiles, cooperative consumers)")
     g.add_argument("--cluster-n", type=_int, default=None,
                    help="2: clusters of 2 CTAs along N that share A by TMA multicast (default 1; "
-                        "whole tiles, cooperative consumers; with --cluster-m 2 a 2 x 2 cluster "
-                        "sharing both operands)")
+                        "whole tiles, cooperative consumers; with --cluster-m 2 or 4 a 2 x 2 or "
+                        "4 x 2 cluster sharing both operands)")
     g.add_argument("--epilogue", action=argparse.BooleanOptionalAction, default=None,
                    help="store D through the plan's swizzled smem epilogue tile and TMA (--epilogue) "
                         "or from registers (--no-epilogue); default: a given plan stores from "
