@@ -275,15 +275,10 @@ def test_fp8_rows_off_the_sector_are_staged_bit_for_bit():
     assert _err(scaled[0], a.float() * sa, b.float() * sb) < 1e-2
 
 
-@pytest.mark.parametrize("m,n,k,dtype,cfg", [
-    (127, 3904, 6672, torch.float8_e4m3fn, dict(bm=64, bn=64, bk=128, stages=8, epilogue=True)),   # 61 tile columns
-    (1000, 700, 520, torch.bfloat16, dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, epilogue_n=64)),
-])
-def test_clusters_along_n_give_the_one_cta_bits(m, n, k, dtype, cfg):
-    """cluster_n=2 (A multicast to the two CTAs of a tile row), and 2 x 2 clusters (both operands
-    multicast), change where the operands' bytes come from, not what is summed: D is
-    bit-identical to the same plan on one CTA, through gemm's general path and its prepared
-    call."""
+def _same_bits_as_one_cta(m, n, k, dtype, cfg, clusters):
+    """gemm() with plan ``cfg`` on one CTA and then on each ``(cluster_m, cluster_n)`` of
+    ``clusters`` in turn (a repeated cluster takes the prepared call): every D bit-identical to the
+    one-CTA D (all NaN-poisoned first), and within 1e-2 of float64 (bf16 or e4m3 random operands)."""
     _gpu()
     import fastswz.cuda as fc
 
@@ -295,13 +290,26 @@ def test_clusters_along_n_give_the_one_cta_bits(m, n, k, dtype, cfg):
     ref = _poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16))
     fc.gemm(a, b, out=ref, plan=cfg)
     outs = []
-    for cluster_m in (1, 2, 2):   # along N, then 2 x 2 twice (the general path, the prepared call)
+    for cluster_m, cluster_n in clusters:
         outs.append(_poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16)))
-        fc.gemm(a, b, out=outs[-1], plan=dict(cfg, cluster_m=cluster_m, cluster_n=2))
+        fc.gemm(a, b, out=outs[-1], plan=dict(cfg, cluster_m=cluster_m, cluster_n=cluster_n))
     torch.cuda.synchronize()
     for out in outs:
         assert torch.equal(out.view(torch.int16), ref.view(torch.int16))
     assert _err(outs[0], a.float(), b.float()) < 1e-2
+
+
+@pytest.mark.parametrize("m,n,k,dtype,cfg", [
+    (127, 3904, 6672, torch.float8_e4m3fn, dict(bm=64, bn=64, bk=128, stages=8, epilogue=True)),   # 61 tile columns
+    (1000, 700, 520, torch.bfloat16, dict(bm=128, bn=128, bk=64, stages=4, epilogue=True, epilogue_n=64)),
+])
+def test_clusters_along_n_give_the_one_cta_bits(m, n, k, dtype, cfg):
+    """cluster_n=2 (A multicast to the two CTAs of a tile row), and 2 x 2 clusters (both operands
+    multicast), change where the operands' bytes come from, not what is summed: D is
+    bit-identical to the same plan on one CTA, through gemm's general path and its prepared
+    call."""
+    # along N, then 2 x 2 twice (the general path, the prepared call)
+    _same_bits_as_one_cta(m, n, k, dtype, cfg, [(1, 2), (2, 2), (2, 2)])
 
 
 @pytest.mark.parametrize("m,n,k,dtype,cfg", [
@@ -314,24 +322,8 @@ def test_clusters_of_four_give_the_one_cta_bits(m, n, k, dtype, cfg):
     computing on clamped A and storing nothing) and 4 x 2 (A's halves too) change where the
     operands' bytes come from, not what is summed: D is bit-identical to the same plan on one CTA,
     through gemm's general path and its prepared call."""
-    _gpu()
-    import fastswz.cuda as fc
-
-    if dtype == torch.bfloat16:
-        a, b = _rand(m, k), _rand(n, k).t()
-    else:
-        a, b = _rand(m, k, dtype=dtype), _rand(n, k, dtype=dtype).t()
-        cfg = dict(cfg, a_dtype="e4m3", b_dtype="e4m3")
-    ref = _poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16))
-    fc.gemm(a, b, out=ref, plan=cfg)
-    outs = []
-    for cluster_n in (1, 1, 2):   # 4 x 1 twice (the general path, the prepared call), then 4 x 2
-        outs.append(_poison(torch.empty(m, n, device="cuda", dtype=torch.bfloat16)))
-        fc.gemm(a, b, out=outs[-1], plan=dict(cfg, cluster_m=4, cluster_n=cluster_n))
-    torch.cuda.synchronize()
-    for out in outs:
-        assert torch.equal(out.view(torch.int16), ref.view(torch.int16))
-    assert _err(outs[0], a.float(), b.float()) < 1e-2
+    # 4 x 1 twice (the general path, the prepared call), then 4 x 2
+    _same_bits_as_one_cta(m, n, k, dtype, cfg, [(4, 1), (4, 1), (4, 2)])
 
 
 @pytest.mark.parametrize("m,n,k,dtype", [(2035, 272, 6928, torch.bfloat16), (26, 5280, 22064, torch.bfloat16),
