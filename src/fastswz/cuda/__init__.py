@@ -394,6 +394,7 @@ def _quad_cluster(c, m, n, k):
     return _deepest_ring(lambda stages: normalize_config(dict(c, cluster_m=4, stages=stages)),
                          least=c["stages"], most=16) or c
 
+
 #: The most k-tiles of :data:`ROUND_UP_BN_ABOVE`'s rule.
 ROUND_UP_BN_MAX_KTILES = 21
 #: Block-scaled calls with at most this many k-tiles take the plan whose scales go through
