@@ -14,6 +14,7 @@ own events, median), checks each result against cuBLAS, and prints per problem t
 time with cuBLAS's time and the default's.
 """
 import argparse
+import functools
 import json
 import os
 import sys
@@ -2297,12 +2298,7 @@ def problems_v71():
     return _drawn_changes(V71_OFF, random.Random(20261601), draw, 40, 6000, v70)
 
 
-def candidates_v71(m, n, k, dt):
-    """The rule's plan (first, the default) and the plan before it."""
-    return _new_and_old(V71_OFF, m, n, k, dt)
-
-
-SETS["v71"] = (problems_v71, candidates_v71)
+SETS["v71"] = (problems_v71, functools.partial(_new_and_old, V71_OFF))   # the rule's plan, then the one before
 
 
 def _corpus_and_seeds_problems():
@@ -2468,12 +2464,7 @@ def problems_v75():
     return _drawn_changes(V75_OFF, random.Random(20261705), draw, 40, 20000, seen)
 
 
-def candidates_v75(m, n, k, dt):
-    """The rule's plan (first, the default) and the plan before it."""
-    return _new_and_old(V75_OFF, m, n, k, dt)
-
-
-SETS["v75"] = (problems_v75, candidates_v75)
+SETS["v75"] = (problems_v75, functools.partial(_new_and_old, V75_OFF))   # the rule's plan, then the one before
 
 
 #: The constants that switch QUAD_CLUSTER_MAX_BM's rule off (the plan before it).
@@ -2503,12 +2494,7 @@ def problems_v79():
     return _drawn_changes(V79_OFF, random.Random(20261708), draw, 40, 20000, seen)
 
 
-def candidates_v79(m, n, k, dt):
-    """The rule's plan (first, the default) and the plan before it."""
-    return _new_and_old(V79_OFF, m, n, k, dt)
-
-
-SETS["v79"] = (problems_v79, candidates_v79)
+SETS["v79"] = (problems_v79, functools.partial(_new_and_old, V79_OFF))   # the rule's plan, then the one before
 SETS["v69"] = _as_run(dict(V71_OFF, **V75_OFF), *SETS["v69"])   # as they ran: before both rules
 SETS["v70"] = _as_run(dict(V71_OFF, **V75_OFF), *SETS["v70"])
 SETS["v71"] = _as_run(V75_OFF, *SETS["v71"])
