@@ -5,6 +5,7 @@ error (the launch itself is tested on the GPU: tests/test_gpu_callpath.py)."""
 from __future__ import annotations
 
 import ctypes.util
+import os
 
 import pytest
 
@@ -21,8 +22,11 @@ def _bindings():
 
 def test_enum_values_are_cuda_h_s():
     drv = _bindings()
+    promo = drv.CUtensorMapL2promotion
     assert _driver.ENUMS == {
-        "CU_TENSOR_MAP_L2_PROMOTION_L2_256B": drv.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B.value,
+        "CU_TENSOR_MAP_L2_PROMOTION_NONE": promo.CU_TENSOR_MAP_L2_PROMOTION_NONE.value,
+        "CU_TENSOR_MAP_L2_PROMOTION_L2_128B": promo.CU_TENSOR_MAP_L2_PROMOTION_L2_128B.value,
+        "CU_TENSOR_MAP_L2_PROMOTION_L2_256B": promo.CU_TENSOR_MAP_L2_PROMOTION_L2_256B.value,
         "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION": drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION.value,
         "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION":
             drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.value,
@@ -34,6 +38,28 @@ def test_enum_values_are_cuda_h_s():
             "f16": t.CU_TENSOR_MAP_DATA_TYPE_FLOAT16, "f32": t.CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
             "tf32": t.CU_TENSOR_MAP_DATA_TYPE_FLOAT32, "bf16": t.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16}
     assert _driver.TMA_DATA_TYPE == {k: v.value for k, v in want.items()}
+
+
+def test_l2_promotion_follows_the_row_pitch():
+    """256-byte L2 promotion for rows a multiple of the 128-byte line, 128-byte promotion for rows
+    off it (bf16 K = 1584: 3168-byte rows; e4m3 K = 25616), as the H200 runs measured; the
+    override for A/B runs is read once, at import, and a bad value is refused by name."""
+    import subprocess
+    import sys
+
+    e = _driver.ENUMS
+    big, small = e["CU_TENSOR_MAP_L2_PROMOTION_L2_256B"], e["CU_TENSOR_MAP_L2_PROMOTION_L2_128B"]
+    assert _driver.L2_LINE == 128
+    assert [_driver.l2_promotion(p) for p in (128, 8192, 16384 * 2, 3168, 25616, 16, 13856)] == [
+        big, big, big, small, small, small, small]
+    code = "from fastswz.cuda import _driver; print(_driver.l2_promotion(3168), _driver.l2_promotion(8192))"
+    for value, want in (("256", f"{big} {big}"), ("none", "0 0"), ("auto", f"{small} {big}")):
+        env = dict(os.environ, FASTSWZ_L2_PROMOTION=value)
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        assert out.stdout.split() == want.split(), out.stderr
+    env = dict(os.environ, FASTSWZ_L2_PROMOTION="512")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode != 0 and "FASTSWZ_L2_PROMOTION='512' must be auto, none, 128 or 256" in out.stderr
 
 
 def test_swizzle_codes_are_cuda_h_s():

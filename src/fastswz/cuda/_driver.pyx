@@ -18,6 +18,8 @@ from libc.stdint cimport uint64_t, uint32_t, int64_t, uintptr_t
 from libc.string cimport memcpy, memset
 from posix.dlfcn cimport dlopen, dlsym, dlerror, RTLD_NOW, RTLD_LOCAL
 
+import os as _os
+
 from .errors import CudaError, CudaUnavailableError, GemmArgumentError
 
 ctypedef int CUresult
@@ -93,16 +95,55 @@ cdef f_ctx_set _ctx_set = NULL
 cdef f_copy2d _copy2d = NULL
 
 cdef enum:                      # cuda.h's values (tests/test_cuda_driver.py checks them)
+    L2_PROMOTION_NONE = 0       # CU_TENSOR_MAP_L2_PROMOTION_NONE
+    L2_PROMOTION_128B = 2       # CU_TENSOR_MAP_L2_PROMOTION_L2_128B
     L2_PROMOTION_256B = 3       # CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+    L2_LINE_BYTES = 128         # the L2 cache line
     CLUSTER_DIMENSION = 4       # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
     PROGRAMMATIC_SERIALIZATION = 6   # CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
     NOT_INITIALIZED = 3         # CUDA_ERROR_NOT_INITIALIZED
     MEMORYTYPE_DEVICE = 2       # CU_MEMORYTYPE_DEVICE
 
+#: The L2 line (bytes): a tensor map whose row pitch is a multiple of it promotes L2 fills to 256
+#: bytes, any other to 128 (:func:`l2_promotion`).
+L2_LINE = L2_LINE_BYTES
+#: ``FASTSWZ_L2_PROMOTION`` (read once, at import) overrides :func:`l2_promotion` for A/B runs:
+#: "auto" (the rule, the default), "none", "128" or "256" for every tensor map.
+_PROMOTION_NAMES = {"none": L2_PROMOTION_NONE, "128": L2_PROMOTION_128B, "256": L2_PROMOTION_256B}
+_override = _os.environ.get("FASTSWZ_L2_PROMOTION", "auto").strip().lower()
+if _override != "auto" and _override not in _PROMOTION_NAMES:
+    raise GemmArgumentError(f"FASTSWZ_L2_PROMOTION={_override!r} must be auto, none, 128 or 256 (the TMA tensor "
+                    f"maps' L2 promotion; auto: 256 bytes on rows a multiple of {L2_LINE} bytes, else 128)")
+cdef int _forced = _PROMOTION_NAMES.get(_override, -1)
+
+
+cdef inline int _promotion(uint64_t pitch) noexcept nogil:
+    if _forced >= 0:
+        return _forced
+    return L2_PROMOTION_256B if pitch % L2_LINE_BYTES == 0 else L2_PROMOTION_128B
+
+
+def l2_promotion(pitch):
+    """The ``CUtensorMapL2promotion`` of an operand's tensor map whose rows are ``pitch`` bytes
+    apart: 256 bytes (``CU_TENSOR_MAP_L2_PROMOTION_L2_256B``) where the pitch is a multiple of the
+    128-byte L2 line, else 128 bytes. Off the line each 128-byte row segment of a box spans two
+    lines, and a 256-byte promotion of each fetched the neighbours of both. Measured on an H200
+    (docs/conformance/2026-11-29-thirty-fourth-session, run 4; the 190 default plans of the
+    corpus's and seeds' problems, 130 of them under 0.85x cuBLAS's speed, each promotion in its
+    own process, cuBLAS as the gauge): on the 114 problems with rows off the line 128 bytes ran
+    1.058x faster than 256 in geometric mean (67 faster by > 3%, 2 slower), no promotion 1.046x,
+    64 bytes 1.046x; on the 76 on the line every setting was level (0.997-0.998x).
+    ``FASTSWZ_L2_PROMOTION`` overrides the rule for A/B runs."""
+    cdef uint64_t p = int(pitch)
+    return _promotion(p)
+
+
 #: CUtensorMapDataType of each element type: fp8 travels as bytes, tf32 as f32 (its bits).
 TMA_DATA_TYPE = {"e4m3": 0, "e5m2": 0, "f16": 6, "f32": 7, "tf32": 7, "bf16": 9}
 #: The values above, for the tests.
-ENUMS = {"CU_TENSOR_MAP_L2_PROMOTION_L2_256B": L2_PROMOTION_256B,
+ENUMS = {"CU_TENSOR_MAP_L2_PROMOTION_NONE": L2_PROMOTION_NONE,
+         "CU_TENSOR_MAP_L2_PROMOTION_L2_128B": L2_PROMOTION_128B,
+         "CU_TENSOR_MAP_L2_PROMOTION_L2_256B": L2_PROMOTION_256B,
          "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION": CLUSTER_DIMENSION,
          "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION": PROGRAMMATIC_SERIALIZATION,
          "CUDA_ERROR_NOT_INITIALIZED": NOT_INITIALIZED,
@@ -325,7 +366,7 @@ cdef class Launcher:
         strides[0] = pitch
         estr[0], estr[1] = 1, 1
         r = _encode(out, self.dtype[i], 2, <void*>ptr, dims, strides, self.box[i], estr, 0,
-                    self.swizzle[i], L2_PROMOTION_256B, 0)
+                    self.swizzle[i], _promotion(pitch), 0)
         if r != 0:
             raise CudaError(
                 f"cuTensorMapEncodeTiled failed for {'ABD'[i]} ({outer} x {inner}, pitch {pitch} "

@@ -2567,6 +2567,127 @@ def candidates_v76(m, n, k, dt):
 SETS["v76"] = (problems_v76, candidates_v76)
 
 
+
+def _corpus_and_seeds_1_20():
+    """:func:`_corpus_and_seeds_problems` and the fresh seeds 17-20 (drawn after the sets up to
+    v80 were fitted), once each, in file order: ``(file, (m, n, k, dtype))``."""
+    from fastswz.corpus import load_corpus
+
+    out = list(_corpus_and_seeds_problems())
+    seen = {key for _, key in out}
+    for s in (20261801, 20261802, 20261901, 20261902):
+        path = os.path.join(HERE, f"fresh_{s}.json")
+        for p in load_corpus(path):
+            key = (p.m, p.n, p.k, p.a_dtype)
+            if (p.m <= 16 or p.a_major != "K" or p.b_major != "K" or p.a_dtype not in ("bf16", "e4m3")
+                    or key in seen):
+                continue
+            seen.add(key)
+            out.append((os.path.basename(path), key))
+    return out
+
+
+def _v81_kind(m, n, k, dt):
+    """v81's two regions: "medium" (128 < M <= 512, at least 32 k-tiles of 128 bytes) and "tall"
+    (M >= 1024, N <= 512, at least 8 k-tiles), K a multiple of 32 bytes; else None."""
+    width = {"e4m3": 1, "bf16": 2}.get(dt)
+    if width is None or k * width % 32:
+        return None
+    kt = -(-k * width // 128)
+    if 128 < m <= 512 and kt >= 32:
+        return "medium"
+    if m >= 1024 and n <= 512 and kt >= 8:
+        return "tall"
+    return None
+
+
+def candidates_v81(m, n, k, dt):
+    """The default, then clusters of four CTAs sharing the small operand, as cuBLAS's traced
+    kernels run these regions (4 x 1 and 4 x 2 nvjet clusters, thirty-first session run 1).
+    medium: M swapped into one (M <= 256) or two pieces of BN = ceil(M / pieces) rounded up to a
+    multiple of 32 (a cluster of four quarters the shared box), BM 64 or 128 rows of N, on 4 x 1
+    and 4 x 2 clusters, and BM 128 alone; tall: N in 1-3 column tiles of a multiple of 32, BM 64
+    or 128, on a 4 x 1 cluster, and the default on a 2 x 1 cluster. One pass, deepest ring <= 16."""
+    from fastswz.cuda import choose_plan
+    from fastswz.cuda.codegen import normalize_config, supported
+
+    kind = _v81_kind(m, n, k, dt)
+    base = normalize_config(choose_plan(m, n, k, dt, dt))
+    out = [base]
+    bk = 128 if dt == "e4m3" else 64
+
+    def add(c):
+        c = _fit(c)
+        if c is not None:
+            c = normalize_config(c)
+            if supported(c) is None and c not in out:
+                out.append(c)
+
+    common = {"a_dtype": dt, "b_dtype": dt, "bk": bk, "split_k": 1, "stream_k": 0, "pingpong": False,
+              "out_dtype": "bf16"}
+    if kind == "medium":
+        for pieces in ((1, 2) if m <= 256 else (2,)):
+            bn = -(-(-(-m // pieces)) // 32) * 32
+            if bn > 256:
+                continue
+            for bm in (64, 128):
+                for cm, cn in ((4, 1), (4, 2)) + (((1, 1),) if bm == 128 else ()):
+                    add(dict(common, bm=bm, bn=bn, swap_ab=True, epilogue=False, cluster_m=cm, cluster_n=cn))
+    elif kind == "tall":
+        for t in (1, 2, 3):
+            bn = -(-(-(-n // t)) // 32) * 32
+            if bn > 256:
+                continue
+            for bm in (64, 128):
+                add(dict(common, bm=bm, bn=bn, swap_ab=False, epilogue=True, cluster_m=4, cluster_n=1))
+        add(dict(base, cluster_m=2, cluster_n=1))
+    return out
+
+
+def problems_v81():
+    """Stated before the run: do clusters of four CTAs sharing the small operand (cuBLAS's choice
+    on these regions) beat the default where M is 129-512 with long K, or M >= 1024 with N <= 512?
+    Every problem of the corpus and seeds 1-20 in :func:`_v81_kind`'s regions (the fit; a rule
+    is to be held out on drawn problems)."""
+    return [key for _, key in _corpus_and_seeds_1_20() if _v81_kind(*key)]
+
+
+SETS["v81"] = (problems_v81, candidates_v81)
+
+
+def problems_v83():
+    """Held out for the TMA maps' L2 promotion by row pitch (``fastswz.cuda._driver.l2_promotion``,
+    fitted on the thirty-fourth session's run 4), stated before it ran: 60 problems drawn with
+    rows off the 128-byte line (seed 20261709: e4m3 or bf16, M 17-16384, N 256-32768 and K
+    1024-32768 log-uniform, K a multiple of 16 bytes but not of 128), none of the corpus's or
+    seeds 1-20's; each timed at its default plan, the rule against 256-byte promotion
+    everywhere (``FASTSWZ_L2_PROMOTION=256``), each setting in its own process, in turn."""
+    import random
+
+    seen = {key for _, key in _corpus_and_seeds_1_20()}
+    r = random.Random(20261709)
+    out = []
+    while len(out) < 60:
+        dt = r.choice(("bf16", "e4m3"))
+        e = 2 if dt == "bf16" else 1
+        k = _log_uniform(r, 1024, 32769) * e // 16 * 16 // e
+        if k * e % 128 == 0:
+            continue
+        key = (_log_uniform(r, 17, 16385), _log_uniform(r, 256, 32769), k, dt)
+        if key not in seen:
+            seen.add(key)
+            out.append(key)
+    return out
+
+
+SETS["v83"] = (problems_v83, lambda m, n, k, dt: _one_default(m, n, k, dt))
+
+
+def _one_default(m, n, k, dt):
+    from fastswz.cuda import choose_plan
+
+    return [choose_plan(m, n, k, dt, dt)]
+
 for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v57", "v58", "v59"):
     SETS[_name] = _as_run(BEFORE_25, *SETS[_name])   # as they ran: before SWAP_SECTOR_MAX_M's rule
 
