@@ -2688,6 +2688,81 @@ def _one_default(m, n, k, dt):
 
     return [choose_plan(m, n, k, dt, dt)]
 
+
+def _v84_region(m, n, k, dt):
+    """SWAP_PAD_MAX_FILL's region (fastswz.cuda._pad_swap's gate) where its swapped split is
+    refused for too few work units (tiles x split < SWAP_SECTOR_MIN_UNITS): the default and the
+    swapped pieces' (bn, tiles, split), else None."""
+    import fastswz.cuda as fc
+    from fastswz.cuda.codegen import normalize_config
+
+    bits = {"bf16": 16, "e4m3": 8}.get(dt)
+    if bits is None or not (fc.SWAP_AB_MAX_M < m <= fc.SWAP_SECTOR_MAX_M) or k * bits // 8 % 32:
+        return None
+    if -(-k * bits // 8 // 128) < fc.SWAP_SECTOR_MIN_KTILES:
+        return None
+    c = normalize_config(fc.choose_plan(m, n, k, dt, dt))
+    if not (fc._unswapped_one_cta(c) and c["bm"] >= 128 and c["bn"] <= fc.SWAP_PAD_MAX_BN
+            and m < fc.SWAP_PAD_MAX_FILL * c["bm"] * -(-m // c["bm"])):
+        return None
+    if fc._swapped_pieces_plan(c, m, n, k, 1024 // bits) is not None:
+        return None
+    _, bn, tiles, split = fc._swap_pieces(m, n, k, 1024 // bits)
+    return c, bn, tiles, split
+
+
+def problems_v84():
+    """Stated before the run: in SWAP_PAD_MAX_FILL's region, where the swapped split is refused
+    for fewer than SWAP_SECTOR_MIN_UNITS (80) work units (seed 22's 73 x 9984 x 12672 bf16: 78
+    tiles, 0.64x cuBLAS's speed on 128 x 80 unswapped), does the swapped plan at 1, 2 or 3 splits
+    beat the default? 60 problems drawn into the region (seed 20261710: e4m3 or bf16, M 65-256,
+    N 4096-32768 and K 3072 (bf16) or 6144 (e4m3) to 32768 log-uniform, K a multiple of 32
+    bytes), none of the corpus's or seeds 1-22's: a rule is fitted on the first 30 and read on the
+    last 30 (held out), from this one run; then the three corpus and seed problems in the region."""
+    import random
+
+    from fastswz.corpus import load_corpus
+
+    seen = {key for _, key in _corpus_and_seeds_1_20()}
+    own = []
+    for s in (20262001, 20262002):
+        for p in load_corpus(os.path.join(HERE, f"fresh_{s}.json")):
+            own.append((p.m, p.n, p.k, p.a_dtype))
+    seen |= set(own)
+
+    def draw(r):
+        dt = r.choice(("bf16", "e4m3"))
+        line = 32 if dt == "e4m3" else 16
+        return (_log_uniform(r, 65, 257), _log_uniform(r, 4096, 32769),
+                _log_uniform(r, 3072 if dt == "bf16" else 6144, 32769) // line * line, dt)
+
+    drawn = _drawn_where(lambda q: _v84_region(*q) is not None, random.Random(20261710), draw, 60, seen)
+    corpus = [key for _, key in _corpus_and_seeds_1_20() if _v84_region(*key)]
+    corpus += [q for q in own if q[3] in ("bf16", "e4m3") and _v84_region(*q)]
+    return drawn + corpus
+
+
+def candidates_v84(m, n, k, dt):
+    """The default, then the swapped pieces (128 rows of N by M rounded up to 8) at 1, 2 and 3
+    K splits at the deepest ring."""
+    import fastswz.cuda as fc
+
+    got = _v84_region(m, n, k, dt)
+    if got is None:
+        return []
+    c, bn, tiles, split = got
+    out = [c]
+    bits = 16 if dt == "bf16" else 8
+    for s in (1, 2, 3):
+        sw = fc._swapped_split(bn, 1024 // bits, s, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"],
+                               c["out_dtype"])
+        if sw is not None:
+            out.append(sw)
+    return out
+
+
+SETS["v84"] = (problems_v84, candidates_v84)
+
 for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v57", "v58", "v59"):
     SETS[_name] = _as_run(BEFORE_25, *SETS[_name])   # as they ran: before SWAP_SECTOR_MAX_M's rule
 
