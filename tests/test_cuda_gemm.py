@@ -2597,7 +2597,10 @@ def test_choose_plan_small_tiles_in_place_of_a_split(m, n, k, dt, applies):
     (97, 15136, 17600, "bf16", True), (163, 15184, 5296, "bf16", True),
     (128, 16384, 16384, "e4m3", False), (220, 2816, 22784, "e4m3", False), (73, 29312, 11008, "e4m3", False),
     (65, 4480, 13952, "e4m3", False), (78, 12544, 4096, "e4m3", False), (78, 12544, 28232, "bf16", False),
-    (78, 12544, 28240, "e4m3", False), (64, 12544, 28224, "e4m3", False), (300, 3520, 30720, "e4m3", False)])
+    (78, 12544, 28240, "e4m3", False), (64, 12544, 28224, "e4m3", False), (300, 3520, 30720, "e4m3", False),
+    # SWAP_PAD_ONE_PASS_MIN_TILES: 75-79 tiles in one pass (fewer than SWAP_SECTOR_MIN_UNITS units)
+    (73, 9984, 12672, "bf16", True), (78, 9680, 28096, "e4m3", True), (96, 9600, 16704, "bf16", True),
+    (73, 9472, 12672, "bf16", False), (176, 1392, 26080, "bf16", False)])
 def test_choose_plan_swaps_padded_tile_rows(m, n, k, dt, applies):
     """SWAP_PAD_MAX_FILL's rule, from its statement: where the other rules give a plain call an
     unswapped plan on one CTA with BM >= 128 and BN <= SWAP_PAD_MAX_BN, on K-major 8- or 16-bit
@@ -2606,7 +2609,9 @@ def test_choose_plan_swaps_padded_tile_rows(m, n, k, dt, applies):
     their rows, the plan is the swapped split of SWAP_SECTOR_MAX_M's rule: 128 rows of N by M
     rounded up to 8, min(SMs // tiles, k-tiles // 8) splits (at least 1, at most
     SWAP_SECTOR_MAX_SPLIT, at least SWAP_SECTOR_MIN_UNITS units), registers storing D, the deepest
-    ring; a fused epilogue keeps its own plan; elsewhere nothing changes."""
+    ring; or, where that split is 1 and the tiles number SWAP_PAD_ONE_PASS_MIN_TILES up to
+    SWAP_SECTOR_MIN_UNITS, the same plan in one pass; a fused epilogue keeps its own plan;
+    elsewhere nothing changes."""
     from fastswz import cuda
     from fastswz.tune import DEFAULT_SMS
 
@@ -2620,7 +2625,8 @@ def test_choose_plan_swaps_padded_tile_rows(m, n, k, dt, applies):
               and not before["pingpong"] and (before["cluster_m"], before["cluster_n"]) == (1, 1)
               and before["bm"] >= 128 and before["bn"] <= cuda.SWAP_PAD_MAX_BN
               and m < cuda.SWAP_PAD_MAX_FILL * before["bm"] * -(-m // before["bm"])
-              and tiles * split >= cuda.SWAP_SECTOR_MIN_UNITS and split <= cuda.SWAP_SECTOR_MAX_SPLIT)
+              and (tiles * split >= cuda.SWAP_SECTOR_MIN_UNITS and split <= cuda.SWAP_SECTOR_MAX_SPLIT
+                   or split == 1 and cuda.SWAP_PAD_ONE_PASS_MIN_TILES <= tiles))
     assert stated == applies
     if not applies:
         assert c == before

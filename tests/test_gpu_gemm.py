@@ -273,10 +273,12 @@ def test_small_tiles_through_gemm(shape, dt):
 
 
 @pytest.mark.parametrize("shape,dt", [((69, 2752, 12224), "e4m3"), ((173, 2304, 15232), "bf16"),
-                                      ((132, 11504, 7904), "e4m3"), ((74, 10336, 8496), "bf16")])
+                                      ((132, 11504, 7904), "e4m3"), ((74, 10336, 8496), "bf16"),
+                                      ((73, 9984, 12672), "bf16")])
 def test_padded_rows_swapped_through_gemm(shape, dt):
     """gemm() on shapes where SWAP_PAD_MAX_FILL's rule runs a plain call swapped (128 rows of N
-    by M rounded up to 8; split 6-7 ways, and one pass in place of 192 x 128 and 128 x 80 tiles;
+    by M rounded up to 8; split 6-7 ways, and one pass in place of 192 x 128 and 128 x 80 tiles,
+    also with fewer than SWAP_SECTOR_MIN_UNITS tiles: SWAP_PAD_ONE_PASS_MIN_TILES;
     M not a multiple of 8): small integers exact, D poisoned first, two calls the same bits;
     rowwise power-of-two scales on e4m3 too (their plan stays unswapped)."""
     pytest.importorskip("torch")

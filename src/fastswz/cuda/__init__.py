@@ -327,6 +327,16 @@ def _swapped_pieces_plan(c, m, n, k, bk):
 SWAP_PAD_MAX_FILL = 0.85
 #: The widest default tile (BN) :data:`SWAP_PAD_MAX_FILL`'s rule replaces.
 SWAP_PAD_MAX_BN = 128
+#: :data:`SWAP_PAD_MAX_FILL`'s rule also takes its swapped plan unsplit where the pieces make at
+#: least this many tiles but fewer than :data:`SWAP_SECTOR_MIN_UNITS` and one pass (split 1) is
+#: what the wave gives them (``SMs // tiles``). Seed 22's 73 x 9984 x 12672 bf16 (78 tiles) ran its
+#: unswapped 128 x 80 default at 0.64x cuBLAS's speed. Measured on an H200 (``tests/gpu/gemm/probe.py``
+#: set v84, docs/conformance/2026-11-29-thirty-fourth-session run 7: 60 problems drawn into the
+#: region, 75-79 tiles, the first 30 fitting and the last 30 held out, as stated before the run):
+#: the swapped plan in one pass 1.558x the default in geometric mean on the 30 fitted (all faster by
+#: > 3%, the least 1.22x), 1.615x on the 30 held out (all faster, the least 1.29x); split 2 or 3
+#: ways 1.18-1.44x. 73 x 9984 x 12672 bf16 115.1 -> 69.0 us (cuBLAS 77.0). 0 turns it off.
+SWAP_PAD_ONE_PASS_MIN_TILES = 75
 
 
 def _pad_swap(c, m, n, k):
@@ -338,7 +348,13 @@ def _pad_swap(c, m, n, k):
             and c["bm"] >= 128 and c["bn"] <= SWAP_PAD_MAX_BN
             and m < SWAP_PAD_MAX_FILL * c["bm"] * -(-m // c["bm"])):
         return c
-    return _swapped_pieces_plan(c, m, n, k, 1024 // bits) or c
+    got = _swapped_pieces_plan(c, m, n, k, 1024 // bits)
+    if got is None and SWAP_PAD_ONE_PASS_MIN_TILES:
+        _, bn, tiles, split = _swap_pieces(m, n, k, 1024 // bits)
+        if split == 1 and SWAP_PAD_ONE_PASS_MIN_TILES <= tiles < SWAP_SECTOR_MIN_UNITS:
+            got = _swapped_split(bn, 1024 // bits, 1, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"],
+                                 c["out_dtype"])
+    return got or c
 
 
 #: A plain call whose plan, after the other rules, runs whole tiles of at most this many rows
