@@ -2598,7 +2598,8 @@ def test_choose_plan_small_tiles_in_place_of_a_split(m, n, k, dt, applies):
     (128, 16384, 16384, "e4m3", False), (220, 2816, 22784, "e4m3", False), (73, 29312, 11008, "e4m3", False),
     (65, 4480, 13952, "e4m3", False), (78, 12544, 4096, "e4m3", False), (78, 12544, 28232, "bf16", False),
     (78, 12544, 28240, "e4m3", False), (64, 12544, 28224, "e4m3", False), (300, 3520, 30720, "e4m3", False),
-    # SWAP_PAD_ONE_PASS_MIN_TILES: 75-79 tiles in one pass (fewer than SWAP_SECTOR_MIN_UNITS units)
+    # SWAP_PAD_ONE_PASS_MIN_TILES: 75-79 tiles in one pass (fewer than SWAP_SECTOR_MIN_UNITS units);
+    # 73 x 9472's default is 64 x 144 (outside the rule), 176 x 1392's pieces would split 12 ways
     (73, 9984, 12672, "bf16", True), (78, 9680, 28096, "e4m3", True), (96, 9600, 16704, "bf16", True),
     (73, 9472, 12672, "bf16", False), (176, 1392, 26080, "bf16", False)])
 def test_choose_plan_swaps_padded_tile_rows(m, n, k, dt, applies):
