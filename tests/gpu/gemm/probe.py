@@ -2305,12 +2305,18 @@ def _corpus_and_seeds_problems():
     """Every problem (M > 16, both operands K-major, bf16 or e4m3) of the shipped corpus and the
     fresh seeds 1-16 committed beside this file, once each, in file order:
     ``(file, (m, n, k, dtype))``."""
+    root = os.path.join(HERE, "..", "..", "..")
+    return _k_major_keys([os.path.join(root, "src", "fastswz", "data", "gemm_corpus.json")] + _seed_files_1_16())
+
+
+def _k_major_keys(paths, seen=None):
+    """``(file, (m, n, k, dtype))`` of every problem (M > 16, both operands K-major, bf16 or e4m3)
+    of the corpus files ``paths``, once each and none in ``seen`` (a set it extends), in file
+    order."""
     from fastswz.corpus import load_corpus
 
-    root = os.path.join(HERE, "..", "..", "..")
-    files = [os.path.join(root, "src", "fastswz", "data", "gemm_corpus.json")] + _seed_files_1_16()
-    out, seen = [], set()
-    for path in files:
+    out, seen = [], set() if seen is None else seen
+    for path in paths:
         for p in load_corpus(path):
             key = (p.m, p.n, p.k, p.a_dtype)
             if (p.m <= 16 or p.a_major != "K" or p.b_major != "K" or p.a_dtype not in ("bf16", "e4m3")
@@ -2571,20 +2577,10 @@ SETS["v76"] = (problems_v76, candidates_v76)
 def _corpus_and_seeds_1_20():
     """:func:`_corpus_and_seeds_problems` and the fresh seeds 17-20 (drawn after the sets up to
     v80 were fitted), once each, in file order: ``(file, (m, n, k, dtype))``."""
-    from fastswz.corpus import load_corpus
-
     out = list(_corpus_and_seeds_problems())
     seen = {key for _, key in out}
-    for s in (20261801, 20261802, 20261901, 20261902):
-        path = os.path.join(HERE, f"fresh_{s}.json")
-        for p in load_corpus(path):
-            key = (p.m, p.n, p.k, p.a_dtype)
-            if (p.m <= 16 or p.a_major != "K" or p.b_major != "K" or p.a_dtype not in ("bf16", "e4m3")
-                    or key in seen):
-                continue
-            seen.add(key)
-            out.append((os.path.basename(path), key))
-    return out
+    return out + _k_major_keys([os.path.join(HERE, f"fresh_{s}.json")
+                                for s in (20261801, 20261802, 20261901, 20261902)], seen)
 
 
 def _v81_kind(m, n, k, dt):
@@ -2724,10 +2720,8 @@ def problems_v84():
     from fastswz.corpus import load_corpus
 
     seen = {key for _, key in _corpus_and_seeds_1_20()}
-    own = []
-    for s in (20262001, 20262002):
-        for p in load_corpus(os.path.join(HERE, f"fresh_{s}.json")):
-            own.append((p.m, p.n, p.k, p.a_dtype))
+    own = [(p.m, p.n, p.k, p.a_dtype) for s in (20262001, 20262002)
+           for p in load_corpus(os.path.join(HERE, f"fresh_{s}.json"))]
     seen |= set(own)
 
     def draw(r):
@@ -2761,7 +2755,7 @@ def candidates_v84(m, n, k, dt):
     return out
 
 
-SETS["v84"] = (problems_v84, candidates_v84)
+SETS["v84"] = _as_run({"SWAP_PAD_ONE_PASS_MIN_TILES": 0}, problems_v84, candidates_v84)   # as it ran: before its rule
 
 for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v57", "v58", "v59"):
     SETS[_name] = _as_run(BEFORE_25, *SETS[_name])   # as they ran: before SWAP_SECTOR_MAX_M's rule
