@@ -112,8 +112,9 @@ L2_LINE = L2_LINE_BYTES
 _PROMOTION_NAMES = {"none": L2_PROMOTION_NONE, "128": L2_PROMOTION_128B, "256": L2_PROMOTION_256B}
 _override = _os.environ.get("FASTSWZ_L2_PROMOTION", "auto").strip().lower()
 if _override != "auto" and _override not in _PROMOTION_NAMES:
-    raise GemmArgumentError(f"FASTSWZ_L2_PROMOTION={_override!r} must be auto, none, 128 or 256 (the TMA tensor "
-                    f"maps' L2 promotion; auto: 256 bytes on rows a multiple of {L2_LINE} bytes, else 128)")
+    raise GemmArgumentError(f"FASTSWZ_L2_PROMOTION={_override!r} must be auto, none, 128 or 256 (the TMA "
+                            f"tensor maps' L2 promotion; auto: 256 bytes on rows a multiple of {L2_LINE} "
+                            f"bytes, else 128)")
 cdef int _forced = _PROMOTION_NAMES.get(_override, -1)
 
 
@@ -124,16 +125,36 @@ cdef inline int _promotion(uint64_t pitch) noexcept nogil:
 
 
 def l2_promotion(pitch):
-    """The ``CUtensorMapL2promotion`` of an operand's tensor map whose rows are ``pitch`` bytes
-    apart: 256 bytes (``CU_TENSOR_MAP_L2_PROMOTION_L2_256B``) where the pitch is a multiple of the
-    128-byte L2 line, else 128 bytes. Off the line each 128-byte row segment of a box spans two
-    lines, and a 256-byte promotion of each fetched the neighbours of both. Measured on an H200
-    (docs/conformance/2026-11-29-thirty-fourth-session, run 4; the 190 default plans of the
-    corpus's and seeds' problems, 130 of them under 0.85x cuBLAS's speed, each promotion in its
-    own process, cuBLAS as the gauge): on the 114 problems with rows off the line 128 bytes ran
-    1.058x faster than 256 in geometric mean (67 faster by > 3%, 2 slower), no promotion 1.046x,
-    64 bytes 1.046x; on the 76 on the line every setting was level (0.997-0.998x).
-    ``FASTSWZ_L2_PROMOTION`` overrides the rule for A/B runs."""
+    """The L2 promotion of an operand's tensor map whose rows are ``pitch`` bytes apart.
+
+    256 bytes (``CU_TENSOR_MAP_L2_PROMOTION_L2_256B``) where the pitch is a multiple of the
+    128-byte L2 line, else 128 bytes: off the line each 128-byte row segment of a box spans two
+    lines. Measured on an H200 (docs/conformance/2026-11-29-thirty-fourth-session, run 4: the
+    190 default plans of the corpus's and seeds' problems, 130 of them under 0.85x cuBLAS's speed,
+    each promotion in its own process, cuBLAS as the gauge): on the 114 problems with rows off
+    the line 128 bytes ran 1.058x faster than 256 in geometric mean (67 faster by > 3%, 2
+    slower), no promotion 1.046x, 64 bytes 1.046x; on the 76 on the line every setting was level
+    (0.997-0.998x). Held out on 60 drawn problems with rows off the line (run 5): 1.0496x, none
+    slower by > 3%. Why the wider promotion costs time there was not measured.
+
+    Parameters
+    ----------
+    pitch : int
+        The row pitch in bytes (a multiple of 16, as ``cuTensorMapEncodeTiled`` asks).
+
+    Returns
+    -------
+    int
+        The ``CUtensorMapL2promotion`` value (:data:`ENUMS`); ``FASTSWZ_L2_PROMOTION`` (``none``,
+        ``128``, ``256``) replaces the rule's for A/B runs.
+
+    Examples
+    --------
+    >>> l2_promotion(8192) == ENUMS["CU_TENSOR_MAP_L2_PROMOTION_L2_256B"]
+    True
+    >>> l2_promotion(3168) == ENUMS["CU_TENSOR_MAP_L2_PROMOTION_L2_128B"]   # bf16 K = 1584
+    True
+    """
     cdef uint64_t p = int(pitch)
     return _promotion(p)
 
