@@ -296,14 +296,16 @@ def _sector_swap(c, m, n, k):
     return _swapped_pieces_plan(c, m, n, k, 128) or c
 
 
-def _swapped_pieces_plan(c, m, n, k, bk):
+def _swapped_pieces_plan(c, m, n, k, bk, one_pass_min_tiles=0):
     """:func:`_swap_pieces`' swapped split of ``bk`` k-tiles for ``c``'s operands where it makes at
-    least :data:`SWAP_SECTOR_MIN_UNITS` work units in at most :data:`SWAP_SECTOR_MAX_SPLIT`
-    splits, else None (the plan of :data:`SWAP_SECTOR_MAX_M`'s and :data:`SWAP_PAD_MAX_FILL`'s
-    rules)."""
+    least :data:`SWAP_SECTOR_MIN_UNITS` work units (or, given ``one_pass_min_tiles``, is one pass
+    of at least that many tiles: :data:`SWAP_PAD_ONE_PASS_MIN_TILES`) in at most
+    :data:`SWAP_SECTOR_MAX_SPLIT` splits, else None (the plan of :data:`SWAP_SECTOR_MAX_M`'s and
+    :data:`SWAP_PAD_MAX_FILL`'s rules)."""
     _, bn, tiles, split = _swap_pieces(m, n, k, bk)
     split = max(1, split)
-    if tiles * split < SWAP_SECTOR_MIN_UNITS or split > SWAP_SECTOR_MAX_SPLIT:
+    one_pass = split == 1 and 0 < one_pass_min_tiles <= tiles
+    if (tiles * split < SWAP_SECTOR_MIN_UNITS and not one_pass) or split > SWAP_SECTOR_MAX_SPLIT:
         return None
     return _swapped_split(bn, bk, split, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"],
                           c["out_dtype"])
@@ -348,13 +350,7 @@ def _pad_swap(c, m, n, k):
             and c["bm"] >= 128 and c["bn"] <= SWAP_PAD_MAX_BN
             and m < SWAP_PAD_MAX_FILL * c["bm"] * -(-m // c["bm"])):
         return c
-    got = _swapped_pieces_plan(c, m, n, k, 1024 // bits)
-    if got is None and SWAP_PAD_ONE_PASS_MIN_TILES:
-        _, bn, tiles, split = _swap_pieces(m, n, k, 1024 // bits)
-        if split == 1 and SWAP_PAD_ONE_PASS_MIN_TILES <= tiles < SWAP_SECTOR_MIN_UNITS:
-            got = _swapped_split(bn, 1024 // bits, 1, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"],
-                                 c["out_dtype"])
-    return got or c
+    return _swapped_pieces_plan(c, m, n, k, 1024 // bits, SWAP_PAD_ONE_PASS_MIN_TILES) or c
 
 
 #: A plain call whose plan, after the other rules, runs whole tiles of at most this many rows
