@@ -2968,6 +2968,17 @@ for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v5
     SETS[_name] = _as_run(BEFORE_26, *SETS[_name])   # as they ran: before the twenty-sixth session's rules
 
 
+def problems_losers():
+    """The problems of ``PROBE_LOSERS`` (a JSON file of [M, N, K, dtype] rows, e.g. written on the
+    GPU machine from a corpus run's rows under some speed): a session's unseen losers, each
+    against v13's grid, in the run that found them."""
+    with open(os.environ["PROBE_LOSERS"]) as f:
+        return [tuple(r) for r in json.load(f)]
+
+
+SETS["losers"] = (problems_losers, candidates_v13)
+
+
 def cmd_make(args):
     from fastswz.cuda import compile_many
     from fastswz.cuda.codegen import normalize_config, supported
