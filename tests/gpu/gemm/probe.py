@@ -2968,6 +2968,185 @@ for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v5
     SETS[_name] = _as_run(BEFORE_26, *SETS[_name])   # as they ran: before the twenty-sixth session's rules
 
 
+def _seen_1_24():
+    """(M, N, K, type) of the shipped corpus and fresh seeds 1-24: a drawn set excludes them."""
+    from fastswz.corpus import load_corpus
+
+    seen = {key for _, key in _corpus_and_seeds_1_20()}
+    for s in (20262001, 20262002, 20262101, 20262102):
+        seen |= {(p.m, p.n, p.k, p.a_dtype) for p in load_corpus(os.path.join(HERE, f"fresh_{s}.json"))}
+    return seen
+
+
+def _v85_region(m, n, k, dt):
+    """SWAP_LONG_K_MAX_M's gate (bf16, 64 < M <= 512, >= 128 k-tiles of 64) where its swapped
+    pieces pad M less than 128-row tiles and number at least SWAP_LONG_K_MIN_TILES, but the rule
+    refuses them for fewer than 2 splits (more than 66 tiles): seed 23's 266 x 7936 x 22016 bf16
+    (0.68-0.75x cuBLAS's speed on 128 x 192 unswapped; cuBLAS ran it swapped, 128 x 136, one
+    pass). The pieces' (bn, tiles), else None."""
+    import fastswz.cuda as fc
+
+    if dt != "bf16" or not (fc.SWAP_AB_MAX_M < m <= fc.SWAP_LONG_K_MAX_M) or -(-k // 64) < fc.SWAP_LONG_K_MIN_KTILES:
+        return None
+    pieces, bn, tiles, split = fc._swap_pieces(m, n, k, 64)
+    if tiles < fc.SWAP_LONG_K_MIN_TILES or split >= 2 or pieces * bn >= -(-m // 128) * 128:
+        return None
+    return bn, tiles
+
+
+def problems_v85():
+    """Stated before the run (thirty-fifth session): in :func:`_v85_region`, does the swapped
+    pieces' plan in one pass (or split 2 ways) beat the default? 40 problems drawn (seed
+    20261711: bf16, M 65-512, N 4096-32768, K 8192-32768 log-uniform, K a multiple of 8), none of
+    the corpus's or seeds 1-24's: a rule is fitted on the first 20 and read on the last 20 (held
+    out), from this one run; then the corpus and seed problems in the region."""
+    import random
+
+    seen = _seen_1_24()
+
+    def draw(r):
+        return (_log_uniform(r, 65, 513), _log_uniform(r, 4096, 32769), _log_uniform(r, 8192, 32769) // 8 * 8, "bf16")
+
+    drawn = _drawn_where(lambda q: _v85_region(*q) is not None, random.Random(20261711), draw, 40, seen)
+    return drawn + sorted(q for q in seen if q[3] == "bf16" and _v85_region(*q))
+
+
+def candidates_v85(m, n, k, dt):
+    """The default, then the swapped pieces (128 rows of N by M in pieces rounded up to 8) at 1
+    and 2 K splits at the deepest ring."""
+    import fastswz.cuda as fc
+
+    got = _v85_region(m, n, k, dt)
+    if got is None:
+        return []
+    c = fc.choose_plan(m, n, k, dt, dt)
+    out = [c]
+    for s in (1, 2):
+        sw = fc._swapped_split(got[0], 64, s, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"], c["out_dtype"])
+        if sw is not None:
+            out.append(sw)
+    return out
+
+
+SETS["v85"] = (problems_v85, candidates_v85)
+
+
+def _v86_region(m, n, k, dt):
+    """Where choose_plan's default is SWAP_SECTOR_MAX_M's or SWAP_PAD_MAX_FILL's swapped plan
+    with more tiles than SMs (one pass over more than one wave): seed 24's 101 x 20256 x 17584
+    e4m3 (159 tiles of 128 x 104, 0.74x cuBLAS's speed; unswapped 128 x 256 ran 0.91x, cuBLAS a
+    swapped 160 x 128 on 2 x 1 clusters). The default and the plan without those two rules, else
+    None."""
+    import fastswz.cuda as fc
+
+    if dt not in ("bf16", "e4m3") or not (fc.SWAP_AB_MAX_M < m <= fc.SWAP_SECTOR_MAX_M):
+        return None
+    c = fc.choose_plan(m, n, k, dt, dt)
+    if not (c["swap_ab"] and c["split_k"] == 1 and c["bm"] == 128 and -(-n // 128) * -(-m // c["bn"]) > 132):
+        return None
+    with _Consts({"SWAP_SECTOR_MAX_M": fc.SWAP_AB_MAX_M}):
+        old = fc.choose_plan(m, n, k, dt, dt)
+    if old["swap_ab"]:
+        return None
+    return c, old
+
+
+def problems_v86():
+    """Stated before the run (thirty-fifth session): in :func:`_v86_region`, is the swapped
+    one-pass plan over more than one wave slower than the unswapped plan the rules replace, or
+    than the same swapped tile 192 rows deep (fewer waves)? 40 problems drawn (seed 20261712:
+    e4m3 or bf16, M 65-256, N 8192-32768, K 3072-32768 log-uniform, K a multiple of 16 bytes),
+    none of the corpus's or seeds 1-24's: fitted on the first 20, read on the last 20 (held out)
+    from this one run; then the corpus and seed problems in the region."""
+    import random
+
+    seen = _seen_1_24()
+
+    def draw(r):
+        dt = r.choice(("bf16", "e4m3"))
+        line = 16 if dt == "e4m3" else 8
+        return (_log_uniform(r, 65, 257), _log_uniform(r, 8192, 32769), _log_uniform(r, 3072, 32769) // line * line, dt)
+
+    drawn = _drawn_where(lambda q: _v86_region(*q) is not None, random.Random(20261712), draw, 40, seen)
+    return drawn + sorted(q for q in seen if q[3] in ("bf16", "e4m3") and _v86_region(*q))
+
+
+def candidates_v86(m, n, k, dt):
+    """The default (swapped, one pass), the plan without the swapped rules, the swapped tile at
+    192 rows (deepest ring), and unswapped 128 x 256 through 64-column epilogue blocks."""
+    from fastswz.cuda.codegen import supported
+
+    got = _v86_region(m, n, k, dt)
+    if got is None:
+        return []
+    c, old = got
+    out = [c, old]
+    for stages in range(12, 1, -1):
+        deep = dict(c, bm=192, stages=stages)
+        if supported(deep) is None:
+            out.append(deep)
+            break
+    wide = _fit({"a_dtype": dt, "b_dtype": dt, "bm": 128, "bn": 256, "bk": c["bk"], "stages": 2,
+                 "epilogue": True, "epilogue_n": 64})
+    if wide is not None:
+        out.append(wide)
+    return out
+
+
+SETS["v86"] = (problems_v86, candidates_v86)
+
+
+def _v87_region(m, n, k, dt):
+    """SWAP_PAD_MAX_FILL's gate but for its K floor: 16-47 k-tiles of 128 bytes (the rule asks
+    for SWAP_SECTOR_MIN_KTILES, 48), where its swapped plan (one pass of at least
+    SWAP_PAD_ONE_PASS_MIN_TILES tiles, or a split of at least SWAP_SECTOR_MIN_UNITS units) exists:
+    seed 23's 141 x 12576 x 4480 e4m3 (35 k-tiles; 0.74x cuBLAS's speed on its unswapped default,
+    swapped 128 x 144 in one pass 0.91x). The default and the swapped plan, else None."""
+    import fastswz.cuda as fc
+
+    bits = {"bf16": 16, "e4m3": 8}.get(dt)
+    if bits is None or not (fc.SWAP_AB_MAX_M < m <= fc.SWAP_SECTOR_MAX_M) or k * bits // 8 % 32:
+        return None
+    if not 16 <= -(-k * bits // 8 // 128) < fc.SWAP_SECTOR_MIN_KTILES:
+        return None
+    c = fc.choose_plan(m, n, k, dt, dt)
+    if not (fc._unswapped_one_cta(c) and c["bm"] >= 128 and c["bn"] <= fc.SWAP_PAD_MAX_BN
+            and m < fc.SWAP_PAD_MAX_FILL * c["bm"] * -(-m // c["bm"])):
+        return None
+    sw = fc._swapped_pieces_plan(c, m, n, k, 1024 // bits, fc.SWAP_PAD_ONE_PASS_MIN_TILES)
+    return None if sw is None else (c, sw)
+
+
+def problems_v87():
+    """Stated before the run (thirty-fifth session): in :func:`_v87_region`, does
+    SWAP_PAD_MAX_FILL's swapped plan beat the default with fewer than 48 k-tiles? 40 problems
+    drawn (seed 20261713: e4m3 or bf16, M 65-256, N 4096-32768, K 1024-6144 (bf16) or 2048-6144
+    (e4m3) log-uniform, K a multiple of 32 bytes), none of the corpus's or seeds 1-24's: fitted on
+    the first 20, read on the last 20 (held out), from this one run; then the corpus and seed
+    problems in the region."""
+    import random
+
+    seen = _seen_1_24()
+
+    def draw(r):
+        dt = r.choice(("bf16", "e4m3"))
+        line = 32 if dt == "e4m3" else 16
+        return (_log_uniform(r, 65, 257), _log_uniform(r, 4096, 32769),
+                _log_uniform(r, 1024 if dt == "bf16" else 2048, 6145) // line * line, dt)
+
+    drawn = _drawn_where(lambda q: _v87_region(*q) is not None, random.Random(20261713), draw, 40, seen)
+    return drawn + sorted(q for q in seen if q[3] in ("bf16", "e4m3") and _v87_region(*q))
+
+
+def candidates_v87(m, n, k, dt):
+    """The default, then SWAP_PAD_MAX_FILL's swapped plan."""
+    got = _v87_region(m, n, k, dt)
+    return [] if got is None else list(got)
+
+
+SETS["v87"] = (problems_v87, candidates_v87)
+
+
 def problems_losers():
     """The problems of ``PROBE_LOSERS`` (a JSON file of [M, N, K, dtype] rows, e.g. written on the
     GPU machine from a corpus run's rows under some speed): a session's unseen losers, each
