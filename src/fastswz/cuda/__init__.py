@@ -296,17 +296,37 @@ def _sector_swap(c, m, n, k):
     return _swapped_pieces_plan(c, m, n, k, 128) or c
 
 
+#: Where :func:`_swapped_pieces_plan`'s swapped plan runs in one pass on more tiles (128 rows of
+#: N) than the SMs, but tiles of this many rows of N would fit in one wave, its tiles take this
+#: many rows (three consumer warpgroups): seed 24's 101 x 20256 x 17584 e4m3 ran 159 tiles of
+#: 128 x 104, 1.2 waves, at 0.74x cuBLAS's speed. Measured on an H200 (``tests/gpu/gemm/probe.py``
+#: set v86, docs/conformance/2026-11-29-thirty-fifth-session run 2: 40 problems drawn where the
+#: default is that one pass over more than a wave, the first 20 to fit, the last 20 held out, as
+#: stated before the run): on the fitted, 192 rows 1.18-1.43x faster on all 8 whose 192-row tiles
+#: fit one wave, 0.75-0.84x on the 12 whose do not; held out, **1.10-1.42x faster on all 9** where
+#: the rule applies (the 11 others 0.73-0.85x, which it leaves). 0 turns the rule off.
+SWAP_WAVE_BM = 192
+
+
 def _swapped_pieces_plan(c, m, n, k, bk, one_pass_min_tiles=0):
     """:func:`_swap_pieces`' swapped split of ``bk`` k-tiles for ``c``'s operands where it makes at
     least :data:`SWAP_SECTOR_MIN_UNITS` work units (or, given ``one_pass_min_tiles``, is one pass
     of at least that many tiles: :data:`SWAP_PAD_ONE_PASS_MIN_TILES`) in at most
-    :data:`SWAP_SECTOR_MAX_SPLIT` splits, else None (the plan of :data:`SWAP_SECTOR_MAX_M`'s and
-    :data:`SWAP_PAD_MAX_FILL`'s rules)."""
-    _, bn, tiles, split = _swap_pieces(m, n, k, bk)
+    :data:`SWAP_SECTOR_MAX_SPLIT` splits, on :data:`SWAP_WAVE_BM` rows of N where that rule asks,
+    else None (the plan of :data:`SWAP_SECTOR_MAX_M`'s and :data:`SWAP_PAD_MAX_FILL`'s rules)."""
+    from ..tune import DEFAULT_SMS
+
+    pieces, bn, tiles, split = _swap_pieces(m, n, k, bk)
     split = max(1, split)
     one_pass = split == 1 and 0 < one_pass_min_tiles <= tiles
     if (tiles * split < SWAP_SECTOR_MIN_UNITS and not one_pass) or split > SWAP_SECTOR_MAX_SPLIT:
         return None
+    sms = DEFAULT_SMS["sm90"]
+    if SWAP_WAVE_BM and split == 1 and tiles > sms and -(-n // SWAP_WAVE_BM) * pieces <= sms:
+        deep = _swapped_split(bn, bk, 1, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"],
+                              c["out_dtype"], bm=SWAP_WAVE_BM)
+        if deep is not None:
+            return deep
     return _swapped_split(bn, bk, split, c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"],
                           c["out_dtype"])
 
@@ -314,7 +334,7 @@ def _swapped_pieces_plan(c, m, n, k, bk, one_pass_min_tiles=0):
 #: A plain call whose plan, after the other rules, is unswapped on one CTA with tiles of at least
 #: 128 rows and at most :data:`SWAP_PAD_MAX_BN` columns, on 8- or 16-bit K-major operands whose
 #: rows (K) are a multiple of 32 bytes as the caller holds them, with ``SWAP_AB_MAX_M < M <=``
-#: :data:`SWAP_SECTOR_MAX_M` and at least :data:`SWAP_SECTOR_MIN_KTILES` 128-byte k-tiles, runs
+#: :data:`SWAP_SECTOR_MAX_M` and at least :data:`SWAP_PAD_MIN_KTILES` 128-byte k-tiles, runs
 #: :data:`SWAP_SECTOR_MAX_M`'s swapped split instead (128 rows of N by M rounded up to 8, K split
 #: to about one wave, the same bounds on units and splits) where its tile rows cover M less than
 #: this share (M / (BM ceil(M / BM))): 78 x 12544 x 28224 e4m3 ran one 128 x 96 tile row, 61% of
@@ -339,6 +359,15 @@ SWAP_PAD_MAX_BN = 128
 #: > 3%, the least 1.22x), 1.615x on the 30 held out (all faster, the least 1.29x); split 2 or 3
 #: ways 1.18-1.44x. 73 x 9984 x 12672 bf16 115.1 -> 69.0 us (cuBLAS 77.0). 0 turns it off.
 SWAP_PAD_ONE_PASS_MIN_TILES = 75
+#: The fewest 128-byte k-tiles of :data:`SWAP_PAD_MAX_FILL`'s rule (it asked for
+#: :data:`SWAP_SECTOR_MIN_KTILES`, 48, until seed 23's 141 x 12576 x 4480 e4m3, 35 k-tiles, ran its
+#: unswapped default at 0.74x cuBLAS's speed and the swapped 128 x 144 at 0.91x). Measured on an
+#: H200 (``tests/gpu/gemm/probe.py`` set v87, docs/conformance/2026-11-29-thirty-fifth-session
+#: run 2: 40 problems drawn into the rule's region with 16-47 k-tiles, the first 20 to fit, the
+#: last 20 held out, as stated before the run): the swapped plan 1.135x the default in geometric
+#: mean on the fitted (16 faster by > 3%, none slower), **1.145x held out** (19 faster, none
+#: slower; 0.99-1.30x), 1.146x on the 4 corpus and seed problems there.
+SWAP_PAD_MIN_KTILES = 16
 
 
 def _pad_swap(c, m, n, k):
@@ -346,7 +375,7 @@ def _pad_swap(c, m, n, k):
     applies, else ``c``."""
     bits = _k_major_bits(c["a_dtype"], c["b_dtype"], c["a_major"], c["b_major"])
     if not (SWAP_AB_MAX_M < m <= SWAP_SECTOR_MAX_M and bits in (8, 16) and k * bits // 8 % 32 == 0
-            and -(-k * bits // 8 // 128) >= SWAP_SECTOR_MIN_KTILES and _unswapped_one_cta(c)
+            and -(-k * bits // 8 // 128) >= SWAP_PAD_MIN_KTILES and _unswapped_one_cta(c)
             and c["bm"] >= 128 and c["bn"] <= SWAP_PAD_MAX_BN
             and m < SWAP_PAD_MAX_FILL * c["bm"] * -(-m // c["bm"])):
         return c
@@ -1433,11 +1462,11 @@ def _swap_pieces(m, n, k, bk):
     return pieces, bn, tiles, min(DEFAULT_SMS["sm90"] // tiles, -(-k // bk) // 8, SPLIT_K_SWAP_MAX)
 
 
-def _swapped_split(bn, bk, split, a_dtype, b_dtype, a_major, b_major, out_dtype):
-    """The swapped plan of 128 rows of N by ``bn`` columns of M, ``bk`` k-tiles, ``split`` K
-    splits, registers storing D, at the deepest ring up to :data:`DEEP_TILE_MAX_STAGES` that
-    runs, or None (:func:`_swap_pieces`' plan)."""
-    base = {"bm": 128, "bn": bn, "bk": bk, "epilogue": False, "split_k": split, "swizzle_a": "auto",
+def _swapped_split(bn, bk, split, a_dtype, b_dtype, a_major, b_major, out_dtype, bm=128):
+    """The swapped plan of ``bm`` (128) rows of N by ``bn`` columns of M, ``bk`` k-tiles,
+    ``split`` K splits, registers storing D, at the deepest ring up to
+    :data:`DEEP_TILE_MAX_STAGES` that runs, or None (:func:`_swap_pieces`' plan)."""
+    base = {"bm": bm, "bn": bn, "bk": bk, "epilogue": False, "split_k": split, "swizzle_a": "auto",
             "swizzle_b": "auto"}
     return _deepest_ring(lambda stages: schedule_config(dict(base, stages=stages), a_dtype, b_dtype,
                                                         a_major, b_major, out_dtype, True, split))

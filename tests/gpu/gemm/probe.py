@@ -2968,6 +2968,74 @@ for _name in ("v48", "v49", "v50", "v51", "v52", "v53", "v54", "v55", "v56", "v5
     SETS[_name] = _as_run(BEFORE_26, *SETS[_name])   # as they ran: before the twenty-sixth session's rules
 
 
+def cmd_make(args):
+    from fastswz.cuda import compile_many
+    from fastswz.cuda.codegen import normalize_config, supported
+
+    cases = []
+    problems, draw = SETS[args.set]
+    probs = problems()
+    for m, n, k, dt in probs:
+        cands = [normalize_config(c) for c in draw(m, n, k, dt)]
+        cands = [c for c in cands if supported(c) is None]
+        cands = list({json.dumps(c, sort_keys=True): c for c in cands}.values())   # first stays first
+        cases.append({"shape": [m, n, k], "dtype": dt, "configs": cands})
+    uniq = {json.dumps(c, sort_keys=True): c for case in cases for c in case["configs"]}
+    got = compile_many(list(uniq.values()), jobs=args.jobs)
+    bad = {key for key, g in zip(uniq, got) if isinstance(g, Exception)}
+    for case in cases:
+        case["configs"] = [c for c in case["configs"] if json.dumps(c, sort_keys=True) not in bad]
+    with open(args.out, "w") as f:
+        json.dump(cases, f)
+    print(f"probe: {len(cases)} problems, {sum(len(c['configs']) for c in cases)} timings, "
+          f"{len(uniq)} distinct plans ({len(bad)} failed to compile)")
+
+
+class ShapeProblem:
+    """A problem of shape and type alone (both operands K-major, bf16 D), as gpu_corpus's operand
+    maker and launcher read a corpus problem."""
+
+    def __init__(self, m, n, k, dt):
+        self.m, self.n, self.k = m, n, k
+        self.a_dtype = self.b_dtype = dt
+        self.a_major = self.b_major = "K"
+        self.out_dtype = "bf16"
+
+
+def default_pair(torch, ops, p):
+    """choose_plan's kernel and the cuBLAS call on new operands of ``p`` (gpu_corpus's), each run
+    twice so that first-call costs stay out of what follows: ``(config, fastswz's launch,
+    cuBLAS's call, cuBLAS's name, operands)``; keep ``operands`` while the launch is used (the
+    prepared launch holds D's pointer, not the tensor)."""
+    import gpu_corpus
+    from fastswz.cuda import choose_plan, compile_gemm
+
+    cfg = choose_plan(p.m, p.n, p.k, p.a_dtype, p.b_dtype, p.a_major, p.b_major, p.out_dtype)
+    kern = compile_gemm(cfg)
+    a, b, d, ptrs, lds = ops.make(p)
+    go, _ = gpu_corpus._launcher(kern, p, a, b, d, ptrs, lds, "prepared")
+    fn, _, library = gpu_corpus._cublas(torch, p, a, b)
+    for f in (go, fn, go, fn):
+        f()
+    torch.cuda.synchronize()
+    return cfg, go, fn, library, (a, b, d)
+
+
+for _name in [n for n in SETS if n != "v79"]:   # as they ran: before QUAD_CLUSTER_MAX_BM's rule
+    SETS[_name] = _as_run(V79_OFF, *SETS[_name])
+
+# The sets below were drawn under the rules of their time, QUAD_CLUSTER_MAX_BM's included. v85-v87
+# and "losers" ran in the thirty-fifth session's runs 1-2 while defined above the loop before
+# this line, so with that rule off: their defaults are the plans without clusters of four (v87
+# unchanged by it; v85's 154 x 13918 x 27424, v86's 89 x 27227 x 15120, 121 x 30516 x 6480,
+# 190 x 16927 x 20464, 190 x 25889 x 26896, 190 x 28660 x 23056, 185 x 23363 x 10768 and
+# 126 x 23424 x 8528 would have run on clusters of four; v88 times the rules against the real plans),
+# and before SWAP_WAVE_BM's and SWAP_PAD_MIN_KTILES' rules, which they fitted.
+#: The constants that switch SWAP_WAVE_BM's and SWAP_PAD_MIN_KTILES' rules off.
+V88_OLD = {"SWAP_WAVE_BM": 0, "SWAP_PAD_MIN_KTILES": 48}
+V85_RAN = dict(V79_OFF, **V88_OLD)
+
+
 def _seen_1_24():
     """(M, N, K, type) of the shipped corpus and fresh seeds 1-24: a drawn set excludes them."""
     from fastswz.corpus import load_corpus
@@ -3157,62 +3225,63 @@ def problems_losers():
 
 SETS["losers"] = (problems_losers, candidates_v13)
 
-
-def cmd_make(args):
-    from fastswz.cuda import compile_many
-    from fastswz.cuda.codegen import normalize_config, supported
-
-    cases = []
-    problems, draw = SETS[args.set]
-    probs = problems()
-    for m, n, k, dt in probs:
-        cands = [normalize_config(c) for c in draw(m, n, k, dt)]
-        cands = [c for c in cands if supported(c) is None]
-        cands = list({json.dumps(c, sort_keys=True): c for c in cands}.values())   # first stays first
-        cases.append({"shape": [m, n, k], "dtype": dt, "configs": cands})
-    uniq = {json.dumps(c, sort_keys=True): c for case in cases for c in case["configs"]}
-    got = compile_many(list(uniq.values()), jobs=args.jobs)
-    bad = {key for key, g in zip(uniq, got) if isinstance(g, Exception)}
-    for case in cases:
-        case["configs"] = [c for c in case["configs"] if json.dumps(c, sort_keys=True) not in bad]
-    with open(args.out, "w") as f:
-        json.dump(cases, f)
-    print(f"probe: {len(cases)} problems, {sum(len(c['configs']) for c in cases)} timings, "
-          f"{len(uniq)} distinct plans ({len(bad)} failed to compile)")
+for _name in ("v85", "v86", "v87", "losers"):
+    SETS[_name] = _as_run(V85_RAN, *SETS[_name])   # as they ran (the note above)
 
 
-class ShapeProblem:
-    """A problem of shape and type alone (both operands K-major, bf16 D), as gpu_corpus's operand
-    maker and launcher read a corpus problem."""
+def problems_v88():
+    """Stated before the run (thirty-fifth session): held out for SWAP_WAVE_BM's and
+    SWAP_PAD_MIN_KTILES' rules (fitted on v86 and v87's first halves): 40 problems drawn where the
+    two rules change choose_plan's plan (seed 20261714: e4m3 or bf16, M 65-256, N 4096-32768,
+    K 1024-32768 log-uniform, K a multiple of 16 bytes), none of the corpus's or seeds 1-24's or
+    v85-v87's, each the new plan against the plan before the rules (clusters of four included).
+    The rules stand if the new plans are faster in geometric mean and at most 4 of the 40 slower
+    by more than 3%."""
+    import random
 
-    def __init__(self, m, n, k, dt):
-        self.m, self.n, self.k = m, n, k
-        self.a_dtype = self.b_dtype = dt
-        self.a_major = self.b_major = "K"
-        self.out_dtype = "bf16"
+    seen = _seen_1_24()
+    for v in ("v85", "v86", "v87"):
+        seen |= set(SETS[v][0]())
 
+    def draw(r):
+        dt = r.choice(("bf16", "e4m3"))
+        line = 16 if dt == "e4m3" else 8
+        return (_log_uniform(r, 65, 257), _log_uniform(r, 4096, 32769),
+                _log_uniform(r, 1024, 32769) // line * line, dt)
 
-def default_pair(torch, ops, p):
-    """choose_plan's kernel and the cuBLAS call on new operands of ``p`` (gpu_corpus's), each run
-    twice so that first-call costs stay out of what follows: ``(config, fastswz's launch,
-    cuBLAS's call, cuBLAS's name, operands)``; keep ``operands`` while the launch is used (the
-    prepared launch holds D's pointer, not the tensor)."""
-    import gpu_corpus
-    from fastswz.cuda import choose_plan, compile_gemm
-
-    cfg = choose_plan(p.m, p.n, p.k, p.a_dtype, p.b_dtype, p.a_major, p.b_major, p.out_dtype)
-    kern = compile_gemm(cfg)
-    a, b, d, ptrs, lds = ops.make(p)
-    go, _ = gpu_corpus._launcher(kern, p, a, b, d, ptrs, lds, "prepared")
-    fn, _, library = gpu_corpus._cublas(torch, p, a, b)
-    for f in (go, fn, go, fn):
-        f()
-    torch.cuda.synchronize()
-    return cfg, go, fn, library, (a, b, d)
+    return _drawn_changes(V88_OLD, random.Random(20261714), draw, 40, 6000, seen)
 
 
-for _name in [n for n in SETS if n != "v79"]:   # as they ran: before QUAD_CLUSTER_MAX_BM's rule
-    SETS[_name] = _as_run(V79_OFF, *SETS[_name])
+SETS["v88"] = (problems_v88, functools.partial(_new_and_old, V88_OLD))
+
+
+def _v89_region(m, n, k, dt):
+    """v85's region where the swapped pieces fit one wave (at most 132 tiles) and M <= 320."""
+    got = _v85_region(m, n, k, dt)
+    return got if got is not None and got[1] <= 132 and m <= 320 else None
+
+
+def problems_v89():
+    """Stated before the run (thirty-fifth session): v85 found the long-K swapped pieces in one
+    pass mixed (0.83-0.87x drawn) but faster on most corpus and seed problems whose pieces fit one
+    wave with M <= 200 (11: 0.99-1.68x) or 256 < M <= 320 (6: 0.96-1.29x; seed 23's 266 x 7936 x
+    22016 1.29x). In :func:`_v89_region`, does the one pass beat the default? 40 problems drawn
+    (seed 20261715: bf16, M 65-320, N 4096-17000, K 8192-32768 log-uniform, K a multiple of 8),
+    none seen before: a rule is fitted on the first 20 and read on the last 20 (held out)."""
+    import random
+
+    seen = _seen_1_24()
+    for v in ("v85", "v86", "v87"):
+        seen |= set(SETS[v][0]())
+
+    def draw(r):
+        return (_log_uniform(r, 65, 321), _log_uniform(r, 4096, 17001), _log_uniform(r, 8192, 32769) // 8 * 8, "bf16")
+
+    return _drawn_where(lambda q: _v89_region(*q) is not None, random.Random(20261715), draw, 40, seen)
+
+
+SETS["v89"] = (problems_v89, candidates_v85)
+
 
 
 def cmd_run(args):
