@@ -2495,6 +2495,20 @@ def test_choose_plan_stores_short_fp8_tiles_whole(m, n, k, dt, applies):
     assert cuda.default_config(m, n, k, dt, dt) == c
 
 
+def _wave_bm(m, n, split):
+    """SWAP_WAVE_BM's rule from its statement: the rows of N of SWAP_SECTOR_MAX_M's and
+    SWAP_PAD_MAX_FILL's swapped plan (M in pieces of at most 256 columns): SWAP_WAVE_BM where it
+    runs in one pass on more 128-row tiles than the SMs and SWAP_WAVE_BM-row tiles fit one wave,
+    else 128."""
+    from fastswz import cuda
+    from fastswz.tune import DEFAULT_SMS
+
+    pieces, sms = -(-m // 256), DEFAULT_SMS["sm90"]
+    if cuda.SWAP_WAVE_BM and split == 1 and -(-n // 128) * pieces > sms and -(-n // cuda.SWAP_WAVE_BM) * pieces <= sms:
+        return cuda.SWAP_WAVE_BM
+    return 128
+
+
 @pytest.mark.parametrize("m,n,k,dt,applies", [
     # probe sets v58-v61: e4m3 rows 16 bytes off the sector, 64 < M <= 256, >= 48 k-tiles, a
     # one-pass 64-row default (A staged at 144 x 5792 x 13552; M = 75 not a multiple of 8; the
@@ -2539,7 +2553,7 @@ def test_choose_plan_swaps_fp8_off_the_sector(m, n, k, dt, applies):
         assert c == before
         return
     assert (c["bm"], c["bn"], c["bk"], c["swap_ab"], c["split_k"], c["epilogue"]) == \
-        (128, -(-m // 8) * 8, 128, True, split, False)
+        (_wave_bm(m, n, split), -(-m // 8) * 8, 128, True, split, False)
     assert cuda.supported(c) is None
     assert c["stages"] == cuda.DEEP_TILE_MAX_STAGES or cuda.supported(dict(c, stages=c["stages"] + 1)) is not None
     assert cuda.default_config(m, n, k, dt, dt) == c
@@ -2601,13 +2615,16 @@ def test_choose_plan_small_tiles_in_place_of_a_split(m, n, k, dt, applies):
     # SWAP_PAD_ONE_PASS_MIN_TILES: 75-79 tiles in one pass (fewer than SWAP_SECTOR_MIN_UNITS units);
     # 73 x 9472's default is 64 x 144 (outside the rule), 176 x 1392's pieces would split 12 ways
     (73, 9984, 12672, "bf16", True), (78, 9680, 28096, "e4m3", True), (96, 9600, 16704, "bf16", True),
-    (73, 9472, 12672, "bf16", False), (176, 1392, 26080, "bf16", False)])
+    (73, 9472, 12672, "bf16", False), (176, 1392, 26080, "bf16", False),
+    # SWAP_PAD_MIN_KTILES (v87): 16-47 k-tiles (seed 23's 141 x 12576 x 4480 e4m3: 35), then 15
+    (141, 12576, 4480, "e4m3", True), (130, 26006, 2944, "e4m3", True), (136, 15462, 1392, "bf16", True),
+    (141, 12576, 1920, "e4m3", False), (136, 15462, 960, "bf16", False)])
 def test_choose_plan_swaps_padded_tile_rows(m, n, k, dt, applies):
     """SWAP_PAD_MAX_FILL's rule, from its statement: where the other rules give a plain call an
     unswapped plan on one CTA with BM >= 128 and BN <= SWAP_PAD_MAX_BN, on K-major 8- or 16-bit
     rows of a multiple of 32 bytes with SWAP_AB_MAX_M < M <= SWAP_SECTOR_MAX_M and at least
-    SWAP_SECTOR_MIN_KTILES 128-byte k-tiles, whose tile rows hold M in under SWAP_PAD_MAX_FILL of
-    their rows, the plan is the swapped split of SWAP_SECTOR_MAX_M's rule: 128 rows of N by M
+    SWAP_PAD_MIN_KTILES 128-byte k-tiles, whose tile rows hold M in under SWAP_PAD_MAX_FILL of
+    their rows, the plan is the swapped split of SWAP_SECTOR_MAX_M's rule: 128 rows (_wave_bm) of N by M
     rounded up to 8, min(SMs // tiles, k-tiles // 8) splits (at least 1, at most
     SWAP_SECTOR_MAX_SPLIT, at least SWAP_SECTOR_MIN_UNITS units), registers storing D, the deepest
     ring; or, where that split is 1 and the tiles number SWAP_PAD_ONE_PASS_MIN_TILES up to
@@ -2622,7 +2639,7 @@ def test_choose_plan_swaps_padded_tile_rows(m, n, k, dt, applies):
     bk, k_tiles, tiles = 128 // width, -(-k * width // 128), -(-n // 128)
     split = max(1, min(DEFAULT_SMS["sm90"] // tiles, k_tiles // 8, cuda.SPLIT_K_SWAP_MAX))
     stated = (cuda.SWAP_AB_MAX_M < m <= cuda.SWAP_SECTOR_MAX_M and k * width % 32 == 0
-              and k_tiles >= cuda.SWAP_SECTOR_MIN_KTILES and not before["swap_ab"] and not before["stream_k"]
+              and k_tiles >= cuda.SWAP_PAD_MIN_KTILES and not before["swap_ab"] and not before["stream_k"]
               and not before["pingpong"] and (before["cluster_m"], before["cluster_n"]) == (1, 1)
               and before["bm"] >= 128 and before["bn"] <= cuda.SWAP_PAD_MAX_BN
               and m < cuda.SWAP_PAD_MAX_FILL * before["bm"] * -(-m // before["bm"])
@@ -2633,12 +2650,41 @@ def test_choose_plan_swaps_padded_tile_rows(m, n, k, dt, applies):
         assert c == before
         return
     assert (c["bm"], c["bn"], c["bk"], c["swap_ab"], c["split_k"], c["epilogue"], c["stream_k"]) == \
-        (128, -(-m // 8) * 8, bk, True, split, False, 0)
+        (_wave_bm(m, n, split), -(-m // 8) * 8, bk, True, split, False, 0)
     assert cuda.supported(c) is None
     assert c["stages"] == cuda.DEEP_TILE_MAX_STAGES or cuda.supported(dict(c, stages=c["stages"] + 1)) is not None
     fused = cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"})
     assert not fused["swap_ab"]
     assert fused == _fused_without({"SWAP_PAD_MAX_FILL": 0}, m, n, k, dt)
+
+
+@pytest.mark.parametrize("m,n,k,dt,deep", [
+    # probe sets v86 and v88 (thirty-fifth session): swapped one pass on 133-198 tiles of 128 rows
+    # (seed 24's 101 x 20256 x 17584 e4m3: 159), then 203 and 253 tiles (192 rows would not fit
+    # one wave), 132 tiles, a split, and M over 256 (two pieces: 2 x 67 tiles)
+    (101, 20256, 17584, "e4m3", True), (77, 16942, 13232, "e4m3", True), (190, 16927, 20464, "e4m3", True),
+    (143, 21423, 11344, "e4m3", True), (190, 25889, 26896, "e4m3", False), (144, 32306, 17632, "e4m3", False),
+    (101, 16896, 17584, "e4m3", False), (101, 9000, 17584, "e4m3", False)])
+def test_swapped_one_pass_past_a_wave_takes_deeper_tiles(m, n, k, dt, deep):
+    """SWAP_WAVE_BM's rule, from its statement: where SWAP_SECTOR_MAX_M's or SWAP_PAD_MAX_FILL's
+    swapped plan runs in one pass on more 128-row tiles than the SMs and SWAP_WAVE_BM-row tiles
+    fit one wave, its tiles take SWAP_WAVE_BM rows (the rest of the plan as before but the ring,
+    the deepest that runs, and no clusters of four, which take at most QUAD_CLUSTER_MAX_BM rows);
+    elsewhere the rule changes nothing."""
+    from fastswz import cuda
+
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    before = _plan_without({"SWAP_WAVE_BM": 0}, m, n, k, dt)
+    # (the swapped plan before QUAD_CLUSTER_MAX_BM's clusters, which take at most 128 rows)
+    swapped = _plan_without({"SWAP_WAVE_BM": 0, "QUAD_CLUSTER_MAX_BM": 0}, m, n, k, dt)
+    stated = swapped["swap_ab"] and swapped["bm"] == 128 and _wave_bm(m, n, swapped["split_k"]) == cuda.SWAP_WAVE_BM
+    assert stated == deep
+    if not deep:
+        assert c == before
+        return
+    assert dict(c, stages=0) == dict(swapped, bm=cuda.SWAP_WAVE_BM, stages=0)
+    assert cuda.supported(c) is None
+    assert c["stages"] == cuda.DEEP_TILE_MAX_STAGES or cuda.supported(dict(c, stages=c["stages"] + 1)) is not None
 
 
 def _quad_stated(before, m, n, k, dt):
