@@ -1016,25 +1016,32 @@ def test_choose_plan_swap_deep_instead_of_the_unswapped_split(m, n, k, dt, monke
     # in the rule: M 65-512 off a multiple of 128, long K, 20-66 swapped tiles
     (189, 4336, 31248, "bf16"), (419, 3840, 30864, "bf16"), (158, 3072, 21632, "bf16"),
     (66, 6757, 25079, "f16"), (481, 2667, 19001, "bf16"), (215, 7008, 20592, "bf16"),
+    # SWAP_LONG_K_ONE_PASS_MAX_BN (v85, v89): 67-132 tiles in one pass, one piece of at most 200
+    # columns or two of at most 160 (seed 23's 266 x 7936 x 22016)
+    (189, 9000, 31248, "bf16"), (266, 7936, 22016, "bf16"), (79, 10186, 11432, "bf16"),
+    (262, 7634, 24616, "bf16"), (200, 9609, 23720, "bf16"),
     # outside: M a multiple of 128 or padded as much by the swapped pieces (128, 512, 125, 250),
-    # e4m3, short K (8000: 125 k-tiles of 64), too many tiles for two splits (N 9000), too few
-    # (N 2048, M <= 256: 16 tiles), M above 512 or at most 64
+    # e4m3, short K (8000: 125 k-tiles of 64), too many tiles for one wave (N 17000), one piece
+    # wider than 200 or two wider than 160 in one pass (M 238, 331), too few tiles (N 2048,
+    # M <= 256: 16 tiles), M above 512 or at most 64
     (128, 4096, 14336, "bf16"), (512, 4096, 14336, "bf16"), (125, 6115, 30626, "bf16"),
     (250, 4050, 29976, "bf16"), (189, 4336, 31232, "e4m3"), (189, 4336, 8000, "bf16"),
-    (189, 9000, 31248, "bf16"), (189, 2048, 31248, "bf16"), (600, 3840, 30864, "bf16"),
-    (60, 3840, 30864, "bf16")])
+    (189, 17000, 31248, "bf16"), (238, 14932, 31112, "bf16"), (331, 4720, 16016, "bf16"),
+    (189, 2048, 31248, "bf16"), (600, 3840, 30864, "bf16"), (60, 3840, 30864, "bf16")])
 def test_choose_plan_swaps_long_k_off_128_rows(m, n, k, dt):
     # SWAP_LONG_K_MAX_M's rule, derived here from its statement: 16-bit K-major inputs with
     # SWAP_AB_MAX_M < M <= SWAP_LONG_K_MAX_M and at least SWAP_LONG_K_MIN_KTILES 128-byte k-tiles
     # run swapped on 128 rows of N by M in the fewest pieces of <= 256 columns (each a multiple of
     # 8), K split min(132 // tiles, k-tiles // 8, SPLIT_K_SWAP_MAX) ways, where the tiles number at
-    # least SWAP_LONG_K_MIN_TILES, the split is >= 2 and the pieces pad M less than 128-row tiles
+    # least SWAP_LONG_K_MIN_TILES, the split is >= 2 (or 1, the pieces at most
+    # SWAP_LONG_K_ONE_PASS_MAX_BN[pieces - 1] columns) and the pieces pad M less than 128-row tiles
     # (read with SWAP_PAD_MAX_FILL's rule off: it runs the same plan on some problems outside,
-    # 189 x 2048 x 31248 among them)
+    # 189 x 2048 x 31248 among them; and QUAD_CLUSTER_MAX_BM's, which puts one-pass plans on rows
+    # off the 128-byte line on clusters of four)
     from fastswz.cuda import (DEEP_TILE_MAX_STAGES, SPLIT_K_SWAP_MAX, SWAP_AB_MAX_M, SWAP_LONG_K_MAX_M,
-                              SWAP_LONG_K_MIN_KTILES, SWAP_LONG_K_MIN_TILES)
+                              SWAP_LONG_K_MIN_KTILES, SWAP_LONG_K_MIN_TILES, SWAP_LONG_K_ONE_PASS_MAX_BN)
 
-    c = _plan_without({"SWAP_PAD_MAX_FILL": 0}, m, n, k, dt)
+    c = _plan_without({"SWAP_PAD_MAX_FILL": 0, "QUAD_CLUSTER_MAX_BM": 0}, m, n, k, dt)
     assert supported(c) is None
     bits = codegen.dtype_bits(dt)
     bk = 1024 // bits
@@ -1043,7 +1050,9 @@ def test_choose_plan_swaps_long_k_off_128_rows(m, n, k, dt):
     tiles = -(-n // 128) * p
     split = min(132 // tiles, -(-k // bk) // 8, SPLIT_K_SWAP_MAX)
     applies = (bits == 16 and SWAP_AB_MAX_M < m <= SWAP_LONG_K_MAX_M and -(-k // bk) >= SWAP_LONG_K_MIN_KTILES
-               and tiles >= SWAP_LONG_K_MIN_TILES and split >= 2 and p * bn < -(-m // 128) * 128)
+               and tiles >= SWAP_LONG_K_MIN_TILES and p * bn < -(-m // 128) * 128
+               and (split >= 2 or split == 1 and p <= len(SWAP_LONG_K_ONE_PASS_MAX_BN)
+                    and bn <= SWAP_LONG_K_ONE_PASS_MAX_BN[p - 1]))
     shape = (c["bm"], c["bn"], c["bk"], c["swap_ab"], c["split_k"], c["epilogue"])
     if not applies:
         assert shape != (128, bn, bk, True, split, False)
@@ -2633,8 +2642,10 @@ def test_choose_plan_swaps_padded_tile_rows(m, n, k, dt, applies):
     from fastswz import cuda
     from fastswz.tune import DEFAULT_SMS
 
-    c = cuda.choose_plan(m, n, k, dt, dt)
-    before = _plan_without({"SWAP_PAD_MAX_FILL": 0}, m, n, k, dt)
+    # (read with SWAP_LONG_K_ONE_PASS_MAX_BN's rule off: it gives some bf16 rows here, 73 x 9984 x
+    # 12672 among them, the same plan first)
+    c = _plan_without({"SWAP_LONG_K_ONE_PASS_MAX_BN": ()}, m, n, k, dt)
+    before = _plan_without({"SWAP_PAD_MAX_FILL": 0, "SWAP_LONG_K_ONE_PASS_MAX_BN": ()}, m, n, k, dt)
     width = 1 if dt == "e4m3" else 2
     bk, k_tiles, tiles = 128 // width, -(-k * width // 128), -(-n // 128)
     split = max(1, min(DEFAULT_SMS["sm90"] // tiles, k_tiles // 8, cuda.SPLIT_K_SWAP_MAX))

@@ -292,6 +292,26 @@ def test_padded_rows_swapped_through_gemm(shape, dt):
     _exact_twice(m, n, k, dt, 7, 2, rowwise=dt == "e4m3")
 
 
+@pytest.mark.parametrize("shape,dt,bm,bn", [
+    ((101, 20256, 17584), "e4m3", 192, 104),   # SWAP_WAVE_BM: 106 tiles of 192 rows, not 159 of 128
+    ((77, 16942, 13232), "e4m3", 192, 80),
+    ((141, 12576, 4480), "e4m3", 128, 144),    # SWAP_PAD_MIN_KTILES: 35 k-tiles
+    ((266, 7936, 22016), "bf16", 128, 136),    # SWAP_LONG_K_ONE_PASS_MAX_BN: two pieces, one pass
+    ((79, 10186, 11432), "bf16", 128, 80)])
+def test_thirty_fifth_session_swapped_plans_through_gemm(shape, dt, bm, bn):
+    """gemm() on shapes where the thirty-fifth session's rules run a plain call swapped in one pass
+    (192-row tiles past one wave of 128-row ones; SWAP_PAD_MAX_FILL's plan below 48 k-tiles; the
+    long-K pieces in one wave): small integers exact, D poisoned first, two calls the same bits;
+    rowwise power-of-two scales on e4m3 too."""
+    pytest.importorskip("torch")
+    from fastswz.cuda import choose_plan
+
+    m, n, k = shape
+    c = choose_plan(m, n, k, dt, dt)
+    assert (c["bm"], c["bn"], c["swap_ab"], c["split_k"]) == (bm, bn, True, 1)
+    _exact_twice(m, n, k, dt, 7, 2, rowwise=dt == "e4m3")
+
+
 @pytest.mark.parametrize("shape,rule", [
     ((224, 2528, 18128), "split on a pair"), ((86, 11583, 4848), "64 rows on a pair"),
     ((131, 1024, 6528), "64 rows split 2"), ((70, 896, 20864), "64-row split doubled")])

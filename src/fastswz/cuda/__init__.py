@@ -761,6 +761,21 @@ SWAP_LONG_K_MAX_M = 512
 SWAP_LONG_K_MIN_KTILES = 128
 #: The fewest swapped tiles (128 rows of N by the pieces of M) for :data:`SWAP_LONG_K_MAX_M`'s rule.
 SWAP_LONG_K_MIN_TILES = 20
+#: :data:`SWAP_LONG_K_MAX_M`'s rule also runs its pieces in one pass where they fit one wave (67
+#: to 132 tiles: the split would be 1) and are at most this many columns wide, by the number of
+#: pieces (one piece: M <= 200; two: 256 < M <= 320). Seed 23's 266 x 7936 x 22016 bf16 ran its
+#: unswapped 128 x 192 default at 0.68-0.75x cuBLAS's speed (cuBLAS: swapped 128 x 136 tiles, one
+#: pass). Measured on an H200 (``tests/gpu/gemm/probe.py`` sets v85 and v89,
+#: docs/conformance/2026-11-29-thirty-fifth-session runs 2-3): v85 (the region's 40 drawn and 50
+#: corpus and seed problems, one pass and a 2-way split beside the default) found the one pass
+#: 0.84-0.87x in geometric mean where its tiles pass one wave and mixed within it, faster on the
+#: problems with M <= 200 (15 of them: 0.99-1.68x) and 256 < M <= 320 (6: 0.96-1.29x), slower at
+#: 200 < M <= 256 and above 320 (0.82-1.00x). v89 (40 drawn in the one-wave region, M <= 320, the
+#: first 20 to fit, the last 20 held out, as stated before the run): fitted, M <= 200 1.135x (9
+#: of 12 faster by > 3%, none slower), 256 < M <= 320 1.04x (2), 200 < M <= 256 0.79x (2); **held
+#: out, in the rule's region 1.09x** (13: 9 faster by > 3%, the least 0.97x), outside it 0.95x.
+#: The 2-way split was slower than the default almost everywhere there. () turns it off.
+SWAP_LONG_K_ONE_PASS_MAX_BN = (200, 160)
 #: :data:`DEEP_TILE_MAX_M`'s rule splits K only with at least this many (128-byte) k-tiles per
 #: split. In the H100 corpus run of 2026-11-27 (run 5), with 8 (:data:`SPLIT_K_MIN_KTILES`), the
 #: split 64 x 64 plan of 128 x 2112 x K was 7-14% faster than one pass for bf16 (K 5120, 7168:
@@ -1440,7 +1455,8 @@ def _swap_long_k_plan(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype):
     if not (bits == 16 and SWAP_AB_MAX_M < m <= SWAP_LONG_K_MAX_M and -(-k // bk) >= SWAP_LONG_K_MIN_KTILES):
         return None
     pieces, bn, tiles, split = _swap_pieces(m, n, k, bk)
-    if tiles < SWAP_LONG_K_MIN_TILES or split < 2 or pieces * bn >= -(-m // 128) * 128:
+    one_pass = split == 1 and pieces <= len(SWAP_LONG_K_ONE_PASS_MAX_BN) and bn <= SWAP_LONG_K_ONE_PASS_MAX_BN[pieces - 1]
+    if tiles < SWAP_LONG_K_MIN_TILES or (split < 2 and not one_pass) or pieces * bn >= -(-m // 128) * 128:
         return None   # (the last: the pieces pad M as much as 128-row tiles do, nothing to gain)
     return _swapped_split(bn, bk, split, a_dtype, b_dtype, a_major, b_major, out_dtype)
 

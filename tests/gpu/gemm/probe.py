@@ -3252,7 +3252,22 @@ def problems_v88():
     return _drawn_changes(V88_OLD, random.Random(20261714), draw, 40, 6000, seen)
 
 
-SETS["v88"] = (problems_v88, functools.partial(_new_and_old, V88_OLD))
+#: Drawn problem lists written by ``probe.py draw --set NAME`` (here, before a run: the draws
+#: of v88 and v90 take minutes of choose_plan calls, more than a GPU call should spend on them).
+DRAWN = os.path.join(HERE, "probe_drawn.json")
+
+
+def _drawn_file(name, draw):
+    """``draw()``'s problems for set ``name``, read from :data:`DRAWN` where it holds them."""
+    if os.path.exists(DRAWN):
+        with open(DRAWN) as f:
+            got = json.load(f).get(name)
+        if got is not None:
+            return [tuple(q) for q in got]
+    return draw()
+
+
+SETS["v88"] = (lambda: _drawn_file("v88", problems_v88), functools.partial(_new_and_old, V88_OLD))
 
 
 def _v89_region(m, n, k, dt):
@@ -3281,6 +3296,31 @@ def problems_v89():
 
 
 SETS["v89"] = (problems_v89, candidates_v85)
+
+#: The constants that switch SWAP_LONG_K_ONE_PASS_MAX_BN's rule off.
+V90_OLD = {"SWAP_LONG_K_ONE_PASS_MAX_BN": ()}
+
+
+def problems_v90():
+    """Stated before the run (thirty-fifth session): held out for SWAP_LONG_K_ONE_PASS_MAX_BN's
+    rule (fitted on v85 and v89's first half): 30 problems drawn where the rule changes
+    choose_plan's plan (seed 20261716: bf16, M 65-320, N 4096-17000, K 8192-32768 log-uniform, K a
+    multiple of 8), none seen before, each the new plan against the plan before the rule. The
+    rule stands if the new plans are faster in geometric mean and at most 4 of the 30 slower by
+    more than 3%."""
+    import random
+
+    seen = _seen_1_24()
+    for v in ("v85", "v86", "v87", "v89"):
+        seen |= set(SETS[v][0]())
+
+    def draw(r):
+        return (_log_uniform(r, 65, 321), _log_uniform(r, 4096, 17001), _log_uniform(r, 8192, 32769) // 8 * 8, "bf16")
+
+    return _drawn_changes(V90_OLD, random.Random(20261716), draw, 30, 3000, seen)
+
+
+SETS["v90"] = (lambda: _drawn_file("v90", problems_v90), functools.partial(_new_and_old, V90_OLD))
 
 
 
@@ -3364,6 +3404,17 @@ def cmd_flush(args):
         print(f"{m}x{n}x{k} {dt} ({roof / 1e6:.1f} MB): " + " | ".join(line), flush=True)
 
 
+def cmd_draw(args):
+    got = {}
+    if os.path.exists(DRAWN):
+        with open(DRAWN) as f:
+            got = json.load(f)
+    got[args.set] = [list(q) for q in SETS[args.set][0]()]
+    with open(DRAWN, "w") as f:
+        json.dump(got, f, indent=0)
+    print(f"probe: {len(got[args.set])} problems of {args.set} in {DRAWN}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -3371,6 +3422,8 @@ def main():
     mk.add_argument("--out", default="tests/gpu/gemm/probe_cases.json")
     mk.add_argument("--set", choices=sorted(SETS), default="v1")
     mk.add_argument("--jobs", type=int, default=os.cpu_count())
+    dr = sub.add_parser("draw", help="write a set's drawn problems into probe_drawn.json")
+    dr.add_argument("--set", choices=sorted(SETS), required=True)
     rn = sub.add_parser("run")
     rn.add_argument("cases")
     rn.add_argument("--out", default="/tmp/probe")
@@ -3379,7 +3432,7 @@ def main():
     rn.add_argument("--flush", choices=("read", "memset"), default="read")
     sub.add_parser("flush")
     args = ap.parse_args()
-    {"make": cmd_make, "run": cmd_run, "flush": cmd_flush}[args.cmd](args)
+    {"make": cmd_make, "run": cmd_run, "flush": cmd_flush, "draw": cmd_draw}[args.cmd](args)
 
 
 if __name__ == "__main__":
