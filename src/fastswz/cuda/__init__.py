@@ -303,8 +303,11 @@ def _sector_swap(c, m, n, k):
 #: set v86, docs/conformance/2026-11-29-thirty-fifth-session run 2: 40 problems drawn where the
 #: default is that one pass over more than a wave, the first 20 to fit, the last 20 held out, as
 #: stated before the run): on the fitted, 192 rows 1.18-1.43x faster on all 8 whose 192-row tiles
-#: fit one wave, 0.75-0.84x on the 12 whose do not; held out, **1.10-1.42x faster on all 9** where
-#: the rule applies (the 11 others 0.73-0.85x, which it leaves). 0 turns the rule off.
+#: fit one wave, 0.75-0.84x on the 12 whose do not; held out, 1.10-1.42x faster on all 9 where
+#: the rule applies (the 11 others 0.73-0.85x, which it leaves). Held out again by v88 (run 5: 22
+#: problems drawn where the rule changes the plan, against the plan before it, clusters of four
+#: included): **1.260x** in geometric mean, all 22 faster by > 3% (1.135-1.538x). 0 turns the rule
+#: off.
 SWAP_WAVE_BM = 192
 
 
@@ -365,8 +368,10 @@ SWAP_PAD_ONE_PASS_MIN_TILES = 75
 #: H200 (``tests/gpu/gemm/probe.py`` set v87, docs/conformance/2026-11-29-thirty-fifth-session
 #: run 2: 40 problems drawn into the rule's region with 16-47 k-tiles, the first 20 to fit, the
 #: last 20 held out, as stated before the run): the swapped plan 1.135x the default in geometric
-#: mean on the fitted (16 faster by > 3%, none slower), **1.145x held out** (19 faster, none
-#: slower; 0.99-1.30x), 1.146x on the 4 corpus and seed problems there.
+#: mean on the fitted (16 faster by > 3%, none slower), 1.145x held out (19 faster, none slower;
+#: 0.99-1.30x), 1.146x on the 4 corpus and seed problems there. Held out again by v88 (run 5: 18
+#: problems drawn where the rule changes the plan, against the plan before it): **1.120x**, 15
+#: faster by > 3%, one slower (157 x 14851 x 3456 e4m3, 0.939x).
 SWAP_PAD_MIN_KTILES = 16
 
 
@@ -772,9 +777,12 @@ SWAP_LONG_K_MIN_TILES = 20
 #: problems with M <= 200 (15 of them: 0.99-1.68x) and 256 < M <= 320 (6: 0.96-1.29x), slower at
 #: 200 < M <= 256 and above 320 (0.82-1.00x). v89 (40 drawn in the one-wave region, M <= 320, the
 #: first 20 to fit, the last 20 held out, as stated before the run): fitted, M <= 200 1.135x (9
-#: of 12 faster by > 3%, none slower), 256 < M <= 320 1.04x (2), 200 < M <= 256 0.79x (2); **held
-#: out, in the rule's region 1.09x** (13: 9 faster by > 3%, the least 0.97x), outside it 0.95x.
-#: The 2-way split was slower than the default almost everywhere there. () turns it off.
+#: of 12 faster by > 3%, none slower), 256 < M <= 320 1.04x (2), 200 < M <= 256 0.79x (2); held
+#: out, in the rule's region 1.09x (13: 9 faster by > 3%, 2 slower, 0.925x the least), outside it
+#: 0.95x. The 2-way split was slower than the default almost everywhere there. Held out again by
+#: v90 (run 5: 30 problems drawn where the rule changes the plan, against the plan before it):
+#: **1.180x**, 25 faster by > 3%, 2 slower (198 x 15566 x 15496 0.923x, 286 x 4966 x 25096
+#: 0.944x). () turns it off.
 SWAP_LONG_K_ONE_PASS_MAX_BN = (200, 160)
 #: :data:`DEEP_TILE_MAX_M`'s rule splits K only with at least this many (128-byte) k-tiles per
 #: split. In the H100 corpus run of 2026-11-27 (run 5), with 8 (:data:`SPLIT_K_MIN_KTILES`), the

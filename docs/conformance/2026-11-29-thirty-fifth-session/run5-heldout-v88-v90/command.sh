@@ -1,0 +1,3 @@
+# code c8a6a1e (as run 4); run 4's v88/v90 results did not come back (a limit on the count of files
+# under $OUT), so the same probes again on the warm machine, results tarred
+R=/tmp/r5; rm -rf $R; mkdir -p $R; [ -d /tmp/bt ] || bash tests/gpu/run_batch.sh > $R/build_out.txt 2>&1; export PYTHONPATH=$PWD/src:/tmp/bt FASTSWZ_CACHE=$PWD/.fswcache PYTHONUNBUFFERED=1; for v in v88 v90; do timeout 60 python3 tests/gpu/gemm/probe.py make --set $v --jobs 16 --out $R/cases_$v.json > $R/make_$v.txt 2>&1; timeout 60 python3 tests/gpu/gemm/probe.py run $R/cases_$v.json --reps 15 --out $R/$v > $R/$v.txt 2>&1; echo $v $?; done; tail -2 $R/make_v8*.txt; cd /tmp && tar czf $OUT/r5.tgz r5
