@@ -773,9 +773,9 @@ SWAP_LONG_K_MIN_TILES = 20
 #: pass). Measured on an H200 (``tests/gpu/gemm/probe.py`` sets v85 and v89,
 #: docs/conformance/2026-11-29-thirty-fifth-session runs 2-3): v85 (the region's 40 drawn and 50
 #: corpus and seed problems, one pass and a 2-way split beside the default) found the one pass
-#: 0.84-0.87x in geometric mean where its tiles pass one wave and mixed within it, faster on the
-#: problems with M <= 200 (15 of them: 0.99-1.68x) and 256 < M <= 320 (6: 0.96-1.29x), slower at
-#: 200 < M <= 256 and above 320 (0.82-1.00x). v89 (40 drawn in the one-wave region, M <= 320, the
+#: 0.84-0.87x in geometric mean on the drawn and mixed within one wave: faster on the problems
+#: there with M <= 200 (11: 0.99-1.68x) and 256 < M <= 320 (6: 0.96-1.29x), slower with
+#: 200 < M <= 256 (6: 0.82-1.06x) and above 320 (5: 0.82-1.00x). v89 (40 drawn in the one-wave region, M <= 320, the
 #: first 20 to fit, the last 20 held out, as stated before the run): fitted, M <= 200 1.135x (9
 #: of 12 faster by > 3%, none slower), 256 < M <= 320 1.04x (2), 200 < M <= 256 0.79x (2); held
 #: out, in the rule's region 1.09x (13: 9 faster by > 3%, 2 slower, 0.925x the least), outside it
