@@ -2683,6 +2683,25 @@ def _one_default(m, n, k, dt):
     return [choose_plan(m, n, k, dt, dt)]
 
 
+def _pad_gate(m, n, k, dt, least, below):
+    """fastswz.cuda._pad_swap's gate (SWAP_PAD_MAX_FILL's region) with its K floor replaced by
+    ``least`` <= 128-byte k-tiles (< ``below`` where given): ``(bits, choose_plan's plan)``, else
+    None (the regions of v84 and v87)."""
+    import fastswz.cuda as fc
+
+    bits = {"bf16": 16, "e4m3": 8}.get(dt)
+    if bits is None or not (fc.SWAP_AB_MAX_M < m <= fc.SWAP_SECTOR_MAX_M) or k * bits // 8 % 32:
+        return None
+    k_tiles = -(-k * bits // 8 // 128)
+    if k_tiles < least or (below is not None and k_tiles >= below):
+        return None
+    c = fc.choose_plan(m, n, k, dt, dt)
+    if not (fc._unswapped_one_cta(c) and c["bm"] >= 128 and c["bn"] <= fc.SWAP_PAD_MAX_BN
+            and m < fc.SWAP_PAD_MAX_FILL * c["bm"] * -(-m // c["bm"])):
+        return None
+    return bits, c
+
+
 def _v84_region(m, n, k, dt):
     """SWAP_PAD_MAX_FILL's region (fastswz.cuda._pad_swap's gate) where its swapped split is
     refused for too few work units (tiles x split < SWAP_SECTOR_MIN_UNITS): the default and the
@@ -2690,15 +2709,10 @@ def _v84_region(m, n, k, dt):
     import fastswz.cuda as fc
     from fastswz.cuda.codegen import normalize_config
 
-    bits = {"bf16": 16, "e4m3": 8}.get(dt)
-    if bits is None or not (fc.SWAP_AB_MAX_M < m <= fc.SWAP_SECTOR_MAX_M) or k * bits // 8 % 32:
+    got = _pad_gate(m, n, k, dt, fc.SWAP_SECTOR_MIN_KTILES, None)
+    if got is None:
         return None
-    if -(-k * bits // 8 // 128) < fc.SWAP_SECTOR_MIN_KTILES:
-        return None
-    c = normalize_config(fc.choose_plan(m, n, k, dt, dt))
-    if not (fc._unswapped_one_cta(c) and c["bm"] >= 128 and c["bn"] <= fc.SWAP_PAD_MAX_BN
-            and m < fc.SWAP_PAD_MAX_FILL * c["bm"] * -(-m // c["bm"])):
-        return None
+    bits, c = got[0], normalize_config(got[1])
     if fc._swapped_pieces_plan(c, m, n, k, 1024 // bits) is not None:
         return None
     _, bn, tiles, split = fc._swap_pieces(m, n, k, 1024 // bits)
@@ -3172,15 +3186,10 @@ def _v87_region(m, n, k, dt):
     swapped 128 x 144 in one pass 0.91x). The default and the swapped plan, else None."""
     import fastswz.cuda as fc
 
-    bits = {"bf16": 16, "e4m3": 8}.get(dt)
-    if bits is None or not (fc.SWAP_AB_MAX_M < m <= fc.SWAP_SECTOR_MAX_M) or k * bits // 8 % 32:
+    got = _pad_gate(m, n, k, dt, 16, fc.SWAP_SECTOR_MIN_KTILES)
+    if got is None:
         return None
-    if not 16 <= -(-k * bits // 8 // 128) < fc.SWAP_SECTOR_MIN_KTILES:
-        return None
-    c = fc.choose_plan(m, n, k, dt, dt)
-    if not (fc._unswapped_one_cta(c) and c["bm"] >= 128 and c["bn"] <= fc.SWAP_PAD_MAX_BN
-            and m < fc.SWAP_PAD_MAX_FILL * c["bm"] * -(-m // c["bm"])):
-        return None
+    bits, c = got
     sw = fc._swapped_pieces_plan(c, m, n, k, 1024 // bits, fc.SWAP_PAD_ONE_PASS_MIN_TILES)
     return None if sw is None else (c, sw)
 
