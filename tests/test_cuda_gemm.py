@@ -1965,6 +1965,53 @@ def test_pingpong_protocol_model():
     assert wrong > 0
 
 
+@pytest.mark.parametrize("cfg,fields", [
+    (dict(bm=64, bn=16, bk=128, stages=4, swap_ab=True, a_dtype="e4m3", b_dtype="e4m3", scale="row"),
+     dict(scale_a=0x5000, scale_b=0x6000, sa_sm=1, sb_sn=1)),
+    (dict(bm=128, bn=128, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3", scale="row", bias="bf16"),
+     dict(scale_a=0x5000, scale_b=0x6000, sa_sm=1, sb_sn=1, bias=0x7000)),
+    (dict(bm=64, bn=32, bk=64, stages=4, swap_ab=True, bias="f32", residual="bf16", activation="gelu"),
+     dict(bias=0x7000, c=0x8000, ldc=1000, alpha=0.5, beta=2.0)),
+    (dict(bm=128, bn=128, bk=128, stages=4, a_dtype="e4m3", b_dtype="e4m3", scale="tensor",
+          out_dtype="e4m3", amax=True), dict(scale_a=0x5000, scale_b=0x6000, out_scale=0x9000, amax=0xA000))])
+def test_bound_fused_launches_what_launch_launches(cfg, fields):
+    """GemmKernel.bound_fused (the fused fast path's prepared launch) hands the C launcher what
+    launch(**fields) does: swap-AB's operands, extents and rowwise scales exchanged, every
+    FswParams field after k the same, the per-call pointers where launch puts them; a split-K
+    kernel and an unknown field are refused."""
+    from fastswz.cuda import runtime
+    from fastswz.errors import PlanError
+
+    kern = runtime.GemmKernel(cfg, b"", "k")
+    lau = _FakeLauncher()
+    kern._launchers[0] = lau
+    m, n, k = 5, 1000, 4096
+    kern.launch(0xA00, 0xB00, 0xD00, m, n, k, 4096, 4096, 1000, stream=99, grid=66, device=0, **fields)
+    names = [f for f in fields if f in ("bias", "c", "scale_a", "scale_b", "out_scale", "amax")]
+    static = {f: v for f, v in fields.items() if f not in names}
+    run = kern.bound_fused(m, n, k, 4096, 4096, 1000, static, names, device=0, grid=66)
+    run(0xA00, 0xB00, 0xD00, 99, [fields[f] for f in names])
+    want, have = lau.calls
+    assert want[:10] == have[:10] and want[11] == have[11] == 66
+    unpack = codegen.params_struct().unpack
+    assert unpack(want[10])[5:] == unpack(have[10])[5:]
+    if cfg.get("swap_ab"):
+        assert have[1:3] == (0xB00, 0xA00) and have[4:6] == (n, m)
+    if cfg.get("scale") == "row" and cfg.get("swap_ab"):   # the kernel's rows are D's columns
+        got = dict(zip([f for f, _, _ in codegen.PARAM_FIELDS], unpack(have[10])))
+        assert (got["scale_a"], got["scale_b"]) == (0x6000, 0x5000)
+    # other pointers, the same slots: only they change
+    run(0xA00, 0xB00, 0xD00, 99, [p + 0x100 for p in (fields[f] for f in names)])
+    moved = dict(zip([f for f, _, _ in codegen.PARAM_FIELDS], unpack(lau.calls[-1][10])))
+    first = dict(zip([f for f, _, _ in codegen.PARAM_FIELDS], unpack(have[10])))
+    assert {f for f in moved if moved[f] != first[f]} == set(names)
+    with pytest.raises(PlanError, match="no field 'bogus'"):
+        kern.bound_fused(m, n, k, 4096, 4096, 1000, dict(static, bogus=1), names, device=0, grid=66)
+    split = runtime.GemmKernel(dict(bm=128, bn=16, bk=64, stages=4, swap_ab=True, split_k=4), b"", "k")
+    with pytest.raises(fastswz.cuda.GemmArgumentError, match="split_k=4"):
+        split.bound_fused(m, n, k, 4096, 4096, 1000, {}, [], device=0, grid=66)
+
+
 def test_launch_passes_epilogue_fields_on_the_plain_path(monkeypatch):
     """The plain launch (no swap, no split) must carry the call's FswParams fields: alpha was once
     dropped there, so every runtime.check with alpha = 2 saw D = acc."""
@@ -2173,6 +2220,12 @@ class _FakeKernel:
 
     def bound(self, *args):
         return lambda pa, pb, pd, stream, ws=0: self.launches.append(("bound", pa, pb, pd, stream, ws))
+
+    def bound_fused(self, m, n, k, lda, ldb, ldd, static, names, device, grid):
+        def run(pa, pb, pd, stream, pointers):   # what lau.run gets, the fields as _pack's
+            fields = dict(static, **dict(zip(names, pointers)))
+            self._lau.run(stream, pa, pb, pd, m, n, k, lda, ldb, ldd, self._pack(pd, ldd, m, n, k, **fields), grid)
+        return run
 
     def launch(self, *args, **kw):
         self.launches.append((args, kw))

@@ -2594,9 +2594,12 @@ def _remember_fused(a, b, out, out_dtype, extras, fields, kern, m, n, k, lda, ld
     call.static = {f: v for f, v in fields.items() if f not in ptrs}
     call.ptrs = ptrs
     call.in_place = extras["c"] is not None and out is not None and extras["c"].data_ptr() == out.data_ptr()
-    call.scheduled = bool(kern.config["swap_ab"] or kern.config["split_k"] > 1)
-    call.ws_bytes = kern.workspace_bytes(m, n, k) if kern.config["split_k"] > 1 else 0
+    call.scheduled = kern.config["split_k"] > 1
+    call.ws_bytes = kern.workspace_bytes(m, n, k) if call.scheduled else 0
     call.staged_lda = staged_lda
+    # one pass (swapped or not): the fields packed from a list made once, one C launch
+    call.fused = None if call.scheduled else kern.bound_fused(
+        m, n, k, staged_lda or lda, ldb, ldd, call.static, list(ptrs), device, call.grid)
     _keep(key, call)
 
 
@@ -2605,7 +2608,7 @@ class _FusedCall(_Call):
     this call's pointers break a rule the general path checks (alignment, overlaps), so that
     path runs and says which."""
 
-    __slots__ = ("static", "ptrs", "in_place", "scheduled", "ws_bytes", "staged_lda")
+    __slots__ = ("static", "ptrs", "in_place", "scheduled", "ws_bytes", "staged_lda", "fused")
 
     def run_fused(self, a, b, out, extras):
         got = self.pointers(a, b, out)
@@ -2613,23 +2616,22 @@ class _FusedCall(_Call):
             return None
         d, pa, pb, pd = got
         lda = self.lda
-        fields = dict(self.static)
+        ptrs = []
         for name, (align, span) in self.ptrs.items():
             p = extras[name].data_ptr()
             if p % 16 != align:
                 return None
             if not (name == "c" and self.in_place and p == pd) and p < pd + self.d_bytes and pd < p + span:
                 return None   # an argument inside D (the general path names the rule)
-            fields[name] = p
+            ptrs.append(p)
         stream = _torch_stream(self.device)
         if self.staged_lda:   # stages_a's copy, as the general path makes it
             buf = _copy_a(pa, self.m, self.k, self.lda, self.staged_lda, a.element_size(), stream, self.device)
             pa, lda = buf.data_ptr(), self.staged_lda
-        if not self.scheduled:
-            kern = self.kern
-            self.lau.run(stream, pa, pb, pd, self.m, self.n, self.k, lda, self.ldb, self.ldd,
-                         kern._pack(pd, self.ldd, self.m, self.n, self.k, **fields), self.grid)
+        if self.fused is not None:
+            self.fused(pa, pb, pd, stream, ptrs)
             return d
+        fields = dict(self.static, **dict(zip(self.ptrs, ptrs)))
         ws = _workspace(self.ws_bytes, self.device) if self.ws_bytes else None
         self.kern.launch(pa, pb, pd, self.m, self.n, self.k, lda, self.ldb, self.ldd, stream=stream,
                          device=self.device, workspace=None if ws is None else ws.data_ptr(), **fields)

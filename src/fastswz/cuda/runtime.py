@@ -23,6 +23,7 @@ import threading
 import numpy as np
 
 from ..dtypes import dtype as _lookup_dtype
+from ..errors import PlanError
 from .errors import CudaError, CudaUnavailableError, GemmArgumentError
 from . import codegen
 
@@ -610,6 +611,52 @@ class GemmKernel:
             lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
             plain(red, ctx, ctas, threads, 0, stream, params, "the split-K reduction kernel", True)
         return run_split
+
+    def bound_fused(self, m, n, k, lda, ldb, ldd, static, names, device=None, grid=None):
+        """``run(a_ptr, b_ptr, d_ptr, stream, pointers)``: :meth:`launch` with epilogue fields
+        for one problem (the caller's meaning), ``static`` the fields that stay and ``names``
+        the pointer fields given per call, in the order of ``pointers``. The swapped extents,
+        the grid and the fields in the kernel's frame (swap-AB: rowwise scales exchanged, as
+        :meth:`launch` does) are worked out once; a call is one ``struct.pack`` and one C launch.
+        One pass only (``split_k`` 1: a split's workspace and semaphores stay :meth:`launch`'s).
+
+        Raises :class:`~fastswz.PlanError` for a field ``FswParams`` does not have."""
+        if self._splits != 1:
+            raise GemmArgumentError(f"bound_fused runs one-pass kernels; this one has split_k="
+                                    f"{self._splits}: use launch(..., workspace=...)")
+        ordinal = current_device() if device is None else device
+        lau = self.launcher(ordinal)
+        g = grid or self.grid(m, n, ordinal)
+        rest = [f for f, _, _ in codegen.PARAM_FIELDS[5:]]
+        fields = dict(static)
+        for i, name in enumerate(names):
+            fields[name] = ("pointer", i)   # a marker: where the call's pointer goes
+        unknown = sorted(set(fields) - set(rest))
+        if unknown:
+            raise PlanError(f"FswParams has no field {unknown[0]!r} (fields: "
+                            f"{', '.join(f for f, _, _ in codegen.PARAM_FIELDS)})")
+        swap = self._swap
+        if swap:   # as launch: the kernel's A is the caller's B, its M the caller's N
+            m, n, lda, ldb = n, m, ldb, lda
+            if self.config["scale"] == "row":
+                fields = _swap_rowwise(fields)
+        vals = [fields.get(f, codegen.PARAM_DEFAULTS.get(f, 0)) for f in rest]
+        # where each per-call pointer lands among the fields after k (after the swap above)
+        slots = [5 + j for i in range(len(names)) for j, v in enumerate(vals) if v == ("pointer", i)]
+        if len(slots) != len(names):
+            raise PlanError(f"fields {names}: each must be an FswParams field, once")
+        head = [0, ldd, m, n, k]
+        vals = head + [0 if type(v) is tuple else v for v in vals]
+        fpack = codegen.params_struct().pack
+
+        def run(a_ptr, b_ptr, d_ptr, stream, pointers):
+            v = vals.copy()
+            for s, p in zip(slots, pointers):
+                v[s] = p
+            if swap:
+                a_ptr, b_ptr = b_ptr, a_ptr
+            lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, fpack(*v), g)
+        return run
 
     def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None, **fields):
         """The launch as a no-argument callable (the timing loop's), for the current GPU; a
