@@ -3365,6 +3365,61 @@ def candidates_v91(m, n, k, dt):
 SETS["v91"] = (problems_losers, candidates_v91)
 
 
+def _seen_1_28():
+    """(M, N, K, type) of the shipped corpus and fresh seeds 1-28: a drawn set excludes them."""
+    from fastswz.corpus import load_corpus
+
+    seen = _seen_1_24()
+    for s in (20262201, 20262202, 20262301, 20262302):
+        seen |= {(p.m, p.n, p.k, p.a_dtype) for p in load_corpus(os.path.join(HERE, f"fresh_{s}.json"))}
+    return seen
+
+
+V92_OLD = {"ROUND_UP_WIDTH_RANGE": ()}
+
+
+def problems_v92():
+    """Stated before the run (thirty-sixth session): held out for ROUND_UP_WIDTH_RANGE's rule
+    (found on v91): 40 problems drawn where it changes choose_plan's plan (seed 20261718: e4m3 or
+    bf16, M 64-12000, N 256-32768, K 256-32768 log-uniform, K a multiple of 16 bytes), none of the
+    corpus's or seeds 1-28's, each the new plan against the plan before the rule. The rule stands
+    if the new plans are faster in geometric mean and at most 4 of the 40 slower by more than 3%."""
+    import random
+
+    def draw(r):
+        dt = r.choice(("e4m3", "bf16"))
+        e = 1 if dt == "e4m3" else 2
+        return (_log_uniform(r, 64, 12001), _log_uniform(r, 256, 32769),
+                max(16 // e, _log_uniform(r, 256, 32769) * e // 16 * 16 // e), dt)
+
+    return _drawn_changes(V92_OLD, random.Random(20261718), draw, 40, 4000, _seen_1_28())
+
+
+SETS["v92"] = (lambda: _drawn_file("v92", problems_v92), functools.partial(_new_and_old, V92_OLD))
+
+V93_OLD = {"TALL_TWO_CONSUMERS_MAX_N": 0}
+
+
+def problems_v93():
+    """Stated before the run (thirty-sixth session): held out for TALL_TWO_CONSUMERS_MAX_N's rule
+    (found on v91): 30 problems drawn where it changes choose_plan's plan (seed 20261719: e4m3 or
+    bf16, M 1024-16384, N 64-512, K 256-32768 log-uniform, K a multiple of 16 bytes), none seen,
+    each the new plan against the plan before the rule. The rule stands if the new plans are
+    faster in geometric mean and at most 3 of the 30 slower by more than 3%."""
+    import random
+
+    def draw(r):
+        dt = r.choice(("e4m3", "bf16"))
+        e = 1 if dt == "e4m3" else 2
+        return (_log_uniform(r, 1024, 16385), _log_uniform(r, 64, 513),
+                max(16 // e, _log_uniform(r, 256, 32769) * e // 16 * 16 // e), dt)
+
+    return _drawn_changes(V93_OLD, random.Random(20261719), draw, 30, 4000, _seen_1_28())
+
+
+SETS["v93"] = (lambda: _drawn_file("v93", problems_v93), functools.partial(_new_and_old, V93_OLD))
+
+
 
 def cmd_run(args):
     import gpu_corpus
