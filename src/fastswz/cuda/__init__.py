@@ -441,72 +441,6 @@ def _quad_cluster(c, m, n, k):
                          least=c["stages"], most=16) or c
 
 
-#: Widths (BN, not a multiple of 64) of a one-pass, one-CTA plan through the whole-tile
-#: epilogue at :data:`ROUND_UP_WIDTH_MAX_STAGES` stages or fewer that take BN rounded up to a
-#: multiple of 64 through 64-column epilogue blocks, at the deepest ring that fits (never fewer
-#: stages), where the wider tiles make no more waves of the SMs: the whole-tile buffer (128 x 176
-#: bf16: 44 KiB) costs the ring a stage. Found on unseen losers (probe set v91, thirty-sixth
-#: session): 1540 x 1616 x 5072 bf16 128 x 176 (4 stages) 48.3 us, 128 x 192 (5) 42.9;
-#: 2227 x 1920 x 384 192 x 176 (3) 13.1, 192 x 192 (4) 12.1; 175 x 27520 x 2160 192 x 112 51.3,
-#: 192 x 128 49.5; but 224 -> 256 lost 5-16% (407 x 21248 x 22912, 578 x 11024 x 4080). () turns
-#: the rule off.
-ROUND_UP_WIDTH_RANGE = (96, 208)
-#: The most stages of :data:`ROUND_UP_WIDTH_RANGE`'s rule.
-ROUND_UP_WIDTH_MAX_STAGES = 4
-
-
-def _round_up_width(c, m, n, k):
-    """``c`` at its width rounded up to a multiple of 64 where :data:`ROUND_UP_WIDTH_RANGE`'s
-    rule applies, else ``c``."""
-    from ..tune import DEFAULT_SMS
-
-    bn = c["bn"]
-    if not (ROUND_UP_WIDTH_RANGE and ROUND_UP_WIDTH_RANGE[0] <= bn <= ROUND_UP_WIDTH_RANGE[1]
-            and bn % 64 and c["epilogue"] and c["epilogue_n"] == 0 and c["split_k"] == 1
-            and c["stages"] <= ROUND_UP_WIDTH_MAX_STAGES and _unswapped_one_cta(c)):
-        return c
-    wide = -(-bn // 64) * 64
-    sms, rows = DEFAULT_SMS["sm90"], -(-m // c["bm"])
-    if -(-(rows * -(-n // wide)) // sms) > -(-(rows * -(-n // bn)) // sms):
-        return c
-    return _deepest_ring(lambda stages: normalize_config(dict(c, bn=wide, stages=stages, epilogue_n=EPILOGUE_BLOCK_N,
-                                                              epilogue_stages=EPILOGUE_BLOCK_STAGES)),
-                         least=c["stages"], most=16) or c
-
-
-#: A one-pass, one-CTA plan of 64-row tiles (one consumer warpgroup) within one wave, on M of at
-#: least :data:`TALL_TWO_CONSUMERS_MIN_M` and N of at most this, takes 128-row tiles (two consumer
-#: warpgroups) of the narrowest width, a multiple of 16 and at least 64, whose tiles still fit one
-#: wave, at the deepest ring that runs (64-column epilogue blocks where the width is a larger
-#: multiple of 64, else the whole tile). Found on unseen losers (probe set v91, thirty-sixth
-#: session): 1936 x 320 x 6016 e4m3 64 x 96 (124 tiles) 18.2 us, 128 x 64 (80 tiles) 15.9;
-#: 5643 x 256 x 4352 bf16 64 x 256 (89 tiles) 31.6 us, 128 x 128 (90 tiles) 27.5. 0 turns it off.
-TALL_TWO_CONSUMERS_MAX_N = 512
-#: The least M of :data:`TALL_TWO_CONSUMERS_MAX_N`'s rule.
-TALL_TWO_CONSUMERS_MIN_M = 1024
-
-
-def _tall_two_consumers(c, m, n, k):
-    """``c`` on 128-row tiles where :data:`TALL_TWO_CONSUMERS_MAX_N`'s rule applies, else ``c``."""
-    from ..tune import DEFAULT_SMS
-
-    sms = DEFAULT_SMS["sm90"]
-    if not (n <= TALL_TWO_CONSUMERS_MAX_N and m >= TALL_TWO_CONSUMERS_MIN_M and c["bm"] == 64
-            and c["split_k"] == 1 and _unswapped_one_cta(c) and -(-m // 64) * -(-n // c["bn"]) <= sms):
-        return c
-    rows = -(-m // 128)
-    if rows > sms:
-        return c
-    need = -(-n // (sms // rows))   # the least width whose tile columns fit the SMs
-    bn = max(64, -(-need // 16) * 16)
-    if bn > 256:
-        return c
-    blocks = EPILOGUE_BLOCK_N if bn > EPILOGUE_BLOCK_N and bn % EPILOGUE_BLOCK_N == 0 else 0
-    return _deepest_ring(lambda stages: normalize_config(dict(c, bm=128, bn=bn, stages=stages, epilogue=True,
-                                                              epilogue_n=blocks, epilogue_stages=1)),
-                         least=EPILOGUE_MIN_STAGES, most=16) or c
-
-
 #: The most k-tiles of :data:`ROUND_UP_BN_ABOVE`'s rule.
 ROUND_UP_BN_MAX_KTILES = 21
 #: Block-scaled calls with at most this many k-tiles take the plan whose scales go through
@@ -1265,8 +1199,7 @@ def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=No
         else:
             hit = _short_k_whole_tile(_planned(*key[:-1]), m, n, k)
             if epilogue is None and schedules:   # the swapped and split plans store from registers
-                for rule in (_sector_swap, _one_column, _small_tile, _pad_swap, _quad_cluster, _round_up_width,
-                             _tall_two_consumers):   # in this order
+                for rule in (_sector_swap, _one_column, _small_tile, _pad_swap, _quad_cluster):   # in this order
                     hit = rule(hit, m, n, k)
         if len(_PLAN_MEMO) >= 65536:
             _PLAN_MEMO.clear()
