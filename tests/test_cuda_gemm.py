@@ -2007,9 +2007,49 @@ def test_bound_fused_launches_what_launch_launches(cfg, fields):
     assert {f for f in moved if moved[f] != first[f]} == set(names)
     with pytest.raises(PlanError, match="no field 'bogus'"):
         kern.bound_fused(m, n, k, 4096, 4096, 1000, dict(static, bogus=1), names, device=0, grid=66)
-    split = runtime.GemmKernel(dict(bm=128, bn=16, bk=64, stages=4, swap_ab=True, split_k=4), b"", "k")
-    with pytest.raises(fastswz.cuda.GemmArgumentError, match="split_k=4"):
-        split.bound_fused(m, n, k, 4096, 4096, 1000, {}, [], device=0, grid=66)
+
+
+@pytest.mark.parametrize("reduce", ["last_cta", "kernel"])
+def test_bound_fused_split_launches_what_launch_launches(reduce, monkeypatch):
+    """GemmKernel.bound_fused on a swapped split-K rowwise plan: the same GEMM launch as
+    launch(**fields, workspace=) (the workspace and, last_cta, the stream's semaphores in
+    FswParams), then, reduce "kernel", the same reduction launch; workspace=0 is refused."""
+    from fastswz.cuda import _driver, runtime
+
+    kern = runtime.GemmKernel(dict(bm=64, bn=16, bk=128, stages=4, swap_ab=True, split_k=3, split_reduce=reduce,
+                                   a_dtype="e4m3", b_dtype="e4m3", scale="row"), b"", "k")
+    assert kern._last_cta == (reduce == "last_cta")
+    lau = _FakeLauncher()
+    kern._launchers[0] = lau
+    kern._modules[0] = (None, None, 0xF00D)
+    plain = []
+    monkeypatch.setattr(_driver, "launch_plain", lambda *a: plain.append(a[:6] + (bytes(a[6]),) + a[7:]))
+    monkeypatch.setattr(runtime, "_device", lambda o: {"ctx_int": 7})
+    monkeypatch.setattr(runtime, "_capturing", lambda stream: False)
+    monkeypatch.setattr(runtime, "driver", lambda: types.SimpleNamespace(cuMemAlloc=None, cuMemsetD32Async=None))
+    monkeypatch.setattr(runtime, "_call_on", lambda device, what, fn, *args: 0x7000 if what == "cuMemAlloc" else None)
+    monkeypatch.setattr(runtime._Free, "__del__", lambda self: None)
+    m, n, k = 16, 2048, 7168
+    fields = dict(scale_a=0x5000, scale_b=0x6000, sa_sm=1, sb_sn=1)
+    kern.launch(0xA00, 0xB00, 0xD00, m, n, k, k, k, n, stream=99, grid=96, device=0, workspace=0x1000, **fields)
+    run = kern.bound_fused(m, n, k, k, k, n, {"sa_sm": 1, "sb_sn": 1}, ["scale_a", "scale_b"], device=0, grid=96)
+    run(0xA00, 0xB00, 0xD00, 99, [0x5000, 0x6000], 0x1000)
+    want, have = lau.calls
+    unpack = codegen.params_struct().unpack
+    assert want[:10] == have[:10] and want[11] == have[11] == 96
+    assert unpack(want[10])[5:] == unpack(have[10])[5:]
+    got = dict(zip([f for f, _, _ in codegen.PARAM_FIELDS], unpack(have[10])))
+    assert got["workspace"] == 0x1000 and got["semaphores"] == (0x7000 if reduce == "last_cta" else 0)
+    assert (got["scale_a"], got["scale_b"]) == (0x6000, 0x5000)   # swapped: the kernel's rows are D's columns
+    if reduce == "kernel":
+        first, second = plain
+        assert first[:6] == second[:6] and first[0] == 0xF00D and first[5] == 99
+        assert unpack(first[6])[5:] == unpack(second[6])[5:]
+    else:
+        assert plain == []
+    with pytest.raises(fastswz.cuda.GemmArgumentError, match="workspace=0"):
+        run(0xA00, 0xB00, 0xD00, 99, [0x5000, 0x6000], 0)
+    assert len(lau.calls) == 2
 
 
 def test_launch_passes_epilogue_fields_on_the_plain_path(monkeypatch):
@@ -2222,8 +2262,10 @@ class _FakeKernel:
         return lambda pa, pb, pd, stream, ws=0: self.launches.append(("bound", pa, pb, pd, stream, ws))
 
     def bound_fused(self, m, n, k, lda, ldb, ldd, static, names, device, grid):
-        def run(pa, pb, pd, stream, pointers):   # what lau.run gets, the fields as _pack's
+        def run(pa, pb, pd, stream, pointers, workspace=0):   # what lau.run gets, the fields as _pack's
             fields = dict(static, **dict(zip(names, pointers)))
+            if workspace:
+                fields["workspace"] = workspace
             self._lau.run(stream, pa, pb, pd, m, n, k, lda, ldb, ldd, self._pack(pd, ldd, m, n, k, **fields), grid)
         return run
 
@@ -2290,10 +2332,9 @@ def test_prepared_calls_read_each_calls_pointers_and_hand_rule_breakers_to_the_g
     fc._remember_fused(a, b, out, None, sextras, {"scale_a": sa.data_ptr(), "scale_b": sb.data_ptr(),
                                                   "sa_sm": 1, "sb_sn": 1}, skern, m, n, k, k, k, n, 2, 0, None)
     assert fc.gemm(a, b, out=out, scale_a=sa, scale_b=sb) is out
-    args, kw = skern.launches[-1]
-    assert args == (a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, k, k, n)
-    assert kw == {"stream": 7, "device": 0, "workspace": 9 << 30, "scale_a": sa.data_ptr(),
-                  "scale_b": sb.data_ptr(), "sa_sm": 1, "sb_sn": 1}
+    assert skern.runs[-1] == (7, a.data_ptr(), b.data_ptr(), out.data_ptr(), m, n, k, k, k, n,
+                              ("packed", out.data_ptr(), (("sa_sm", 1), ("sb_sn", 1), ("scale_a", sa.data_ptr()),
+                                                          ("scale_b", sb.data_ptr()), ("workspace", 9 << 30))), 132)
 
 
 def test_clusters_along_n_share_a():

@@ -181,7 +181,8 @@ def test_scales_in_the_swapped_and_split_schedules(torch, plan, form, shape):
         assert c["swap_ab"] or c["split_k"] > 1   # the default takes a schedule here
 
 
-@pytest.mark.parametrize("shape", [(16, 256, 256), (64, 2112, 5120), (512, 1024, 2048)])
+@pytest.mark.parametrize("shape", [(16, 256, 256), (64, 2112, 5120), (512, 1024, 2048), (16, 2048, 7168),
+                                   (64, 1024, 16384)])   # rowwise: swapped one pass, split (last CTA), split (kernel)
 def test_fused_fast_path_reads_each_calls_arguments(torch, shape):
     """A fused call like an earlier one takes the prepared fast path (fastswz.cuda._FusedCall):
     every argument's pointer is read again (new scales, bias and out give their own product, the

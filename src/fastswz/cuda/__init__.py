@@ -2594,12 +2594,11 @@ def _remember_fused(a, b, out, out_dtype, extras, fields, kern, m, n, k, lda, ld
     call.static = {f: v for f, v in fields.items() if f not in ptrs}
     call.ptrs = ptrs
     call.in_place = extras["c"] is not None and out is not None and extras["c"].data_ptr() == out.data_ptr()
-    call.scheduled = kern.config["split_k"] > 1
-    call.ws_bytes = kern.workspace_bytes(m, n, k) if call.scheduled else 0
+    call.ws_bytes = kern.workspace_bytes(m, n, k) if kern.config["split_k"] > 1 else 0
     call.staged_lda = staged_lda
-    # one pass (swapped or not): the fields packed from a list made once, one C launch
-    call.fused = None if call.scheduled else kern.bound_fused(
-        m, n, k, staged_lda or lda, ldb, ldd, call.static, list(ptrs), device, call.grid)
+    # the fields packed from a list made once, then one C launch (split-K: and the workspace
+    # from torch's allocator, as the general path's)
+    call.fused = kern.bound_fused(m, n, k, staged_lda or lda, ldb, ldd, call.static, list(ptrs), device, call.grid)
     _keep(key, call)
 
 
@@ -2608,7 +2607,7 @@ class _FusedCall(_Call):
     this call's pointers break a rule the general path checks (alignment, overlaps), so that
     path runs and says which."""
 
-    __slots__ = ("static", "ptrs", "in_place", "scheduled", "ws_bytes", "staged_lda", "fused")
+    __slots__ = ("static", "ptrs", "in_place", "ws_bytes", "staged_lda", "fused")
 
     def run_fused(self, a, b, out, extras):
         got = self.pointers(a, b, out)
@@ -2628,13 +2627,8 @@ class _FusedCall(_Call):
         if self.staged_lda:   # stages_a's copy, as the general path makes it
             buf = _copy_a(pa, self.m, self.k, self.lda, self.staged_lda, a.element_size(), stream, self.device)
             pa, lda = buf.data_ptr(), self.staged_lda
-        if self.fused is not None:
-            self.fused(pa, pb, pd, stream, ptrs)
-            return d
-        fields = dict(self.static, **dict(zip(self.ptrs, ptrs)))
-        ws = _workspace(self.ws_bytes, self.device) if self.ws_bytes else None
-        self.kern.launch(pa, pb, pd, self.m, self.n, self.k, lda, self.ldb, self.ldd, stream=stream,
-                         device=self.device, workspace=None if ws is None else ws.data_ptr(), **fields)
+        ws = _workspace(self.ws_bytes, self.device) if self.ws_bytes else None   # kept until queued
+        self.fused(pa, pb, pd, stream, ptrs, 0 if ws is None else ws.data_ptr())
         return d
 
 

@@ -613,17 +613,15 @@ class GemmKernel:
         return run_split
 
     def bound_fused(self, m, n, k, lda, ldb, ldd, static, names, device=None, grid=None):
-        """``run(a_ptr, b_ptr, d_ptr, stream, pointers)``: :meth:`launch` with epilogue fields
-        for one problem (the caller's meaning), ``static`` the fields that stay and ``names``
-        the pointer fields given per call, in the order of ``pointers``. The swapped extents,
-        the grid and the fields in the kernel's frame (swap-AB: rowwise scales exchanged, as
-        :meth:`launch` does) are worked out once; a call is one ``struct.pack`` and one C launch.
-        One pass only (``split_k`` 1: a split's workspace and semaphores stay :meth:`launch`'s).
+        """``run(a_ptr, b_ptr, d_ptr, stream, pointers, workspace=0)``: :meth:`launch` with
+        epilogue fields for one problem (the caller's meaning), ``static`` the fields that stay
+        and ``names`` the pointer fields given per call, in the order of ``pointers``. The swapped
+        extents, the grid and the fields in the kernel's frame (swap-AB: rowwise scales
+        exchanged, as :meth:`launch` does) are worked out once; a call is one ``struct.pack`` and
+        one C launch (split-K: with ``workspace``, :meth:`workspace_bytes` of device memory, and
+        its semaphores or its reduction launch, as :meth:`launch`).
 
         Raises :class:`~fastswz.PlanError` for a field ``FswParams`` does not have."""
-        if self._splits != 1:
-            raise GemmArgumentError(f"bound_fused runs one-pass kernels; this one has split_k="
-                                    f"{self._splits}: use launch(..., workspace=...)")
         ordinal = current_device() if device is None else device
         lau = self.launcher(ordinal)
         g = grid or self.grid(m, n, ordinal)
@@ -645,18 +643,48 @@ class GemmKernel:
         slots = [5 + j for i in range(len(names)) for j, v in enumerate(vals) if v == ("pointer", i)]
         if len(slots) != len(names):
             raise PlanError(f"fields {names}: each must be an FswParams field, once")
-        head = [0, ldd, m, n, k]
-        vals = head + [0 if type(v) is tuple else v for v in vals]
+        vals = [0, ldd, m, n, k] + [0 if type(v) is tuple else v for v in vals]
         fpack = codegen.params_struct().pack
+        if self._splits == 1:
+            def run(a_ptr, b_ptr, d_ptr, stream, pointers, workspace=0):
+                v = vals.copy()
+                for s, p in zip(slots, pointers):
+                    v[s] = p
+                if swap:
+                    a_ptr, b_ptr = b_ptr, a_ptr
+                lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, fpack(*v), g)
+            return run
+        if self._stream_k:
+            self._stream_k_check(g)
+        ws_slot, sem_slot = 5 + rest.index("workspace"), 5 + rest.index("semaphores")
+        last_cta, sems = self._last_cta, self._semaphores
+        if not last_cta:
+            from . import _driver
 
-        def run(a_ptr, b_ptr, d_ptr, stream, pointers):
+            red, ctx = int(self._load(ordinal)[2]), _device(ordinal)["ctx_int"]
+            ctas, threads, plain = self._reduce_grid(m, n), 128 * self.plan["warpgroups"], _driver.launch_plain
+
+        def run_split(a_ptr, b_ptr, d_ptr, stream, pointers, workspace=0):
+            if not workspace:
+                raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
+                                        "bytes of device memory")
             v = vals.copy()
             for s, p in zip(slots, pointers):
                 v[s] = p
+            v[ws_slot] = workspace
             if swap:
                 a_ptr, b_ptr = b_ptr, a_ptr
-            lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, fpack(*v), g)
-        return run
+            if last_cta:   # the GEMM kernel reduces: its semaphores, no second launch
+                sem, owned = sems(ordinal, stream, m, n)
+                v[sem_slot] = sem
+                lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, fpack(*v), g)
+                if owned:
+                    free_async(sem, stream, ordinal)
+                return
+            params = fpack(*v)
+            lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
+            plain(red, ctx, ctas, threads, 0, stream, params, "the split-K reduction kernel", True)
+        return run_split
 
     def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None, **fields):
         """The launch as a no-argument callable (the timing loop's), for the current GPU; a
