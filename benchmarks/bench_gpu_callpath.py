@@ -15,8 +15,12 @@ torch_op           ``torch.ops.fastswz.gemm(a, b)`` (the custom op, through torc
 kernel_launch      ``GemmKernel.launch`` on raw pointers
 raw_launch         the C launcher's ``run`` with everything prepared: cuLaunchKernel's own cost
 gemm_rowwise_out   ``fastswz.cuda.gemm(a8, b8, scale_a=sa, scale_b=sb, out=out)``: e4m3, rowwise
-                   scales (M x 1, 1 x N), 16 x 256 x 256 (a decode-sized fused call: the general path)
+                   scales (M x 1, 1 x N), 16 x 256 x 256 (a decode-sized fused call on the fused
+                   fast path: a swapped one-pass plan)
 scaled_mm_rowwise  ``torch._scaled_mm(a8, b8, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)``
+gemm_split_out     the same call at 16 x 2048 x 7168 (its plan a swapped split-K, 3 splits, the
+                   last CTA of each tile reducing: a workspace from torch's allocator per call)
+scaled_mm_split    ``torch._scaled_mm`` on that problem
 =================  ================================================================================
 
 Run on the GPU machine: ``python benchmarks/gpu_callpath.py`` (prints the table, writes JSON);
@@ -118,10 +122,18 @@ def test_raw_launch(benchmark, problem):
 
 @pytest.fixture(scope="module")
 def rowwise_problem():
+    return _rowwise(16, 256, 256)
+
+
+@pytest.fixture(scope="module")
+def rowwise_split_problem():
+    return _rowwise(16, 2048, 7168)
+
+
+def _rowwise(m, n, k):
     _ready()
     import fastswz.cuda as fc
 
-    m, n, k = 16, 256, 256
     e4 = torch.float8_e4m3fn
     a8 = torch.randn(m, k, device="cuda").to(e4)
     b8 = torch.randn(n, k, device="cuda").to(e4).t()
@@ -148,3 +160,19 @@ def test_scaled_mm_rowwise(benchmark, rowwise_problem):
     fc, a8, b8, sa, sb, out = rowwise_problem
     _loop(benchmark, lambda: torch._scaled_mm(a8, b8, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16),
           "scaled_mm_rowwise", ROWWISE)
+
+
+ROWWISE_SPLIT = "rowwise e4m3 call 16x2048x7168 (split-K)"
+
+
+def test_gemm_split_out(benchmark, rowwise_split_problem):
+    fc, a8, b8, sa, sb, out = rowwise_split_problem
+    _loop(benchmark, lambda: fc.gemm(a8, b8, scale_a=sa, scale_b=sb, out=out), "gemm_split_out", ROWWISE_SPLIT)
+    ref = (a8.double() @ b8.double()) * (sa.double() * sb.double())
+    assert float((out.double() - ref).norm() / ref.norm()) < 2e-2
+
+
+def test_scaled_mm_split(benchmark, rowwise_split_problem):
+    fc, a8, b8, sa, sb, out = rowwise_split_problem
+    _loop(benchmark, lambda: torch._scaled_mm(a8, b8, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16),
+          "scaled_mm_split", ROWWISE_SPLIT)

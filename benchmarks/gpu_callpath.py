@@ -85,7 +85,8 @@ def main(argv=None):
     dev = fc.device_info(0)
     result = {"device": dev, "torch": torch.__version__, "per_call_us": table, "first_calls": firsts}
     (out / "callpath.json").write_text(json.dumps(result, indent=1))
-    print(f"\nhost time per call, 256x256x256 bf16, {dev['name']} ({dev['sms']} SMs), torch {torch.__version__}")
+    print(f"\nhost time per call, 256x256x256 bf16 (rowwise rows: e4m3 16x256x256, split rows 16x2048x7168), "
+          f"{dev['name']} ({dev['sms']} SMs), torch {torch.__version__}")
     print(f"{'path':16s} {'median us':>10s} {'min us':>8s}")
     for impl, med, mn in table:
         print(f"{impl:16s} {med:10.2f} {mn:8.2f}")
