@@ -2041,10 +2041,10 @@ def test_bound_fused_split_launches_what_launch_launches(reduce, monkeypatch):
     got = dict(zip([f for f, _, _ in codegen.PARAM_FIELDS], unpack(have[10])))
     assert got["workspace"] == 0x1000 and got["semaphores"] == (0x7000 if reduce == "last_cta" else 0)
     assert (got["scale_a"], got["scale_b"]) == (0x6000, 0x5000)   # swapped: the kernel's rows are D's columns
-    if reduce == "kernel":
+    if reduce == "kernel":   # no launcher writes the reduction's d, ldd, m, n, k: all of it the same
         first, second = plain
-        assert first[:6] == second[:6] and first[0] == 0xF00D and first[5] == 99
-        assert unpack(first[6])[5:] == unpack(second[6])[5:]
+        assert first == second and first[0] == 0xF00D and first[5] == 99
+        assert unpack(second[6])[:5] == (0xD00, n, n, m, k)   # the kernel's frame: swapped
     else:
         assert plain == []
     with pytest.raises(fastswz.cuda.GemmArgumentError, match="workspace=0"):

@@ -671,7 +671,7 @@ class GemmKernel:
             v = vals.copy()
             for s, p in zip(slots, pointers):
                 v[s] = p
-            v[ws_slot] = workspace
+            v[0], v[ws_slot] = d_ptr, workspace   # the reduction kernel reads D from its params
             if swap:
                 a_ptr, b_ptr = b_ptr, a_ptr
             if last_cta:   # the GEMM kernel reduces: its semaphores, no second launch
