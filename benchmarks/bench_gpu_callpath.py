@@ -147,32 +147,33 @@ def _rowwise(m, n, k):
 
 
 ROWWISE = "rowwise e4m3 call 16x256x256"
-
-
-def test_gemm_rowwise_out(benchmark, rowwise_problem):
-    fc, a8, b8, sa, sb, out = rowwise_problem
-    _loop(benchmark, lambda: fc.gemm(a8, b8, scale_a=sa, scale_b=sb, out=out), "gemm_rowwise_out", ROWWISE)
-    ref = (a8.double() @ b8.double()) * (sa.double() * sb.double())
-    assert float((out.double() - ref).norm() / ref.norm()) < 2e-2
-
-
-def test_scaled_mm_rowwise(benchmark, rowwise_problem):
-    fc, a8, b8, sa, sb, out = rowwise_problem
-    _loop(benchmark, lambda: torch._scaled_mm(a8, b8, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16),
-          "scaled_mm_rowwise", ROWWISE)
-
-
 ROWWISE_SPLIT = "rowwise e4m3 call 16x2048x7168 (split-K)"
 
 
-def test_gemm_split_out(benchmark, rowwise_split_problem):
-    fc, a8, b8, sa, sb, out = rowwise_split_problem
-    _loop(benchmark, lambda: fc.gemm(a8, b8, scale_a=sa, scale_b=sb, out=out), "gemm_split_out", ROWWISE_SPLIT)
+def _gemm_rowwise(benchmark, problem, impl, group):
+    fc, a8, b8, sa, sb, out = problem
+    _loop(benchmark, lambda: fc.gemm(a8, b8, scale_a=sa, scale_b=sb, out=out), impl, group)
     ref = (a8.double() @ b8.double()) * (sa.double() * sb.double())
     assert float((out.double() - ref).norm() / ref.norm()) < 2e-2
 
 
-def test_scaled_mm_split(benchmark, rowwise_split_problem):
-    fc, a8, b8, sa, sb, out = rowwise_split_problem
+def _scaled_mm(benchmark, problem, impl, group):
+    fc, a8, b8, sa, sb, out = problem
     _loop(benchmark, lambda: torch._scaled_mm(a8, b8, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16),
-          "scaled_mm_split", ROWWISE_SPLIT)
+          impl, group)
+
+
+def test_gemm_rowwise_out(benchmark, rowwise_problem):
+    _gemm_rowwise(benchmark, rowwise_problem, "gemm_rowwise_out", ROWWISE)
+
+
+def test_scaled_mm_rowwise(benchmark, rowwise_problem):
+    _scaled_mm(benchmark, rowwise_problem, "scaled_mm_rowwise", ROWWISE)
+
+
+def test_gemm_split_out(benchmark, rowwise_split_problem):
+    _gemm_rowwise(benchmark, rowwise_split_problem, "gemm_split_out", ROWWISE_SPLIT)
+
+
+def test_scaled_mm_split(benchmark, rowwise_split_problem):
+    _scaled_mm(benchmark, rowwise_split_problem, "scaled_mm_split", ROWWISE_SPLIT)

@@ -3336,28 +3336,29 @@ def candidates_v91(m, n, k, dt):
     """v13's grid, and one-pass tiles 128 rows by 144-256 columns (every 16) and 192 or 256 by
     96-208 whose tiles fill at most 1.1 waves of 132 SMs, each on one CTA, a 2 x 1 and a 1 x 2
     cluster (cuBLAS's kernels on unseen losers were wide one-pass tiles on clusters)."""
+    from fastswz.cuda.codegen import supported
+
     bk = 128 if dt in ("e4m3", "e5m2") else 64
     out = candidates_v13(m, n, k, dt)
     seen = {json.dumps(c, sort_keys=True) for c in out}
-    from fastswz.cuda.codegen import supported
-
-    def add(c):
-        if c is None or supported(c) is not None:
-            return
+    for c in _v91_wide(m, n, dt, bk):
         key = json.dumps(c, sort_keys=True)
-        if key not in seen:
+        if c is not None and supported(c) is None and key not in seen:
             seen.add(key)
             out.append(c)
+    return out
 
+
+def _v91_wide(m, n, dt, bk):
+    """v91's wide one-pass tiles (each at its deepest ring, or None where none runs)."""
     shapes = [(128, bn) for bn in range(144, 257, 16)] + [(bm, bn) for bm in (192, 256) for bn in range(96, 209, 16)]
     for bm, bn in shapes:
         tiles = -(-m // bm) * -(-n // bn)
         if tiles > 145 or tiles < 66:
             continue
         for cl in ({}, {"cluster_m": 2}, {"cluster_n": 2}):
-            add(_fit(dict({"a_dtype": dt, "b_dtype": dt, "bk": bk, "bm": bm, "bn": bn, "stages": 2,
-                           "epilogue": True, "epilogue_n": 64 if bn % 64 == 0 else 0}, **cl)))
-    return out
+            yield _fit(dict({"a_dtype": dt, "b_dtype": dt, "bk": bk, "bm": bm, "bn": bn, "stages": 2,
+                             "epilogue": True, "epilogue_n": 64 if bn % 64 == 0 else 0}, **cl))
 
 
 # thirty-sixth session: the unseen losers (seeds 25-28 under 0.86x, PROBE_LOSERS) at the current
