@@ -3444,6 +3444,15 @@ def _rule_drawn(rule, seed, draw, count, tries=4000):
                         tries)
 
 
+def _draw_mnk(m_range, n_range, r):
+    """e4m3 or bf16, M and N log-uniform in their [lo, hi), K log-uniform in 256-32768 as a
+    multiple of 16 bytes (v92's and v93's draws; ``r`` a random.Random)."""
+    dt = r.choice(("e4m3", "bf16"))
+    e = 1 if dt == "e4m3" else 2
+    return (_log_uniform(r, *m_range), _log_uniform(r, *n_range),
+            max(16 // e, _log_uniform(r, 256, 32769) * e // 16 * 16 // e), dt)
+
+
 def problems_v92():
     """Stated before the run (thirty-sixth session): held out for ROUND_UP_WIDTH_RANGE's rule
     (found on v91): 40 problems drawn where it changes choose_plan's plan (seed 20261718: e4m3 or
@@ -3451,13 +3460,7 @@ def problems_v92():
     corpus's or seeds 1-28's, each the new plan against the plan before the rule. The rule stands
     if the new plans are faster in geometric mean and at most 4 of the 40 slower by more than 3%
     (run 2: 0.954x, 20 slower: not kept)."""
-    def draw(r):
-        dt = r.choice(("e4m3", "bf16"))
-        e = 1 if dt == "e4m3" else 2
-        return (_log_uniform(r, 64, 12001), _log_uniform(r, 256, 32769),
-                max(16 // e, _log_uniform(r, 256, 32769) * e // 16 * 16 // e), dt)
-
-    return _rule_drawn(_v92_rule, 20261718, draw, 40)
+    return _rule_drawn(_v92_rule, 20261718, functools.partial(_draw_mnk, (64, 12001), (256, 32769)), 40)
 
 
 SETS["v92"] = (lambda: _drawn_file("v92", problems_v92), functools.partial(_rule_first, _v92_rule))
@@ -3470,13 +3473,7 @@ def problems_v93():
     each the new plan against the plan before the rule. The rule stands if the new plans are
     faster in geometric mean and at most 3 of the 30 slower by more than 3% (run 2: 0.959x, 17
     slower: not kept)."""
-    def draw(r):
-        dt = r.choice(("e4m3", "bf16"))
-        e = 1 if dt == "e4m3" else 2
-        return (_log_uniform(r, 1024, 16385), _log_uniform(r, 64, 513),
-                max(16 // e, _log_uniform(r, 256, 32769) * e // 16 * 16 // e), dt)
-
-    return _rule_drawn(_v93_rule, 20261719, draw, 30)
+    return _rule_drawn(_v93_rule, 20261719, functools.partial(_draw_mnk, (1024, 16385), (64, 513)), 30)
 
 
 SETS["v93"] = (lambda: _drawn_file("v93", problems_v93),
