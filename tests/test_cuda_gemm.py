@@ -1990,7 +1990,7 @@ def test_bound_fused_launches_what_launch_launches(cfg, fields):
     names = [f for f in fields if f in ("bias", "c", "scale_a", "scale_b", "out_scale", "amax")]
     static = {f: v for f, v in fields.items() if f not in names}
     run = kern.bound_fused(m, n, k, 4096, 4096, 1000, static, names, device=0, grid=66)
-    run(0xA00, 0xB00, 0xD00, 99, [fields[f] for f in names])
+    run(0xA00, 0xB00, 0xD00, 99, pointers=[fields[f] for f in names])
     want, have = lau.calls
     assert want[:10] == have[:10] and want[11] == have[11] == 66
     unpack = codegen.params_struct().unpack
@@ -2001,7 +2001,7 @@ def test_bound_fused_launches_what_launch_launches(cfg, fields):
         got = dict(zip([f for f, _, _ in codegen.PARAM_FIELDS], unpack(have[10])))
         assert (got["scale_a"], got["scale_b"]) == (0x6000, 0x5000)
     # other pointers, the same slots: only they change
-    run(0xA00, 0xB00, 0xD00, 99, [p + 0x100 for p in (fields[f] for f in names)])
+    run(0xA00, 0xB00, 0xD00, 99, pointers=[p + 0x100 for p in (fields[f] for f in names)])
     moved = dict(zip([f for f, _, _ in codegen.PARAM_FIELDS], unpack(lau.calls[-1][10])))
     first = dict(zip([f for f, _, _ in codegen.PARAM_FIELDS], unpack(have[10])))
     assert {f for f in moved if moved[f] != first[f]} == set(names)
@@ -2033,7 +2033,7 @@ def test_bound_fused_split_launches_what_launch_launches(reduce, monkeypatch):
     fields = dict(scale_a=0x5000, scale_b=0x6000, sa_sm=1, sb_sn=1)
     kern.launch(0xA00, 0xB00, 0xD00, m, n, k, k, k, n, stream=99, grid=96, device=0, workspace=0x1000, **fields)
     run = kern.bound_fused(m, n, k, k, k, n, {"sa_sm": 1, "sb_sn": 1}, ["scale_a", "scale_b"], device=0, grid=96)
-    run(0xA00, 0xB00, 0xD00, 99, [0x5000, 0x6000], 0x1000)
+    run(0xA00, 0xB00, 0xD00, 99, 0x1000, [0x5000, 0x6000])
     want, have = lau.calls
     unpack = codegen.params_struct().unpack
     assert want[:10] == have[:10] and want[11] == have[11] == 96
@@ -2048,7 +2048,7 @@ def test_bound_fused_split_launches_what_launch_launches(reduce, monkeypatch):
     else:
         assert plain == []
     with pytest.raises(fastswz.cuda.GemmArgumentError, match="workspace=0"):
-        run(0xA00, 0xB00, 0xD00, 99, [0x5000, 0x6000], 0)
+        run(0xA00, 0xB00, 0xD00, 99, 0, [0x5000, 0x6000])
     assert len(lau.calls) == 2
 
 
@@ -2262,7 +2262,7 @@ class _FakeKernel:
         return lambda pa, pb, pd, stream, ws=0: self.launches.append(("bound", pa, pb, pd, stream, ws))
 
     def bound_fused(self, m, n, k, lda, ldb, ldd, static, names, device, grid):
-        def run(pa, pb, pd, stream, pointers, workspace=0):   # what lau.run gets, the fields as _pack's
+        def run(pa, pb, pd, stream, workspace=0, pointers=()):   # what lau.run gets, the fields as _pack's
             fields = dict(static, **dict(zip(names, pointers)))
             if workspace:
                 fields["workspace"] = workspace

@@ -2614,7 +2614,6 @@ class _FusedCall(_Call):
         if got is None:
             return None
         d, pa, pb, pd = got
-        lda = self.lda
         ptrs = []
         for name, (align, span) in self.ptrs.items():
             p = extras[name].data_ptr()
@@ -2624,11 +2623,11 @@ class _FusedCall(_Call):
                 return None   # an argument inside D (the general path names the rule)
             ptrs.append(p)
         stream = _torch_stream(self.device)
-        if self.staged_lda:   # stages_a's copy, as the general path makes it
+        if self.staged_lda:   # stages_a's copy, as the general path makes it (bound_fused has its pitch)
             buf = _copy_a(pa, self.m, self.k, self.lda, self.staged_lda, a.element_size(), stream, self.device)
-            pa, lda = buf.data_ptr(), self.staged_lda
+            pa = buf.data_ptr()
         ws = _workspace(self.ws_bytes, self.device) if self.ws_bytes else None   # kept until queued
-        self.fused(pa, pb, pd, stream, ptrs, 0 if ws is None else ws.data_ptr())
+        self.fused(pa, pb, pd, stream, 0 if ws is None else ws.data_ptr(), ptrs)
         return d
 
 

@@ -574,52 +574,18 @@ class GemmKernel:
         (the caller's meaning, no epilogue fields) with everything but the pointers and the
         stream worked out once: the swapped extents, the grid, the reduction's function and grid.
         What a prepared call keeps (``gemm``'s call cache, the timing loop): one or two C
-        launches per call."""
-        ordinal = current_device() if device is None else device
-        lau = self.launcher(ordinal)
-        g = grid or self.grid(m, n, ordinal)
-        pack, swap, params0 = self._pack, self._swap, self._params0
-        if swap:   # as launch: the kernel's A is the caller's B, its M the caller's N
-            m, n, lda, ldb = n, m, ldb, lda
-        if self._splits == 1:
-            def run(a_ptr, b_ptr, d_ptr, stream, workspace=0):
-                if swap:
-                    a_ptr, b_ptr = b_ptr, a_ptr
-                lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params0, g)
-            return run
-        from . import _driver
-
-        if self._last_cta:   # one launch, the semaphores per stream: launch's own path
-            split = self._split_run
-
-            def run_last_cta(a_ptr, b_ptr, d_ptr, stream, workspace=0):
-                if swap:
-                    a_ptr, b_ptr = b_ptr, a_ptr
-                split(lau, ordinal, stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, workspace, g, {})
-            return run_last_cta
-        red, ctx = int(self._load(ordinal)[2]), _device(ordinal)["ctx_int"]
-        ctas = self._reduce_grid(m, n)
-        threads, plain = 128 * self.plan["warpgroups"], _driver.launch_plain
-
-        def run_split(a_ptr, b_ptr, d_ptr, stream, workspace=0):
-            if not workspace:
-                raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
-                                        "bytes of device memory")
-            if swap:
-                a_ptr, b_ptr = b_ptr, a_ptr
-            params = pack(d_ptr, ldd, m, n, k, workspace=workspace)
-            lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
-            plain(red, ctx, ctas, threads, 0, stream, params, "the split-K reduction kernel", True)
-        return run_split
+        launches per call (:meth:`bound_fused` with no fields)."""
+        return self.bound_fused(m, n, k, lda, ldb, ldd, {}, (), device, grid)
 
     def bound_fused(self, m, n, k, lda, ldb, ldd, static, names, device=None, grid=None):
-        """``run(a_ptr, b_ptr, d_ptr, stream, pointers, workspace=0)``: :meth:`launch` with
+        """``run(a_ptr, b_ptr, d_ptr, stream, workspace=0, pointers=())``: :meth:`launch` with
         epilogue fields for one problem (the caller's meaning), ``static`` the fields that stay
         and ``names`` the pointer fields given per call, in the order of ``pointers``. The swapped
         extents, the grid and the fields in the kernel's frame (swap-AB: rowwise scales
-        exchanged, as :meth:`launch` does) are worked out once; a call is one ``struct.pack`` and
-        one C launch (split-K: with ``workspace``, :meth:`workspace_bytes` of device memory, and
-        its semaphores or its reduction launch, as :meth:`launch`).
+        exchanged, as :meth:`launch` does) are worked out once; a call is one ``struct.pack`` (none
+        where nothing changes per call) and one C launch (split-K: with ``workspace``,
+        :meth:`workspace_bytes` of device memory, and its semaphores or its reduction launch, as
+        :meth:`launch`).
 
         Raises :class:`~fastswz.PlanError` for a field ``FswParams`` does not have."""
         ordinal = current_device() if device is None else device
@@ -645,8 +611,16 @@ class GemmKernel:
             raise PlanError(f"fields {names}: each must be an FswParams field, once")
         vals = [0, ldd, m, n, k] + [0 if type(v) is tuple else v for v in vals]
         fpack = codegen.params_struct().pack
+        if self._splits == 1 and not slots:   # nothing per call: the block packed once
+            params = fpack(*vals)
+
+            def run_packed(a_ptr, b_ptr, d_ptr, stream, workspace=0, pointers=()):
+                if swap:
+                    a_ptr, b_ptr = b_ptr, a_ptr
+                lau.run(stream, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, params, g)
+            return run_packed
         if self._splits == 1:
-            def run(a_ptr, b_ptr, d_ptr, stream, pointers, workspace=0):
+            def run(a_ptr, b_ptr, d_ptr, stream, workspace=0, pointers=()):
                 v = vals.copy()
                 for s, p in zip(slots, pointers):
                     v[s] = p
@@ -664,7 +638,7 @@ class GemmKernel:
             red, ctx = int(self._load(ordinal)[2]), _device(ordinal)["ctx_int"]
             ctas, threads, plain = self._reduce_grid(m, n), 128 * self.plan["warpgroups"], _driver.launch_plain
 
-        def run_split(a_ptr, b_ptr, d_ptr, stream, pointers, workspace=0):
+        def run_split(a_ptr, b_ptr, d_ptr, stream, workspace=0, pointers=()):
             if not workspace:
                 raise GemmArgumentError("workspace=0: a split-K kernel needs workspace_bytes(m, n, k) "
                                         "bytes of device memory")
