@@ -68,24 +68,32 @@ def text_sections(cubin: bytes) -> list[tuple[str, int, int]]:
     return out
 
 
-def ffma_yield(cubin: bytes) -> bytes:
-    """The cubin with every register FFMA that carried operand reuse flags left yieldable.
+def ffma_yield(cubin: bytes, allow: bool = True) -> bytes:
+    """The cubin with its register FFMAs' yield hints changed.
 
-    Returns a new cubin of the same size in which those FFMAs' reuse flags and no-yield flag are
-    clear; every other byte is unchanged. Raises :class:`~fastswz.errors.CudaError` for bytes
-    that are not a 64-bit ELF cubin.
+    ``allow=True``: every FFMA that carried operand reuse flags is left yieldable (its reuse flags
+    and no-yield flag cleared); ``allow=False``: every FFMA gets the no-yield flag (its reuse flags
+    kept), so a run of FFMAs holds its sub-partition's issue slot. Returns a new cubin of the same
+    size; every other byte is unchanged. Raises :class:`~fastswz.errors.CudaError` for bytes that
+    are not a 64-bit ELF cubin.
 
     >>> lo, hi = FFMA_OPCODE | 0x7000, (1 << 59) | NO_YIELD_BIT | (1 << 41)
     >>> hi2 = struct.unpack_from("<Q", _one_kernel(lo, hi, ffma_yield), 8)[0]
     >>> hex(hi2)   # the stall count (bit 41) stays
     '0x20000000000'
+    >>> hex(struct.unpack_from("<Q", _one_kernel(lo, 1 << 41, lambda c: ffma_yield(c, allow=False)), 8)[0])
+    '0x220000000000'
     """
     out = bytearray(cubin)
     for _name, off, size in text_sections(cubin):
         for p in range(off, off + size, 16):
             lo, hi = struct.unpack_from("<QQ", out, p)
-            if lo & 0xFFF == FFMA_OPCODE and hi & REUSE_MASK:
+            if lo & 0xFFF != FFMA_OPCODE:
+                continue
+            if allow and hi & REUSE_MASK:
                 struct.pack_into("<Q", out, p + 8, hi & ~(REUSE_MASK | NO_YIELD_BIT))
+            elif not allow:
+                struct.pack_into("<Q", out, p + 8, hi | NO_YIELD_BIT)
     return bytes(out)
 
 
