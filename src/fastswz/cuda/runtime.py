@@ -233,9 +233,6 @@ def compile_cubin(config, cache=True, defines=None, meta=False):
     except Exception as e:  # noqa: BLE001 - NVRTC's error carries the log
         raise CudaError(f"NVRTC failed to compile the GEMM kernel for {c}: {e}") from None
     cubin = bytes(obj.code)
-    if (defines or {}).get("FSW_FFMA_YIELD") or (defines or {}).get("FSW_FFMA_HOLD"):
-        from . import sass   # an A/B of sass.ffma_yield (the #defines are inert)
-        cubin = sass.ffma_yield(cubin, allow=bool((defines or {}).get("FSW_FFMA_YIELD")))
     m = codegen.launch_meta(codegen.kernel_row(c), c["out_dtype"])
     if cache:
         path.parent.mkdir(parents=True, exist_ok=True)
