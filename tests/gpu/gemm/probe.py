@@ -3366,12 +3366,13 @@ def _v91_wide(m, n, dt, bk):
 SETS["v91"] = (problems_losers, candidates_v91)
 
 
-def _seen_1_28():
-    """(M, N, K, type) of the shipped corpus and fresh seeds 1-28: a drawn set excludes them."""
+def _seen_1_28(more=()):
+    """(M, N, K, type) of the shipped corpus and fresh seeds 1-28 (and the seeds ``more``): a
+    drawn set excludes them."""
     from fastswz.corpus import load_corpus
 
     seen = _seen_1_24()
-    for s in (20262201, 20262202, 20262301, 20262302):
+    for s in (20262201, 20262202, 20262301, 20262302) + tuple(more):
         seen |= {(p.m, p.n, p.k, p.a_dtype) for p in load_corpus(os.path.join(HERE, f"fresh_{s}.json"))}
     return seen
 
@@ -3436,12 +3437,13 @@ def _rule_first(rule, m, n, k, dt, before=()):
     return [new, base] if new is not None and new != base else []
 
 
-def _rule_drawn(rule, seed, draw, count, tries=4000):
-    """Up to ``count`` problems ``draw`` gives (seed ``seed``) that ``rule`` changes, none seen."""
+def _rule_drawn(rule, seed, draw, count, tries=4000, more_seen=()):
+    """Up to ``count`` problems ``draw`` gives (seed ``seed``) that ``rule`` changes, none seen
+    (the corpus, seeds 1-28 and the fresh seeds ``more_seen``)."""
     import random
 
-    return _drawn_where(lambda q: bool(_rule_first(rule, *q)), random.Random(seed), draw, count, _seen_1_28(),
-                        tries)
+    return _drawn_where(lambda q: bool(_rule_first(rule, *q)), random.Random(seed), draw, count,
+                        _seen_1_28(more_seen), tries)
 
 
 def _draw_mnk(m_range, n_range, r):
@@ -3478,6 +3480,45 @@ def problems_v93():
 
 SETS["v93"] = (lambda: _drawn_file("v93", problems_v93),
                functools.partial(_rule_first, _v93_rule, before=(_v92_rule,)))
+
+
+# v94 (thirty-seventh session) holds out a rule read off run 6 of that session: eight tall narrow
+# losers of seeds 21-30 on 64 x ceil(N/2) tiles through the whole-tile epilogue on one CTA. Three
+# gained 1.11-1.22x (3280 x 288 x 1808 bf16, 5643 x 256 x 4352 bf16, 1936 x 320 x 6016 e4m3: N
+# 256-320, at most 1.4 waves of the new tiles); the five outside that region lost (N 384-512, or
+# 15615 x 272 x 1584 at 3.7 waves).
+V94_N, V94_MAX_TILES = (192, 320), 185
+
+
+def _v94_rule(c, m, n, k):
+    """HALF_WIDTH_TALL's plan: on M >= 1024 and N 192-320, a one-pass, one-CTA plan becomes 64 x
+    ceil(N/2) (a multiple of 16) through the whole-tile epilogue at the deepest ring, where those
+    tiles make at most :data:`V94_MAX_TILES` (1.4 waves); None where the rule does not apply."""
+    import fastswz.cuda as fc
+    from fastswz.cuda.codegen import normalize_config
+
+    if not (m >= 1024 and V94_N[0] <= n <= V94_N[1] and c["split_k"] == 1 and fc._unswapped_one_cta(c)):
+        return None
+    bn = -(-(-(-n // 2)) // 16) * 16
+    if -(-m // 64) * -(-n // bn) > V94_MAX_TILES or (c["bm"], c["bn"]) == (64, bn):
+        return None
+    return fc._deepest_ring(lambda st: normalize_config(dict(c, bm=64, bn=bn, stages=st, epilogue=True,
+                                                             epilogue_n=0, epilogue_stages=1)),
+                            least=3, most=16)
+
+
+def problems_v94():
+    """Stated before the run (thirty-seventh session): held out for HALF_WIDTH_TALL's rule (found
+    on that session's run 6): 30 problems drawn where it changes choose_plan's plan (seed
+    20261720: e4m3 or bf16, M 1024-16384, N 192-320, K 256-32768 log-uniform, K a multiple of 16
+    bytes), none of the corpus's or seeds 1-30's, each the new plan against the plan before the
+    rule. The rule stands if the new plans are faster in geometric mean and at most 3 of the 30
+    slower by more than 3%."""
+    return _rule_drawn(_v94_rule, 20261720, functools.partial(_draw_mnk, (1024, 16385), (192, 321)), 30,
+                       more_seen=(20262401, 20262402))
+
+
+SETS["v94"] = (lambda: _drawn_file("v94", problems_v94), functools.partial(_rule_first, _v94_rule))
 
 
 
