@@ -3500,7 +3500,8 @@ def _v94_rule(c, m, n, k):
 
     if not (m >= 1024 and V94_N[0] <= n <= V94_N[1] and c["split_k"] == 1 and fc._unswapped_one_cta(c)):
         return None
-    bn = -(-(-(-n // 2)) // 16) * 16
+    half = -(-n // 2)
+    bn = -(-half // 16) * 16
     if -(-m // 64) * -(-n // bn) > V94_MAX_TILES or (c["bm"], c["bn"]) == (64, bn):
         return None
     return fc._deepest_ring(lambda st: normalize_config(dict(c, bm=64, bn=bn, stages=st, epilogue=True,
