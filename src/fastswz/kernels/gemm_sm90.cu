@@ -77,6 +77,11 @@ namespace scheduler = fastswz_plan::scheduler;
 // loop 320 ns after entry instead of 608-928, a 2-CTA cluster's launch 0.1-0.3 us shorter.
 #define FSW_CLUSTER_START 1
 #endif
+#ifndef FSW_FIRST_BURST
+// The producer's first burst (A/B runs): after this many stages it waits for the first stage to
+// land before issuing the rest of the ring; 0, the whole ring at once.
+#define FSW_FIRST_BURST 0
+#endif
 #ifndef FSW_LATE_STAGE
 // The fused epilogue's column operands (bias, rowwise scale_b) reach shared memory after the
 // unit's first k-tile of wgmma is issued (sm90/epilogue_ops.cuh, stage_load / stage_store); 0:
@@ -161,6 +166,7 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       const unsigned short mask_b = (unsigned short)cluster::kBMasks[rank];
       Scheduler tiles(p.m, p.n, k_tiles, rank);
       WorkUnit u;
+      int issued = 0;
       while (tiles.next(u)) {
         const int tm = u.tm, row0 = load_row0(tm, p.m);
         // a cluster's padding column (tn BN >= N) loads the last tile column's B (in bounds; what
@@ -168,6 +174,8 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
         const int tn = K::kClusterN > 1 && u.tn * P::kBN >= p.n ? (p.n - 1) / P::kBN : u.tn;
         for (int kt = u.k_begin; kt < u.k_end; ++kt) {
           const uint32_t full = base + K::full_barrier(stage);
+          if (FSW_FIRST_BURST > 0 && FSW_FIRST_BURST < P::kStages && issued++ == FSW_FIRST_BURST)
+            mbar_wait(base + K::full_barrier(0), 0u);
           mbar_wait(base + K::empty_barrier(stage), phase ^ 1u);
           mbar_expect_tx(full, K::kTxBytes);
 #pragma unroll

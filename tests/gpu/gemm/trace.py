@@ -6,7 +6,8 @@ much of one warpgroup's epilogue ran under the other's main loop.
 
     python3 tests/gpu/gemm/trace.py [--cases FILE] [--precompile] [--ctas N]
 
-FILE (default ncu_plans.json beside this script) lists {"name", "shape": [M, N, K], "plan"}.
+FILE (default ncu_plans.json beside this script) lists {"name", "shape": [M, N, K], "plan"} and,
+optionally, "defines" (a kernel variant's, both builds: traced and untraced).
 Phases per unit: order (waiting for the other ping-pong warpgroup), first (waiting for the
 unit's first stage), loop (issuing the k-tiles' wgmma), drain (the last wgmma), epilogue
 (storing D), gap (to the next unit). Cycles are the SM's own clock (clock64).
@@ -29,10 +30,10 @@ UNITS = 64          # kTraceUnits
 PHASES = ("order", "first", "loop", "drain", "epilogue")
 
 
-def trace(cfg, m, n, k, ctas):
+def trace(cfg, m, n, k, ctas, defines=None):
     from fastswz.cuda import runtime as rt
     from fastswz.cuda.runtime import GemmKernel, compile_cubin
-    cubin, key = compile_cubin(cfg, defines={"FSW_TRACE": ctas})
+    cubin, key = compile_cubin(cfg, defines={**(defines or {}), "FSW_TRACE": ctas})
     kern = GemmKernel(cfg, cubin, key)
     drv = rt.driver()
     words = ctas * 2 * UNITS * EVENTS
@@ -48,7 +49,7 @@ def trace(cfg, m, n, k, ctas):
         out = np.empty(words, np.uint64)
         rt._check(drv.cuMemcpyDtoH(out.ctypes.data, buf, words * 8), "d2h")
         runs.append((t, out.reshape(ctas, 2, UNITS, EVENTS).astype(np.int64)))
-    plain = GemmKernel(cfg, *compile_cubin(cfg)).time(m, n, k, reps=10)
+    plain = GemmKernel(cfg, *compile_cubin(cfg, defines=defines or None)).time(m, n, k, reps=10)
     return runs[-1], plain
 
 
@@ -118,20 +119,20 @@ def main():
     if args.precompile:
         for c in cases:
             cfg = normalize_config(c["plan"])
-            compile_cubin(cfg, defines={"FSW_TRACE": args.ctas})
-            compile_cubin(cfg)
+            compile_cubin(cfg, defines={**c.get("defines", {}), "FSW_TRACE": args.ctas})
+            compile_cubin(cfg, defines=c.get("defines") or None)
         print(f"compiled {2 * len(cases)} cubins")
         return
     rows = []
     for c in cases:
         cfg = normalize_config(c["plan"])
         m, n, k = c["shape"]
-        (t, tr), plain = trace(cfg, m, n, k, args.ctas)
+        (t, tr), plain = trace(cfg, m, n, k, args.ctas, c.get("defines"))
         med, under = summarize(c["name"], tr, args.ctas, bool(cfg.get("pingpong")))
         print(f"   traced launch {t['median_ms'] * 1e3:.1f} us, untraced build {plain['median_ms'] * 1e3:.1f} us")
         sp = spans(tr, args.ctas)
         timeline(tr)
-        rows.append({"name": c["name"], "shape": c["shape"], "plan": c["plan"], "median_cycles": med, "spans": sp,
+        rows.append({"name": c["name"], "shape": c["shape"], "plan": c["plan"], "defines": c.get("defines"), "median_cycles": med, "spans": sp,
                      "epilogue_under_other_mainloop": under, "traced_us": t["median_ms"] * 1e3,
                      "untraced_us": plain["median_ms"] * 1e3, "trace_cta0": tr[0].tolist()})
     out = os.environ.get("OUT")
