@@ -134,7 +134,8 @@ def main():
         timeline(tr)
         rows.append({"name": c["name"], "shape": c["shape"], "plan": c["plan"], "defines": c.get("defines"), "median_cycles": med, "spans": sp,
                      "epilogue_under_other_mainloop": under, "traced_us": t["median_ms"] * 1e3,
-                     "untraced_us": plain["median_ms"] * 1e3, "trace_cta0": tr[0].tolist()})
+                     "untraced_us": plain["median_ms"] * 1e3, "trace_cta0": tr[0].tolist(),
+                     "cta_ns": [[int(tr[c, 0, 0, 6]), int(tr[c, 0, 0, 7])] for c in range(args.ctas)]})
     out = os.environ.get("OUT")
     if out:
         name = os.path.splitext(os.path.basename(args.cases))[0]
