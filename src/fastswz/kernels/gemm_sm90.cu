@@ -404,7 +404,10 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     tiles.finish();
     epilogue.finish(leader);
     epilogue.ops.finish(p);   // amax: one atomic per warp
+    FSW_TRACE_AT(wi, 2, kTraceStartNs);   // (traced builds: D's last stores done, unit 2's event 6)
   }
   // No CTA leaves while its peer may still multicast into it or arrive on its barriers.
   if (cluster::kSize > 1) cluster_sync();
+  // (traced builds: each consumer warpgroup's exit time, unit 1's kTraceEndNs)
+  if (wg >= K::kFirstConsumerWarpgroup) FSW_TRACE_AT(wg - K::kFirstConsumerWarpgroup, 1, kTraceEndNs);
 }
