@@ -82,6 +82,14 @@ namespace scheduler = fastswz_plan::scheduler;
 // land before issuing the rest of the ring; 0, the whole ring at once.
 #define FSW_FIRST_BURST 0
 #endif
+#ifndef FSW_CLUSTER_END
+// How a cluster kernel's CTA waits for its peers before it leaves: 1, its producer waits until
+// every consumer of the cluster has released each stage for the last time (CUTLASS's producer
+// tail, PipelineTmaAsync::producer_tail), so no peer arrives on its barriers after it left, and
+// the peers' multicasts into it have landed once its own consumers saw their last full barrier;
+// 0, a cluster barrier after the last stores (A/B runs).
+#define FSW_CLUSTER_END 1
+#endif
 #ifndef FSW_LATE_STAGE
 // The fused epilogue's column operands (bias, rowwise scale_b) reach shared memory after the
 // unit's first k-tile of wgmma is issued (sm90/epilogue_ops.cuh, stage_load / stage_store); 0:
@@ -200,6 +208,12 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
             else
               tma_load(&tma_b, dst, full, c0, c1);
           }
+          if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
+        }
+      }
+      if (cluster::kSize > 1 && FSW_CLUSTER_END) {   // the producer tail (FSW_CLUSTER_END)
+        for (int s = 0; s < P::kStages; ++s) {
+          mbar_wait(base + K::empty_barrier(stage), phase ^ 1u);
           if (++stage == P::kStages) { stage = 0; phase ^= 1u; }
         }
       }
@@ -406,8 +420,9 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     epilogue.ops.finish(p);   // amax: one atomic per warp
     FSW_TRACE_AT(wi, 2, kTraceStartNs);   // (traced builds: D's last stores done, unit 2's event 6)
   }
-  // No CTA leaves while its peer may still multicast into it or arrive on its barriers.
-  if (cluster::kSize > 1) cluster_sync();
+  // No CTA leaves while its peer may still multicast into it or arrive on its barriers (with
+  // FSW_CLUSTER_END 1 the producer's tail above sees to it).
+  if (cluster::kSize > 1 && !FSW_CLUSTER_END) cluster_sync();
   // (traced builds: each consumer warpgroup's exit time, unit 1's kTraceEndNs)
   if (wg >= K::kFirstConsumerWarpgroup) FSW_TRACE_AT(wg - K::kFirstConsumerWarpgroup, 1, kTraceEndNs);
 }
