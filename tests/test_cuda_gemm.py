@@ -1826,6 +1826,30 @@ def test_consumer_descriptors_in_uniform_registers(cfg, tmp_path):
     assert [line.strip() for line in loop if "UIADD3.64" in line] == [], "\n".join(loop)
 
 
+@pytest.mark.skipif(not HAVE_NVRTC, reason="the 'cuda' extra (cuda-core, NVRTC) is not installed")
+@pytest.mark.skipif(NVDISASM is None, reason="no nvdisasm (pip install nvidia-cuda-nvdisasm)")
+@pytest.mark.parametrize("cfg", [dict(bm=64, bn=144, bk=64, stages=7, epilogue=True, cluster_m=2),
+                                 dict(bm=128, bn=128, bk=64, stages=4, cluster_m=2, cluster_n=2),
+                                 dict(bm=128, bn=64, bk=64, stages=4, cluster_m=2, split_k=2)], ids=_ids)
+def test_cluster_kernel_leaves_without_a_cluster_barrier(cfg, tmp_path):
+    """A cluster kernel syncs its cluster once, at the start (the peers' barriers exist before any
+    multicast), and leaves after its producer's tail (FSW_CLUSTER_END in gemm_sm90.cu): each
+    stage's last release by every consumer of the cluster, so no peer arrives on its barriers
+    after it left. The cluster barrier it had at the end instead (MEMBAR.ALL.GPU, UCGABAR_ARV,
+    UCGABAR_WAIT in every thread) cost 0.3-6.7% on 22 clustered default plans (H200,
+    docs/conformance/2026-11-30-thirty-eighth-session, run 5). Checked to fail with
+    FSW_CLUSTER_END=0 (two arrives and two waits)."""
+    from fastswz.cuda.runtime import compile_cubin
+
+    cfg = codegen.normalize_config(dict(cfg, a_dtype="bf16", b_dtype="bf16", out_dtype="bf16"))
+    cubin, _ = compile_cubin(cfg, cache=False)
+    (tmp_path / "k.cubin").write_bytes(cubin)
+    sass = subprocess.run([NVDISASM, "-c", str(tmp_path / "k.cubin")], capture_output=True, text=True,
+                          check=True).stdout
+    ops = [m.group(2) for m in map(_SASS_LINE.match, sass.splitlines()) if m]
+    assert ops.count("UCGABAR_ARV") == 1 and ops.count("UCGABAR_WAIT") == 1, sorted(set(ops))
+
+
 def _between_wait_and_mma(loop, opcode):
     """The ``opcode`` lines of a loop's SASS that stand after a wgmma wait (WARPGROUP.DEPBAR) and
     before the next k-tile's wgmma fence (WARPGROUP.ARRIVE) or wgmma (GMMA): in the loop's order,

@@ -100,7 +100,6 @@ cdef enum:                      # cuda.h's values (tests/test_cuda_driver.py che
     L2_PROMOTION_256B = 3       # CU_TENSOR_MAP_L2_PROMOTION_L2_256B
     L2_LINE_BYTES = 128         # the L2 cache line
     CLUSTER_DIMENSION = 4       # CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-    CLUSTER_SCHEDULING_POLICY = 5    # CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE
     PROGRAMMATIC_SERIALIZATION = 6   # CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
     NOT_INITIALIZED = 3         # CUDA_ERROR_NOT_INITIALIZED
     MEMORYTYPE_DEVICE = 2       # CU_MEMORYTYPE_DEVICE
@@ -117,15 +116,6 @@ if _override != "auto" and _override not in _PROMOTION_NAMES:
                             f"tensor maps' L2 promotion; auto: 256 bytes on rows a multiple of {L2_LINE} "
                             f"bytes, else 128)")
 cdef int _forced = _PROMOTION_NAMES.get(_override, -1)
-#: ``FASTSWZ_CLUSTER_POLICY`` (read once, at import), for A/B runs: a cluster launch's
-#: ``CUclusterSchedulingPolicy`` ("default": no attribute, the driver's choice; "spread" 1,
-#: "load_balancing" 2).
-_POLICY_NAMES = {"default": 0, "spread": 1, "load_balancing": 2}
-_policy_name = _os.environ.get("FASTSWZ_CLUSTER_POLICY", "default").strip().lower()
-if _policy_name not in _POLICY_NAMES:
-    raise GemmArgumentError(f"FASTSWZ_CLUSTER_POLICY={_policy_name!r} must be default, spread or "
-                            f"load_balancing (a cluster launch's scheduling policy)")
-cdef unsigned int _policy = _POLICY_NAMES[_policy_name]
 
 
 cdef inline int _promotion(uint64_t pitch) noexcept nogil:
@@ -177,9 +167,6 @@ ENUMS = {"CU_TENSOR_MAP_L2_PROMOTION_NONE": L2_PROMOTION_NONE,
          "CU_TENSOR_MAP_L2_PROMOTION_L2_256B": L2_PROMOTION_256B,
          "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION": CLUSTER_DIMENSION,
          "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION": PROGRAMMATIC_SERIALIZATION,
-         "CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE": CLUSTER_SCHEDULING_POLICY,
-         "CU_CLUSTER_SCHEDULING_POLICY_SPREAD": _POLICY_NAMES["spread"],
-         "CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING": _POLICY_NAMES["load_balancing"],
          "CUDA_ERROR_NOT_INITIALIZED": NOT_INITIALIZED,
          "CU_MEMORYTYPE_DEVICE": MEMORYTYPE_DEVICE}
 
@@ -441,7 +428,7 @@ cdef class Launcher:
         (<int*>pbuf)[4], (<int*>pbuf)[5], (<int*>pbuf)[6] = <int>m, <int>n, <int>k
         cdef CUresult r
         cdef LaunchConfig cfg
-        cdef LaunchAttribute attr[2]
+        cdef LaunchAttribute attr
         if self.kmajor[0]:
             self._map(0, a, k, m, lda, &mp[0])
         else:
@@ -458,16 +445,10 @@ cdef class Launcher:
         args[3] = <void*>pbuf
         with nogil:
             # a cluster launch names its dimensions (x = the cluster's CTAs along M)
-            if self.cluster != 1:
-                _with_attribute(&cfg, &attr[0], CLUSTER_DIMENSION, self.cluster, 1, 1, grid,
-                                self.threads, self.smem, <CUstream>stream)
-                if _policy:
-                    memset(&attr[1], 0, sizeof(LaunchAttribute))
-                    attr[1].id = CLUSTER_SCHEDULING_POLICY
-                    attr[1].value[0] = _policy
-                    cfg.numAttrs = 2
             r = _launch_in(self.ctx, self.func, grid, self.threads, self.smem, <CUstream>stream, args,
-                           NULL if self.cluster == 1 else &cfg)
+                           NULL if self.cluster == 1 else
+                           _with_attribute(&cfg, &attr, CLUSTER_DIMENSION, self.cluster, 1, 1, grid,
+                                           self.threads, self.smem, <CUstream>stream))
         if r != 0:
             raise CudaError(f"launching the GEMM kernel ({grid} CTAs of {self.threads} threads, "
                             f"{self.smem} bytes of shared memory) failed: {_describe(r)}")
