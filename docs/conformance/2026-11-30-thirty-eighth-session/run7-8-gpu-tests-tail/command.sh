@@ -1,0 +1,5 @@
+# session 38 runs 7 and 8 (one lease, the code at cd300ed): run 6's GPU test files stopped at their 300-s limit (229 tests run, none failed); the files' last tests
+# run 7:
+rm -rf /tmp/r; mkdir -p /tmp/r; bash tests/gpu/run_batch.sh > /tmp/r/build_out.txt 2>&1; export PYTHONPATH=$PWD/src:/tmp/bt FASTSWZ_CACHE=$PWD/.fswcache PYTHONUNBUFFERED=1; t=$(date +%s); timeout 250 python3 -m pytest -q -p no:cacheprovider -p no:logging --tb=short -rfE tests/test_gpu_tune.py > /tmp/r/tests_tune.txt 2>&1; echo "tests_tune rc=$? $(( $(date +%s) - t )) s" > /tmp/r/times.txt; cat /tmp/r/times.txt; tail -5 /tmp/r/tests_tune.txt; cd /tmp && tar czf $OUT/r.tgz r
+# run 8:
+export PYTHONPATH=$PWD/src:/tmp/bt FASTSWZ_CACHE=$PWD/.fswcache PYTHONUNBUFFERED=1; t=$(date +%s); timeout 200 python3 -m pytest -q -p no:cacheprovider -p no:logging --tb=short -rfE tests/test_gpu_epilogue.py -k "runtime_check or defaults_amax or argument_errors or random_calls" > /tmp/r/tests_epi_tail.txt 2>&1; echo "tests_epi_tail rc=$? $(( $(date +%s) - t )) s" >> /tmp/r/times.txt; cat /tmp/r/times.txt; tail -5 /tmp/r/tests_epi_tail.txt; cd /tmp && tar czf $OUT/r.tgz r
