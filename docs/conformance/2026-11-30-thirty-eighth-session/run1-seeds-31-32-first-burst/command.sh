@@ -1,4 +1,4 @@
-# scratch files it names, kept here: tests/gpu/gemm/_abpre.py is abpre.py, _burst_specs.txt is burst_specs.txt, _trace_burst.json is trace_cases.json; the code ran at a683b81 (FSW_FIRST_BURST, off by default)
+# scratch files it names, kept here: tests/gpu/gemm/_abpre.py is the thirty-seventh session's run1-seeds-29-30-ffma-yield/abpre.py, _burst_specs.txt is burst_specs.txt, _trace_burst.json is trace_cases.json; the code ran at a683b81 (FSW_FIRST_BURST, off by default)
 # session 38 run 1: seeds 31-32 (held out); the producer's first burst (FSW_FIRST_BURST) traced and A/B'd; stage counts traced on 3280 x 288 x 1808
 rm -rf /tmp/r; mkdir -p /tmp/r
 bash tests/gpu/run_batch.sh > /tmp/r/build_out.txt 2>&1

@@ -1,4 +1,4 @@
-# scratch files it names, kept here: tests/gpu/gemm/_cend_specs.txt is cend_specs.txt (40 drawn, seed 20261801, from clustered_defaults.json: every default plan with a cluster over the corpus and seeds 1-32), _cend_variants.json is cend_variants.json, _abpre.py is run 1's abpre.py, _trace_all.json run 3's trace_cases.json; the code ran at cd300ed
+# scratch files it names, kept here: tests/gpu/gemm/_cend_specs.txt is cend_specs.txt (40 drawn, seed 20261801, from clustered_defaults.json: every default plan with a cluster over the corpus and seeds 1-32), _cend_variants.json is cend_variants.json, _abpre.py is the thirty-seventh session's run1-seeds-29-30-ffma-yield/abpre.py, _trace_all.json run 3's trace_cases.json; the code ran at cd300ed
 # session 38 run 5: the producer tail in place of the last cluster barrier (FSW_CLUSTER_END 1, new) against the cluster barrier (0):
 # 40 clustered defaults drawn from the corpus and seeds (seed 20261801, tests/gpu/gemm/_cend_specs.txt), and 3280 x 288 x 1808's 64 x 144 clusters; traces again
 rm -rf /tmp/r; mkdir -p /tmp/r
