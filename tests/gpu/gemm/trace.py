@@ -143,7 +143,7 @@ def main():
         rows.append({"name": c["name"], "shape": c["shape"], "plan": c["plan"], "defines": c.get("defines"), "median_cycles": med, "spans": sp,
                      "epilogue_under_other_mainloop": under, "traced_us": t["median_ms"] * 1e3,
                      "untraced_us": plain["median_ms"] * 1e3, "trace_cta0": tr[0].tolist(),
-                     "cta_ns": [[int(tr[c, 0, 0, 6]), int(tr[c, 0, 0, 7])] for c in range(args.ctas)]})
+                     "cta_ns": [[int(tr[i, 0, 0, 6]), int(tr[i, 0, 0, 7])] for i in range(args.ctas)]})
     out = os.environ.get("OUT")
     if out:
         name = os.path.splitext(os.path.basename(args.cases))[0]

@@ -29,7 +29,7 @@ __device__ unsigned char* fsw_dump_out = nullptr;
 // Events 6 and 7 are %globaltimer nanoseconds (comparable across SMs), in unit 0's row: when the
 // warpgroup starts its consumer loop and when it has left it; unit 1's event 6: when the kernel
 // entered (before the barriers' initialization and the CTA's or cluster's first sync), its event
-// 7: when it leaves (after a cluster's last sync); unit 2's event 6: when D's last stores are done.
+// 7: when the warpgroup leaves; unit 2's event 6: when D's last stores are done.
 enum FswTrace { kTraceUnitStart, kTraceOrdered, kTraceFirstFull, kTraceLoopEnd, kTraceMmaDone, kTraceStored,
                 kTraceStartNs, kTraceEndNs, kTraceEvents };
 constexpr int kTraceUnits = 64;
