@@ -91,10 +91,12 @@ def spans(tr, ctas):
     out = {"ctas": int(st.size), "start_skew_ns": int(st.max() - st.min()),
            "median_cta_ns": float(np.median(en - st)), "span_ns": int(en.max() - st.min())}
     # the whole kernel: entry (unit 1's event 6) to exit (unit 1's event 7), and D's last stores
-    # done (unit 2's event 6), against the first entry
-    ent = np.array([tr[c, 0, 1, 6] for c in range(ctas) if tr[c, 0, 1, 6] > 0], dtype=np.int64)
-    ex = np.array([tr[c, 0, 1, 7] for c in range(ctas) if tr[c, 0, 1, 7] > 0], dtype=np.int64)
-    fin = np.array([tr[c, 0, 2, 6] for c in range(ctas) if tr[c, 0, 2, 6] > 0], dtype=np.int64)
+    # done (unit 2's event 6), against the first entry; each over the CTAs that recorded it
+    def recorded(unit, event):
+        v = tr[:ctas, 0, unit, event]
+        return v[v > 0]
+
+    ent, ex, fin = recorded(1, 6), recorded(1, 7), recorded(2, 6)
     if ent.size and ex.size and fin.size:
         out.update({"entry_skew_ns": int(ent.max() - ent.min()), "loop_start_after_entry_ns": int(st.min() - ent.min()),
                     "stores_done_ns": int(fin.max() - ent.min()), "exit_ns": int(ex.max() - ent.min())})
