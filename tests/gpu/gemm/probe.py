@@ -3525,6 +3525,82 @@ SETS["v94"] = (lambda: _drawn_file("v94", problems_v94), functools.partial(_rule
 
 
 
+def _seed_files_1_32():
+    """The fresh corpus files of seeds 1-32 (up to fresh_20262502.json), in name order."""
+    import glob
+
+    return [f for f in sorted(glob.glob(os.path.join(HERE, "fresh_*.json")))
+            if os.path.basename(f) <= "fresh_20262502.json"]
+
+
+def _split_rule_off(m, n, k, dt):
+    """choose_plan's plan with SMALL_TILE_MAX_KTILES' rule off (the split it replaces)."""
+    import fastswz.cuda as fc
+
+    with _Consts({"SMALL_TILE_MAX_KTILES": 0}):
+        return dict(fc.choose_plan(m, n, k, dt, dt))
+
+
+def problems_v95():
+    """Stated before the run (thirty-ninth session): every problem (M > 16, K-major, bf16 or e4m3)
+    of the shipped corpus and every fresh seed (1-32) whose plan without SMALL_TILE_MAX_KTILES'
+    rule is an unswapped split of 128-row tiles on one CTA and for which _small_tiles offers its
+    one-pass 64-row plan (272 problems; 44 run that plan today). The question: now that a
+    cluster's CTA leaves without a cluster barrier (thirty-eighth session), do the one-pass small
+    tiles on 2 x 1, 4 x 1, 1 x 2 or 2 x 2 clusters beat the split where one CTA did not (cuBLAS
+    runs such problems on narrow tiles, deep rings and clusters of 2-8)? A rule is to be fitted on
+    the corpus and seeds 1-22 (files up to fresh_20262002) and read on seeds 23-32 apart."""
+    from fastswz.cuda import _small_tiles
+
+    out = []
+    for _, key in _k_major_keys([os.path.join(HERE, "..", "..", "..", "src", "fastswz", "data", "gemm_corpus.json")]
+                                + _seed_files_1_32()):
+        s = _split_rule_off(*key)
+        if (s["split_k"] > 1 and not s["swap_ab"] and s["bm"] == 128 and s["cluster_m"] == 1
+                and s["cluster_n"] == 1 and _small_tiles(key[0], key[1], key[2], s) is not None):
+            out.append(key)
+    return out
+
+
+def candidates_v95(m, n, k, dt):
+    """The default; the split (the rule off) where the default is the small tiles; _small_tiles'
+    unswapped one-pass plan on one CTA and on 2 x 1, 4 x 1, 1 x 2 and 2 x 2 clusters."""
+    from fastswz.cuda import _small_tiles, choose_plan, supported
+
+    out = [choose_plan(m, n, k, dt, dt)]
+
+    def add(c):
+        if c is not None and supported(c) is None and c not in out:
+            out.append(c)
+
+    split = _split_rule_off(m, n, k, dt)
+    add(split)
+    small = _small_tiles(m, n, k, split)
+    add(small)
+    for cm, cn in ((2, 1), (4, 1), (1, 2), (2, 2)):
+        add(_on_cluster_fit(small, cm, cn))
+    return out
+
+
+def _on_cluster_fit(c, cluster_m, cluster_n):
+    """``c`` on a ``cluster_m`` x ``cluster_n`` cluster, its BN rounded up to what a B multicast
+    slices (a multiple of 8 x cluster_m rows) and its ring cut to the deepest that still runs."""
+    from fastswz.cuda import normalize_config, supported
+
+    step = 8 * cluster_m
+    bn = -(-c["bn"] // step) * step
+    if bn > 256:
+        return None
+    for stages in range(c["stages"], 1, -1):
+        got = normalize_config(dict(c, bn=bn, stages=stages, cluster_m=cluster_m, cluster_n=cluster_n))
+        if supported(got) is None:
+            return got
+    return None
+
+
+SETS["v95"] = (problems_v95, candidates_v95)
+
+
 def cmd_run(args):
     import gpu_corpus
     from fastswz.cuda import compile_gemm, device_info
