@@ -1057,8 +1057,12 @@ SMALL_TILE_MIN_FILL = 0.65
 #: 0.92x); with more k-tiles, more splits, swapped or 64-row defaults, or rows off the 128-byte
 #: line the one-pass plans lost as often as they won (0.85x over all 212). 0 turns the rule off.
 SMALL_TILE_MAX_KTILES = 128
-#: The most splits of :data:`SMALL_TILE_MAX_KTILES`' rule (5 or more: 0.61-0.84x in v70).
-SMALL_TILE_MAX_SPLITS = 4
+#: The most splits of :data:`SMALL_TILE_MAX_KTILES`' rule. 4 from v70 (5 or more: 0.61-0.84x
+#: there); 5 from probe set v95 (thirty-ninth session, H200, run 1: after the cluster exit
+#: change, every split default of the corpus and seeds 1-32 beside the small tiles): the nine
+#: 5-way splits of 82-108 k-tiles ran 1.02-1.20x on the small tiles but one (0.98x), three of them
+#: in seeds 23-32, which no rule had seen; the two 7-way splits of 124 k-tiles 0.89-0.98x.
+SMALL_TILE_MAX_SPLITS = 5
 
 
 #: The deepest ring :func:`_small_tiles` asks for (the rule's plans ran 8-16 stages in v70-v71).

@@ -3601,6 +3601,31 @@ def _on_cluster_fit(c, cluster_m, cluster_n):
 SETS["v95"] = (problems_v95, candidates_v95)
 
 
+V96_OFF = {"SMALL_TILE_MAX_SPLITS": 4}
+
+
+def problems_v96():
+    """Stated before the run (thirty-ninth session): held out for SMALL_TILE_MAX_SPLITS = 5
+    (fitted on v95, run 1): 40 problems drawn where it changes choose_plan's plan (seed 20261730:
+    v71's draw, bf16 or e4m3, M 64-3072 and N 256-8192 log-uniform, N a multiple of 16, K
+    2048-16384 log-uniform on the 128-byte line), none of the corpus's or seeds 1-34's, each the
+    rule's plan against the plan before it. The rule stands if the new plans are faster in
+    geometric mean and at most 4 of the 40 slower by more than 3%."""
+    import random
+
+    def draw(r):
+        dt = r.choice(("bf16", "e4m3"))
+        line = 64 if dt == "bf16" else 128
+        return (_log_uniform(r, 64, 3073), _log_uniform(r, 256, 8193) // 16 * 16,
+                _log_uniform(r, 2048, 16385) // line * line, dt)
+
+    seen = _seen_1_28((20262401, 20262402, 20262501, 20262502, 20262601, 20262602))
+    return _drawn_changes(V96_OFF, random.Random(20261730), draw, 40, 30000, seen)
+
+
+SETS["v96"] = (lambda: _drawn_file("v96", problems_v96), functools.partial(_new_and_old, V96_OFF))
+
+
 def cmd_run(args):
     import gpu_corpus
     from fastswz.cuda import compile_gemm, device_info
