@@ -2694,10 +2694,15 @@ def test_choose_plan_swaps_fp8_off_the_sector(m, n, k, dt, applies):
     (979, 256, 3328, "bf16", True), (548, 512, 6144, "e4m3", True), (144, 3584, 8960, "e4m3", True),
     (1782, 384, 5120, "bf16", True), (2153, 384, 10240, "e4m3", True),
     (638, 549, 3622, "bf16", False), (2657, 256, 26496, "e4m3", False), (90, 3520, 30640, "e4m3", False),
-    (406, 256, 10624, "bf16", False), (4096, 4096, 4096, "bf16", False)])
+    (406, 256, 10624, "bf16", False), (4096, 4096, 4096, "bf16", False),
+    # probe sets v95 and v96 (thirty-ninth session): 5-way splits up to SMALL_TILE_FIVE_MAX_M rows;
+    # then a 5-way split of 1281 rows, a 7-way split
+    (851, 384, 5760, "bf16", True), (379, 1024, 11264, "e4m3", True), (87, 3072, 14208, "e4m3", True),
+    (1281, 256, 6080, "bf16", False), (999, 256, 7936, "bf16", False)])
 def test_choose_plan_small_tiles_in_place_of_a_split(m, n, k, dt, applies):
     """SMALL_TILE_MAX_KTILES' rule, from its statement: where the other rules give a plain call an
-    unswapped split of 128-row tiles into 2..SMALL_TILE_MAX_SPLITS pieces on one CTA, with K-major
+    unswapped split of 128-row tiles into 2..SMALL_TILE_MAX_SPLITS pieces (at most 4 above
+    SMALL_TILE_FIVE_MAX_M rows) on one CTA, with K-major
     8- or 16-bit rows of a multiple of 128 bytes and at most SMALL_TILE_MAX_KTILES k-tiles, the
     plan is one pass of 64 x BN tiles (BN the narrowest multiple of 8, at least
     SMALL_TILE_MIN_BN, with ceil(M / 64) x ceil(N / BN) <= the SMs) at the deepest ring up to
@@ -2714,7 +2719,8 @@ def test_choose_plan_small_tiles_in_place_of_a_split(m, n, k, dt, applies):
     bn = max(cuda.SMALL_TILE_MIN_BN, -(-(-(-n // (sms // rows))) // 8) * 8) if rows <= sms else 999
     cols = -(-n // bn)
     width = 1 if dt == "e4m3" else 2
-    stated = (before["bm"] == 128 and not before["swap_ab"] and 2 <= before["split_k"] <= cuda.SMALL_TILE_MAX_SPLITS
+    most = cuda.SMALL_TILE_MAX_SPLITS if m <= cuda.SMALL_TILE_FIVE_MAX_M else 4
+    stated = (before["bm"] == 128 and not before["swap_ab"] and 2 <= before["split_k"] <= most
               and (before["cluster_m"], before["cluster_n"]) == (1, 1) and k * width % 128 == 0
               and -(-k // before["bk"]) <= cuda.SMALL_TILE_MAX_KTILES and bn <= 256
               and rows * cols >= cuda.SMALL_TILE_MIN_FILL * sms)

@@ -1060,9 +1060,16 @@ SMALL_TILE_MAX_KTILES = 128
 #: The most splits of :data:`SMALL_TILE_MAX_KTILES`' rule. 4 from v70 (5 or more: 0.61-0.84x
 #: there); 5 from probe set v95 (thirty-ninth session, H200, run 1: after the cluster exit
 #: change, every split default of the corpus and seeds 1-32 beside the small tiles): the nine
-#: 5-way splits of 82-108 k-tiles ran 1.02-1.20x on the small tiles but one (0.98x), three of them
-#: in seeds 23-32, which no rule had seen; the two 7-way splits of 124 k-tiles 0.89-0.98x.
+#: 5-way splits of 82-108 k-tiles, M 211-851, ran 1.02-1.20x on the small tiles but one (0.98x),
+#: three of them in seeds 23-32, which no rule had seen; two 7-way splits of 124 k-tiles
+#: 0.89-0.98x. Held out (v96, run 2, stated before it ran: 40 drawn problems the change
+#: touched): 1.074x in geometric mean, 27 faster by more than 3%, 2 slower, one of them the only
+#: M above v95's range, 1281 x 256 x 6080 bf16, 0.81x (0.91x of cuBLAS's speed -> 0.73x); hence
+#: :data:`SMALL_TILE_FIVE_MAX_M`.
 SMALL_TILE_MAX_SPLITS = 5
+#: The largest M of :data:`SMALL_TILE_MAX_SPLITS`' fifth split (above it, at most 4 splits, as
+#: before v95): the fit's problems had M <= 851 and the one held-out problem above 1024 lost.
+SMALL_TILE_FIVE_MAX_M = 1024
 
 
 #: The deepest ring :func:`_small_tiles` asks for (the rule's plans ran 8-16 stages in v70-v71).
@@ -1102,7 +1109,8 @@ def _small_tiles(m, n, k, c, swapped=False):
 def _small_tile(c, m, n, k):
     """``c``, or :func:`_small_tiles`' unswapped one-pass plan where
     :data:`SMALL_TILE_MAX_KTILES`' rule asks for it."""
-    if not (c["bm"] == 128 and not c["swap_ab"] and 2 <= c["split_k"] <= SMALL_TILE_MAX_SPLITS
+    most = SMALL_TILE_MAX_SPLITS if m <= SMALL_TILE_FIVE_MAX_M else min(SMALL_TILE_MAX_SPLITS, 4)
+    if not (c["bm"] == 128 and not c["swap_ab"] and 2 <= c["split_k"] <= most
             and c["cluster_m"] == 1 and c["cluster_n"] == 1 and c["a_major"] == "K" and c["b_major"] == "K"
             and -(-k // c["bk"]) <= SMALL_TILE_MAX_KTILES
             and all(k * dtype_bits(dt) // 8 % 128 == 0 for dt in (c["a_dtype"], c["b_dtype"]))):
