@@ -89,18 +89,6 @@ namespace scheduler = fastswz_plan::scheduler;
 // 1104.6 -> 1069.8 us), every D exact; compute-sanitizer clean on five cluster plans (run 6).
 #define FSW_CLUSTER_END 1
 #endif
-#ifndef FSW_EARLY_TMAP
-// 1: the producer thread prefetches the TMA descriptors (A, B and D) first thing, before the
-// barriers' initialization and the start's sync, so their fetch overlaps them (A/B runs).
-#define FSW_EARLY_TMAP 0
-#endif
-#ifndef FSW_CLUSTER_SPLIT
-// 1: a cluster kernel's start arrives on the cluster barrier at once and waits where a thread
-// first needs its peers' barriers (the producer thread before its first copy, the consumers
-// before their first unit; the others at once), as CUTLASS splits cluster_arrive_relaxed and
-// cluster_wait (A/B runs).
-#define FSW_CLUSTER_SPLIT 0
-#endif
 #ifndef FSW_LATE_STAGE
 // The fused epilogue's column operands (bias, rowwise scale_b) reach shared memory after the
 // unit's first k-tile of wgmma is issued (sm90/epilogue_ops.cuh, stage_load / stage_store); 0:
@@ -151,11 +139,6 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
   // (traced builds: each consumer warpgroup's entry time, unit 1's kTraceStartNs; sm90/debug.cuh)
   if (wg >= K::kFirstConsumerWarpgroup) FSW_TRACE_AT(wg - K::kFirstConsumerWarpgroup, 1, kTraceStartNs);
 
-  if (FSW_EARLY_TMAP && threadIdx.x == 0) {
-    asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_a) : "memory");
-    asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_b) : "memory");
-    asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_d) : "memory");
-  }
   if (threadIdx.x == 0) {
     for (int s = 0; s < P::kStages; ++s) {
       mbar_init(base + K::full_barrier(s), kFullArrivals);
@@ -165,13 +148,10 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     fence_async_shared();
   }
   if (cluster::kSize > 1) {   // the peer's barriers exist before any multicast
-    if (FSW_CLUSTER_SPLIT) asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
-    else if (FSW_CLUSTER_START) cluster_sync_start();
+    if (FSW_CLUSTER_START) cluster_sync_start();
     else cluster_sync();
   }
   else __syncthreads();
-  // FSW_CLUSTER_SPLIT: where this thread waits for the peers' arrivals (once)
-  const auto cluster_wait = [] { if (FSW_CLUSTER_SPLIT && cluster::kSize > 1) asm volatile("barrier.cluster.wait;" ::: "memory"); };
 #if FSW_SPLIT_K
   // The split-K reduction may be launched now (it waits for this grid's end itself:
   // griddepcontrol.wait), so its launch overlaps this kernel (PTX ISA, parallel synchronization
@@ -181,12 +161,9 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
 
   if (wg == K::kProducerWarpgroup) {
     if (kSetMaxNReg) reg_dealloc<kProducerRegs>();
-    if (threadIdx.x % 128 != 0) cluster_wait();
     if (threadIdx.x % 128 == 0) {
-      if (!FSW_EARLY_TMAP) {
-        asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_a) : "memory");
-        asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_b) : "memory");
-      }
+      asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_a) : "memory");
+      asm volatile("prefetch.tensormap [%0];" ::"l"(&tma_b) : "memory");
       int stage = 0;
       uint32_t phase = 0;
       // the row of each operand's copy tables (the half this CTA loads) and the CTAs its copies
@@ -196,7 +173,6 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
       const unsigned short mask_b = (unsigned short)cluster::kBMasks[rank];
       Scheduler tiles(p.m, p.n, k_tiles, rank);
       WorkUnit u;
-      cluster_wait();
       while (tiles.next(u)) {
         const int tm = u.tm, row0 = load_row0(tm, p.m);
         // a cluster's padding column (tn BN >= N) loads the last tile column's B (in bounds; what
@@ -310,7 +286,6 @@ fastswz_gemm_sm90(const __grid_constant__ TmaDescriptor tma_a, const __grid_cons
     BlockScales scales;
 #endif
     ConsumerUnits tiles(p.m, p.n, k_tiles, rank, K::kConsumerSlots[wi]);
-    cluster_wait();
 #if FSW_DEBUG_DUMP
     bool first = true;
 #endif
