@@ -3626,6 +3626,21 @@ def problems_v96():
 SETS["v96"] = (lambda: _drawn_file("v96", problems_v96), functools.partial(_new_and_old, V96_OFF))
 
 
+def problems_v97():
+    """The rows of the shipped corpus and seeds 1-34 whose plan the thirty-ninth session's fifth
+    split (SMALL_TILE_MAX_SPLITS 5 up to SMALL_TILE_FIVE_MAX_M rows) changes, each the new plan
+    against the plan before it (run 4, at the final code)."""
+    import glob
+
+    files = ([os.path.join(HERE, "..", "..", "..", "src", "fastswz", "data", "gemm_corpus.json")]
+             + [f for f in sorted(glob.glob(os.path.join(HERE, "fresh_*.json")))
+                if os.path.basename(f) <= "fresh_20262602.json"])
+    return [q for q, _ in _rule_changes(V96_OFF, [key for _, key in _k_major_keys(files)])]
+
+
+SETS["v97"] = (problems_v97, functools.partial(_new_and_old, V96_OFF))
+
+
 def cmd_run(args):
     import gpu_corpus
     from fastswz.cuda import compile_gemm, device_info
