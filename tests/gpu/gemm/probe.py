@@ -3641,6 +3641,63 @@ def problems_v97():
 SETS["v97"] = (problems_v97, functools.partial(_new_and_old, V96_OFF))
 
 
+V98_MIN_KTILES = 256
+V98_MAX_FILL = 0.8
+
+
+def _v98_rule(c, m, n, k):
+    """Stated before any run (thirty-ninth session; not in fastswz.cuda): a plain one-pass plan
+    (no split, stream-K or ping-pong; one CTA or a cluster along M) whose tiles fill under
+    V98_MAX_FILL of the 132 SMs, with at least V98_MIN_KTILES k-tiles and M and N both at least
+    128 (compute-bound), runs stream-K on the same tile, ring and epilogue over 132 one-CTA
+    workers (stream_k_plan: pieces enough for the tail to take every worker). Such a plan leaves a
+    fifth or more of the SMs idle for the whole of a long K (seed 35's 188 x 9136 x 29136 bf16: 72
+    tiles, 0.73x of cuBLAS's speed); its operand panels are each read by the few workers that
+    share a tile, so the k-offsets stream-K gives them cost little L2 (the eighteenth session's
+    stream-K losses were where many tiles share panels). None where the rule does not apply."""
+    from fastswz.cuda import normalize_config, supported
+
+    if (c["split_k"] > 1 or c["stream_k"] or c["pingpong"] or c["cluster_n"] > 1 or min(m, n) < 128
+            or -(-k // c["bk"]) < V98_MIN_KTILES):
+        return None
+    rows, cols = (n, m) if c["swap_ab"] else (m, n)
+    if -(-rows // c["bm"]) * -(-cols // c["bn"]) >= V98_MAX_FILL * 132:
+        return None
+    plan = stream_k_plan(dict(c, cluster_m=1, cluster_n=1), m, n, k, registers=False)
+    if plan is None:
+        return None
+    plan = normalize_config(plan)
+    return plan if supported(plan) is None else None
+
+
+def problems_v98():
+    """Stated before the run (thirty-ninth session): _v98_rule's problems of the shipped corpus and
+    seeds 1-36, then up to 30 drawn where it changes choose_plan's plan (seed 20261731: bf16 or
+    e4m3, M 128-8192 and N 128-16384 log-uniform, K 16384-32768 log-uniform as a multiple of 16
+    bytes), none of the corpus's or seeds 1-36's; each the rule's plan against choose_plan's. The
+    rule goes into fastswz.cuda if the drawn problems run faster in geometric mean with at most 3
+    of them slower by more than 3%."""
+    import glob
+    import random
+
+    files = ([os.path.join(HERE, "..", "..", "..", "src", "fastswz", "data", "gemm_corpus.json")]
+             + sorted(glob.glob(os.path.join(HERE, "fresh_*.json"))))
+    seen = set()
+    mine = [key for _, key in _k_major_keys(files, seen) if _rule_first(_v98_rule, *key)]
+
+    def draw(r):
+        dt = r.choice(("e4m3", "bf16"))
+        e = 1 if dt == "e4m3" else 2
+        return (_log_uniform(r, 128, 8193), _log_uniform(r, 128, 16385),
+                _log_uniform(r, 16384, 32769) * e // 16 * 16 // e, dt)
+
+    drawn = _drawn_where(lambda q: bool(_rule_first(_v98_rule, *q)), random.Random(20261731), draw, 30, seen, 20000)
+    return mine + drawn
+
+
+SETS["v98"] = (lambda: _drawn_file("v98", problems_v98), functools.partial(_rule_first, _v98_rule))
+
+
 def cmd_run(args):
     import gpu_corpus
     from fastswz.cuda import compile_gemm, device_info
