@@ -3698,6 +3698,82 @@ def problems_v98():
 SETS["v98"] = (lambda: _drawn_file("v98", problems_v98), functools.partial(_rule_first, _v98_rule))
 
 
+V99_MIN_FILL, V99_MAX_FILL, V99_MOST, V99_GAIN, V99_MIN_BYTES = 0.5, 0.8, 8, 0.8, 32 << 20
+
+
+def _v99_rule(c, m, n, k):
+    """Stated before any run (thirty-ninth session; not in fastswz.cuda): a decode plan (M <= 16,
+    swapped, one pass, one CTA) whose tiles fill more than SPLIT_K_FILL (so it is not split) but at
+    most V99_MAX_FILL of the 132 SMs, on a weight of at least V99_MIN_BYTES (N K bytes), splits K
+    S ways on the same tile and ring, S in 2..V99_MOST the one whose busiest SM streams the least
+    (ceil(tiles S / 132) / S, the smaller S on a tie) with at least SPLIT_K_MIN_KTILES k-tiles a
+    split, where that is at most V99_GAIN of the unsplit plan's (one tile a busy SM). A
+    memory-bound layer streams its weight only through the SMs that hold a tile: seed 35's 1 x
+    8644 x 24556 e4m3 runs 68 tiles at 68% of the DRAM roofline. None where the rule does not
+    apply."""
+    from fastswz.cuda import SPLIT_K_FILL, SPLIT_K_MIN_KTILES, normalize_config, supported
+
+    if (m > 16 or not c["swap_ab"] or c["split_k"] > 1 or c["stream_k"] or c["pingpong"]
+            or c["cluster_m"] > 1 or c["cluster_n"] > 1
+            or n * k * codegen_bits(c["b_dtype"]) // 8 < V99_MIN_BYTES):
+        return None
+    tiles = -(-n // c["bm"]) * -(-m // c["bn"])
+    if not SPLIT_K_FILL * 132 < tiles <= V99_MAX_FILL * 132:
+        return None
+    kt = -(-k // c["bk"])
+    best = min((-(-(tiles * s) // 132) / s, s) for s in range(2, V99_MOST + 1) if kt // s >= SPLIT_K_MIN_KTILES) \
+        if kt // 2 >= SPLIT_K_MIN_KTILES else None
+    if best is None or best[0] > V99_GAIN:
+        return None
+    plan = normalize_config(dict(c, split_k=best[1], epilogue=False, epilogue_n=0, epilogue_stages=1,
+                                 split_reduce="auto"))
+    return plan if supported(plan) is None else None
+
+
+def codegen_bits(dt):
+    from fastswz.cuda.codegen import dtype_bits
+
+    return dtype_bits(dt)
+
+
+def problems_v99():
+    """Stated before the run (thirty-ninth session): _v99_rule's problems of the shipped corpus and
+    seeds 1-36, then up to 30 drawn where it changes choose_plan's plan (seed 20261732: bf16 or
+    e4m3, M 1-16 uniform, N 2048-32768 and K 2048-32768 log-uniform, K a multiple of 16 bytes),
+    none of the corpus's or seeds 1-36's; each the rule's plan against choose_plan's. The rule goes
+    into fastswz.cuda if the drawn problems run faster in geometric mean with at most 3 of them
+    slower by more than 3%."""
+    import glob
+    import random
+
+    files = ([os.path.join(HERE, "..", "..", "..", "src", "fastswz", "data", "gemm_corpus.json")]
+             + sorted(glob.glob(os.path.join(HERE, "fresh_*.json"))))
+    seen = set()
+    from fastswz.corpus import load_corpus
+
+    mine = []
+    for path in files:
+        for p in load_corpus(path):
+            key = (p.m, p.n, p.k, p.a_dtype)
+            if (p.a_major != "K" or p.b_major != "K" or p.a_dtype not in ("bf16", "e4m3") or key in seen):
+                continue
+            seen.add(key)
+            if p.m <= 16 and _rule_first(_v99_rule, *key):
+                mine.append(key)
+
+    def draw(r):
+        dt = r.choice(("e4m3", "bf16"))
+        e = 1 if dt == "e4m3" else 2
+        return (r.randint(1, 16), _log_uniform(r, 2048, 32769),
+                _log_uniform(r, 2048, 32769) * e // 16 * 16 // e, dt)
+
+    drawn = _drawn_where(lambda q: bool(_rule_first(_v99_rule, *q)), random.Random(20261732), draw, 30, seen, 20000)
+    return mine + drawn
+
+
+SETS["v99"] = (lambda: _drawn_file("v99", problems_v99), functools.partial(_rule_first, _v99_rule))
+
+
 def cmd_run(args):
     import gpu_corpus
     from fastswz.cuda import compile_gemm, device_info
