@@ -919,6 +919,43 @@ def test_launch_swaps_and_reduces_without_a_gpu(swap, splits, pingpong, bn, who,
             assert kern.plan["kernel"]["threads"] == 384
 
 
+@pytest.mark.parametrize("splits", [1, 2])
+def test_prepared_rowwise_swapped_launch_packs_the_launchs_fields(splits, monkeypatch):
+    """The timing loop's prepared launch (GemmKernel._prepare, as GemmKernel.time and the corpus
+    benchmark call it) of a swapped rowwise-scaled plan with its scales given: the same launch
+    as GemmKernel.launch's, the caller's scale_b the kernel's scale_a and the other way round.
+    (Until the thirty-ninth session the one-pass plan raised struct.error, "required argument is
+    not an integer": _prepare packed the kernel's block without fields first, and the swap made
+    the missing pointers None; H200 run 7's rowwise corpus, 120 swapped rows.)"""
+    from fastswz.cuda import runtime
+
+    kern = runtime.GemmKernel(dict(a_dtype="e4m3", b_dtype="e4m3", bm=64, bn=16, bk=256, stages=4,
+                                   swap_ab=True, split_k=splits, scale="row"), b"", "k")
+    lau = _FakeLauncher()
+    kern._launchers[0] = lau
+    kern._modules[0] = (None, None, 0xF00D if splits > 1 else None)
+    monkeypatch.setattr(runtime, "current_device", lambda: 0)
+    monkeypatch.setattr(runtime, "_alloc", lambda nbytes: 0x5000)
+    monkeypatch.setattr(runtime, "_device", lambda o: {"ctx_int": 7})
+    monkeypatch.setattr(runtime, "_capturing", lambda stream: False)
+    monkeypatch.setattr(runtime._Free, "__del__", lambda self: None)
+    from fastswz.cuda import _driver
+
+    monkeypatch.setattr(_driver, "launch_plain", lambda *a: None)
+    monkeypatch.setattr(runtime.GemmKernel, "_semaphores", lambda self, o, st, m, n: (0x7000, False))
+    m, n, k = 5, 1000, 4096
+    fields = dict(scale_a=0xAAA0, scale_b=0xBBB0, sa_sm=1, sb_sn=1)
+    kern._prepare(0xA00, 0xB00, 0xD00, m, n, k, 4096, 4096, 1000, stream=99, grid=132, **fields)()
+    kern.launch(0xA00, 0xB00, 0xD00, m, n, k, 4096, 4096, 1000, stream=99, grid=132, device=0,
+                workspace=0x5000 if splits > 1 else None, **fields)
+    (st, a, b, d, km, kn, *_, params, grid), again = lau.calls
+    assert again == lau.calls[0]   # the same launch both ways
+    assert (st, a, b, d, km, kn) == (99, 0xB00, 0xA00, 0xD00, n, m)
+    got = dict(zip([f for f, _, _ in codegen.PARAM_FIELDS], codegen.params_struct().unpack(params)))
+    assert (got["scale_a"], got["scale_b"]) == (0xBBB0, 0xAAA0)
+    assert runtime._swap_rowwise({}) == {"sa_sm": 1, "sb_sn": 1}   # no None for a missing pointer
+
+
 def test_last_cta_semaphores_in_a_captured_graph_are_the_launchs_own(monkeypatch):
     """A last_cta split-K launch into a stream that is capturing a CUDA graph gets semaphores of
     its own, zeroed by a memset node before the kernel and freed after it in stream order, so a

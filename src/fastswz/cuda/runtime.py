@@ -177,9 +177,13 @@ def _nvrtc_version_uncached():
 
 def _swap_rowwise(fields):
     """Rowwise scales in a swap-AB kernel's frame: its rows are D's columns, so its scale_a is
-    the caller's scale_b and the other way round (with their strides)."""
-    f = dict(fields)
-    f["scale_a"], f["scale_b"] = fields.get("scale_b"), fields.get("scale_a")
+    the caller's scale_b and the other way round (with their strides). A pointer the caller did
+    not give stays ungiven (its default, 0), never None: a block packed without the per-call
+    pointers (:meth:`GemmKernel.bound`) packs the others."""
+    f = {x: v for x, v in fields.items() if x not in ("scale_a", "scale_b")}
+    for mine, theirs in (("scale_a", "scale_b"), ("scale_b", "scale_a")):
+        if theirs in fields:
+            f[mine] = fields[theirs]
     f["sa_sm"], f["sb_sn"] = fields.get("sb_sn", 1), fields.get("sa_sm", 1)
     return f
 
@@ -666,10 +670,11 @@ class GemmKernel:
         ordinal = current_device()
         stream = int(stream)
         if self._swap or self._splits > 1:
-            run = self.bound(m, n, k, lda, ldb, ldd, ordinal, grid)
             keep = _Free(_alloc(self.workspace_bytes(m, n, k)) if self._splits > 1 else 0)
 
             if not fields:
+                run = self.bound(m, n, k, lda, ldb, ldd, ordinal, grid)
+
                 def go_scheduled():   # one or two C launches, no Python between them
                     run(a_ptr, b_ptr, d_ptr, stream, keep.ptr)
                 return go_scheduled
