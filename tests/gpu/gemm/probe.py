@@ -2288,14 +2288,16 @@ def problems_v71():
     import random
 
     v70 = set(problems_v70())
+    return _drawn_changes(V71_OFF, random.Random(20261601), _draw_v71, 40, 6000, v70)
 
-    def draw(r):
-        dt = r.choice(("bf16", "e4m3"))
-        line = 64 if dt == "bf16" else 128
-        return (_log_uniform(r, 64, 3073), _log_uniform(r, 256, 8193) // 16 * 16,
-                _log_uniform(r, 2048, 16385) // line * line, dt)
 
-    return _drawn_changes(V71_OFF, random.Random(20261601), draw, 40, 6000, v70)
+def _draw_v71(r):
+    """v71's draw (``r`` a random.Random): bf16 or e4m3, M 64-3072 and N 256-8192 log-uniform, N
+    a multiple of 16, K log-uniform 2048-16384 on the 128-byte line."""
+    dt = r.choice(("bf16", "e4m3"))
+    line = 64 if dt == "bf16" else 128
+    return (_log_uniform(r, 64, 3073), _log_uniform(r, 256, 8193) // 16 * 16,
+            _log_uniform(r, 2048, 16385) // line * line, dt)
 
 
 SETS["v71"] = (problems_v71, functools.partial(_new_and_old, V71_OFF))   # the rule's plan, then the one before
@@ -3613,17 +3615,14 @@ def problems_v96():
     geometric mean and at most 4 of the 40 slower by more than 3%."""
     import random
 
-    def draw(r):
-        dt = r.choice(("bf16", "e4m3"))
-        line = 64 if dt == "bf16" else 128
-        return (_log_uniform(r, 64, 3073), _log_uniform(r, 256, 8193) // 16 * 16,
-                _log_uniform(r, 2048, 16385) // line * line, dt)
-
     seen = _seen_1_28((20262401, 20262402, 20262501, 20262502, 20262601, 20262602))
-    return _drawn_changes(V96_OFF, random.Random(20261730), draw, 40, 30000, seen)
+    return _drawn_changes(V96_OFF, random.Random(20261730), _draw_v71, 40, 30000, seen)
 
 
 SETS["v96"] = (lambda: _drawn_file("v96", problems_v96), functools.partial(_new_and_old, V96_OFF))
+# as they ran: v95 before the fifth split, v96 before its row bound (SMALL_TILE_FIVE_MAX_M)
+SETS["v95"] = _as_run({"SMALL_TILE_MAX_SPLITS": 4}, *SETS["v95"])
+SETS["v96"] = _as_run({"SMALL_TILE_FIVE_MAX_M": 1 << 30}, *SETS["v96"])
 
 
 def problems_v97():
