@@ -956,6 +956,45 @@ def test_prepared_rowwise_swapped_launch_packs_the_launchs_fields(splits, monkey
     assert runtime._swap_rowwise({}) == {"sa_sm": 1, "sb_sn": 1}   # no None for a missing pointer
 
 
+@pytest.mark.parametrize("fusion,needs", [
+    (dict(bias="bf16"), ("bias",)), (dict(residual="bf16"), ("c",)),
+    (dict(a_dtype="e4m3", b_dtype="e4m3", bk=128, scale="row"), ("scale_a", "scale_b")),
+    (dict(a_dtype="e4m3", b_dtype="e4m3", bk=128, scale="tensor", out_dtype="e4m3", amax=True),
+     ("scale_a", "scale_b")),
+    (dict(a_dtype="e4m3", b_dtype="e4m3", bk=128, out_dtype="e4m3", amax=True), ())])
+@pytest.mark.parametrize("swap", [False, True])
+def test_a_launch_without_a_pointer_its_epilogue_reads_is_refused(fusion, needs, swap, monkeypatch):
+    """The kernel reads C, the bias and both scales whenever its configuration has them (out_scale
+    and amax only when not 0: sm90/epilogue_ops.cuh), so GemmKernel.launch, its prepared launch
+    and bound_fused refuse a launch that leaves one of them 0 (the kernel would read address 0)
+    with one line naming the field; given, the launch goes through."""
+    from fastswz.cuda import runtime
+    from fastswz.cuda.errors import GemmArgumentError
+
+    kern = runtime.GemmKernel(dict(dict(bm=128, bn=64, bk=64, stages=4, swap_ab=swap), **fusion), b"", "k")
+    assert kern._needs == needs == runtime._required_pointers(kern.config)
+    lau = _FakeLauncher()
+    kern._launchers[0] = lau
+    kern._modules[0] = (None, None, None)
+    monkeypatch.setattr(runtime, "current_device", lambda: 0)
+    args = (0xA00, 0xB00, 0xD00, 256, 512, 1024, 1024, 1024, 512)
+    given = {f: 0x9000 + 0x100 * i for i, f in enumerate(needs)}
+    for missing in needs:
+        part = {f: v for f, v in given.items() if f != missing}
+        for call in (lambda: kern.launch(*args, grid=132, device=0, **part),
+                     lambda: kern._prepare(*args, grid=132, **part),
+                     lambda: kern.bound_fused(*args[3:], part, (), device=0, grid=132)):
+            with pytest.raises(GemmArgumentError, match=rf"^{missing}=None: this plan's epilogue reads {missing} "):
+                call()
+    assert lau.calls == []
+    kern.launch(*args, grid=132, device=0, **given)
+    kern._prepare(*args, grid=132, **given)()
+    kern.bound_fused(*args[3:], {}, list(needs), device=0, grid=132)(*args[:3], 0, 0, list(given.values()))
+    assert len(lau.calls) == 3
+    if not needs:   # out_scale and amax may be left out (the kernel reads them only when given)
+        kern.bound(*args[3:], device=0, grid=132)(*args[:3], 0)
+
+
 def test_last_cta_semaphores_in_a_captured_graph_are_the_launchs_own(monkeypatch):
     """A last_cta split-K launch into a stream that is capturing a CUDA graph gets semaphores of
     its own, zeroed by a memset node before the kernel and freed after it in stream order, so a

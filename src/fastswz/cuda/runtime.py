@@ -188,6 +188,26 @@ def _swap_rowwise(fields):
     return f
 
 
+#: What in a configuration makes the epilogue read each pointer field.
+_NEEDS_WHY = {"c": "a residual", "bias": "a bias", "scale_a": "scales", "scale_b": "scales"}
+
+
+def _required_pointers(config):
+    """The pointer fields of FswParams a launch of ``config`` must give: the epilogue reads C
+    (a residual), the bias and both scales whenever the configuration has them, while it reads
+    ``out_scale`` and ``amax`` only where they are not 0 (sm90/epilogue_ops.cuh).
+
+    >>> _required_pointers({"residual": None, "bias": "bf16", "scale": "row"})
+    ('bias', 'scale_a', 'scale_b')
+    """
+    need = ["c"] if config["residual"] else []
+    if config["bias"]:
+        need.append("bias")
+    if config["scale"] != "none":
+        need += ["scale_a", "scale_b"]
+    return tuple(need)
+
+
 def cache_dir() -> pathlib.Path:
     """``$FASTSWZ_CACHE`` or ``~/.cache/fastswz``."""
     return pathlib.Path(os.environ.get("FASTSWZ_CACHE") or pathlib.Path.home() / ".cache" / "fastswz")
@@ -277,6 +297,7 @@ class GemmKernel:
         self._params0 = self._pack(0, 0, 0, 0, 0)
         self._swap = self.config["swap_ab"]     # the kernel's A is the caller's B
         self._plain = not self.config["swap_ab"] and self.config["split_k"] == 1
+        self._needs = _required_pointers(self.config)   # pointer fields every launch must give
         self._splits = self.config["split_k"]   # > 1: partials to a workspace, then the reduction
         # split-K whose last split reduces each tile (kernel.scheduler.workspace.reduce): the
         # kernel needs zeroed u32 semaphores, one per output tile, which it leaves zero
@@ -489,7 +510,9 @@ class GemmKernel:
         ``fields``: the fused epilogue's parameters (:data:`fastswz.cuda.codegen.PARAM_FIELDS`
         after ``k``: ``alpha``, ``beta``, device pointers ``bias``, ``c``, ``scale_a``,
         ``scale_b``, ``out_scale``, ``amax``, and ``ldc`` and the scale strides in elements);
-        the configuration says which the kernel reads, and those must be given.
+        the configuration says which the kernel reads, and those must be given: a launch that
+        leaves ``c``, ``bias``, ``scale_a`` or ``scale_b`` 0 where the plan reads it raises
+        :class:`~fastswz.cuda.GemmArgumentError` (``out_scale`` and ``amax`` may be 0: unread).
 
         Asynchronous on ``stream`` (a ``CUstream`` handle as an int; 0 the legacy default
         stream) of GPU ``device`` (default: the one whose context is current on this thread,
@@ -504,6 +527,8 @@ class GemmKernel:
         it in the same kernel (one launch; the kernel's zeroed semaphores are kept per GPU and
         stream, :meth:`_semaphores`). Without a workspace it allocates stream-ordered memory
         (``cuMemAllocAsync``) and frees it after the launch in stream order."""
+        if self._needs:
+            self._check_pointers(fields, ())
         if device is None:
             hit = self._by_ctx.get(_current_context())
             if hit is not None and self._plain and not fields:   # the hot path: one C call
@@ -564,6 +589,16 @@ class GemmKernel:
                              128 * self.plan["warpgroups"], 0, stream, params,
                              "the split-K reduction kernel", True)
 
+    def _check_pointers(self, fields, names):
+        """Raise unless ``fields`` (or the per-call ``names``) give every pointer the plan's
+        epilogue reads (:func:`_required_pointers`): the kernel would read address 0."""
+        for f in self._needs:
+            if not fields.get(f) and f not in names:
+                raise GemmArgumentError(
+                    f"{f}={fields.get(f)!r}: this plan's epilogue reads {f} (its configuration has "
+                    f"{_NEEDS_WHY[f]}), so each launch must give its device pointer ({f}=PTR), as "
+                    f"gemm(..., {f}=...) does")
+
     def _stream_k_check(self, grid):
         """Raise unless a stream-K launch runs as the plan's workers: each worker's share of the
         tiles comes from the plan's worker count (sm90/scheduler.cuh), not from the grid."""
@@ -591,7 +626,11 @@ class GemmKernel:
         :meth:`workspace_bytes` of device memory, and its semaphores or its reduction launch, as
         :meth:`launch`).
 
-        Raises :class:`~fastswz.PlanError` for a field ``FswParams`` does not have."""
+        Raises :class:`~fastswz.PlanError` for a field ``FswParams`` does not have, and
+        :class:`~fastswz.cuda.GemmArgumentError` for a pointer the plan's epilogue reads that
+        neither ``static`` nor ``names`` gives."""
+        if self._needs:
+            self._check_pointers(static, names)
         ordinal = current_device() if device is None else device
         lau = self.launcher(ordinal)
         g = grid or self.grid(m, n, ordinal)
@@ -667,6 +706,8 @@ class GemmKernel:
     def _prepare(self, a_ptr, b_ptr, d_ptr, m, n, k, lda, ldb, ldd, stream=0, grid=None, **fields):
         """The launch as a no-argument callable (the timing loop's), for the current GPU; a
         split-K kernel's workspace is allocated once, here, and freed with the callable."""
+        if self._needs:
+            self._check_pointers(fields, ())
         ordinal = current_device()
         stream = int(stream)
         if self._swap or self._splits > 1:
