@@ -3527,12 +3527,19 @@ SETS["v94"] = (lambda: _drawn_file("v94", problems_v94), functools.partial(_rule
 
 
 
-def _seed_files_1_32():
-    """The fresh corpus files of seeds 1-32 (up to fresh_20262502.json), in name order."""
+def _corpus_and_seeds(last):
+    """The shipped corpus file, then the fresh corpus files of tests/gpu/gemm up to ``last`` (a
+    file name: fresh_20262502.json ends seed 32, fresh_20262602.json seed 34, fresh_20262702.json
+    seed 36), in name order."""
     import glob
 
-    return [f for f in sorted(glob.glob(os.path.join(HERE, "fresh_*.json")))
-            if os.path.basename(f) <= "fresh_20262502.json"]
+    return ([os.path.join(HERE, "..", "..", "..", "src", "fastswz", "data", "gemm_corpus.json")]
+            + [f for f in sorted(glob.glob(os.path.join(HERE, "fresh_*.json"))) if os.path.basename(f) <= last])
+
+
+def _seed_files_1_32():
+    """The fresh corpus files of seeds 1-32 (up to fresh_20262502.json), in name order."""
+    return _corpus_and_seeds("fresh_20262502.json")[1:]
 
 
 def _split_rule_off(m, n, k, dt):
@@ -3555,8 +3562,7 @@ def problems_v95():
     from fastswz.cuda import _small_tiles
 
     out = []
-    for _, key in _k_major_keys([os.path.join(HERE, "..", "..", "..", "src", "fastswz", "data", "gemm_corpus.json")]
-                                + _seed_files_1_32()):
+    for _, key in _k_major_keys(_corpus_and_seeds("fresh_20262502.json")):
         s = _split_rule_off(*key)
         if (s["split_k"] > 1 and not s["swap_ab"] and s["bm"] == 128 and s["cluster_m"] == 1
                 and s["cluster_n"] == 1 and _small_tiles(key[0], key[1], key[2], s) is not None):
@@ -3629,11 +3635,7 @@ def problems_v97():
     """The rows of the shipped corpus and seeds 1-34 whose plan the thirty-ninth session's fifth
     split (SMALL_TILE_MAX_SPLITS 5 up to SMALL_TILE_FIVE_MAX_M rows) changes, each the new plan
     against the plan before it (run 4, at the final code)."""
-    import glob
-
-    files = ([os.path.join(HERE, "..", "..", "..", "src", "fastswz", "data", "gemm_corpus.json")]
-             + [f for f in sorted(glob.glob(os.path.join(HERE, "fresh_*.json")))
-                if os.path.basename(f) <= "fresh_20262602.json"])
+    files = _corpus_and_seeds("fresh_20262602.json")
     return [q for q, _ in _rule_changes(V96_OFF, [key for _, key in _k_major_keys(files)])]
 
 
@@ -3676,11 +3678,9 @@ def problems_v98():
     bytes), none of the corpus's or seeds 1-36's; each the rule's plan against choose_plan's. The
     rule goes into fastswz.cuda if the drawn problems run faster in geometric mean with at most 3
     of them slower by more than 3%."""
-    import glob
     import random
 
-    files = ([os.path.join(HERE, "..", "..", "..", "src", "fastswz", "data", "gemm_corpus.json")]
-             + sorted(glob.glob(os.path.join(HERE, "fresh_*.json"))))
+    files = _corpus_and_seeds("fresh_20262702.json")
     seen = set()
     mine = [key for _, key in _k_major_keys(files, seen) if _rule_first(_v98_rule, *key)]
 
@@ -3742,11 +3742,9 @@ def problems_v99():
     none of the corpus's or seeds 1-36's; each the rule's plan against choose_plan's. The rule goes
     into fastswz.cuda if the drawn problems run faster in geometric mean with at most 3 of them
     slower by more than 3%."""
-    import glob
     import random
 
-    files = ([os.path.join(HERE, "..", "..", "..", "src", "fastswz", "data", "gemm_corpus.json")]
-             + sorted(glob.glob(os.path.join(HERE, "fresh_*.json"))))
+    files = _corpus_and_seeds("fresh_20262702.json")
     seen = set()
     from fastswz.corpus import load_corpus
 
