@@ -3771,6 +3771,106 @@ def problems_v99():
 SETS["v99"] = (lambda: _drawn_file("v99", problems_v99), functools.partial(_rule_first, _v99_rule))
 
 
+def _unswapped_wide_split(c):
+    """Whether ``c`` is an unswapped split-K plan of 128-row tiles on one CTA (no stream-K)."""
+    return (c["split_k"] > 1 and not c["swap_ab"] and not c["stream_k"] and not c["pingpong"]
+            and c["bm"] == 128 and c["cluster_m"] == 1 and c["cluster_n"] == 1)
+
+
+def problems_v100():
+    """Stated before the run (fortieth session): every problem (M > 16, K-major, bf16 or e4m3) of
+    the shipped corpus and seeds 1-38 whose default is an unswapped split-K plan of 128-row tiles
+    on one CTA. The question: the worst problems of seeds 1-37 at today's code (run 1's tail
+    corpus: 999 x 384 x 4080, 2370 x 384 x 5024, 378 x 336 x 4544 bf16 at 0.69-0.72x) are such
+    splits, most with few work units (378 x 336 x 4544: 9 tiles x 4 splits, 36 CTAs), their kernel
+    slower than cuBLAS's whole call. Which of candidates_v100's alternatives wins, and where? A rule
+    is to be fitted on the corpus and seeds 1-34 (files up to fresh_20262602) and read on seeds
+    35-38 apart."""
+    out = []
+    for _, key in _k_major_keys(_corpus_and_seeds("fresh_20262802.json")):
+        from fastswz.cuda import choose_plan
+
+        if _unswapped_wide_split(dict(choose_plan(*key[:3], key[3], key[3]))):
+            out.append(key)
+    return out
+
+
+V100_MIN_KTILES = 8
+
+
+def candidates_v100(m, n, k, dt):
+    """The default (a split of 128-row tiles); the same with its split count raised to fill the
+    132 SMs (at least V100_MIN_KTILES k-tiles a split, at most SPLIT_K_MAX); the same splits
+    reduced in the GEMM kernel by each tile's last split (``split_reduce="last_cta"``); 64-row
+    tiles of the same width split to fill the SMs (as many k-tiles a split), one pass where that
+    count is 1; _small_tiles' one-pass 64-row plan with no least fill (the narrowest width whose
+    tiles fit one wave)."""
+    from fastswz.cuda import SPLIT_K_MAX, _small_tiles, choose_plan, normalize_config, supported
+
+    c = dict(choose_plan(m, n, k, dt, dt))
+    out = [c]
+
+    def add(p):
+        if p is not None:
+            p = normalize_config(p)
+            if supported(p) is None and p not in out:
+                out.append(p)
+
+    kt = -(-k // c["bk"])
+    tiles = -(-m // 128) * -(-n // c["bn"])
+    s = max(1, min(132 // tiles, kt // V100_MIN_KTILES, SPLIT_K_MAX))
+    if s > c["split_k"]:
+        add(dict(c, split_k=s))
+    add(dict(c, split_reduce="last_cta"))
+    tiles64 = -(-m // 64) * -(-n // c["bn"])
+    s64 = max(1, min(132 // tiles64, kt // V100_MIN_KTILES, SPLIT_K_MAX))
+    add(_deepest_ring_of(dict(c, bm=64, split_k=s64)))
+    with _Consts({"SMALL_TILE_MIN_FILL": 0.0}):
+        add(_small_tiles(m, n, k, c))
+    return out
+
+
+def _deepest_ring_of(c):
+    """``c`` with the deepest ring (3-16 stages) that runs, or None."""
+    import fastswz.cuda as fc
+    from fastswz.cuda import normalize_config
+
+    return fc._deepest_ring(lambda st: normalize_config(dict(c, stages=st)), least=3, most=16)
+
+
+SETS["v100"] = (problems_v100, candidates_v100)
+
+
+V101_OFF = {"SPLIT_64_MAX_UNITS": 0}
+
+
+def _draw_v101(r):
+    """v101's draw (``r`` a random.Random): bf16 or e4m3, M 64-4096 and N 128-4096 log-uniform, N
+    a multiple of 128, of 16 or of nothing (a third each, as the fresh seeds draw), K log-uniform
+    2048-32768 as a multiple of 16 bytes (rows on and off the 128-byte line)."""
+    dt = r.choice(("bf16", "e4m3"))
+    e = 1 if dt == "e4m3" else 2
+    n = _log_uniform(r, 128, 4097)
+    n = r.choice((max(128, n // 128 * 128), max(128, n // 16 * 16), n))
+    return (_log_uniform(r, 64, 4097), n, _log_uniform(r, 2048, 32769) * e // 16 * 16 // e, dt)
+
+
+def problems_v101():
+    """Stated before the run (fortieth session): held out for SPLIT_64_MAX_UNITS' rule (fitted on
+    v100, run 2): 40 problems drawn where it changes choose_plan's plan (seed 20261733,
+    _draw_v101), none of the corpus's or seeds 1-38's, each the rule's plan against the plan
+    before it. The rule stands if the new plans are faster in geometric mean by at least 3%, at
+    most 6 of the 40 slower by more than 3% and none slower by more than 15%."""
+    import random
+
+    seen = _seen_1_28((20262401, 20262402, 20262501, 20262502, 20262601, 20262602, 20262701, 20262702,
+                       20262801, 20262802))
+    return _drawn_changes(V101_OFF, random.Random(20261733), _draw_v101, 40, 30000, seen)
+
+
+SETS["v101"] = (lambda: _drawn_file("v101", problems_v101), functools.partial(_new_and_old, V101_OFF))
+
+
 def cmd_run(args):
     import gpu_corpus
     from fastswz.cuda import compile_gemm, device_info
