@@ -1283,17 +1283,14 @@ def test_choose_plan_unswapped_split_rows_and_units(m, n, k, dt):
 def test_choose_plan_unswapped_split_pinned():
     """Pinned (H100, probe set v24): 25 x 512 x 32512 bf16 on 16 splits of 64 x 128 (was 31),
     139 x 256 x 24576 bf16 on 64-row tiles (was 24 splits of 128 x 128), 92 x 2084 x 19861 bf16
-    keeps 128-row tiles (17 of them), 473 x 256 x 32640 e4m3 at most 12 splits; since the fortieth
-    session (H200, probe set v100) SPLIT_64_MAX_UNITS' rule runs that last one, 96 units, as 8
-    splits of 64 x 128 (1.165x)."""
+    keeps 128-row tiles (17 of them), 473 x 256 x 32640 e4m3 at most 12 splits."""
     from fastswz.cuda import choose_plan
 
     pick = lambda *p: (lambda c: (c["bm"], c["bn"], c["split_k"], c["swap_ab"]))(choose_plan(*p))  # noqa: E731
     assert pick(25, 512, 32512) == (64, 128, 16, False)
     assert pick(139, 256, 24576)[:2] == (64, 128)
     assert pick(92, 2084, 19861)[:2] == (128, 128)
-    assert _plan_without({"SPLIT_64_MAX_UNITS": 0}, 473, 256, 32640, "e4m3")["split_k"] == 12
-    assert pick(473, 256, 32640, "e4m3", "e4m3") == (64, 128, 8, False)
+    assert pick(473, 256, 32640, "e4m3", "e4m3")[2] == 12
 
 
 def _with_and_without(monkeypatch, name, off, m, n, k, dt):
@@ -2819,19 +2816,21 @@ def test_choose_plan_small_tiles_in_place_of_a_split(m, n, k, dt, applies):
 
 
 @pytest.mark.parametrize("m,n,k,dt,applies", [
-    # probe set v100 (fortieth session): 128-row splits of 27-100 work units, on and off the
-    # 128-byte line; then 114 units, a 64-row split count of 1 (one pass), a one-pass default, a
-    # swapped split, a split the small tiles take
+    # probe sets v100 and v101 (fortieth session): 128-row splits into 3-4 pieces of 27-96 work
+    # units, on and off the 128-byte line; then 114 units, five splits (376 x 1200), seven and ten
+    # (301 x 384, 406 x 256), a 64-row count below the default's (344 x 1986: 4 -> 2), a one-pass
+    # default, a swapped split, a split the small tiles take
     (378, 336, 4544, "bf16", True), (999, 384, 4080, "bf16", True), (272, 384, 6912, "e4m3", True),
-    (301, 384, 15744, "e4m3", True), (406, 256, 10624, "bf16", True), (376, 1200, 5744, "bf16", True),
-    (2370, 384, 5024, "bf16", False), (1122, 640, 9088, "bf16", False), (4096, 4096, 4096, "bf16", False),
+    (300, 128, 4408, "bf16", True), (475, 240, 6992, "e4m3", True),
+    (2370, 384, 5024, "bf16", False), (376, 1200, 5744, "bf16", False), (301, 384, 15744, "e4m3", False),
+    (406, 256, 10624, "bf16", False), (344, 1986, 4776, "bf16", False), (4096, 4096, 4096, "bf16", False),
     (74, 6144, 21888, "e4m3", False), (979, 256, 3328, "bf16", False)])
 def test_choose_plan_64_row_split_in_place_of_few_128_row_units(m, n, k, dt, applies):
     """SPLIT_64_MAX_UNITS' rule, from its statement: where the other rules give a plain call an
-    unswapped split of 128-row tiles on one CTA with at most SPLIT_64_MAX_UNITS work units
-    (ceil(M / 128) x ceil(N / BN) x splits), the plan is the same split on 64 x BN tiles,
-    min(SMs // (ceil(M / 64) x ceil(N / BN)), k-tiles // SPLIT_64_MIN_KTILES, SPLIT_K_MAX) ways
-    where that is at least 2, at the deepest ring up to SMALL_TILE_MAX_STAGES the family runs; a
+    unswapped split of 128-row tiles on one CTA into at most SPLIT_64_MAX_SPLITS pieces with at
+    most SPLIT_64_MAX_UNITS work units (ceil(M / 128) x ceil(N / BN) x splits), the plan is a split
+    of 64 x BN tiles, min(SMs // (ceil(M / 64) x ceil(N / BN)), k-tiles // SPLIT_64_MIN_KTILES,
+    SPLIT_K_MAX) ways where that is at least the default's count, at the deepest ring up to SMALL_TILE_MAX_STAGES the family runs; a
     fused epilogue keeps its own plan; elsewhere nothing changes."""
     from fastswz import cuda
     from fastswz.tune import DEFAULT_SMS
@@ -2843,7 +2842,8 @@ def test_choose_plan_64_row_split_in_place_of_few_128_row_units(m, n, k, dt, app
     splits = min(sms // (-(-m // 64) * cols), -(-k // before["bk"]) // cuda.SPLIT_64_MIN_KTILES, cuda.SPLIT_K_MAX)
     stated = (before["bm"] == 128 and not before["swap_ab"] and before["split_k"] > 1 and not before["stream_k"]
               and (before["cluster_m"], before["cluster_n"]) == (1, 1)
-              and -(-m // 128) * cols * before["split_k"] <= cuda.SPLIT_64_MAX_UNITS and splits >= 2)
+              and -(-m // 128) * cols * before["split_k"] <= cuda.SPLIT_64_MAX_UNITS
+              and before["split_k"] <= cuda.SPLIT_64_MAX_SPLITS and splits >= before["split_k"])
     assert stated == applies
     if not applies:
         assert c == before

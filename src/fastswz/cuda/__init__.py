@@ -1106,22 +1106,27 @@ def _small_tiles(m, n, k, c, swapped=False):
     return None
 
 
-#: A plain call whose default is an unswapped split of 128-row tiles on one CTA with at most this
-#: many work units (tiles x splits) runs the same split on 64-row tiles of the same width instead:
-#: split ``min(132 // tiles, k-tiles // SPLIT_64_MIN_KTILES, SPLIT_K_MAX)`` ways (applied only where
-#: that is at least 2), the deepest ring up to :data:`SMALL_TILE_MAX_STAGES`. Few 128-row units
-#: leave SMs idle for the whole K loop (378 x 336 x 4544 bf16: 9 tiles x 4 splits on 36 of 132
-#: SMs, its GEMM kernel alone 9.8 us against cuBLAS's whole call, 5.8 + 2.1 us, on 126 CTAs);
-#: twice the tiles draw operands through twice the SMs. Measured on an H200
-#: (``tests/gpu/gemm/probe.py`` set v100, fortieth session run 2: every such split of the corpus
-#: and seeds 1-38 beside four alternatives): at most 100 units and a count of 2 or more, the 41
-#: problems of the corpus and seeds 1-34 ran 1.066x faster in geometric mean (24 faster by more
-#: than 3%, 6 slower, 0.88x the least), the 6 of seeds 35-38 1.04-1.31x (1.129x); where the count
-#: falls to 1 (one pass) or above 100 units the 64-row tiles lost as often as they won
-#: (0.64-1.25x). 0 turns the rule off.
+#: A plain call whose default is an unswapped split of 128-row tiles on one CTA into at most
+#: :data:`SPLIT_64_MAX_SPLITS` pieces, with at most this many work units (tiles x splits), runs
+#: a split of 64-row tiles of the same width instead: ``min(132 // tiles, k-tiles //
+#: SPLIT_64_MIN_KTILES, SPLIT_K_MAX)`` ways, applied only where that is at least the default's
+#: count, at the deepest ring up to :data:`SMALL_TILE_MAX_STAGES`. Few 128-row units leave SMs idle
+#: for the whole K loop (378 x 336 x 4544 bf16: 9 tiles x 4 splits on 36 of 132 SMs, its GEMM
+#: kernel alone 9.8 us against cuBLAS's whole call, 5.8 + 2.1 us, on 126 CTAs); twice the tiles
+#: draw operands through twice the SMs. Measured on an H200 (``tests/gpu/gemm/probe.py``,
+#: fortieth session): set v100 (run 2, every such split of the corpus and seeds 1-38 beside four
+#: alternatives) found the 64-row split faster at up to 100 units (41 problems of the corpus and
+#: seeds 1-34, 1.066x in geometric mean, 6 slower by more than 3%); held out (v101, run 3: 40
+#: drawn) that first form failed, 1.028x with 12 slower (264 x 128 x 14384 bf16 0.58x: 12 splits
+#: became 26), all of them defaults of 5 or more splits or made fewer splits. This form, at most
+#: 4 splits and never fewer: 1.120x on v100's 14 it changes in the corpus and seeds 1-34 (1
+#: slower, 0.97x), 1.116x on its 3 of seeds 35-38, 1.175x on v101's 13 (none slower); held out
+#: again as v102 (stated in probe.py). 0 turns the rule off.
 SPLIT_64_MAX_UNITS = 100
 #: The least k-tiles a split of :data:`SPLIT_64_MAX_UNITS`' rule keeps.
 SPLIT_64_MIN_KTILES = 8
+#: The most splits of a default :data:`SPLIT_64_MAX_UNITS`' rule takes.
+SPLIT_64_MAX_SPLITS = 4
 
 
 def _split_rows_64(c, m, n, k):
@@ -1133,10 +1138,10 @@ def _split_rows_64(c, m, n, k):
         return c
     sms = DEFAULT_SMS["sm90"]
     cols = -(-n // c["bn"])
-    if -(-m // 128) * cols * c["split_k"] > SPLIT_64_MAX_UNITS:
+    if -(-m // 128) * cols * c["split_k"] > SPLIT_64_MAX_UNITS or c["split_k"] > SPLIT_64_MAX_SPLITS:
         return c
     splits = min(sms // (-(-m // 64) * cols), -(-k // c["bk"]) // SPLIT_64_MIN_KTILES, SPLIT_K_MAX)
-    if splits < 2:
+    if splits < c["split_k"]:
         return c
     plan = _deepest_ring(lambda stages: normalize_config(dict(c, bm=64, split_k=splits, stages=stages)),
                          least=EPILOGUE_MIN_STAGES, most=SMALL_TILE_MAX_STAGES)

@@ -3860,7 +3860,9 @@ def problems_v101():
     v100, run 2): 40 problems drawn where it changes choose_plan's plan (seed 20261733,
     _draw_v101), none of the corpus's or seeds 1-38's, each the rule's plan against the plan
     before it. The rule stands if the new plans are faster in geometric mean by at least 3%, at
-    most 6 of the 40 slower by more than 3% and none slower by more than 15%."""
+    most 6 of the 40 slower by more than 3% and none slower by more than 15% (run 3: 1.028x, 12
+    slower, 0.58x the least: not kept in that form; SPLIT_64_MAX_SPLITS came from v100 and v101
+    and is held out as v102)."""
     import random
 
     seen = _seen_1_28((20262401, 20262402, 20262501, 20262502, 20262601, 20262602, 20262701, 20262702,
@@ -3868,7 +3870,47 @@ def problems_v101():
     return _drawn_changes(V101_OFF, random.Random(20261733), _draw_v101, 40, 30000, seen)
 
 
-SETS["v101"] = (lambda: _drawn_file("v101", problems_v101), functools.partial(_new_and_old, V101_OFF))
+def _v101_first_form(c, m, n, k):
+    """SPLIT_64_MAX_UNITS' rule as v101 held it out (commit 832584c), in fastswz.cuda._split_rows_64's
+    place: any count of splits, the 64-row count at least 2 (it may be fewer than the default's)."""
+    import fastswz.cuda as fc
+    from fastswz.cuda import normalize_config
+
+    if not _unswapped_wide_split(c):
+        return c
+    cols = -(-n // c["bn"])
+    if -(-m // 128) * cols * c["split_k"] > fc.SPLIT_64_MAX_UNITS:
+        return c
+    splits = min(132 // (-(-m // 64) * cols), -(-k // c["bk"]) // fc.SPLIT_64_MIN_KTILES, fc.SPLIT_K_MAX)
+    if splits < 2:
+        return c
+    return fc._deepest_ring(lambda stages: normalize_config(dict(c, bm=64, split_k=splits, stages=stages)),
+                            least=fc.EPILOGUE_MIN_STAGES, most=fc.SMALL_TILE_MAX_STAGES) or c
+
+
+# as it ran: the rule's first form
+SETS["v101"] = _as_run({"_split_rows_64": _v101_first_form},
+                       lambda: _drawn_file("v101", problems_v101), functools.partial(_new_and_old, V101_OFF))
+# as it ran: v100 before SPLIT_64_MAX_UNITS' rule
+SETS["v100"] = _as_run({"SPLIT_64_MAX_UNITS": 0}, *SETS["v100"])
+
+
+def problems_v102():
+    """Stated before the run (fortieth session): held out for SPLIT_64_MAX_UNITS' rule in its
+    second form (the default's split at most SPLIT_64_MAX_SPLITS, the 64-row count never fewer;
+    fitted on v100 and v101): 40 problems drawn where it changes choose_plan's plan (seed
+    20261734, _draw_v101), none of the corpus's, seeds 1-38's or v101's, each the rule's plan
+    against the plan before it. The rule stands if the new plans are faster in geometric mean by
+    at least 3%, at most 4 of the 40 slower by more than 3% and none slower by more than 15%."""
+    import random
+
+    seen = _seen_1_28((20262401, 20262402, 20262501, 20262502, 20262601, 20262602, 20262701, 20262702,
+                       20262801, 20262802))
+    seen |= set(SETS["v101"][0]())
+    return _drawn_changes(V101_OFF, random.Random(20261734), _draw_v101, 40, 30000, seen)
+
+
+SETS["v102"] = (lambda: _drawn_file("v102", problems_v102), functools.partial(_new_and_old, V101_OFF))
 
 
 def cmd_run(args):
