@@ -3913,6 +3913,55 @@ def problems_v102():
 SETS["v102"] = (lambda: _drawn_file("v102", problems_v102), functools.partial(_new_and_old, V101_OFF))
 
 
+def problems_v103():
+    """Stated before the run (fortieth session): every problem (M > 16, K-major, bf16 or e4m3) of
+    the shipped corpus and seeds 1-38 whose default is a swapped split-K plan of 128-row tiles (rows
+    of N) on one CTA. The question: such splits are the defaults most often under 0.75x of
+    cuBLAS's speed at their seeds' last runs (8 of 95); does SPLIT_64_MAX_UNITS' remedy (64-row
+    tiles, as many splits or more) or a one-pass plan serve them better, and where? A rule is to be
+    fitted on the corpus and seeds 1-34 and read on seeds 35-38 apart."""
+    from fastswz.cuda import choose_plan
+
+    out = []
+    for _, key in _k_major_keys(_corpus_and_seeds("fresh_20262802.json")):
+        c = dict(choose_plan(*key[:3], key[3], key[3]))
+        if (c["swap_ab"] and c["split_k"] > 1 and not c["stream_k"] and c["bm"] == 128
+                and c["cluster_m"] == 1 and c["cluster_n"] == 1):
+            out.append(key)
+    return out
+
+
+def candidates_v103(m, n, k, dt):
+    """The default (a swapped split of 128-row tiles); 64-row tiles of the same width split to
+    fill the 132 SMs (at least V100_MIN_KTILES k-tiles a split), and the same with the default's
+    count; the same tile with twice the default's splits; _small_tiles' swapped one-pass plan
+    with no least fill."""
+    from fastswz.cuda import SPLIT_K_MAX, _small_tiles, choose_plan, normalize_config, supported
+
+    c = dict(choose_plan(m, n, k, dt, dt))
+    out = [c]
+
+    def add(p):
+        if p is not None:
+            p = normalize_config(p)
+            if supported(p) is None and p not in out:
+                out.append(p)
+
+    kt = -(-k // c["bk"])
+    tiles64 = -(-n // 64) * -(-m // c["bn"])
+    s64 = max(1, min(132 // tiles64, kt // V100_MIN_KTILES, SPLIT_K_MAX))
+    add(_deepest_ring_of(dict(c, bm=64, split_k=s64)))
+    add(_deepest_ring_of(dict(c, bm=64)))
+    if kt // (2 * c["split_k"]) >= V100_MIN_KTILES:
+        add(dict(c, split_k=2 * c["split_k"]))
+    with _Consts({"SMALL_TILE_MIN_FILL": 0.0}):
+        add(_small_tiles(m, n, k, c, swapped=True))
+    return out
+
+
+SETS["v103"] = (problems_v103, candidates_v103)
+
+
 def cmd_run(args):
     import gpu_corpus
     from fastswz.cuda import compile_gemm, device_info
