@@ -3962,6 +3962,61 @@ def candidates_v103(m, n, k, dt):
 SETS["v103"] = (problems_v103, candidates_v103)
 
 
+def problems_v104():
+    """Stated before the run (fortieth session): every problem (M > 16, K-major, bf16 or e4m3) of
+    the shipped corpus and seeds 1-38 whose default is an unswapped split-K plan of 64-row tiles on
+    one CTA with at most 100 work units, where splits filling the 132 SMs (at least V100_MIN_KTILES
+    k-tiles each) would be more than the default's. The question: SPLIT_K_MN_CTAS' unit target (64,
+    fitted on an H100 when these splits were reduced by their last CTA) leaves half the SMs idle;
+    cuBLAS runs such problems (131 x 512 x 26496 bf16: our 60 CTAs 18.5 us, its 130 CTAs of 64 x 72
+    12.1 us and a 1.9 us reduction) on twice the CTAs. A rule is to be fitted on the corpus and
+    seeds 1-34 and read on seeds 35-38 apart."""
+    from fastswz.cuda import SPLIT_K_MAX, choose_plan
+
+    out = []
+    for _, key in _k_major_keys(_corpus_and_seeds("fresh_20262802.json")):
+        m, n, k, dt = key
+        c = dict(choose_plan(m, n, k, dt, dt))
+        if not (c["bm"] == 64 and c["split_k"] > 1 and not c["swap_ab"] and not c["stream_k"]
+                and not c["pingpong"] and c["cluster_m"] == 1 and c["cluster_n"] == 1):
+            continue
+        tiles = -(-m // 64) * -(-n // c["bn"])
+        if tiles * c["split_k"] <= 100 and min(132 // tiles, -(-k // c["bk"]) // V100_MIN_KTILES, SPLIT_K_MAX) > c["split_k"]:
+            out.append(key)
+    return out
+
+
+def candidates_v104(m, n, k, dt):
+    """The default (a split of 64-row tiles); the same tile split to fill the 132 SMs (at least
+    V100_MIN_KTILES k-tiles a split); twice the default's splits (at most that); half the width
+    (rounded up to 8, at least SMALL_TILE_MIN_BN) split to fill the SMs."""
+    from fastswz.cuda import SMALL_TILE_MIN_BN, SPLIT_K_MAX, choose_plan, normalize_config, supported
+
+    c = dict(choose_plan(m, n, k, dt, dt))
+    out = [c]
+
+    def add(p):
+        if p is not None:
+            p = normalize_config(p)
+            if supported(p) is None and p not in out:
+                out.append(p)
+
+    kt = -(-k // c["bk"])
+    tiles = -(-m // 64) * -(-n // c["bn"])
+    fill = min(132 // tiles, kt // V100_MIN_KTILES, SPLIT_K_MAX)
+    add(dict(c, split_k=fill))
+    add(dict(c, split_k=min(2 * c["split_k"], fill)))
+    half = max(SMALL_TILE_MIN_BN, -(-(-(-c["bn"] // 2)) // 8) * 8)
+    tiles2 = -(-m // 64) * -(-n // half)
+    s2 = min(132 // tiles2, kt // V100_MIN_KTILES, SPLIT_K_MAX)
+    if s2 >= 2:
+        add(_deepest_ring_of(dict(c, bn=half, split_k=s2)))
+    return out
+
+
+SETS["v104"] = (problems_v104, candidates_v104)
+
+
 def cmd_run(args):
     import gpu_corpus
     from fastswz.cuda import compile_gemm, device_info
