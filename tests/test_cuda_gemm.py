@@ -2562,8 +2562,9 @@ def test_choose_plan_splits_few_deep_tiles_two_ways(m, n, k, dt, applies):
     splits K 2 ways on the same tile, storing D from registers."""
     from fastswz import cuda
 
-    c = cuda.choose_plan(m, n, k, dt, dt)
-    before = _plan_without({"DEEP_TILE_FEW_TILES": 0}, m, n, k, dt)
+    # SPLIT_DOUBLE_MAX_UNITS' rule off: it splits the fewest of these tiles 4 ways afterwards (96 x 310)
+    c = _plan_without({"SPLIT_DOUBLE_MAX_UNITS": 0}, m, n, k, dt)
+    before = _plan_without({"DEEP_TILE_FEW_TILES": 0, "SPLIT_DOUBLE_MAX_UNITS": 0}, m, n, k, dt)
     tiles = -(-m // 64) * -(-n // before["bn"])
     k_tiles = -(-k // before["bk"])
     rule = (before["bm"] == 64 and before["split_k"] == 1 and tiles <= cuda.DEEP_TILE_FEW_TILES
@@ -2813,6 +2814,32 @@ def test_choose_plan_small_tiles_in_place_of_a_split(m, n, k, dt, applies):
     assert c["stages"] == cuda.SMALL_TILE_MAX_STAGES or cuda.supported(dict(c, stages=c["stages"] + 1)) is not None
     fused = cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"})
     assert _fused_without({"SMALL_TILE_MAX_KTILES": 0}, m, n, k, dt) == fused
+
+
+@pytest.mark.parametrize("m,n,k,dt,applies", [
+    # probe set v104 (fortieth session): 2-way splits of 64 x 64 tiles with 16-40 work units; then
+    # 44 units (22 tiles), a 64 x 128 split of 16, too few k-tiles for 4 splits of 8, a one-pass
+    # default, a swapped split
+    (101, 256, 4480, "bf16", True), (84, 320, 4848, "bf16", True), (235, 256, 6656, "e4m3", True),
+    (90, 592, 4352, "bf16", True), (70, 608, 3040, "bf16", True),
+    (70, 704, 3040, "bf16", False), (54, 256, 12752, "bf16", False), (101, 256, 1920, "bf16", False),
+    (4096, 4096, 4096, "bf16", False), (8, 4096, 4096, "bf16", False)])
+def test_choose_plan_four_splits_in_place_of_two_on_few_64_row_tiles(m, n, k, dt, applies):
+    """SPLIT_DOUBLE_MAX_UNITS' rule, from its statement: where the other rules give a plain call an
+    unswapped 2-way split of 64-row tiles on one CTA with at most SPLIT_DOUBLE_MAX_UNITS work
+    units (ceil(M / 64) x ceil(N / BN) x 2) and at least 4 x SPLIT_64_MIN_KTILES k-tiles, the plan
+    is the same with 4 splits; elsewhere nothing changes."""
+    from fastswz import cuda
+
+    c = cuda.choose_plan(m, n, k, dt, dt)
+    before = _plan_without({"SPLIT_DOUBLE_MAX_UNITS": 0}, m, n, k, dt)
+    stated = (before["bm"] == 64 and not before["swap_ab"] and before["split_k"] == 2
+              and not before["stream_k"] and (before["cluster_m"], before["cluster_n"]) == (1, 1)
+              and -(-m // 64) * -(-n // before["bn"]) * 2 <= cuda.SPLIT_DOUBLE_MAX_UNITS
+              and -(-k // before["bk"]) // 4 >= cuda.SPLIT_64_MIN_KTILES)
+    assert stated == applies
+    assert c == (dict(before, split_k=4) if applies else before)
+    assert cuda.supported(c) is None
 
 
 @pytest.mark.parametrize("m,n,k,dt,applies", [

@@ -1148,6 +1148,31 @@ def _split_rows_64(c, m, n, k):
     return plan or c
 
 
+#: A plain call whose default is an unswapped 2-way split of 64-row tiles on one CTA (the deep
+#: tiles' split, :data:`DEEP_TILE_ONE_WAVE_SPLITS`) with at most this many work units (tiles x
+#: splits) splits K 4 ways instead, on the same tile and ring, where each split keeps at least
+#: :data:`SPLIT_64_MIN_KTILES` k-tiles: at most 20 such tiles leave 112 SMs idle. Measured on an
+#: H200 (``tests/gpu/gemm/probe.py`` set v104, fortieth session run 6: every 64-row split default
+#: of the corpus and seeds 1-38 with at most 100 units that could split further, beside fuller
+#: splits and half-width tiles): the 31 2-way splits of 64 x 64 tiles with at most 40 units ran
+#: 1.171x faster split 4 ways (30 faster by more than 3%, none slower; 4 of them in seeds 35-38),
+#: the 31 with 41-64 units 1.022x (9 slower); more splits on the 64 x 128 splits of 4-16 pieces
+#: lost (0.67-0.97x). Held out as v105 (stated in probe.py). 0 turns the rule off.
+SPLIT_DOUBLE_MAX_UNITS = 40
+
+
+def _split_double(c, m, n, k):
+    """``c``, or :data:`SPLIT_DOUBLE_MAX_UNITS`' 4-way split where its rule asks for it."""
+    if not (c["bm"] == 64 and not c["swap_ab"] and c["split_k"] == 2 and not c["stream_k"]
+            and not c["pingpong"] and c["cluster_m"] == 1 and c["cluster_n"] == 1):
+        return c
+    if (-(-m // 64) * -(-n // c["bn"]) * 2 > SPLIT_DOUBLE_MAX_UNITS
+            or -(-k // c["bk"]) // 4 < SPLIT_64_MIN_KTILES):
+        return c
+    plan = normalize_config(dict(c, split_k=4))
+    return plan if supported(plan) is None else c
+
+
 def _small_tile(c, m, n, k):
     """``c``, or :func:`_small_tiles`' unswapped one-pass plan where
     :data:`SMALL_TILE_MAX_KTILES`' rule asks for it."""
@@ -1240,7 +1265,7 @@ def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=No
     """:func:`choose_plan`'s plan, memoized per problem, no tuned table asked (:func:`_chosen`
     asks it); :data:`SHORT_K_WHOLE_TILE_KTILES`', :data:`SWAP_SECTOR_MAX_M`'s,
     :data:`ONE_COLUMN_MAX_N`'s, :data:`SMALL_TILE_MAX_KTILES`', :data:`SPLIT_64_MAX_UNITS`',
-    :data:`SWAP_PAD_MAX_FILL`'s and
+    :data:`SPLIT_DOUBLE_MAX_UNITS`', :data:`SWAP_PAD_MAX_FILL`'s and
     :data:`QUAD_CLUSTER_MAX_BM`'s rules applied only where ``plain``
     (the plan a fused epilogue builds on leaves them out)."""
     from ..dtypes import dtype as lookup
@@ -1254,7 +1279,8 @@ def _planned(m, n, k, a_dtype, b_dtype, a_major, b_major, out_dtype, epilogue=No
         else:
             hit = _short_k_whole_tile(_planned(*key[:-1]), m, n, k)
             if epilogue is None and schedules:   # the swapped and split plans store from registers
-                for rule in (_sector_swap, _one_column, _small_tile, _split_rows_64, _pad_swap, _quad_cluster):   # in this order
+                for rule in (_sector_swap, _one_column, _small_tile, _split_rows_64, _split_double, _pad_swap,
+                             _quad_cluster):   # in this order
                     hit = rule(hit, m, n, k)
         if len(_PLAN_MEMO) >= 65536:
             _PLAN_MEMO.clear()

@@ -4015,6 +4015,37 @@ def candidates_v104(m, n, k, dt):
 
 
 SETS["v104"] = (problems_v104, candidates_v104)
+# as it ran: before SPLIT_DOUBLE_MAX_UNITS' rule (fitted on it)
+SETS["v104"] = _as_run({"SPLIT_DOUBLE_MAX_UNITS": 0}, *SETS["v104"])
+
+V105_OFF = {"SPLIT_DOUBLE_MAX_UNITS": 0}
+
+
+def _draw_v105(r):
+    """v105's draw (``r`` a random.Random): bf16 or e4m3, M 17-320 and N 128-2048 log-uniform, N
+    a multiple of 128, of 16 or of nothing (a third each), K log-uniform 1024-16384 as a multiple
+    of 16 bytes."""
+    dt = r.choice(("bf16", "e4m3"))
+    e = 1 if dt == "e4m3" else 2
+    n = _log_uniform(r, 128, 2049)
+    n = r.choice((max(128, n // 128 * 128), max(128, n // 16 * 16), n))
+    return (_log_uniform(r, 17, 321), n, _log_uniform(r, 1024, 16385) * e // 16 * 16 // e, dt)
+
+
+def problems_v105():
+    """Stated before the run (fortieth session): held out for SPLIT_DOUBLE_MAX_UNITS' rule (fitted
+    on v104, run 6): 40 problems drawn where it changes choose_plan's plan (seed 20261735,
+    _draw_v105), none of the corpus's or seeds 1-38's, each the rule's plan against the plan
+    before it. The rule stands if the new plans are faster in geometric mean by at least 3%, at
+    most 4 of the 40 slower by more than 3% and none slower by more than 15%."""
+    import random
+
+    seen = _seen_1_28((20262401, 20262402, 20262501, 20262502, 20262601, 20262602, 20262701, 20262702,
+                       20262801, 20262802))
+    return _drawn_changes(V105_OFF, random.Random(20261735), _draw_v105, 40, 30000, seen)
+
+
+SETS["v105"] = (lambda: _drawn_file("v105", problems_v105), functools.partial(_new_and_old, V105_OFF))
 
 
 def cmd_run(args):
