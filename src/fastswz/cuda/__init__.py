@@ -1108,7 +1108,7 @@ def _small_tiles(m, n, k, c, swapped=False):
 
 #: A plain call whose default is an unswapped split of 128-row tiles on one CTA into at most
 #: :data:`SPLIT_64_MAX_SPLITS` pieces, with at most this many work units (tiles x splits), runs
-#: a split of 64-row tiles of the same width instead: ``min(132 // tiles, k-tiles //
+#: a split of 64-row tiles of the same width instead: ``min(132 // (its 64-row tiles), k-tiles //
 #: SPLIT_64_MIN_KTILES, SPLIT_K_MAX)`` ways, applied only where that is at least the default's
 #: count, at the deepest ring up to :data:`SMALL_TILE_MAX_STAGES`. Few 128-row units leave SMs idle
 #: for the whole K loop (378 x 336 x 4544 bf16: 9 tiles x 4 splits on 36 of 132 SMs, its GEMM
@@ -1121,11 +1121,12 @@ def _small_tiles(m, n, k, c, swapped=False):
 #: became 26), all of them defaults of 5 or more splits or made fewer splits. This form, at most
 #: 4 splits and never fewer: 1.120x on v100's 14 it changes in the corpus and seeds 1-34 (1
 #: slower, 0.97x), 1.116x on its 3 of seeds 35-38, 1.175x on v101's 13 (none slower); held out
-#: again as v102 (stated in probe.py). 0 turns the rule off.
+#: again (v102, run 4: 40 drawn, stated in probe.py) 1.217x, 39 faster by more than 3%, 1 slower
+#: (0.90x); cuBLAS's speed over fastswz's 0.884 -> 1.075. 0 turns the rule off.
 SPLIT_64_MAX_UNITS = 100
 #: The least k-tiles a split of :data:`SPLIT_64_MAX_UNITS`' rule keeps.
 SPLIT_64_MIN_KTILES = 8
-#: The most splits of a default :data:`SPLIT_64_MAX_UNITS`' rule takes.
+#: The most splits of a default that :data:`SPLIT_64_MAX_UNITS`' rule replaces.
 SPLIT_64_MAX_SPLITS = 4
 
 
@@ -1157,7 +1158,8 @@ def _split_rows_64(c, m, n, k):
 #: splits and half-width tiles): the 31 2-way splits of 64 x 64 tiles with at most 40 units ran
 #: 1.171x faster split 4 ways (30 faster by more than 3%, none slower; 4 of them in seeds 35-38),
 #: the 31 with 41-64 units 1.022x (9 slower); more splits on the 64 x 128 splits of 4-16 pieces
-#: lost (0.67-0.97x). Held out as v105 (stated in probe.py). 0 turns the rule off.
+#: lost (0.67-0.97x). Held out (v105, run 7: 40 drawn, stated in probe.py): 1.229x, all 40 faster
+#: (cuBLAS's speed over fastswz's 0.958 -> 1.177). 0 turns the rule off.
 SPLIT_DOUBLE_MAX_UNITS = 40
 
 

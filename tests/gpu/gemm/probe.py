@@ -3785,7 +3785,7 @@ def problems_v100():
     splits, most with few work units (378 x 336 x 4544: 9 tiles x 4 splits, 36 CTAs), their kernel
     slower than cuBLAS's whole call. Which of candidates_v100's alternatives wins, and where? A rule
     is to be fitted on the corpus and seeds 1-34 (files up to fresh_20262602) and read on seeds
-    35-38 apart."""
+    35-38 apart (run 2: SPLIT_64_MAX_UNITS' rule)."""
     out = []
     for _, key in _k_major_keys(_corpus_and_seeds("fresh_20262802.json")):
         from fastswz.cuda import choose_plan
@@ -3901,7 +3901,8 @@ def problems_v102():
     fitted on v100 and v101): 40 problems drawn where it changes choose_plan's plan (seed
     20261734, _draw_v101), none of the corpus's, seeds 1-38's or v101's, each the rule's plan
     against the plan before it. The rule stands if the new plans are faster in geometric mean by
-    at least 3%, at most 4 of the 40 slower by more than 3% and none slower by more than 15%."""
+    at least 3%, at most 4 of the 40 slower by more than 3% and none slower by more than 15% (run
+    4: 1.217x, 39 faster, 1 slower at 0.896x: kept)."""
     import random
 
     seen = _seen_1_28((20262401, 20262402, 20262501, 20262502, 20262601, 20262602, 20262701, 20262702,
@@ -3919,7 +3920,8 @@ def problems_v103():
     of N) on one CTA. The question: such splits are the defaults most often under 0.75x of
     cuBLAS's speed at their seeds' last runs (8 of 95); does SPLIT_64_MAX_UNITS' remedy (64-row
     tiles, as many splits or more) or a one-pass plan serve them better, and where? A rule is to be
-    fitted on the corpus and seeds 1-34 and read on seeds 35-38 apart."""
+    fitted on the corpus and seeds 1-34 and read on seeds 35-38 apart (run 5:
+    no rule)."""
     from fastswz.cuda import choose_plan
 
     out = []
@@ -3970,7 +3972,8 @@ def problems_v104():
     fitted on an H100 when these splits were reduced by their last CTA) leaves half the SMs idle;
     cuBLAS runs such problems (131 x 512 x 26496 bf16: our 60 CTAs 18.5 us, its 130 CTAs of 64 x 72
     12.1 us and a 1.9 us reduction) on twice the CTAs. A rule is to be fitted on the corpus and
-    seeds 1-34 and read on seeds 35-38 apart."""
+    seeds 1-34 and read on seeds 35-38 apart (run 6:
+    SPLIT_DOUBLE_MAX_UNITS' rule)."""
     from fastswz.cuda import SPLIT_K_MAX, choose_plan
 
     out = []
@@ -4037,7 +4040,8 @@ def problems_v105():
     on v104, run 6): 40 problems drawn where it changes choose_plan's plan (seed 20261735,
     _draw_v105), none of the corpus's or seeds 1-38's, each the rule's plan against the plan
     before it. The rule stands if the new plans are faster in geometric mean by at least 3%, at
-    most 4 of the 40 slower by more than 3% and none slower by more than 15%."""
+    most 4 of the 40 slower by more than 3% and none slower by more than 15% (run 7: 1.229x, all 40
+    faster: kept)."""
     import random
 
     seen = _seen_1_28((20262401, 20262402, 20262501, 20262502, 20262601, 20262602, 20262701, 20262702,

@@ -1,4 +1,4 @@
-# scratch files it names, kept here: tests/gpu/gemm/_v102_cases.json.gz is v102_cases.json.gz (probe.py make --set v102, compile skipped), _tail.json.gz is run 1's tail_corpus.json.gz, _pre_cases.py as in run 2; the code ran at 1a69291 (SPLIT_64_MAX_UNITS' second form, the final choose_plan)
+# scratch files it names, kept here: tests/gpu/gemm/_v102_cases.json.gz is v102_cases.json.gz (probe.py make --set v102, compile skipped), _tail.json.gz is run 1's tail_corpus.json.gz, _pre_cases.py as in run 2; the code ran at 1a69291 (SPLIT_64_MAX_UNITS' second form; the final choose_plan but for SPLIT_DOUBLE_MAX_UNITS)
 # session 40 run 4: probe set v102 (held out for SPLIT_64_MAX_UNITS in its second form: SPLIT_64_MAX_SPLITS, drawn before the run; _v102_cases.json from probe.py make --set v102, compile skipped); the shipped corpus, seeds 37-38 and run 1's tail corpus (_tail.json) at that form
 rm -rf /tmp/r; mkdir -p /tmp/r
 bash tests/gpu/run_batch.sh > /tmp/r/build_out.txt 2>&1
