@@ -3771,6 +3771,22 @@ def problems_v99():
 SETS["v99"] = (lambda: _drawn_file("v99", problems_v99), functools.partial(_rule_first, _v99_rule))
 
 
+def _candidate_list(first):
+    """``(out, add)``: the list of a probe case's plans, ``first`` first, and the function that adds
+    a plan to it (normalized; None, one the family does not run or one already there is left out)."""
+    from fastswz.cuda import normalize_config, supported
+
+    out = [first]
+
+    def add(p):
+        if p is not None:
+            p = normalize_config(p)
+            if supported(p) is None and p not in out:
+                out.append(p)
+
+    return out, add
+
+
 def _unswapped_wide_split(c):
     """Whether ``c`` is an unswapped split-K plan of 128-row tiles on one CTA (no stream-K)."""
     return (c["split_k"] > 1 and not c["swap_ab"] and not c["stream_k"] and not c["pingpong"]
@@ -3805,16 +3821,10 @@ def candidates_v100(m, n, k, dt):
     tiles of the same width split to fill the SMs (as many k-tiles a split), one pass where that
     count is 1; _small_tiles' one-pass 64-row plan with no least fill (the narrowest width whose
     tiles fit one wave)."""
-    from fastswz.cuda import SPLIT_K_MAX, _small_tiles, choose_plan, normalize_config, supported
+    from fastswz.cuda import SPLIT_K_MAX, _small_tiles, choose_plan
 
     c = dict(choose_plan(m, n, k, dt, dt))
-    out = [c]
-
-    def add(p):
-        if p is not None:
-            p = normalize_config(p)
-            if supported(p) is None and p not in out:
-                out.append(p)
+    out, add = _candidate_list(c)
 
     kt = -(-k // c["bk"])
     tiles = -(-m // 128) * -(-n // c["bn"])
@@ -3938,16 +3948,10 @@ def candidates_v103(m, n, k, dt):
     fill the 132 SMs (at least V100_MIN_KTILES k-tiles a split), and the same with the default's
     count; the same tile with twice the default's splits; _small_tiles' swapped one-pass plan
     with no least fill."""
-    from fastswz.cuda import SPLIT_K_MAX, _small_tiles, choose_plan, normalize_config, supported
+    from fastswz.cuda import SPLIT_K_MAX, _small_tiles, choose_plan
 
     c = dict(choose_plan(m, n, k, dt, dt))
-    out = [c]
-
-    def add(p):
-        if p is not None:
-            p = normalize_config(p)
-            if supported(p) is None and p not in out:
-                out.append(p)
+    out, add = _candidate_list(c)
 
     kt = -(-k // c["bk"])
     tiles64 = -(-n // 64) * -(-m // c["bn"])
@@ -3993,16 +3997,10 @@ def candidates_v104(m, n, k, dt):
     """The default (a split of 64-row tiles); the same tile split to fill the 132 SMs (at least
     V100_MIN_KTILES k-tiles a split); twice the default's splits (at most that); half the width
     (rounded up to 8, at least SMALL_TILE_MIN_BN) split to fill the SMs."""
-    from fastswz.cuda import SMALL_TILE_MIN_BN, SPLIT_K_MAX, choose_plan, normalize_config, supported
+    from fastswz.cuda import SMALL_TILE_MIN_BN, SPLIT_K_MAX, choose_plan
 
     c = dict(choose_plan(m, n, k, dt, dt))
-    out = [c]
-
-    def add(p):
-        if p is not None:
-            p = normalize_config(p)
-            if supported(p) is None and p not in out:
-                out.append(p)
+    out, add = _candidate_list(c)
 
     kt = -(-k // c["bk"])
     tiles = -(-m // 64) * -(-n // c["bn"])
