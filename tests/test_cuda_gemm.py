@@ -2818,8 +2818,8 @@ def test_choose_plan_small_tiles_in_place_of_a_split(m, n, k, dt, applies):
 
 @pytest.mark.parametrize("m,n,k,dt,applies", [
     # probe set v104 (fortieth session): 2-way splits of 64 x 64 tiles with 16-40 work units; then
-    # 44 units (22 tiles), a 64 x 128 split of 16, too few k-tiles for 4 splits of 8, a one-pass
-    # default, a swapped split
+    # 44 units (22 tiles), a 64 x 128 split of 16, one-pass defaults (101 x 256 x 1920: K too short
+    # to split), a swapped decode plan
     (101, 256, 4480, "bf16", True), (84, 320, 4848, "bf16", True), (235, 256, 6656, "e4m3", True),
     (90, 592, 4352, "bf16", True), (70, 608, 3040, "bf16", True),
     (70, 704, 3040, "bf16", False), (54, 256, 12752, "bf16", False), (101, 256, 1920, "bf16", False),
@@ -2828,7 +2828,7 @@ def test_choose_plan_four_splits_in_place_of_two_on_few_64_row_tiles(m, n, k, dt
     """SPLIT_DOUBLE_MAX_UNITS' rule, from its statement: where the other rules give a plain call an
     unswapped 2-way split of 64-row tiles on one CTA with at most SPLIT_DOUBLE_MAX_UNITS work
     units (ceil(M / 64) x ceil(N / BN) x 2) and at least 4 x SPLIT_64_MIN_KTILES k-tiles, the plan
-    is the same with 4 splits; elsewhere nothing changes."""
+    is the same with 4 splits; a fused epilogue keeps its own plan; elsewhere nothing changes."""
     from fastswz import cuda
 
     c = cuda.choose_plan(m, n, k, dt, dt)
@@ -2840,6 +2840,8 @@ def test_choose_plan_four_splits_in_place_of_two_on_few_64_row_tiles(m, n, k, dt
     assert stated == applies
     assert c == (dict(before, split_k=4) if applies else before)
     assert cuda.supported(c) is None
+    fused = cuda.default_config(m, n, k, dt, dt, fusion={"activation": "relu"})
+    assert _fused_without({"SPLIT_DOUBLE_MAX_UNITS": 0}, m, n, k, dt) == fused
 
 
 @pytest.mark.parametrize("m,n,k,dt,applies", [
@@ -2857,8 +2859,9 @@ def test_choose_plan_64_row_split_in_place_of_few_128_row_units(m, n, k, dt, app
     unswapped split of 128-row tiles on one CTA into at most SPLIT_64_MAX_SPLITS pieces with at
     most SPLIT_64_MAX_UNITS work units (ceil(M / 128) x ceil(N / BN) x splits), the plan is a split
     of 64 x BN tiles, min(SMs // (ceil(M / 64) x ceil(N / BN)), k-tiles // SPLIT_64_MIN_KTILES,
-    SPLIT_K_MAX) ways where that is at least the default's count, at the deepest ring up to SMALL_TILE_MAX_STAGES the family runs; a
-    fused epilogue keeps its own plan; elsewhere nothing changes."""
+    SPLIT_K_MAX) ways where that is at least the default's count, at the deepest ring up to
+    SMALL_TILE_MAX_STAGES the family runs; a fused epilogue keeps its own plan; elsewhere nothing
+    changes."""
     from fastswz import cuda
     from fastswz.tune import DEFAULT_SMS
 
