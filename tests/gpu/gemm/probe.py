@@ -3854,15 +3854,20 @@ SETS["v100"] = (problems_v100, candidates_v100)
 V101_OFF = {"SPLIT_64_MAX_UNITS": 0}
 
 
-def _draw_v101(r):
-    """v101's draw (``r`` a random.Random): bf16 or e4m3, M 64-4096 and N 128-4096 log-uniform, N
-    a multiple of 128, of 16 or of nothing (a third each, as the fresh seeds draw), K log-uniform
-    2048-32768 as a multiple of 16 bytes (rows on and off the 128-byte line)."""
+def _draw_ranges(r, m_range, n_range, k_range):
+    """A draw of ``r`` (a random.Random): bf16 or e4m3, M and N log-uniform over the half-open
+    ranges, N a multiple of 128, of 16 or of nothing (a third each, as the fresh seeds draw; at
+    least 128), K log-uniform as a multiple of 16 bytes (rows on and off the 128-byte line)."""
     dt = r.choice(("bf16", "e4m3"))
     e = 1 if dt == "e4m3" else 2
-    n = _log_uniform(r, 128, 4097)
+    n = _log_uniform(r, *n_range)
     n = r.choice((max(128, n // 128 * 128), max(128, n // 16 * 16), n))
-    return (_log_uniform(r, 64, 4097), n, _log_uniform(r, 2048, 32769) * e // 16 * 16 // e, dt)
+    return (_log_uniform(r, *m_range), n, _log_uniform(r, *k_range) * e // 16 * 16 // e, dt)
+
+
+def _draw_v101(r):
+    """v101's and v102's draw: M 64-4096, N 128-4096, K 2048-32768 (:func:`_draw_ranges`)."""
+    return _draw_ranges(r, (64, 4097), (128, 4097), (2048, 32769))
 
 
 def problems_v101():
@@ -4023,14 +4028,8 @@ V105_OFF = {"SPLIT_DOUBLE_MAX_UNITS": 0}
 
 
 def _draw_v105(r):
-    """v105's draw (``r`` a random.Random): bf16 or e4m3, M 17-320 and N 128-2048 log-uniform, N
-    a multiple of 128, of 16 or of nothing (a third each), K log-uniform 1024-16384 as a multiple
-    of 16 bytes."""
-    dt = r.choice(("bf16", "e4m3"))
-    e = 1 if dt == "e4m3" else 2
-    n = _log_uniform(r, 128, 2049)
-    n = r.choice((max(128, n // 128 * 128), max(128, n // 16 * 16), n))
-    return (_log_uniform(r, 17, 321), n, _log_uniform(r, 1024, 16385) * e // 16 * 16 // e, dt)
+    """v105's draw: M 17-320, N 128-2048, K 1024-16384 (:func:`_draw_ranges`)."""
+    return _draw_ranges(r, (17, 321), (128, 2049), (1024, 16385))
 
 
 def problems_v105():
