@@ -1134,8 +1134,7 @@ def _split_rows_64(c, m, n, k):
     """``c``, or :data:`SPLIT_64_MAX_UNITS`' 64-row split where its rule asks for it."""
     from ..tune import DEFAULT_SMS
 
-    if not (c["bm"] == 128 and not c["swap_ab"] and c["split_k"] > 1 and not c["stream_k"]
-            and not c["pingpong"] and c["cluster_m"] == 1 and c["cluster_n"] == 1):
+    if not (c["bm"] == 128 and c["split_k"] > 1 and _unswapped_one_cta(c)):
         return c
     sms = DEFAULT_SMS["sm90"]
     cols = -(-n // c["bn"])
@@ -1165,8 +1164,7 @@ SPLIT_DOUBLE_MAX_UNITS = 40
 
 def _split_double(c, m, n, k):
     """``c``, or :data:`SPLIT_DOUBLE_MAX_UNITS`' 4-way split where its rule asks for it."""
-    if not (c["bm"] == 64 and not c["swap_ab"] and c["split_k"] == 2 and not c["stream_k"]
-            and not c["pingpong"] and c["cluster_m"] == 1 and c["cluster_n"] == 1):
+    if not (c["bm"] == 64 and c["split_k"] == 2 and _unswapped_one_cta(c)):
         return c
     if (-(-m // 64) * -(-n // c["bn"]) * 2 > SPLIT_DOUBLE_MAX_UNITS
             or -(-k // c["bk"]) // 4 < SPLIT_64_MIN_KTILES):

@@ -3789,8 +3789,9 @@ def _candidate_list(first):
 
 def _unswapped_wide_split(c):
     """Whether ``c`` is an unswapped split-K plan of 128-row tiles on one CTA (no stream-K)."""
-    return (c["split_k"] > 1 and not c["swap_ab"] and not c["stream_k"] and not c["pingpong"]
-            and c["bm"] == 128 and c["cluster_m"] == 1 and c["cluster_n"] == 1)
+    import fastswz.cuda as fc
+
+    return c["split_k"] > 1 and c["bm"] == 128 and fc._unswapped_one_cta(c)
 
 
 def problems_v100():
@@ -3983,14 +3984,14 @@ def problems_v104():
     12.1 us and a 1.9 us reduction) on twice the CTAs. A rule is to be fitted on the corpus and
     seeds 1-34 and read on seeds 35-38 apart (run 6:
     SPLIT_DOUBLE_MAX_UNITS' rule)."""
+    import fastswz.cuda as fc
     from fastswz.cuda import SPLIT_K_MAX, choose_plan
 
     out = []
     for _, key in _k_major_keys(_corpus_and_seeds("fresh_20262802.json")):
         m, n, k, dt = key
         c = dict(choose_plan(m, n, k, dt, dt))
-        if not (c["bm"] == 64 and c["split_k"] > 1 and not c["swap_ab"] and not c["stream_k"]
-                and not c["pingpong"] and c["cluster_m"] == 1 and c["cluster_n"] == 1):
+        if not (c["bm"] == 64 and c["split_k"] > 1 and fc._unswapped_one_cta(c)):
             continue
         tiles = -(-m // 64) * -(-n // c["bn"])
         if tiles * c["split_k"] <= 100 and min(132 // tiles, -(-k // c["bk"]) // V100_MIN_KTILES, SPLIT_K_MAX) > c["split_k"]:
